@@ -1,0 +1,3 @@
+//! Estimators shared by several algorithms.
+
+pub mod delivery_rate;

@@ -1,0 +1,18 @@
+//! Scavenger's congestion-control layer: algorithms as sans-IO state machines, their
+//! typed parameters, and the estimators they share. Nothing here reads a clock, does
+//! I/O, or draws randomness except from the `Rng` it is given.
+
+pub mod algorithms;
+pub mod api;
+pub mod estimators;
+pub mod params;
+pub mod registry;
+pub mod reno;
+pub mod rng;
+pub mod units;
+
+pub use api::*;
+pub use params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue, RawParam};
+pub use registry::{algorithms, find, AlgorithmInfo};
+pub use rng::Rng;
+pub use units::{Dur, Rate, Time};

@@ -1,0 +1,309 @@
+//! Units as types: instants and durations in integer nanoseconds, rates in bits per
+//! second, sizes in bytes. Parsing accepts the spellings people type in scenario files.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+/// An instant, in nanoseconds since the start of a run (or of the datapath's epoch).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u64);
+
+/// A non-negative span of time in nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Dur(pub u64);
+
+/// A rate in bits per second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+pub const NANOS_PER_SEC: u64 = 1_000_000_000;
+
+impl Time {
+    pub const ZERO: Time = Time(0);
+    pub const MAX: Time = Time(u64::MAX);
+    pub fn nanos(self) -> u64 {
+        self.0
+    }
+    pub fn secs_f64(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
+    /// Time elapsed since `earlier`, zero if `earlier` is in the future.
+    pub fn since(self, earlier: Time) -> Dur {
+        Dur(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl Dur {
+    pub const ZERO: Dur = Dur(0);
+    pub const MAX: Dur = Dur(u64::MAX);
+    pub const fn from_nanos(n: u64) -> Dur {
+        Dur(n)
+    }
+    pub const fn from_micros(us: u64) -> Dur {
+        Dur(us * 1_000)
+    }
+    pub const fn from_millis(ms: u64) -> Dur {
+        Dur(ms * 1_000_000)
+    }
+    pub const fn from_secs(s: u64) -> Dur {
+        Dur(s * NANOS_PER_SEC)
+    }
+    /// Rounds to the nearest nanosecond; negative or NaN inputs give zero.
+    pub fn from_secs_f64(s: f64) -> Dur {
+        if s.is_nan() || s <= 0.0 {
+            Dur(0)
+        } else if s >= u64::MAX as f64 / 1e9 {
+            Dur::MAX
+        } else {
+            Dur((s * 1e9).round() as u64)
+        }
+    }
+    pub fn nanos(self) -> u64 {
+        self.0
+    }
+    pub fn micros(self) -> u64 {
+        self.0 / 1_000
+    }
+    pub fn millis(self) -> u64 {
+        self.0 / 1_000_000
+    }
+    pub fn secs_f64(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
+    pub fn mul_f64(self, k: f64) -> Dur {
+        Dur::from_secs_f64(self.secs_f64() * k)
+    }
+}
+
+impl Rate {
+    pub const ZERO: Rate = Rate(0);
+    pub const fn from_bps(bps: u64) -> Rate {
+        Rate(bps)
+    }
+    pub const fn from_mbps(m: u64) -> Rate {
+        Rate(m * 1_000_000)
+    }
+    pub fn bps(self) -> u64 {
+        self.0
+    }
+    pub fn bytes_per_sec_f64(self) -> f64 {
+        self.0 as f64 / 8.0
+    }
+    /// The rate at which `bytes` are carried in `dur` (zero for an empty interval).
+    pub fn from_bytes_over(bytes: u64, dur: Dur) -> Rate {
+        if dur.0 == 0 {
+            return Rate(0);
+        }
+        Rate(((bytes as u128 * 8 * NANOS_PER_SEC as u128) / dur.0 as u128) as u64)
+    }
+    /// Time to serialise `bytes` at this rate, rounded up to whole nanoseconds.
+    /// A zero rate never finishes.
+    pub fn tx_time(self, bytes: u64) -> Dur {
+        if self.0 == 0 {
+            return Dur::MAX;
+        }
+        let num = bytes as u128 * 8 * NANOS_PER_SEC as u128;
+        Dur(num.div_ceil(self.0 as u128) as u64)
+    }
+    /// Bytes carried at this rate over `dur`.
+    pub fn bytes_in(self, dur: Dur) -> u64 {
+        ((self.0 as u128 * dur.0 as u128) / (8 * NANOS_PER_SEC as u128)) as u64
+    }
+}
+
+impl Add<Dur> for Time {
+    type Output = Time;
+    fn add(self, d: Dur) -> Time {
+        Time(self.0.saturating_add(d.0))
+    }
+}
+impl AddAssign<Dur> for Time {
+    fn add_assign(&mut self, d: Dur) {
+        self.0 = self.0.saturating_add(d.0);
+    }
+}
+impl Sub<Dur> for Time {
+    type Output = Time;
+    fn sub(self, d: Dur) -> Time {
+        Time(self.0.saturating_sub(d.0))
+    }
+}
+impl Add for Dur {
+    type Output = Dur;
+    fn add(self, d: Dur) -> Dur {
+        Dur(self.0.saturating_add(d.0))
+    }
+}
+impl Sub for Dur {
+    type Output = Dur;
+    fn sub(self, d: Dur) -> Dur {
+        Dur(self.0.saturating_sub(d.0))
+    }
+}
+
+impl fmt::Display for Dur {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0;
+        if n % NANOS_PER_SEC == 0 {
+            write!(f, "{}s", n / NANOS_PER_SEC)
+        } else if n % 1_000_000 == 0 {
+            write!(f, "{}ms", n / 1_000_000)
+        } else if n % 1_000 == 0 {
+            write!(f, "{}us", n / 1_000)
+        } else {
+            write!(f, "{}ns", n)
+        }
+    }
+}
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.9}s", self.secs_f64())
+    }
+}
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        if b >= 1_000_000_000 && b % 1_000_000_000 == 0 {
+            write!(f, "{}Gbit/s", b / 1_000_000_000)
+        } else if b >= 1_000_000 && b % 1_000 == 0 {
+            write!(f, "{}Mbit/s", b as f64 / 1e6)
+        } else if b >= 1_000 && b % 1_000 == 0 {
+            write!(f, "{}kbit/s", b / 1_000)
+        } else {
+            write!(f, "{}bit/s", b)
+        }
+    }
+}
+
+/// Splits "25 ms" / "25ms" / "2.5e1ms" into number and unit suffix.
+fn split_number(s: &str) -> Option<(f64, String)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|&(i, c)| {
+            !(c.is_ascii_digit() || c == '.' || c == '_' || ((c == 'e' || c == 'E') && i > 0 && s[i + 1..].starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+')) || ((c == '-' || c == '+') && (i == 0 || matches!(s.as_bytes()[i - 1], b'e' | b'E'))))
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    if end == 0 {
+        return None;
+    }
+    let num: f64 = s[..end].replace('_', "").parse().ok()?;
+    Some((num, s[end..].trim().to_ascii_lowercase()))
+}
+
+pub const DURATION_UNITS: &str = "ns, us, ms, s, min (e.g. \"25ms\", \"1.5s\")";
+pub const RATE_UNITS: &str = "bit/s, kbit/s, Mbit/s, Gbit/s (also bps, kbps, Mbps, Gbps, kbit, Mbit, Gbit; e.g. \"8Mbit\")";
+pub const SIZE_UNITS: &str = "B, KB, KiB, MB, MiB, GB, GiB (e.g. \"2469KiB\")";
+
+/// Parses a duration such as "25ms", "1.5 s", "200us", "2min".
+pub fn parse_duration(s: &str) -> Result<Dur, String> {
+    let (n, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not a duration; use a number with a unit: {DURATION_UNITS}"))?;
+    let scale = match unit.as_str() {
+        "ns" => 1e-9,
+        "us" | "µs" | "usec" => 1e-6,
+        "ms" | "msec" => 1e-3,
+        "s" | "sec" | "secs" => 1.0,
+        "min" | "mins" => 60.0,
+        "" => return Err(format!("\"{s}\" has no unit; allowed units: {DURATION_UNITS}")),
+        _ => return Err(format!("\"{s}\" has unknown unit \"{unit}\"; allowed units: {DURATION_UNITS}")),
+    };
+    if !n.is_finite() || n < 0.0 {
+        return Err(format!("\"{s}\" must be a non-negative duration"));
+    }
+    Ok(Dur::from_secs_f64(n * scale))
+}
+
+/// Parses a rate such as "8Mbit", "8Mbps", "8 mbit/s", "1.5Gbit/s", "500kbps".
+/// Prefixes are decimal (k = 1000), as in networking practice.
+pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    let (n, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not a rate; use a number with a unit: {RATE_UNITS}"))?;
+    let u = unit.trim_end_matches("/s").trim_end_matches("ps").trim_end_matches("it");
+    let scale = match u {
+        "b" | "bit" => 1.0,
+        "k" | "kb" | "kbit" => 1e3,
+        "m" | "mb" | "mbit" => 1e6,
+        "g" | "gb" | "gbit" => 1e9,
+        _ if unit.is_empty() => return Err(format!("\"{s}\" has no unit; allowed units: {RATE_UNITS}")),
+        _ => return Err(format!("\"{s}\" has unknown unit \"{unit}\"; allowed units: {RATE_UNITS}")),
+    };
+    if !n.is_finite() || n < 0.0 {
+        return Err(format!("\"{s}\" must be a non-negative rate"));
+    }
+    Ok(Rate((n * scale).round() as u64))
+}
+
+/// Parses a size such as "2469KiB", "64KB", "1500B", "1.5MiB". KB/MB/GB are decimal,
+/// KiB/MiB/GiB binary.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (n, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not a size; use a number with a unit: {SIZE_UNITS}"))?;
+    let scale = match unit.as_str() {
+        "b" | "byte" | "bytes" => 1.0,
+        "kb" | "k" => 1e3,
+        "kib" => 1024.0,
+        "mb" | "m" => 1e6,
+        "mib" => 1024.0 * 1024.0,
+        "gb" | "g" => 1e9,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        "" => return Err(format!("\"{s}\" has no unit; allowed units: {SIZE_UNITS}")),
+        _ => return Err(format!("\"{s}\" has unknown unit \"{unit}\"; allowed units: {SIZE_UNITS}")),
+    };
+    if !n.is_finite() || n < 0.0 {
+        return Err(format!("\"{s}\" must be a non-negative size"));
+    }
+    Ok((n * scale).round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_common_spellings() {
+        assert_eq!(parse_duration("25ms").unwrap(), Dur::from_millis(25));
+        assert_eq!(parse_duration("1.5 s").unwrap(), Dur::from_millis(1500));
+        assert_eq!(parse_duration("200us").unwrap(), Dur::from_micros(200));
+        assert_eq!(parse_duration("2min").unwrap(), Dur::from_secs(120));
+        assert_eq!(parse_duration("7ns").unwrap(), Dur(7));
+        assert!(parse_duration("25").unwrap_err().contains("no unit"));
+        assert!(parse_duration("25 parsecs").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("-1ms").is_err());
+        assert!(parse_duration("ms").is_err());
+    }
+
+    #[test]
+    fn rates_parse_common_spellings() {
+        for s in ["8Mbit", "8Mbps", "8mbit/s", "8 Mbit/s", "8000kbit", "8e6bps", "0.008Gbit"] {
+            assert_eq!(parse_rate(s).unwrap(), Rate(8_000_000), "{s}");
+        }
+        assert_eq!(parse_rate("1.5Mbit").unwrap(), Rate(1_500_000));
+        assert!(parse_rate("8").unwrap_err().contains("no unit"));
+        assert!(parse_rate("8 furlongs").unwrap_err().contains("unknown unit"));
+    }
+
+    #[test]
+    fn sizes_parse_common_spellings() {
+        assert_eq!(parse_bytes("2469KiB").unwrap(), 2469 * 1024);
+        assert_eq!(parse_bytes("64KB").unwrap(), 64_000);
+        assert_eq!(parse_bytes("1500B").unwrap(), 1500);
+        assert_eq!(parse_bytes("1MiB").unwrap(), 1 << 20);
+        assert!(parse_bytes("12 parsecs").is_err());
+    }
+
+    #[test]
+    fn rate_arithmetic_is_exact() {
+        let r = Rate::from_mbps(10);
+        assert_eq!(r.tx_time(1500), Dur::from_micros(1200));
+        assert_eq!(r.bytes_in(Dur::from_secs(1)), 1_250_000);
+        assert_eq!(Rate::from_bytes_over(1_250_000, Dur::from_secs(1)), r);
+        assert_eq!(Rate(3).tx_time(1), Dur(2_666_666_667)); // rounds up
+        assert_eq!(Rate(0).tx_time(1), Dur::MAX);
+    }
+
+    #[test]
+    fn durations_display_in_the_largest_exact_unit() {
+        assert_eq!(Dur::from_millis(25).to_string(), "25ms");
+        assert_eq!(Dur::from_secs(3).to_string(), "3s");
+        assert_eq!(Dur(1500).to_string(), "1500ns");
+    }
+}
