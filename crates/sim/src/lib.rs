@@ -1,1 +1,16 @@
+//! Scavenger's deterministic discrete-event packet simulator: integer-nanosecond time,
+//! a stable tie-break, one seeded RNG per run, a dumbbell topology, and a TCP-like
+//! transport (SACK, RTO, delayed ACKs, timestamps) that drives the cc layer's algorithms.
 
+pub mod config;
+pub mod engine;
+pub mod packet;
+pub mod receiver;
+pub mod result;
+pub mod rtt;
+pub mod sender;
+pub mod world;
+
+pub use config::{FlowConfig, JainSpec, MeasureConfig, SimConfig};
+pub use result::SimResult;
+pub use world::{run, Simulation};

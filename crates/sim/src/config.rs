@@ -1,0 +1,79 @@
+//! What a simulation run needs, already validated (the lab layer turns scenario files
+//! into this).
+
+use scavenger_cc::{AlgorithmInfo, Dur, ParamSet, Time};
+use scavenger_net::LinkConfig;
+
+#[derive(Clone)]
+pub struct SimConfig {
+    pub duration: Dur,
+    pub seed: u64,
+    /// Bottleneck, sender side to receiver side (data direction).
+    pub forward: LinkConfig,
+    /// Bottleneck, receiver side to sender side (ACK direction).
+    pub reverse: LinkConfig,
+    pub flows: Vec<FlowConfig>,
+    pub measure: MeasureConfig,
+}
+
+#[derive(Clone)]
+pub struct FlowConfig {
+    pub name: String,
+    pub algorithm: &'static AlgorithmInfo,
+    pub params: ParamSet,
+    pub start: Time,
+    /// Bytes to transfer; `None` for a long-lived bulk flow.
+    pub size: Option<u64>,
+    pub mss: u32,
+    pub header: u32,
+    /// Initial window in segments.
+    pub initial_window: u32,
+    /// One-way delay added between this flow's sender and the bottleneck, in each
+    /// direction (so the flow's base RTT grows by twice this).
+    pub extra_delay: Dur,
+    pub rwnd: u64,
+    pub pacing: bool,
+    pub ack_every: u32,
+    pub delack_timeout: Dur,
+    /// Receiver clock minus true time, ns.
+    pub clock_offset: i64,
+}
+
+impl FlowConfig {
+    /// A bulk flow with the transport defaults of the foundation issue: MSS 1448, 52 header
+    /// bytes, IW10, delayed ACKs every 2 segments or 40 ms, a 64 MiB receive window.
+    pub fn bulk(name: &str, algorithm: &'static AlgorithmInfo) -> FlowConfig {
+        FlowConfig {
+            name: name.to_string(),
+            algorithm,
+            params: ParamSet::defaults(algorithm.params),
+            start: Time::ZERO,
+            size: None,
+            mss: 1448,
+            header: crate::packet::DEFAULT_HEADER_BYTES,
+            initial_window: 10,
+            extra_delay: Dur::ZERO,
+            rwnd: 64 << 20,
+            pacing: false,
+            ack_every: 2,
+            delack_timeout: Dur::from_millis(40),
+            clock_offset: 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct MeasureConfig {
+    pub jain: Vec<JainSpec>,
+    /// Bin width of the optional time series (per-flow throughput and cwnd, queue length).
+    pub series_bin: Option<Dur>,
+}
+
+#[derive(Clone, Debug)]
+pub struct JainSpec {
+    pub name: String,
+    /// Indices into `SimConfig::flows`.
+    pub flows: Vec<usize>,
+    pub from: Time,
+    pub to: Time,
+}

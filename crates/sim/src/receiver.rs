@@ -1,0 +1,221 @@
+//! The TCP-like receiver: in-order delivery with out-of-order ranges for SACK
+//! (RFC 2018), delayed ACKs (every second full segment or a timer; immediate ACKs for
+//! out-of-order data and hole fills, as RFC 5681 §4.2 asks), and RFC 7323 timestamp
+//! echo, with a configurable receiver clock offset.
+
+use crate::packet::{Packet, MAX_SACK_BLOCKS};
+use scavenger_cc::{Dur, Time};
+
+#[derive(Clone, Debug)]
+pub struct ReceiverConfig {
+    pub flow: u32,
+    pub header: u32,
+    pub total_segs: Option<u32>,
+    /// ACK every `ack_every` in-order segments; 1 disables delayed ACKs.
+    pub ack_every: u32,
+    pub delack_timeout: Dur,
+    /// Added to the true time to give the receiver's clock (ns).
+    pub clock_offset: i64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ReceiverStats {
+    pub data_pkts: u64,
+    pub data_wire_bytes: u64,
+    /// Distinct payload bytes received (goodput numerator).
+    pub unique_bytes: u64,
+    pub first_byte: Option<Time>,
+    /// When the last missing byte of a finite transfer arrived.
+    pub completed_at: Option<Time>,
+    pub acks_sent: u64,
+}
+
+pub struct Receiver {
+    cfg: ReceiverConfig,
+    rcv_nxt: u32,
+    /// Disjoint, sorted [start, end) segment ranges received above `rcv_nxt`.
+    ooo: Vec<(u32, u32)>,
+    /// The range holding the most recently received out-of-order segment: first SACK block.
+    recent: Option<u32>,
+    pending: u32,
+    delack_deadline: Option<Time>,
+    last_ack_sent: u32,
+    ts_recent: u64,
+    ts_recent_retrans: bool,
+    pub stats: ReceiverStats,
+}
+
+pub enum DataOutcome {
+    AckNow,
+    /// Hold the ACK until this deadline unless another segment arrives.
+    Delay(Time),
+}
+
+impl Receiver {
+    pub fn new(cfg: ReceiverConfig) -> Receiver {
+        Receiver { cfg, rcv_nxt: 0, ooo: Vec::new(), recent: None, pending: 0, delack_deadline: None, last_ack_sent: 0, ts_recent: 0, ts_recent_retrans: false, stats: ReceiverStats::default() }
+    }
+
+    pub fn delack_deadline(&self) -> Option<Time> {
+        self.delack_deadline
+    }
+    pub fn rcv_nxt(&self) -> u32 {
+        self.rcv_nxt
+    }
+
+    /// Inserts segment `s` into the out-of-order set; false if it was already there.
+    fn insert_ooo(&mut self, s: u32) -> bool {
+        let pos = self.ooo.partition_point(|r| r.1 < s);
+        if pos < self.ooo.len() && self.ooo[pos].0 <= s && s < self.ooo[pos].1 {
+            return false;
+        }
+        let joins_prev = pos < self.ooo.len() && self.ooo[pos].1 == s;
+        if joins_prev {
+            self.ooo[pos].1 = s + 1;
+            if pos + 1 < self.ooo.len() && self.ooo[pos + 1].0 == s + 1 {
+                self.ooo[pos].1 = self.ooo[pos + 1].1;
+                self.ooo.remove(pos + 1);
+            }
+        } else if pos < self.ooo.len() && self.ooo[pos].0 == s + 1 {
+            self.ooo[pos].0 = s;
+        } else {
+            self.ooo.insert(pos, (s, s + 1));
+        }
+        true
+    }
+
+    pub fn on_data(&mut self, now: Time, p: &Packet) -> DataOutcome {
+        self.stats.data_pkts += 1;
+        self.stats.data_wire_bytes += p.wire as u64;
+        // RFC 7323 §4.3: remember TSval of a segment that starts at or before the last ACK.
+        if p.seg <= self.last_ack_sent {
+            self.ts_recent = p.tsval;
+            self.ts_recent_retrans = p.retrans;
+        }
+        let mut new = false;
+        let mut immediate = false;
+        if p.seg == self.rcv_nxt {
+            new = true;
+            self.rcv_nxt += 1;
+            if !self.ooo.is_empty() {
+                immediate = true; // filled (part of) a hole
+                if self.ooo[0].0 == self.rcv_nxt {
+                    self.rcv_nxt = self.ooo.remove(0).1;
+                }
+            }
+        } else if p.seg > self.rcv_nxt {
+            new = self.insert_ooo(p.seg);
+            self.recent = Some(p.seg);
+            immediate = true;
+        } else {
+            immediate = true; // duplicate
+        }
+        if new {
+            self.stats.unique_bytes += p.len as u64;
+            self.stats.first_byte.get_or_insert(now);
+            if self.cfg.total_segs == Some(self.rcv_nxt) && self.stats.completed_at.is_none() {
+                self.stats.completed_at = Some(now);
+            }
+        }
+        self.pending += 1;
+        if immediate || self.pending >= self.cfg.ack_every {
+            DataOutcome::AckNow
+        } else {
+            let d = *self.delack_deadline.get_or_insert(now + self.cfg.delack_timeout);
+            DataOutcome::Delay(d)
+        }
+    }
+
+    /// Whether an ACK is still owed (the delayed-ACK timer fired with data pending).
+    pub fn ack_pending(&self) -> bool {
+        self.pending > 0
+    }
+
+    pub fn make_ack(&mut self, now: Time) -> Packet {
+        let mut sack = [(0u32, 0u32); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        // First block: the one containing the most recent arrival (RFC 2018 §4).
+        let first = self.recent.and_then(|r| self.ooo.iter().position(|&(s, e)| s <= r && r < e));
+        if let Some(i) = first {
+            sack[0] = self.ooo[i];
+            n = 1;
+        }
+        for (i, &r) in self.ooo.iter().enumerate().rev() {
+            if n == MAX_SACK_BLOCKS {
+                break;
+            }
+            if Some(i) != first {
+                sack[n] = r;
+                n += 1;
+            }
+        }
+        let mut p = Packet::data(self.cfg.flow, 0, 0, 0, 0, false);
+        p.kind = crate::packet::Kind::Ack;
+        p.wire = Packet::ack_wire_bytes(self.cfg.header, n);
+        p.ack = self.rcv_nxt;
+        p.sack = sack;
+        p.nsack = n as u8;
+        p.ts_ecr = self.ts_recent;
+        p.ecr_retrans = self.ts_recent_retrans;
+        p.rx_tsval = now.nanos() as i64 + self.cfg.clock_offset;
+        self.pending = 0;
+        self.delack_deadline = None;
+        self.last_ack_sent = self.rcv_nxt;
+        self.stats.acks_sent += 1;
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rx() -> Receiver {
+        Receiver::new(ReceiverConfig { flow: 0, header: 52, total_segs: Some(10), ack_every: 2, delack_timeout: Dur::from_millis(40), clock_offset: 1_000 })
+    }
+    fn data(seg: u32, ts: u64) -> Packet {
+        Packet::data(0, seg, 1000, 52, ts, false)
+    }
+
+    #[test]
+    fn acks_every_second_segment_and_echoes_the_first_timestamp() {
+        let mut r = rx();
+        assert!(matches!(r.on_data(Time(5), &data(0, 1)), DataOutcome::Delay(t) if t == Time(5) + Dur::from_millis(40)));
+        assert!(matches!(r.on_data(Time(6), &data(1, 2)), DataOutcome::AckNow));
+        let a = r.make_ack(Time(7));
+        assert_eq!((a.ack, a.nsack, a.ts_ecr, a.rx_tsval, a.wire), (2, 0, 1, 1_007, 52));
+    }
+
+    #[test]
+    fn out_of_order_data_is_sacked_at_once_and_holes_fill() {
+        let mut r = rx();
+        r.on_data(Time(0), &data(0, 0));
+        r.make_ack(Time(0));
+        for s in [2, 3, 5] {
+            assert!(matches!(r.on_data(Time(1), &data(s, 9)), DataOutcome::AckNow));
+        }
+        let a = r.make_ack(Time(1));
+        assert_eq!(a.ack, 1);
+        assert_eq!(&a.sack[..a.nsack as usize], &[(5, 6), (2, 4)]);
+        assert_eq!(a.wire, 52 + 4 + 16);
+        // The retransmission of 1 fills the hole up to 4.
+        assert!(matches!(r.on_data(Time(2), &data(1, 10)), DataOutcome::AckNow));
+        let a = r.make_ack(Time(2));
+        assert_eq!((a.ack, a.nsack), (4, 1));
+        assert_eq!(a.ts_ecr, 10);
+        assert_eq!(r.stats.unique_bytes, 5000);
+        // Duplicates are not counted twice.
+        r.on_data(Time(3), &data(2, 11));
+        assert_eq!(r.stats.unique_bytes, 5000);
+    }
+
+    #[test]
+    fn completion_time_is_the_arrival_of_the_last_missing_segment() {
+        let mut r = rx();
+        for s in (0..10).rev() {
+            r.on_data(Time(100 + s as u64), &data(s, 0));
+        }
+        assert_eq!(r.stats.completed_at, Some(Time(100)));
+        assert_eq!(r.stats.first_byte, Some(Time(109)));
+    }
+}

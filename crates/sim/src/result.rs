@@ -1,0 +1,137 @@
+//! What one run measured. Serialised into the JSON result record by the lab layer.
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SimResult {
+    pub duration_s: f64,
+    pub events: u64,
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    pub jain: Vec<JainResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<Series>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Stats {
+    pub samples: u64,
+    pub mean: Option<f64>,
+    pub stdev: Option<f64>,
+    pub p50: Option<f64>,
+    pub p95: Option<f64>,
+    pub p99: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowResult {
+    pub name: String,
+    pub algorithm: String,
+    pub start_s: f64,
+    /// Finite transfers: bytes requested.
+    pub size_bytes: Option<u64>,
+    /// Seconds from the first to the last byte at the receiver (finite transfers).
+    pub completion_time_s: Option<f64>,
+    /// Active duration: start to completion, or start to the end of the run.
+    pub active_s: f64,
+    /// Distinct payload bytes received.
+    pub delivered_bytes: u64,
+    /// Payload goodput over the active duration, bit/s.
+    pub goodput_bps: f64,
+    /// IP bytes received (retransmissions and headers included) over the active duration.
+    pub throughput_bps: f64,
+    pub rtt_ms: Stats,
+    pub retransmits: u64,
+    pub fast_recoveries: u64,
+    pub timeouts: u64,
+    pub final_cwnd_bytes: u64,
+    pub conservation: Conservation,
+}
+
+/// Wire bytes of data packets: sent = delivered + dropped + in flight (at the end).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Conservation {
+    pub sent_bytes: u64,
+    pub delivered_bytes: u64,
+    pub dropped_bytes: u64,
+    pub in_flight_bytes: u64,
+}
+
+impl Conservation {
+    pub fn holds(&self) -> bool {
+        self.sent_bytes == self.delivered_bytes + self.dropped_bytes + self.in_flight_bytes
+    }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkResult {
+    pub name: String,
+    pub rate_bps: u64,
+    /// Bytes transmitted / (rate × run duration).
+    pub utilisation: f64,
+    pub tx_bytes: u64,
+    pub tx_pkts: u64,
+    pub queue_drops: u64,
+    pub wire_losses: u64,
+    pub qdelay_ms: Stats,
+    pub conservation: Conservation,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct JainResult {
+    pub name: String,
+    pub flows: Vec<String>,
+    pub from_s: f64,
+    pub to_s: f64,
+    /// Jain's fairness index of the flows' goodput over [from, to].
+    pub index: f64,
+    pub goodput_bps: Vec<f64>,
+}
+
+/// Time series, one sample per bin.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Series {
+    pub bin_s: f64,
+    pub time_s: Vec<f64>,
+    /// Per flow: goodput (bit/s) in each bin.
+    pub flow_goodput_bps: Vec<Vec<f64>>,
+    /// Per flow: congestion window (bytes) at the end of each bin.
+    pub flow_cwnd_bytes: Vec<Vec<u64>>,
+    /// Forward bottleneck: utilisation in each bin and queue length at its end (packets).
+    pub link_utilisation: Vec<f64>,
+    pub queue_pkts: Vec<u64>,
+}
+
+pub fn stats_from(h: &scavenger_net::Histogram, scale: f64) -> Stats {
+    Stats {
+        samples: h.count(),
+        mean: h.mean().map(|x| x * scale),
+        stdev: h.stdev().map(|x| x * scale),
+        p50: h.quantile(0.50).map(|x| x as f64 * scale),
+        p95: h.quantile(0.95).map(|x| x as f64 * scale),
+        p99: h.quantile(0.99).map(|x| x as f64 * scale),
+    }
+}
+
+/// Jain's index (Σx)² / (n·Σx²); 1 for an empty or all-zero set.
+pub fn jain_index(xs: &[f64]) -> f64 {
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (xs.len() as f64 * s2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_matches_its_definition() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0]), 1.0);
+        assert_eq!(jain_index(&[1.0, 0.0]), 0.5);
+        assert!((jain_index(&[1.0, 2.0, 3.0]) - 36.0 / 42.0).abs() < 1e-12);
+    }
+}

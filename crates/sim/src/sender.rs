@@ -1,0 +1,393 @@
+//! The TCP-like sender: segment scoreboard with SACK (RFC 6675 loss detection and
+//! pipe), fast recovery until the recovery point, RTO recovery (RFC 6298), delivery-rate
+//! samples, optional pacing, and the calls into the congestion controller.
+
+use crate::packet::{Packet, MAX_SACK_BLOCKS};
+use crate::rtt::RttEstimator;
+use scavenger_cc::estimators::delivery_rate::{DeliveryRateEstimator, TxSnapshot};
+use scavenger_cc::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Dur, Rate, RtoEvent, SentInfo, Time};
+use scavenger_net::Histogram;
+use std::collections::VecDeque;
+
+/// RFC 6675 DupThresh.
+const DUP_THRESH: u32 = 3;
+
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    len: u32,
+    snap: TxSnapshot,
+    sacked: bool,
+    lost: bool,
+    in_flight: bool,
+    retransmitted: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub flow: u32,
+    pub mss: u32,
+    pub header: u32,
+    /// Receiver's advertised window in bytes.
+    pub rwnd: u64,
+    /// Segments to send; `None` for a bulk flow that never ends.
+    pub total_segs: Option<u32>,
+    pub last_seg_len: u32,
+    /// Pace at Linux's default rate when the algorithm sets no pacing rate.
+    pub pacing: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    pub data_pkts_sent: u64,
+    pub data_wire_bytes_sent: u64,
+    pub retransmits: u64,
+    pub fast_recoveries: u64,
+    pub timeouts: u64,
+    /// RTT samples (ns); samples echoing retransmissions are excluded (Karn).
+    pub rtt: Histogram,
+}
+
+/// What happened when an ACK was processed, for the world to schedule timers.
+pub struct AckOutcome {
+    pub completed: bool,
+}
+
+pub struct Sender {
+    cfg: SenderConfig,
+    cc: Box<dyn CongestionControl>,
+    una: u32,
+    nxt: u32,
+    segs: VecDeque<Seg>,
+    pipe: u64,
+    high_sacked: Option<u32>,
+    /// All segments below this index have been checked by loss detection.
+    lost_cursor: u32,
+    /// No segment below this index awaits retransmission.
+    retx_cursor: u32,
+    in_recovery: bool,
+    recovery_point: u32,
+    pub rtt: RttEstimator,
+    rate: DeliveryRateEstimator,
+    next_send: Time,
+    cwnd_limited: bool,
+    app_limited: bool,
+    rto_deadline: Option<Time>,
+    completed: bool,
+    pub stats: SenderStats,
+    trace_buf: Vec<(&'static str, f64)>,
+}
+
+impl Sender {
+    pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>, now: Time) -> Sender {
+        Sender {
+            cfg,
+            cc,
+            una: 0,
+            nxt: 0,
+            segs: VecDeque::new(),
+            pipe: 0,
+            high_sacked: None,
+            lost_cursor: 0,
+            retx_cursor: 0,
+            in_recovery: false,
+            recovery_point: 0,
+            rtt: RttEstimator::default(),
+            rate: DeliveryRateEstimator::new(now),
+            next_send: now,
+            cwnd_limited: false,
+            app_limited: false,
+            rto_deadline: None,
+            completed: false,
+            stats: SenderStats::default(),
+            trace_buf: Vec::new(),
+        }
+    }
+
+    pub fn cc(&self) -> &dyn CongestionControl {
+        self.cc.as_ref()
+    }
+    pub fn cwnd(&self) -> u64 {
+        self.cc.cwnd()
+    }
+    pub fn pipe(&self) -> u64 {
+        self.pipe
+    }
+    pub fn completed(&self) -> bool {
+        self.completed
+    }
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_deadline
+    }
+    pub fn next_send_time(&self) -> Time {
+        self.next_send
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+    pub fn trace(&mut self) -> &[(&'static str, f64)] {
+        self.trace_buf.clear();
+        self.cc.trace(&mut self.trace_buf);
+        &self.trace_buf
+    }
+
+    fn seg_len(&self, i: u32) -> u32 {
+        match self.cfg.total_segs {
+            Some(n) if i + 1 == n => self.cfg.last_seg_len,
+            _ => self.cfg.mss,
+        }
+    }
+
+    fn seg(&mut self, i: u32) -> &mut Seg {
+        &mut self.segs[(i - self.una) as usize]
+    }
+
+    fn has_new_data(&self) -> bool {
+        self.cfg.total_segs.is_none_or(|n| self.nxt < n)
+    }
+
+    /// The lowest segment marked lost that is not being retransmitted.
+    fn next_retransmission(&mut self) -> Option<u32> {
+        let mut i = self.retx_cursor.max(self.una);
+        while i < self.nxt {
+            let s = self.segs[(i - self.una) as usize];
+            if s.lost && !s.in_flight && !s.sacked {
+                self.retx_cursor = i;
+                return Some(i);
+            }
+            i += 1;
+        }
+        self.retx_cursor = i;
+        None
+    }
+
+    fn pacing_rate(&self) -> Option<Rate> {
+        if let Some(r) = self.cc.pacing_rate() {
+            return Some(r);
+        }
+        if !self.cfg.pacing {
+            return None;
+        }
+        // Linux tcp_update_pacing_rate: 200 % of cwnd/srtt in slow start, 120 % after.
+        let srtt = self.rtt.srtt()?;
+        let cwnd = self.cc.cwnd();
+        let factor = if cwnd < self.cc.ssthresh() / 2 { 2.0 } else { 1.2 };
+        Some(Rate((Rate::from_bytes_over(cwnd, srtt).0 as f64 * factor) as u64))
+    }
+
+    /// The next packet the sender may transmit at `now`, if any. The caller loops until
+    /// `None`, then arms the pacing timer at `next_send_time()` if it is in the future.
+    pub fn next_packet(&mut self, now: Time) -> Option<Packet> {
+        if self.completed || self.next_send > now {
+            return None;
+        }
+        let (seg, retrans) = match self.next_retransmission() {
+            Some(i) => (i, true),
+            None if self.has_new_data() => (self.nxt, false),
+            None => {
+                if !self.app_limited {
+                    self.app_limited = true;
+                    self.rate.on_app_limited(self.pipe);
+                }
+                self.cwnd_limited = false;
+                return None;
+            }
+        };
+        let len = self.seg_len(seg);
+        let window = self.cc.cwnd().min(self.cfg.rwnd);
+        // RFC 6675 §5: send while cwnd - pipe >= 1 SMSS; one segment is always allowed
+        // with nothing in flight so a window below one segment cannot stall the flow.
+        if self.pipe > 0 && self.pipe + len as u64 > window {
+            self.cwnd_limited = true;
+            return None;
+        }
+        self.app_limited = false;
+        let snap = self.rate.on_send(now, self.pipe);
+        if retrans {
+            let s = self.seg(seg);
+            s.retransmitted = true;
+            s.in_flight = true;
+            s.snap = snap;
+            self.stats.retransmits += 1;
+        } else {
+            self.segs.push_back(Seg { len, snap, sacked: false, lost: false, in_flight: true, retransmitted: false });
+            self.nxt += 1;
+        }
+        self.pipe += len as u64;
+        let pkt = Packet::data(self.cfg.flow, seg, len, self.cfg.header, now.nanos(), retrans);
+        self.stats.data_pkts_sent += 1;
+        self.stats.data_wire_bytes_sent += pkt.wire as u64;
+        let mss = self.cfg.mss as u64;
+        self.cc.on_sent(now, &SentInfo { bytes: len as u64, bytes_in_flight: self.pipe, retransmission: retrans, seq: seg as u64 * mss, app_limited: !self.has_new_data() });
+        if let Some(rate) = self.pacing_rate() {
+            self.next_send = now + rate.tx_time(pkt.wire as u64);
+        }
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        Some(pkt)
+    }
+
+    /// Marks `i` delivered (cumulatively or by SACK) and returns its payload length if it
+    /// was not delivered before.
+    fn deliver(&mut self, now: Time, i: u32) -> u64 {
+        let idx = (i - self.una) as usize;
+        let s = self.segs[idx];
+        if s.in_flight {
+            self.pipe -= s.len as u64;
+        }
+        if s.sacked {
+            return 0;
+        }
+        self.rate.on_packet_delivered(now, &s.snap, s.len as u64);
+        s.len as u64
+    }
+
+    /// RFC 6675 IsLost: a segment with DupThresh SACKed segments above it is lost.
+    /// Returns the bytes newly marked lost.
+    fn detect_losses(&mut self) -> u64 {
+        let Some(high) = self.high_sacked else { return 0 };
+        // Find the DupThresh-th highest SACKed segment; everything unSACKed below it is lost.
+        let mut count = 0;
+        let mut i = high + 1;
+        let floor = self.lost_cursor.max(self.una);
+        let mut limit = None;
+        while i > floor {
+            i -= 1;
+            if self.segs[(i - self.una) as usize].sacked {
+                count += 1;
+                if count == DUP_THRESH {
+                    limit = Some(i);
+                    break;
+                }
+            }
+        }
+        let Some(limit) = limit else { return 0 };
+        let mut lost = 0;
+        for j in floor..limit {
+            let s = &mut self.segs[(j - self.una) as usize];
+            if !s.sacked && !s.lost {
+                s.lost = true;
+                if s.in_flight {
+                    s.in_flight = false;
+                    self.pipe -= s.len as u64;
+                }
+                lost += s.len as u64;
+                self.retx_cursor = self.retx_cursor.min(j);
+            }
+        }
+        self.lost_cursor = limit;
+        lost
+    }
+
+    /// Processes one ACK.
+    pub fn on_ack(&mut self, now: Time, ack: &Packet) -> AckOutcome {
+        let prior_in_flight = self.pipe;
+        let mut newly = 0u64;
+        // Cumulative part.
+        let cum = ack.ack.min(self.nxt);
+        let advanced = cum > self.una;
+        while self.una < cum {
+            newly += self.deliver(now, self.una);
+            self.segs.pop_front();
+            self.una += 1;
+        }
+        if self.high_sacked.is_some_and(|h| h < self.una) {
+            self.high_sacked = None;
+        }
+        // SACK part.
+        for &(s, e) in &ack.sack[..(ack.nsack as usize).min(MAX_SACK_BLOCKS)] {
+            let (s, e) = (s.max(self.una), e.min(self.nxt));
+            for i in s..e {
+                if !self.segs[(i - self.una) as usize].sacked {
+                    newly += self.deliver(now, i);
+                    let seg = self.seg(i);
+                    seg.sacked = true;
+                    seg.in_flight = false;
+                    self.high_sacked = Some(self.high_sacked.map_or(i, |h| h.max(i)));
+                }
+            }
+        }
+        // Round-trip and one-way samples from the timestamp echo (RFC 7323).
+        let mut rtt = None;
+        if newly > 0 && !ack.ecr_retrans && ack.ts_ecr <= now.nanos() {
+            let r = Dur(now.nanos() - ack.ts_ecr);
+            rtt = Some(r);
+            self.stats.rtt.record(r.nanos());
+            self.rtt.on_sample(r);
+        }
+        let owd = Some(ack.rx_tsval - ack.ts_ecr as i64);
+
+        if self.in_recovery && self.una >= self.recovery_point {
+            self.in_recovery = false;
+            self.cc.on_recovery_exit(now);
+        }
+        let lost = self.detect_losses();
+        if lost > 0 && !self.in_recovery {
+            self.in_recovery = true;
+            self.recovery_point = self.nxt;
+            self.stats.fast_recoveries += 1;
+            let mss = self.cfg.mss as u64;
+            self.cc.on_congestion(now, &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: prior_in_flight, bytes_lost: lost, mss });
+        }
+        let rate = self.rate.finish_ack(self.rtt.min_rtt());
+        let mss = self.cfg.mss as u64;
+        let sample = AckSample {
+            bytes_acked: newly,
+            rtt,
+            owd,
+            delivered: self.rate.delivered(),
+            rate,
+            prior_in_flight,
+            bytes_in_flight: self.pipe,
+            app_limited: self.app_limited,
+            cwnd_limited: self.cwnd_limited,
+            ecn_ce: false,
+            in_recovery: self.in_recovery,
+            snd_una: self.una as u64 * mss,
+            snd_nxt: self.nxt as u64 * mss,
+            mss,
+        };
+        self.cc.on_ack(now, &sample);
+
+        if self.cfg.total_segs == Some(self.una) {
+            self.completed = true;
+            self.rto_deadline = None;
+        } else if advanced {
+            // RFC 6298 §5.3: restart the timer when new data is acknowledged.
+            self.rto_deadline = (self.una < self.nxt).then(|| now + self.rtt.rto());
+        }
+        AckOutcome { completed: self.completed }
+    }
+
+    /// The retransmission timer fired (the caller checked the deadline).
+    pub fn on_rto(&mut self, now: Time) {
+        if self.una == self.nxt || self.completed {
+            self.rto_deadline = None;
+            return;
+        }
+        self.rtt.on_timeout();
+        self.stats.timeouts += 1;
+        let in_flight = self.pipe;
+        // Everything outstanding and not SACKed is presumed lost (RFC 6675 §5.1).
+        for s in self.segs.iter_mut() {
+            if !s.sacked {
+                s.lost = true;
+                s.in_flight = false;
+            }
+        }
+        self.pipe = 0;
+        self.retx_cursor = self.una;
+        self.lost_cursor = self.nxt;
+        self.in_recovery = true;
+        self.recovery_point = self.nxt;
+        self.next_send = now;
+        let mss = self.cfg.mss as u64;
+        self.cc.on_rto(now, &RtoEvent { bytes_in_flight: in_flight, backoff_count: self.rtt.backoff(), mss });
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// Payload bytes acknowledged cumulatively.
+    pub fn acked_bytes(&self) -> u64 {
+        self.una as u64 * self.cfg.mss as u64
+    }
+}

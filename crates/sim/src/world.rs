@@ -1,0 +1,428 @@
+//! The dumbbell: N senders and N receivers on either side of one bottleneck with a
+//! forward (data) and a reverse (ACK) direction, each with its own rate, queue, delay
+//! and loss. Each flow may add its own access delay on the sender side.
+
+use crate::config::SimConfig;
+use crate::engine::{Event, EventQueue};
+use crate::packet::{Kind, Packet};
+use crate::receiver::{DataOutcome, Receiver, ReceiverConfig};
+use crate::result::*;
+use crate::sender::{Sender, SenderConfig};
+use scavenger_cc::{CcInit, Rng, Time};
+use scavenger_net::{DelayLine, Link, WirePacket};
+
+const FWD: usize = 0;
+const REV: usize = 1;
+
+#[derive(Default)]
+struct FlowCounters {
+    data_dropped: u64,
+    ack_sent: u64,
+    ack_dropped: u64,
+    ack_received: u64,
+}
+
+struct Flow {
+    sender: Option<Sender>,
+    receiver: Receiver,
+    /// Access delay lines: towards the bottleneck, and back to the sender.
+    up: Option<DelayLine<Packet>>,
+    down: Option<DelayLine<Packet>>,
+    up_wake: Option<Time>,
+    down_wake: Option<Time>,
+    rto_wake: Option<Time>,
+    delack_wake: Option<Time>,
+    send_wake: Option<Time>,
+    counters: FlowCounters,
+}
+
+struct SeriesState {
+    bin: scavenger_cc::Dur,
+    out: Series,
+    last_rx: Vec<u64>,
+    last_tx: u64,
+}
+
+pub struct Simulation {
+    cfg: SimConfig,
+    now: Time,
+    end: Time,
+    q: EventQueue,
+    links: [Link<Packet>; 2],
+    link_wake: [Option<Time>; 2],
+    flows: Vec<Flow>,
+    lost: Vec<Packet>,
+    /// (jain spec index, true for the end of its window).
+    probes: Vec<(usize, bool)>,
+    jain_marks: Vec<(Vec<u64>, Vec<u64>)>,
+    series: Option<SeriesState>,
+    events: u64,
+}
+
+/// Arms a timer event unless one is already due no later than `deadline`.
+fn arm(q: &mut EventQueue, slot: &mut Option<Time>, deadline: Option<Time>, ev: Event) {
+    if let Some(d) = deadline {
+        if slot.is_none_or(|s| d < s) {
+            q.push(d, ev);
+            *slot = Some(d);
+        }
+    }
+}
+
+/// Clears the slot if the event that fired is the one it recorded.
+fn fired(slot: &mut Option<Time>, now: Time) {
+    if *slot == Some(now) {
+        *slot = None;
+    }
+}
+
+impl Simulation {
+    pub fn new(cfg: SimConfig) -> Simulation {
+        let seed = cfg.seed;
+        let links = [Link::new(cfg.forward.clone(), Rng::derive(seed, 1)), Link::new(cfg.reverse.clone(), Rng::derive(seed, 2))];
+        let mut q = EventQueue::default();
+        let flows = cfg
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let total_segs = f.size.map(|s| s.div_ceil(f.mss as u64).max(1) as u32);
+                q.push(f.start, Event::FlowStart(i as u32));
+                let line = || (f.extra_delay.nanos() > 0).then(|| DelayLine::new(f.extra_delay));
+                Flow {
+                    sender: None,
+                    receiver: Receiver::new(ReceiverConfig { flow: i as u32, header: f.header, total_segs, ack_every: f.ack_every, delack_timeout: f.delack_timeout, clock_offset: f.clock_offset }),
+                    up: line(),
+                    down: line(),
+                    up_wake: None,
+                    down_wake: None,
+                    rto_wake: None,
+                    delack_wake: None,
+                    send_wake: None,
+                    counters: FlowCounters::default(),
+                }
+            })
+            .collect();
+        let mut probes = Vec::new();
+        for (i, j) in cfg.measure.jain.iter().enumerate() {
+            q.push(j.from, Event::Probe(probes.len() as u32));
+            probes.push((i, false));
+            q.push(j.to, Event::Probe(probes.len() as u32));
+            probes.push((i, true));
+        }
+        let jain_marks = cfg.measure.jain.iter().map(|j| (vec![0; j.flows.len()], vec![0; j.flows.len()])).collect();
+        let series = cfg.measure.series_bin.map(|bin| {
+            q.push(Time::ZERO + bin, Event::SeriesTick);
+            SeriesState {
+                bin,
+                out: Series { bin_s: bin.secs_f64(), time_s: vec![], flow_goodput_bps: vec![vec![]; cfg.flows.len()], flow_cwnd_bytes: vec![vec![]; cfg.flows.len()], link_utilisation: vec![], queue_pkts: vec![] },
+                last_rx: vec![0; cfg.flows.len()],
+                last_tx: 0,
+            }
+        });
+        let end = Time::ZERO + cfg.duration;
+        Simulation { cfg, now: Time::ZERO, end, q, links, link_wake: [None, None], flows, lost: Vec::new(), probes, jain_marks, series, events: 0 }
+    }
+
+    /// Runs to the configured duration and returns the measurements.
+    pub fn run(mut self) -> SimResult {
+        while let Some(t) = self.q.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.q.pop().expect("peeked");
+            self.now = t;
+            self.events += 1;
+            self.handle(ev);
+        }
+        self.now = self.end;
+        self.finish()
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::Link(d) => self.on_link(d as usize),
+            Event::Access(f, dir) => self.on_access(f as usize, dir),
+            Event::FlowStart(f) => self.on_flow_start(f as usize),
+            Event::Send(f) => {
+                fired(&mut self.flows[f as usize].send_wake, self.now);
+                self.try_send(f as usize);
+            }
+            Event::Rto(f) => self.on_rto(f as usize),
+            Event::DelAck(f) => self.on_delack(f as usize),
+            Event::Probe(i) => self.on_probe(i as usize),
+            Event::SeriesTick => self.on_series_tick(),
+        }
+    }
+
+    fn on_flow_start(&mut self, f: usize) {
+        let fc = &self.cfg.flows[f];
+        let total_segs = fc.size.map(|s| s.div_ceil(fc.mss as u64).max(1) as u32);
+        let last_seg_len = fc.size.map_or(fc.mss, |s| (s - (s.div_ceil(fc.mss as u64).max(1) - 1) * fc.mss as u64) as u32);
+        let init = CcInit { now: self.now, mss: fc.mss as u64, initial_cwnd: fc.initial_window as u64 * fc.mss as u64, rng: Rng::derive(self.cfg.seed, 1000 + f as u64) };
+        let cc = fc.algorithm.instantiate(&fc.params, init);
+        let scfg = SenderConfig { flow: f as u32, mss: fc.mss, header: fc.header, rwnd: fc.rwnd, total_segs, last_seg_len, pacing: fc.pacing };
+        self.flows[f].sender = Some(Sender::new(scfg, cc, self.now));
+        self.try_send(f);
+    }
+
+    fn try_send(&mut self, f: usize) {
+        let now = self.now;
+        loop {
+            let Some(s) = self.flows[f].sender.as_mut() else { return };
+            let Some(p) = s.next_packet(now) else { break };
+            self.route_data(f, p);
+        }
+        let flow = &mut self.flows[f];
+        let s = flow.sender.as_ref().expect("started");
+        if !s.completed() && s.next_send_time() > now {
+            arm(&mut self.q, &mut flow.send_wake, Some(s.next_send_time()), Event::Send(f as u32));
+        }
+        arm(&mut self.q, &mut flow.rto_wake, s.rto_deadline(), Event::Rto(f as u32));
+    }
+
+    fn route_data(&mut self, f: usize, p: Packet) {
+        if let Some(line) = self.flows[f].up.as_mut() {
+            line.push(self.now, p);
+            let next = line.next_wakeup();
+            arm(&mut self.q, &mut self.flows[f].up_wake, next, Event::Access(f as u32, 0));
+        } else {
+            self.enqueue(FWD, p);
+        }
+    }
+
+    fn enqueue(&mut self, d: usize, p: Packet) {
+        if let Err((_, p)) = self.links[d].enqueue(self.now, p) {
+            self.count_drop(&p);
+        }
+        let next = self.links[d].next_wakeup();
+        arm(&mut self.q, &mut self.link_wake[d], next, Event::Link(d as u8));
+    }
+
+    fn count_drop(&mut self, p: &Packet) {
+        let c = &mut self.flows[p.flow as usize].counters;
+        match p.kind {
+            Kind::Data => c.data_dropped += p.wire as u64,
+            Kind::Ack => c.ack_dropped += p.wire as u64,
+        }
+    }
+
+    fn on_link(&mut self, d: usize) {
+        let now = self.now;
+        fired(&mut self.link_wake[d], now);
+        let mut lost = std::mem::take(&mut self.lost);
+        self.links[d].advance(now, &mut lost);
+        for p in lost.drain(..) {
+            self.count_drop(&p);
+        }
+        self.lost = lost;
+        while let Some((_, p)) = self.links[d].poll(now) {
+            match p.kind {
+                Kind::Data => self.on_data_arrival(p),
+                Kind::Ack => self.ack_to_sender(p),
+            }
+        }
+        let next = self.links[d].next_wakeup();
+        arm(&mut self.q, &mut self.link_wake[d], next, Event::Link(d as u8));
+    }
+
+    fn on_access(&mut self, f: usize, dir: u8) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let (line, wake) = if dir == 0 { (flow.up.as_mut(), &mut flow.up_wake) } else { (flow.down.as_mut(), &mut flow.down_wake) };
+        fired(wake, now);
+        let Some(line) = line else { return };
+        let mut due = Vec::new();
+        while let Some((_, p)) = line.poll(now) {
+            due.push(p);
+        }
+        let next = line.next_wakeup();
+        arm(&mut self.q, wake, next, Event::Access(f as u32, dir));
+        for p in due {
+            if dir == 0 {
+                self.enqueue(FWD, p);
+            } else {
+                self.on_ack_arrival(p);
+            }
+        }
+    }
+
+    fn on_data_arrival(&mut self, p: Packet) {
+        let f = p.flow as usize;
+        match self.flows[f].receiver.on_data(self.now, &p) {
+            DataOutcome::AckNow => self.send_ack(f),
+            DataOutcome::Delay(t) => arm(&mut self.q, &mut self.flows[f].delack_wake, Some(t), Event::DelAck(f as u32)),
+        }
+    }
+
+    fn send_ack(&mut self, f: usize) {
+        let a = self.flows[f].receiver.make_ack(self.now);
+        self.flows[f].counters.ack_sent += a.wire as u64;
+        self.enqueue(REV, a);
+    }
+
+    fn ack_to_sender(&mut self, p: Packet) {
+        let f = p.flow as usize;
+        if let Some(line) = self.flows[f].down.as_mut() {
+            line.push(self.now, p);
+            let next = line.next_wakeup();
+            arm(&mut self.q, &mut self.flows[f].down_wake, next, Event::Access(f as u32, 1));
+        } else {
+            self.on_ack_arrival(p);
+        }
+    }
+
+    fn on_ack_arrival(&mut self, p: Packet) {
+        let f = p.flow as usize;
+        self.flows[f].counters.ack_received += p.wire as u64;
+        let Some(s) = self.flows[f].sender.as_mut() else { return };
+        s.on_ack(self.now, &p);
+        self.try_send(f);
+    }
+
+    fn on_rto(&mut self, f: usize) {
+        let now = self.now;
+        fired(&mut self.flows[f].rto_wake, now);
+        let Some(s) = self.flows[f].sender.as_mut() else { return };
+        if s.rto_deadline().is_some_and(|d| d <= now) {
+            s.on_rto(now);
+        }
+        self.try_send(f);
+    }
+
+    fn on_delack(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        fired(&mut flow.delack_wake, now);
+        match flow.receiver.delack_deadline() {
+            Some(d) if d <= now && flow.receiver.ack_pending() => self.send_ack(f),
+            d => arm(&mut self.q, &mut flow.delack_wake, d, Event::DelAck(f as u32)),
+        }
+    }
+
+    fn on_probe(&mut self, i: usize) {
+        let (j, is_end) = self.probes[i];
+        let spec = &self.cfg.measure.jain[j];
+        for (k, &f) in spec.flows.iter().enumerate() {
+            let b = self.flows[f].receiver.stats.unique_bytes;
+            if is_end {
+                self.jain_marks[j].1[k] = b;
+            } else {
+                self.jain_marks[j].0[k] = b;
+            }
+        }
+    }
+
+    fn on_series_tick(&mut self) {
+        let Some(st) = self.series.as_mut() else { return };
+        let bin = st.bin.secs_f64();
+        st.out.time_s.push(self.now.secs_f64());
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let rx = f.receiver.stats.unique_bytes;
+            st.out.flow_goodput_bps[i].push((rx - st.last_rx[i]) as f64 * 8.0 / bin);
+            st.last_rx[i] = rx;
+            st.out.flow_cwnd_bytes[i].push(f.sender.as_ref().map_or(0, |s| s.cwnd()));
+        }
+        let tx = self.links[FWD].stats().tx_bytes;
+        let cap = self.links[FWD].config().rate.bytes_in(st.bin) as f64;
+        st.out.link_utilisation.push(if cap > 0.0 { (tx - st.last_tx) as f64 / cap } else { 0.0 });
+        st.last_tx = tx;
+        st.out.queue_pkts.push(self.links[FWD].queue_len() as u64);
+        let next = self.now + st.bin;
+        if next <= self.end {
+            self.q.push(next, Event::SeriesTick);
+        }
+    }
+
+    fn finish(mut self) -> SimResult {
+        let end = self.end;
+        let n = self.flows.len();
+        // Bytes still inside the network, per flow and kind.
+        let mut data_in_flight = vec![0u64; n];
+        let mut ack_in_flight = vec![0u64; n];
+        let mut tally = |p: &Packet| match p.kind {
+            Kind::Data => data_in_flight[p.flow as usize] += p.wire as u64,
+            Kind::Ack => ack_in_flight[p.flow as usize] += p.wire as u64,
+        };
+        for l in &self.links {
+            l.in_transit().for_each(&mut tally);
+        }
+        for f in &self.flows {
+            f.up.iter().flat_map(|l| l.iter()).for_each(&mut tally);
+            f.down.iter().flat_map(|l| l.iter()).for_each(&mut tally);
+        }
+        let flows = self
+            .flows
+            .iter_mut()
+            .zip(&self.cfg.flows)
+            .enumerate()
+            .map(|(i, (f, fc))| {
+                let rs = &f.receiver.stats;
+                let stop = rs.completed_at.unwrap_or(end);
+                let active = stop.since(fc.start).secs_f64();
+                let per_s = |b: u64| if active > 0.0 { b as f64 * 8.0 / active } else { 0.0 };
+                let (sent, rtt, retrans, frs, tos, cwnd) = match f.sender.as_ref() {
+                    Some(s) => (s.stats.data_wire_bytes_sent, stats_from(&s.stats.rtt, 1e-6), s.stats.retransmits, s.stats.fast_recoveries, s.stats.timeouts, s.cwnd()),
+                    None => (0, stats_from(&scavenger_net::Histogram::new(), 1e-6), 0, 0, 0, 0),
+                };
+                FlowResult {
+                    name: fc.name.clone(),
+                    algorithm: fc.algorithm.name.to_string(),
+                    start_s: fc.start.secs_f64(),
+                    size_bytes: fc.size,
+                    completion_time_s: rs.completed_at.map(|c| c.since(rs.first_byte.unwrap_or(fc.start)).secs_f64()),
+                    active_s: active,
+                    delivered_bytes: rs.unique_bytes,
+                    goodput_bps: per_s(rs.unique_bytes),
+                    throughput_bps: per_s(rs.data_wire_bytes),
+                    rtt_ms: rtt,
+                    retransmits: retrans,
+                    fast_recoveries: frs,
+                    timeouts: tos,
+                    final_cwnd_bytes: cwnd,
+                    conservation: Conservation { sent_bytes: sent, delivered_bytes: rs.data_wire_bytes, dropped_bytes: f.counters.data_dropped, in_flight_bytes: data_in_flight[i] },
+                }
+            })
+            .collect();
+        let duration = self.cfg.duration;
+        let links = ["forward", "reverse"]
+            .iter()
+            .zip(&self.links)
+            .map(|(name, l)| {
+                let s = l.stats();
+                let rate = l.config().rate;
+                let cap = rate.bytes_in(duration) as f64;
+                let in_transit: u64 = l.in_transit().map(|p| p.wire_bytes() as u64).sum();
+                LinkResult {
+                    name: name.to_string(),
+                    rate_bps: rate.bps(),
+                    utilisation: if cap > 0.0 { s.tx_bytes as f64 / cap } else { 0.0 },
+                    tx_bytes: s.tx_bytes,
+                    tx_pkts: s.tx_pkts,
+                    queue_drops: s.dropped_pkts,
+                    wire_losses: s.lost_pkts,
+                    qdelay_ms: stats_from(&s.qdelay, 1e-6),
+                    conservation: Conservation { sent_bytes: s.arrived_bytes, delivered_bytes: s.delivered_bytes, dropped_bytes: s.dropped_bytes + s.lost_bytes, in_flight_bytes: in_transit },
+                }
+            })
+            .collect();
+        let jain = self
+            .cfg
+            .measure
+            .jain
+            .iter()
+            .zip(&self.jain_marks)
+            .map(|(j, (from, to))| {
+                let span = j.to.since(j.from).secs_f64();
+                let rates: Vec<f64> = from.iter().zip(to).map(|(a, b)| if span > 0.0 { (b - a) as f64 * 8.0 / span } else { 0.0 }).collect();
+                JainResult { name: j.name.clone(), flows: j.flows.iter().map(|&f| self.cfg.flows[f].name.clone()).collect(), from_s: j.from.secs_f64(), to_s: j.to.secs_f64(), index: jain_index(&rates), goodput_bps: rates }
+            })
+            .collect();
+        SimResult { duration_s: duration.secs_f64(), events: self.events, flows, links, jain, series: self.series.map(|s| s.out) }
+    }
+}
+
+/// Runs a configuration to completion.
+pub fn run(cfg: SimConfig) -> SimResult {
+    Simulation::new(cfg).run()
+}

@@ -1,0 +1,100 @@
+//! Behaviour of the transport model with NewReno: the foundation issue's acceptance.
+
+mod common;
+use common::*;
+use scavenger_cc::{Dur, Time};
+use scavenger_sim::{run, JainSpec};
+
+#[test]
+fn newreno_fills_a_one_bdp_link() {
+    let mut cfg = dumbbell(10, 40, bdp_packets(10, 40), 60);
+    cfg.flows.push(flow("a", "newreno"));
+    let r = run(cfg);
+    let util = r.links[0].utilisation;
+    assert!(util >= 0.95, "utilisation {util}");
+    assert!(r.flows[0].conservation.holds(), "{:?}", r.flows[0].conservation);
+}
+
+#[test]
+fn newreno_under_random_loss_follows_mathis() {
+    let mut cfg = dumbbell(10, 40, bdp_packets(10, 40), 60);
+    cfg.forward.loss = bernoulli(0.01);
+    cfg.flows.push(flow("a", "newreno"));
+    let r = run(cfg);
+    let f = &r.flows[0];
+    // Mathis et al.: MSS/RTT · sqrt(3/2)/sqrt(p), with the measured mean RTT.
+    let rtt = f.rtt_ms.mean.unwrap() / 1000.0;
+    let mathis = 1448.0 * 8.0 / rtt * 1.22 / 0.01f64.sqrt();
+    let ratio = f.goodput_bps / mathis;
+    assert!((0.75..=1.25).contains(&ratio), "goodput {} vs Mathis {} (ratio {ratio})", f.goodput_bps, mathis);
+}
+
+#[test]
+fn slow_start_doubles_the_window_every_round_trip() {
+    // A deep buffer and a fast link so nothing is lost during the first rounds.
+    let mut cfg = dumbbell(1000, 100, 100_000, 1);
+    cfg.measure.series_bin = Some(Dur::from_millis(100));
+    let mut f = flow("a", "newreno");
+    f.start = Time(50_000_000); // sample mid-round
+    cfg.flows.push(f);
+    let r = run(cfg);
+    let cw = &r.series.unwrap().flow_cwnd_bytes[0];
+    // cwnd at the middle of successive rounds: IW10 = 14480 bytes, then doubling.
+    let rounds: Vec<u64> = cw[0..5].iter().map(|c| c / 1448).collect();
+    assert_eq!(rounds, vec![10, 20, 40, 80, 160], "{cw:?}");
+}
+
+#[test]
+fn recovers_after_a_blackout() {
+    let mut cfg = dumbbell(10, 40, bdp_packets(10, 40), 30);
+    cfg.forward.outages = vec![outage(10, 2)];
+    cfg.measure.series_bin = Some(Dur::from_secs(1));
+    cfg.flows.push(flow("a", "newreno"));
+    let r = run(cfg);
+    let s = r.series.unwrap();
+    assert!(r.flows[0].timeouts >= 1, "the blackout must cause a timeout");
+    // Bins end at 1 s, 2 s, ...: bin i covers (i, i+1].
+    assert!(s.link_utilisation[10] < 0.05 && s.link_utilisation[11] == 0.0);
+    let back = (12..22).find(|&i| s.link_utilisation[i] >= 0.9);
+    assert!(back.is_some(), "no 1-s bin at >= 90% within 10 s after the blackout: {:?}", &s.link_utilisation[10..22]);
+    assert!(r.flows[0].conservation.holds());
+}
+
+#[test]
+fn same_seed_same_result_and_conservation_with_many_flows() {
+    let mk = || {
+        let mut cfg = dumbbell(20, 30, 50, 10);
+        cfg.forward.loss = bernoulli(0.001);
+        cfg.reverse.loss = bernoulli(0.001);
+        for i in 0..6 {
+            let mut f = flow(&format!("f{i}"), "newreno");
+            f.start = Time(i * 300_000_000);
+            f.extra_delay = Dur::from_millis(i * 3);
+            if i % 2 == 1 {
+                f.size = Some(500_000 + i * 1000);
+            }
+            cfg.flows.push(f);
+        }
+        cfg.measure.jain.push(JainSpec { name: "all".into(), flows: (0..6).collect(), from: Time(2_000_000_000), to: Time(10_000_000_000) });
+        cfg
+    };
+    let a = run(mk());
+    let b = run(mk());
+    assert_eq!(a, b);
+    for f in &a.flows {
+        assert!(f.conservation.holds(), "{}: {:?}", f.name, f.conservation);
+        assert!(f.delivered_bytes > 0);
+        if let Some(size) = f.size_bytes {
+            assert_eq!(f.delivered_bytes, size, "{} must complete", f.name);
+            assert!(f.completion_time_s.is_some());
+        }
+    }
+    for l in &a.links {
+        assert!(l.conservation.holds(), "{}: {:?}", l.name, l.conservation);
+    }
+    // A different seed changes the loss pattern.
+    let mut c = mk();
+    c.seed = 2;
+    assert_ne!(run(c).flows[0].delivered_bytes, a.flows[0].delivered_bytes);
+}
+
