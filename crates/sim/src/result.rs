@@ -71,6 +71,8 @@ pub struct LinkResult {
     pub utilisation: f64,
     pub tx_bytes: u64,
     pub tx_pkts: u64,
+    /// Packets that reached the far end.
+    pub delivered_pkts: u64,
     pub queue_drops: u64,
     pub wire_losses: u64,
     pub qdelay_ms: Stats,

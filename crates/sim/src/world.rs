@@ -399,6 +399,7 @@ impl Simulation {
                     utilisation: if cap > 0.0 { s.tx_bytes as f64 / cap } else { 0.0 },
                     tx_bytes: s.tx_bytes,
                     tx_pkts: s.tx_pkts,
+                    delivered_pkts: s.delivered_pkts,
                     queue_drops: s.dropped_pkts,
                     wire_losses: s.lost_pkts,
                     qdelay_ms: stats_from(&s.qdelay, 1e-6),

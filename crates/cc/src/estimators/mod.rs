@@ -1,3 +1,5 @@
 //! Estimators shared by several algorithms.
 
+pub mod base_delay;
 pub mod delivery_rate;
+pub mod windowed_minmax;

@@ -1,0 +1,311 @@
+//! Apple LEDBAT as seed 000 implemented and evaluated it (thesis §2.2.7 "Apple LEDBAT",
+//! §3.6.3, listing App. A.4.2 `tcp_apledbat_cong_avoid`; spec 000 §2.10).
+//!
+//! Apple's XNU LEDBAT replaces RFC 6817's proportional controller with AIMD: additive
+//! increase while the queuing delay is within the target, and a cut of cwnd/8 when it
+//! is over (seed 000 §2.2.7). The thesis built its Linux version on the RFC 6817 module
+//! (`ledbat`), so it "uses OWD rather than RTT to estimate delay" (§3.6.3) and keeps that
+//! module's delay estimator, slow start, flight-size cap, MIN_CWND floor and ssthresh
+//! bookkeeping; only the congestion-avoidance rule differs (App. A.4.2):
+//!
+//! ```text
+//! off_target = target − queuing_delay
+//! if off_target >= 0: tcp_reno_cong_avoid(acked)     # +1 segment per cwnd of ACKs
+//! else:               cwnd −= cwnd >> 3              # on every ACK while over target
+//! cwnd = max(MIN_CWND, min(cwnd, packets_out + acked + ALLOWED_INCREASE))
+//! if cwnd <= ssthresh: ssthresh = cwnd − 1
+//! ```
+//!
+//! `delay_signal = "rtt"` feeds RTT samples instead of OWD, as XNU itself does (base RTT
+//! and current RTT); the default is the thesis's OWD.
+
+use crate::algorithms::ledbat::{
+    DelaySignal, SegmentWindow, P_ALLOWED_INCREASE, P_BASE_HISTORY, P_CLAMP_TO_FIRST, P_CURRENT_FILTER, P_MIN_CWND, P_ROLLOVER, P_SLOW_START, P_TARGET,
+};
+use crate::api::*;
+use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::registry::AlgorithmInfo;
+use crate::units::Time;
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "apple-ledbat",
+    aliases: &["apledbat"],
+    summary: "Apple LEDBAT: AIMD against a delay target (+1 per RTT under, −cwnd/8 per ACK over), Linux port of seed 000",
+    source: "seed 000 §2.2.7, §3.6.3, App. A.4",
+    params: PARAMS,
+    build,
+};
+
+static PARAMS: &[ParamSpec] = &[
+    P_TARGET,
+    ParamSpec {
+        name: "decrease_shift",
+        kind: ParamKind::Int { min: 0, max: 16 },
+        default: ParamValue::Int(3),
+        unit: "",
+        doc: "Over target, cwnd -= cwnd >> decrease_shift (3 = the 1/8 cut)",
+        source: "seed 000 §2.2.7 (\"applies a 1/8 reduction\"), App. A.4.2 (decr = snd_cwnd >> 3)",
+    },
+    P_ALLOWED_INCREASE,
+    P_MIN_CWND,
+    P_CURRENT_FILTER,
+    P_BASE_HISTORY,
+    P_ROLLOVER,
+    P_SLOW_START,
+    P_CLAMP_TO_FIRST,
+    ParamSpec {
+        name: "delay_signal",
+        kind: ParamKind::Choice(&["owd", "rtt"]),
+        default: ParamValue::Choice("owd"),
+        unit: "",
+        doc: "Delay samples: \"owd\" (the thesis port) or \"rtt\" (Apple XNU, base RTT vs current RTT)",
+        source: "seed 000 §3.6.3 (\"it uses OWD rather than RTT\"); XNU tcp_ledbat.c (spec 000 §2.10)",
+    },
+];
+
+fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
+    Box::new(AppleLedbat::new(p, &init))
+}
+
+#[derive(Clone, Debug)]
+pub struct AppleLedbat {
+    delay: DelaySignal,
+    win: SegmentWindow,
+    target_ns: i64,
+    decrease_shift: u32,
+    use_rtt: bool,
+    queuing_delay: i64,
+}
+
+impl AppleLedbat {
+    pub fn new(p: &ParamSet, init: &CcInit) -> AppleLedbat {
+        AppleLedbat {
+            delay: DelaySignal::new(p),
+            win: SegmentWindow::new(p, init),
+            target_ns: p.dur("target").nanos() as i64,
+            decrease_shift: p.int("decrease_shift") as u32,
+            use_rtt: p.choice("delay_signal") == "rtt",
+            queuing_delay: 0,
+        }
+    }
+
+    /// Queuing delay (ns) the last update used.
+    pub fn queuing_delay(&self) -> i64 {
+        self.queuing_delay
+    }
+}
+
+impl CongestionControl for AppleLedbat {
+    fn name(&self) -> &'static str {
+        "apple-ledbat"
+    }
+
+    fn on_ack(&mut self, now: Time, ack: &AckSample) {
+        // Linux 4.4 does not call cong_avoid in Recovery/CWR; the module's whole per-ACK
+        // work lives there (App. A.4.1: no per-ACK hook of its own).
+        if ack.in_recovery {
+            return;
+        }
+        // App. A.4.2: update base/current delay lists (RFC 6817 §2.4.2).
+        if self.use_rtt {
+            if let Some(rtt) = ack.rtt {
+                self.delay.on_raw(now, rtt.nanos().min(i64::MAX as u64) as i64);
+            }
+        } else if let Some(owd) = ack.owd {
+            self.delay.on_owd(now, owd);
+        }
+        // queuing_delay = min(current_delays) − min(base_delays).
+        let q = self.delay.queuing_delay();
+        self.queuing_delay = q;
+        let acked = self.win.acked_segments(ack);
+        // "don't change cwnd if not cwnd-limited"
+        if !ack.cwnd_limited {
+            return;
+        }
+        // "In safe area, increase exponentially": slow start while cwnd <= ssthresh.
+        let Some(acked) = self.win.slow_start(acked) else { return };
+
+        // App. A.4.2: off_target = target − queuing_delay.
+        let off_target = self.target_ns - q;
+        if off_target >= 0 {
+            // "under delay target, apply additive increase": tcp_reno_cong_avoid. After
+            // the slow-start step above cwnd >= ssthresh, so this is tcp_cong_avoid_ai(
+            // cwnd, acked): one segment per cwnd of acknowledged segments.
+            let w = self.win.w.cwnd;
+            self.win.w.cong_avoid_ai(w, acked, 1);
+        } else {
+            // "over delay target, apply 1/8th cwnd reduction": decr = snd_cwnd >> 3.
+            let decr = self.win.w.cwnd >> self.decrease_shift.min(63);
+            self.win.w.cwnd -= decr;
+        }
+        // max_allowed_cwnd = packets_out + acked + ALLOWED_INCREASE; floor MIN_CWND;
+        // ssthresh = cwnd − 1 if cwnd <= ssthresh.
+        let c = self.win.w.cwnd as i64;
+        self.win.finish(c, ack, acked);
+    }
+
+    fn on_congestion(&mut self, _now: Time, _ev: &CongestionEvent) {
+        // tcp_reno_ssthresh (the module's .ssthresh), cwnd = ssthresh after recovery.
+        self.win.on_congestion();
+    }
+
+    fn on_rto(&mut self, _now: Time, _ev: &RtoEvent) {
+        self.win.on_rto();
+    }
+
+    fn cwnd(&self) -> u64 {
+        self.win.cwnd_bytes()
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.win.ssthresh_bytes()
+    }
+
+    fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
+        let ms = |ns: i64| ns as f64 / 1e6;
+        if let Some(b) = self.delay.est.base.base() {
+            out.push(("base_delay_ms", ms(b)));
+        }
+        if let Some(c) = self.delay.est.current.current() {
+            out.push(("current_delay_ms", ms(c)));
+        }
+        out.push(("queuing_delay_ms", ms(self.queuing_delay)));
+        out.push(("over_target", if self.queuing_delay > self.target_ns { 1.0 } else { 0.0 }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::RawParam;
+    use crate::rng::Rng;
+    use crate::units::Dur;
+
+    const MSS: u64 = 1000;
+    const MS: i64 = 1_000_000;
+
+    fn make_cwnd(over: &[(&str, RawParam)], iw: u64) -> AppleLedbat {
+        let p = INFO.resolve(over.iter().map(|(n, v)| (*n, v))).unwrap();
+        AppleLedbat::new(&p, &CcInit { now: Time(0), mss: MSS, initial_cwnd: iw * MSS, rng: Rng::new(1) })
+    }
+
+    fn no_ss() -> Vec<(&'static str, RawParam)> {
+        vec![("slow_start", RawParam::Bool(false)), ("current_filter", RawParam::Int(1))]
+    }
+
+    fn ack(segs: u64, owd_ms: i64) -> AckSample {
+        AckSample { bytes_acked: segs * MSS, owd: Some(owd_ms * MS), bytes_in_flight: 200 * MSS, ..AckSample::empty(MSS) }
+    }
+
+    #[test]
+    fn additive_increase_at_or_under_target_and_eighth_cut_per_ack_over_it() {
+        let mut a = make_cwnd(&no_ss(), 10);
+        let t = Time(0);
+        // q = 0 (owd 5 ms is the origin): Reno AI, +1 segment after 10 ACKs at cwnd 10.
+        for _ in 0..9 {
+            a.on_ack(t, &ack(1, 5));
+        }
+        assert_eq!(a.cwnd(), 10 * MSS);
+        a.on_ack(t, &ack(1, 5));
+        assert_eq!(a.cwnd(), 11 * MSS);
+        // First ACK: cwnd 10 <= ssthresh (inf) → ssthresh 9.
+        assert_eq!(a.ssthresh(), 9 * MSS);
+        // Exactly at target (q = 100 ms): off_target = 0 >= 0 → still increase; 11 ACKs → 12.
+        for _ in 0..11 {
+            a.on_ack(t, &ack(1, 105));
+        }
+        assert_eq!(a.cwnd(), 12 * MSS);
+        // Over target by 1 µs: every ACK cuts cwnd >> 3:
+        // 12−1=11, 11−1=10, 10−1=9, 9−1=8, 8−1=7, then 7>>3 = 0 so 7 stays.
+        let mut seen = Vec::new();
+        for _ in 0..6 {
+            a.on_ack(t, &AckSample { owd: Some(105 * MS + 1_000), ..ack(1, 0) });
+            seen.push(a.cwnd() / MSS);
+        }
+        assert_eq!(seen, vec![11, 10, 9, 8, 7, 7]);
+        // ssthresh follows: 9 → 8 (cwnd 9), 7 (cwnd 8), 6 (cwnd 7).
+        assert_eq!(a.ssthresh(), 6 * MSS);
+        // Back under target: AI resumes at cwnd 7 (the AI counter was empty): 7 ACKs → 8.
+        for _ in 0..6 {
+            a.on_ack(t, &ack(1, 5));
+        }
+        assert_eq!(a.cwnd(), 7 * MSS);
+        a.on_ack(t, &ack(1, 5));
+        assert_eq!(a.cwnd(), 8 * MSS);
+    }
+
+    #[test]
+    fn large_windows_lose_an_eighth_per_ack() {
+        let mut a = make_cwnd(&no_ss(), 80);
+        a.on_ack(Time(0), &ack(1, 5)); // origin, AI counter 1/80
+        a.on_ack(Time(0), &ack(1, 205)); // q = 200 ms: 80 − 10 = 70
+        assert_eq!(a.cwnd(), 70 * MSS);
+        a.on_ack(Time(0), &ack(1, 205)); // 70 − 8 = 62
+        assert_eq!(a.cwnd(), 62 * MSS);
+        // decrease_shift = 1: halving per ACK, 62 → 31.
+        let mut p = no_ss();
+        p.push(("decrease_shift", RawParam::Int(1)));
+        let mut h = make_cwnd(&p, 62);
+        h.on_ack(Time(0), &ack(1, 5));
+        h.on_ack(Time(0), &ack(1, 205));
+        assert_eq!(h.cwnd(), 31 * MSS);
+    }
+
+    #[test]
+    fn flight_cap_allowed_increase_and_min_cwnd_floor() {
+        let mut a = make_cwnd(&no_ss(), 10);
+        // 3 segments in flight after the ACK: cap = 3 + 1 + 1 = 5; ssthresh = 4.
+        a.on_ack(Time(0), &AckSample { bytes_in_flight: 3 * MSS, ..ack(1, 5) });
+        assert_eq!((a.cwnd(), a.ssthresh()), (5 * MSS, 4 * MSS));
+        // A window-update ACK (nothing acked, nothing in flight): cap = 0 + 0 + 1 = 1, and
+        // the MIN_CWND floor lifts it to 2.
+        a.on_ack(Time(0), &AckSample { bytes_acked: 0, bytes_in_flight: 0, ..ack(0, 5) });
+        assert_eq!((a.cwnd(), a.ssthresh()), (2 * MSS, MSS));
+        // Apple's ALLOWED = 8 (seed 000 §2.2.7 text): cap = 3 + 1 + 8 = 12.
+        let mut p = no_ss();
+        p.push(("allowed_increase", RawParam::Int(8)));
+        let mut b = make_cwnd(&p, 20);
+        b.on_ack(Time(0), &AckSample { bytes_in_flight: 3 * MSS, ..ack(1, 5) });
+        assert_eq!(b.cwnd(), 12 * MSS);
+    }
+
+    #[test]
+    fn slow_start_then_loss_then_avoidance_and_timeout() {
+        let mut a = make_cwnd(&[], 10);
+        let t = Time(0);
+        // Slow start ignores the delay: +1 per segment even 300 ms over the origin.
+        a.on_ack(t, &ack(1, 5));
+        a.on_ack(t, &ack(1, 305));
+        assert_eq!((a.cwnd(), a.ssthresh()), (12 * MSS, u64::MAX));
+        // Loss: ssthresh = cwnd = 6.
+        let ev = CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 12 * MSS, bytes_lost: MSS, mss: MSS };
+        a.on_congestion(t, &ev);
+        assert_eq!((a.cwnd(), a.ssthresh()), (6 * MSS, 6 * MSS));
+        // cwnd 6 <= ssthresh 6, no room: leftover 1 → over target (filter [300, 300] ms):
+        // 6 − 0 = 6 (6 >> 3 = 0); 6 <= 6 → ssthresh 5.
+        a.on_ack(t, &ack(1, 305));
+        assert_eq!((a.cwnd(), a.ssthresh()), (6 * MSS, 5 * MSS));
+        // ECN behaves the same: ssthresh = max(6/2, 2) = 3.
+        a.on_congestion(t, &CongestionEvent { kind: CongestionKind::Ecn, bytes_lost: 0, ..ev });
+        assert_eq!((a.cwnd(), a.ssthresh()), (3 * MSS, 3 * MSS));
+        a.on_rto(t, &RtoEvent { bytes_in_flight: 3 * MSS, backoff_count: 1, mss: MSS });
+        assert_eq!((a.cwnd(), a.ssthresh()), (MSS, 2 * MSS));
+    }
+
+    #[test]
+    fn rtt_signal_uses_base_rtt() {
+        let mut p = no_ss();
+        p.push(("delay_signal", RawParam::Text("rtt".into())));
+        let mut a = make_cwnd(&p, 16);
+        let rtt = |ms: u64| AckSample { rtt: Some(Dur::from_millis(ms)), owd: Some(0), ..ack(1, 0) };
+        a.on_ack(Time(0), &rtt(50)); // base 50 ms, q = 0 → AI (counter 1/16)
+        assert_eq!((a.cwnd(), a.queuing_delay()), (16 * MSS, 0));
+        a.on_ack(Time(0), &rtt(150)); // q = 100 ms = target → AI (2/16)
+        assert_eq!(a.cwnd(), 16 * MSS);
+        a.on_ack(Time(0), &rtt(151)); // q = 101 ms > target → 16 − 2 = 14
+        assert_eq!((a.cwnd(), a.queuing_delay()), (14 * MSS, 101 * MS));
+        // An ACK without an RTT sample (Karn) keeps the old estimate: 14 − 1 = 13.
+        a.on_ack(Time(0), &AckSample { rtt: None, ..rtt(0) });
+        assert_eq!(a.cwnd(), 13 * MSS);
+    }
+}

@@ -1,0 +1,531 @@
+//! TCP Vegas as Linux `net/ipv4/tcp_vegas.c` (kernel 4.4, the version seed 000 ran
+//! "unchanged with default parameters", seed 000 §2.2.1 and §3.6). Once per RTT (when
+//! the cumulative ACK passes `beg_snd_nxt`) it compares the window with the one that
+//! would fill the path at the base RTT and moves it by one packet; with fewer than
+//! three RTT samples in the last RTT it behaves like Reno. Loss handling is Reno's.
+//!
+//! This file also holds `PktWindow`, the Linux packet-unit window shared by the
+//! Linux-derived LBE modules of seed 000 (nice, tcp-lp, westwood-lp).
+
+use crate::api::*;
+use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::registry::AlgorithmInfo;
+use crate::units::Time;
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "vegas",
+    aliases: &[],
+    summary: "TCP Vegas (Linux tcp_vegas): keep alpha..beta packets queued, once-per-RTT +/-1",
+    source: "seed 000 (Ong 2020) §2.2.1, §3.6; Linux net/ipv4/tcp_vegas.c (4.4)",
+    params: PARAMS,
+    build,
+};
+
+static PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "alpha",
+        kind: ParamKind::Int { min: 0, max: 10_000 },
+        default: ParamValue::Int(2),
+        unit: "packets",
+        doc: "lower bound of extra packets in the network: below it cwnd grows by one per RTT",
+        source: "Linux tcp_vegas.c module_param alpha = 2 (seed 000 §3.6: defaults used)",
+    },
+    ParamSpec {
+        name: "beta",
+        kind: ParamKind::Int { min: 0, max: 10_000 },
+        default: ParamValue::Int(4),
+        unit: "packets",
+        doc: "upper bound of extra packets in the network: above it cwnd shrinks by one per RTT",
+        source: "Linux tcp_vegas.c module_param beta = 4",
+    },
+    ParamSpec {
+        name: "gamma",
+        kind: ParamKind::Int { min: 0, max: 10_000 },
+        default: ParamValue::Int(1),
+        unit: "packets",
+        doc: "slow-start exit limit: leave slow start when diff exceeds gamma",
+        source: "Linux tcp_vegas.c module_param gamma = 1",
+    },
+    ParamSpec {
+        name: "diff_denominator",
+        kind: ParamKind::Choice(&["base_rtt", "rtt"]),
+        default: ParamValue::Choice("base_rtt"),
+        unit: "",
+        doc: "divide cwnd*(rtt-baseRTT) by baseRTT (Linux) or by rtt (Brakmo's Diff = (Expected-Actual)*BaseRTT)",
+        source: "Linux tcp_vegas.c tcp_vegas_cong_avoid (base_rtt); Brakmo et al. 1994 via seed 000 eq. 2.1 (rtt)",
+    },
+];
+
+fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
+    Box::new(Vegas::new(p, &init))
+}
+
+/// Linux's `0x7fffffff` "no RTT yet" value for baseRTT and minRTT (µs).
+pub(crate) const RTT_UNSET_US: u64 = 0x7fff_ffff;
+
+/// An RTT sample in whole microseconds plus one, as Linux `vrtt = rtt_us + 1` ("never
+/// allow zero rtt or baseRTT", tcp_vegas_pkts_acked).
+pub(crate) fn vrtt_us(rtt: crate::units::Dur) -> u64 {
+    rtt.micros() + 1
+}
+
+/// Packets acknowledged by `bytes` (a partial segment counts as one packet, as Linux's
+/// `acked` packet count).
+pub(crate) fn acked_pkts(bytes: u64, mss: u64) -> u64 {
+    bytes.div_ceil(mss.max(1))
+}
+
+/// Congestion window in packets with Linux's `snd_cwnd_cnt`, and Linux's Reno helpers
+/// (`tcp_slow_start`, `tcp_cong_avoid_ai`, `tcp_reno_cong_avoid`, `tcp_reno_ssthresh`,
+/// `tcp_current_ssthresh`) in packet units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PktWindow {
+    pub cwnd: u64,
+    /// `u64::MAX` when unset (Linux TCP_INFINITE_SSTHRESH).
+    pub ssthresh: u64,
+    pub cnt: u64,
+}
+
+impl PktWindow {
+    pub fn new(initial_cwnd_bytes: u64, mss: u64) -> PktWindow {
+        PktWindow { cwnd: (initial_cwnd_bytes / mss.max(1)).max(1), ssthresh: u64::MAX, cnt: 0 }
+    }
+
+    /// Linux `tcp_in_slow_start`: cwnd < ssthresh.
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// Linux `tcp_slow_start`: grow by the packets acknowledged, up to ssthresh; returns
+    /// the packets left over.
+    pub fn slow_start(&mut self, acked: u64) -> u64 {
+        let used = acked.min(self.ssthresh.saturating_sub(self.cwnd));
+        self.cwnd += used;
+        acked - used
+    }
+
+    /// Linux `tcp_cong_avoid_ai`: one packet per `w` packets acknowledged.
+    pub fn cong_avoid_ai(&mut self, w: u64, acked: u64) {
+        let w = w.max(1);
+        if self.cnt >= w {
+            self.cnt = 0;
+            self.cwnd += 1;
+        }
+        self.cnt += acked;
+        if self.cnt >= w {
+            let delta = self.cnt / w;
+            self.cnt -= delta * w;
+            self.cwnd += delta;
+        }
+    }
+
+    /// Linux `tcp_reno_cong_avoid`: nothing unless cwnd-limited; slow start below
+    /// ssthresh, then one packet per window.
+    pub fn reno_cong_avoid(&mut self, acked: u64, cwnd_limited: bool) {
+        if !cwnd_limited {
+            return;
+        }
+        let mut acked = acked;
+        if self.in_slow_start() {
+            acked = self.slow_start(acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        self.cong_avoid_ai(self.cwnd, acked);
+    }
+
+    /// Linux `tcp_reno_ssthresh`: max(cwnd/2, 2).
+    pub fn reno_ssthresh(&self) -> u64 {
+        (self.cwnd >> 1).max(2)
+    }
+
+    /// Linux `tcp_current_ssthresh` outside a cwnd reduction: max(ssthresh, 3/4 cwnd).
+    pub fn current_ssthresh(&self) -> u64 {
+        self.ssthresh.max((self.cwnd >> 1) + (self.cwnd >> 2))
+    }
+
+    /// Entering fast recovery or CWR: ssthresh = tcp_reno_ssthresh, and cwnd goes to
+    /// ssthresh (RFC 6675 style as the interface asks; Linux gets there through PRR).
+    pub fn on_loss(&mut self) {
+        self.ssthresh = self.reno_ssthresh();
+        self.cwnd = self.ssthresh;
+        self.cnt = 0;
+    }
+
+    /// Linux `tcp_enter_loss`: ssthresh = tcp_reno_ssthresh, cwnd = 1 packet.
+    pub fn on_timeout(&mut self) {
+        self.ssthresh = self.reno_ssthresh();
+        self.cwnd = 1;
+        self.cnt = 0;
+    }
+
+    pub fn ssthresh_bytes(&self, mss: u64) -> u64 {
+        if self.ssthresh == u64::MAX {
+            u64::MAX
+        } else {
+            self.ssthresh.saturating_mul(mss)
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Vegas {
+    alpha: u64,
+    beta: u64,
+    gamma: u64,
+    /// Divide Diff by the current RTT (Brakmo) instead of baseRTT (Linux).
+    diff_by_rtt: bool,
+    mss: u64,
+    w: PktWindow,
+    /// Linux `doing_vegas_now`: set in TCP_CA_Open, cleared in recovery/loss.
+    enabled: bool,
+    /// Right edge of the window when the current RTT started (bytes).
+    beg_snd_nxt: u64,
+    snd_nxt: u64,
+    /// RTT samples, minimum RTT in the current RTT, minimum ever (µs, `vrtt`).
+    cnt_rtt: u64,
+    min_rtt: u64,
+    base_rtt: u64,
+    last_diff: Option<u64>,
+}
+
+impl Vegas {
+    pub fn new(p: &ParamSet, init: &CcInit) -> Vegas {
+        let mut v = Vegas {
+            alpha: p.int("alpha") as u64,
+            beta: p.int("beta") as u64,
+            gamma: p.int("gamma") as u64,
+            diff_by_rtt: p.choice("diff_denominator") == "rtt",
+            mss: init.mss,
+            w: PktWindow::new(init.initial_cwnd, init.mss),
+            enabled: false,
+            beg_snd_nxt: 0,
+            snd_nxt: 0,
+            cnt_rtt: 0,
+            min_rtt: RTT_UNSET_US,
+            base_rtt: RTT_UNSET_US,
+            last_diff: None,
+        };
+        v.init_state();
+        v
+    }
+
+    /// Linux `tcp_vegas_init`: forget baseRTT and start sampling.
+    fn init_state(&mut self) {
+        self.base_rtt = RTT_UNSET_US;
+        self.enable();
+    }
+
+    /// Linux `vegas_enable`.
+    fn enable(&mut self) {
+        self.enabled = true;
+        self.beg_snd_nxt = self.snd_nxt;
+        self.cnt_rtt = 0;
+        self.min_rtt = RTT_UNSET_US;
+    }
+
+    /// Linux `tcp_vegas_ssthresh` (4.4): min(ssthresh, cwnd - 1).
+    fn vegas_ssthresh(&self) -> u64 {
+        self.w.ssthresh.min(self.w.cwnd.saturating_sub(1))
+    }
+
+    /// The once-per-RTT adjustment (Linux `tcp_vegas_cong_avoid`, "Vegas calculations").
+    fn per_rtt(&mut self, acked: u64, cwnd_limited: bool) {
+        let rtt = self.min_rtt;
+        let base = self.base_rtt;
+        let cwnd = self.w.cwnd;
+        // target_cwnd = cwnd * baseRTT / rtt  (actual rate x baseRTT), integer division.
+        let target_cwnd = cwnd * base / rtt;
+        // diff = cwnd * (rtt - baseRTT) / baseRTT  -- "extra packets in the network"
+        // (Linux); Brakmo's Diff = (cwnd/BaseRTT - cwnd/RTT) * BaseRTT divides by rtt.
+        let den = if self.diff_by_rtt { rtt } else { base };
+        let diff = cwnd * rtt.saturating_sub(base) / den;
+        self.last_diff = Some(diff);
+        if diff > self.gamma && self.w.in_slow_start() {
+            // Going too fast: cwnd = actual rate x baseRTT (+1 for truncation), and
+            // leave slow start.
+            self.w.cwnd = cwnd.min(target_cwnd + 1);
+            self.w.ssthresh = self.vegas_ssthresh();
+        } else if self.w.in_slow_start() {
+            if cwnd_limited {
+                self.w.slow_start(acked);
+            }
+        } else if diff > self.beta {
+            self.w.cwnd -= 1;
+            self.w.ssthresh = self.vegas_ssthresh();
+        } else if diff < self.alpha {
+            if cwnd_limited {
+                self.w.cwnd += 1;
+            }
+        }
+        if self.w.cwnd < 2 {
+            self.w.cwnd = 2;
+        }
+        self.w.ssthresh = self.w.current_ssthresh();
+    }
+}
+
+impl CongestionControl for Vegas {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+
+    fn on_ack(&mut self, _now: Time, ack: &AckSample) {
+        self.mss = ack.mss;
+        self.snd_nxt = self.snd_nxt.max(ack.snd_nxt);
+        // tcp_vegas_pkts_acked: every RTT sample, also in recovery.
+        if let Some(rtt) = ack.rtt {
+            let vrtt = vrtt_us(rtt);
+            self.base_rtt = self.base_rtt.min(vrtt);
+            self.min_rtt = self.min_rtt.min(vrtt);
+            self.cnt_rtt += 1;
+        }
+        // Linux calls cong_avoid only outside recovery/CWR and when data was acked.
+        if ack.in_recovery || ack.bytes_acked == 0 {
+            return;
+        }
+        let acked = acked_pkts(ack.bytes_acked, ack.mss);
+        if !self.enabled {
+            self.w.reno_cong_avoid(acked, ack.cwnd_limited);
+            return;
+        }
+        // after(ack, beg_snd_nxt): the ACK covers the window of the previous RTT.
+        if ack.snd_una > self.beg_snd_nxt {
+            self.beg_snd_nxt = ack.snd_nxt;
+            if self.cnt_rtt <= 2 {
+                // Fewer than 3 samples: probably delayed ACKs only; behave like Reno.
+                self.w.reno_cong_avoid(acked, ack.cwnd_limited);
+            } else {
+                self.per_rtt(acked, ack.cwnd_limited);
+            }
+            self.cnt_rtt = 0;
+            self.min_rtt = RTT_UNSET_US;
+        } else if self.w.in_slow_start() && ack.cwnd_limited {
+            self.w.slow_start(acked);
+        }
+    }
+
+    fn on_congestion(&mut self, _now: Time, ev: &CongestionEvent) {
+        self.mss = ev.mss;
+        // ssthresh = tcp_reno_ssthresh; set_state(Recovery/CWR) -> vegas_disable.
+        self.w.on_loss();
+        self.enabled = false;
+    }
+
+    fn on_rto(&mut self, _now: Time, ev: &RtoEvent) {
+        self.mss = ev.mss;
+        self.w.on_timeout();
+        self.enabled = false;
+    }
+
+    fn on_recovery_exit(&mut self, _now: Time) {
+        // set_state(TCP_CA_Open) -> vegas_enable.
+        self.enable();
+    }
+
+    fn on_sent(&mut self, _now: Time, sent: &SentInfo) {
+        if !sent.retransmission && sent.bytes_in_flight <= sent.bytes {
+            // CA_EVENT_TX_START (nothing was in flight): tcp_vegas_init.
+            self.snd_nxt = self.snd_nxt.max(sent.seq);
+            self.init_state();
+        }
+        self.snd_nxt = self.snd_nxt.max(sent.seq + sent.bytes);
+    }
+
+    fn cwnd(&self) -> u64 {
+        self.w.cwnd * self.mss
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.w.ssthresh_bytes(self.mss)
+    }
+
+    fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
+        let ms = |us: u64| if us == RTT_UNSET_US { f64::NAN } else { us as f64 / 1000.0 };
+        out.push(("base_rtt_ms", ms(self.base_rtt)));
+        out.push(("min_rtt_ms", ms(self.min_rtt)));
+        out.push(("cnt_rtt", self.cnt_rtt as f64));
+        out.push(("diff_pkts", self.last_diff.map_or(f64::NAN, |d| d as f64)));
+        out.push(("cwnd_pkts", self.w.cwnd as f64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use crate::units::Dur;
+
+    const MSS: u64 = 1000;
+
+    fn init(cwnd_pkts: u64) -> CcInit {
+        CcInit { now: Time(0), mss: MSS, initial_cwnd: cwnd_pkts * MSS, rng: Rng::new(1) }
+    }
+
+    fn vegas_with(params: &[(&str, ParamValue)]) -> Vegas {
+        let mut p = ParamSet::defaults(PARAMS);
+        for (n, v) in params {
+            p.set(n, *v);
+        }
+        Vegas::new(&p, &init(10))
+    }
+
+    /// Acknowledges one packet: snd_una advances by one MSS; `rtt_us` is the wire RTT
+    /// (the algorithm adds 1 µs: vrtt).
+    fn ack(v: &mut Vegas, una: &mut u64, nxt: u64, rtt_us: u64) {
+        *una += MSS;
+        let a = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_micros(rtt_us)), snd_una: *una, snd_nxt: nxt, ..AckSample::empty(MSS) };
+        v.on_ack(Time(0), &a);
+    }
+
+    /// A Vegas in a given state whose next per-RTT decision falls on the third of three
+    /// ACKs: baseRTT = 100_000 µs (vrtt), beg_snd_nxt = 2 packets.
+    fn primed(cwnd: u64, ssthresh: u64) -> Vegas {
+        let mut v = vegas_with(&[]);
+        v.w.cwnd = cwnd;
+        v.w.ssthresh = ssthresh;
+        v.base_rtt = 100_000;
+        v.beg_snd_nxt = 2 * MSS;
+        v
+    }
+
+    fn three_acks(v: &mut Vegas, rtt_us: u64) {
+        let mut una = 0;
+        for _ in 0..3 {
+            ack(v, &mut una, 100 * MSS, rtt_us);
+        }
+    }
+
+    #[test]
+    fn increase_when_diff_below_alpha() {
+        // cwnd 20 in CA (ssthresh 10); minRTT = 104_999 + 1 = 105_000 µs.
+        // diff = 20 * (105_000 - 100_000) / 100_000 = 1 < alpha 2  -> cwnd 21.
+        // ssthresh = max(10, 21/2 + 21/4 = 10 + 5) = 15.
+        let mut v = primed(20, 10);
+        three_acks(&mut v, 104_999);
+        assert_eq!(v.last_diff, Some(1));
+        assert_eq!((v.cwnd(), v.ssthresh()), (21 * MSS, 15 * MSS));
+        assert_eq!((v.cnt_rtt, v.min_rtt), (0, RTT_UNSET_US));
+    }
+
+    #[test]
+    fn hold_when_diff_between_alpha_and_beta() {
+        // minRTT 110_000: diff = 20 * 10_000 / 100_000 = 2 (not < 2, not > 4) -> hold 20.
+        // ssthresh = max(10, 10 + 5) = 15.
+        let mut v = primed(20, 10);
+        three_acks(&mut v, 109_999);
+        assert_eq!(v.last_diff, Some(2));
+        assert_eq!((v.cwnd(), v.ssthresh()), (20 * MSS, 15 * MSS));
+        // minRTT 120_000: diff = 20 * 20_000 / 100_000 = 4 = beta, not above it -> hold.
+        let mut v = primed(20, 10);
+        three_acks(&mut v, 119_999);
+        assert_eq!(v.last_diff, Some(4));
+        assert_eq!(v.cwnd(), 20 * MSS);
+    }
+
+    #[test]
+    fn decrease_when_diff_above_beta() {
+        // minRTT 130_000: diff = 20 * 30_000 / 100_000 = 6 > beta 4 -> cwnd 19,
+        // ssthresh = min(10, 19 - 1) = 10, then current_ssthresh = max(10, 9 + 4) = 13.
+        let mut v = primed(20, 10);
+        three_acks(&mut v, 129_999);
+        assert_eq!(v.last_diff, Some(6));
+        assert_eq!((v.cwnd(), v.ssthresh()), (19 * MSS, 13 * MSS));
+    }
+
+    #[test]
+    fn brakmo_denominator_option_divides_by_rtt() {
+        // Same RTTs as the decrease case but diff = 20 * 30_000 / 130_000 = 4 (4.6
+        // truncated) -> not > beta: hold.
+        let mut v = vegas_with(&[("diff_denominator", ParamValue::Choice("rtt"))]);
+        v.w.cwnd = 20;
+        v.w.ssthresh = 10;
+        v.base_rtt = 100_000;
+        v.beg_snd_nxt = 2 * MSS;
+        three_acks(&mut v, 129_999);
+        assert_eq!(v.last_diff, Some(4));
+        assert_eq!(v.cwnd(), 20 * MSS);
+    }
+
+    #[test]
+    fn slow_start_exits_when_diff_exceeds_gamma() {
+        // Slow start (ssthresh unset), cwnd 20. The two ACKs before the decision each
+        // slow-start by one packet: cwnd 22. Decision with minRTT 115_000:
+        // diff = 22 * 15_000 / 100_000 = 3 > gamma 1 and in slow start:
+        // target = 22 * 100_000 / 115_000 = 19 (19.13) -> cwnd = min(22, 19 + 1) = 20,
+        // ssthresh = min(inf, 20 - 1) = 19, current_ssthresh = max(19, 10 + 5) = 19.
+        let mut v = primed(20, u64::MAX);
+        three_acks(&mut v, 114_999);
+        assert_eq!(v.last_diff, Some(3));
+        assert_eq!((v.cwnd(), v.ssthresh()), (20 * MSS, 19 * MSS));
+    }
+
+    #[test]
+    fn slow_start_continues_when_diff_at_most_gamma() {
+        // minRTT 105_000: two ACKs grow 20 -> 22; diff = 22 * 5_000 / 100_000 = 1, not
+        // > gamma -> tcp_slow_start(acked = 1): 23. ssthresh stays unset (max(inf, ..)).
+        let mut v = primed(20, u64::MAX);
+        three_acks(&mut v, 104_999);
+        assert_eq!(v.last_diff, Some(1));
+        assert_eq!((v.cwnd(), v.ssthresh()), (23 * MSS, u64::MAX));
+    }
+
+    #[test]
+    fn fewer_than_three_samples_behaves_like_reno() {
+        // Decision on the second ACK: cntRTT = 2 -> Reno. In CA at cwnd 20 Reno only
+        // counts: cnt = 1 -> no change even though diff would be 6 (> beta).
+        let mut v = primed(20, 10);
+        v.beg_snd_nxt = MSS;
+        let mut una = 0;
+        ack(&mut v, &mut una, 100 * MSS, 129_999);
+        ack(&mut v, &mut una, 100 * MSS, 129_999);
+        assert_eq!(v.last_diff, None);
+        assert_eq!((v.cwnd(), v.w.cnt), (20 * MSS, 1));
+        // Slow start with 2 samples: Reno slow start, +1 per packet on both ACKs.
+        let mut v = primed(20, u64::MAX);
+        v.beg_snd_nxt = MSS;
+        let mut una = 0;
+        ack(&mut v, &mut una, 100 * MSS, 129_999);
+        ack(&mut v, &mut una, 100 * MSS, 129_999);
+        assert_eq!(v.cwnd(), 22 * MSS);
+    }
+
+    #[test]
+    fn base_rtt_is_the_minimum_ever_and_min_rtt_per_round() {
+        let mut v = vegas_with(&[]);
+        let mut una = 0;
+        // First ACK: snd_una 1000 > beg 0 -> decision with cntRTT 1 (Reno slow start).
+        ack(&mut v, &mut una, 10 * MSS, 50_000);
+        assert_eq!((v.base_rtt, v.beg_snd_nxt, v.cnt_rtt), (50_001, 10 * MSS, 0));
+        ack(&mut v, &mut una, 10 * MSS, 80_000);
+        ack(&mut v, &mut una, 10 * MSS, 60_000);
+        assert_eq!((v.base_rtt, v.min_rtt, v.cnt_rtt), (50_001, 60_001, 2));
+    }
+
+    #[test]
+    fn loss_halves_and_disables_until_recovery_exit() {
+        let mut v = primed(20, u64::MAX);
+        v.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 20 * MSS, bytes_lost: MSS, mss: MSS });
+        assert_eq!((v.cwnd(), v.ssthresh(), v.enabled), (10 * MSS, 10 * MSS, false));
+        let a = AckSample { bytes_acked: MSS, in_recovery: true, snd_una: 5 * MSS, snd_nxt: 30 * MSS, ..AckSample::empty(MSS) };
+        v.on_ack(Time(0), &a);
+        assert_eq!(v.cwnd(), 10 * MSS);
+        v.on_recovery_exit(Time(0));
+        assert!(v.enabled);
+        assert_eq!(v.beg_snd_nxt, 30 * MSS);
+        v.on_rto(Time(0), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
+        assert_eq!((v.cwnd(), v.ssthresh()), (MSS, 5 * MSS));
+    }
+
+    #[test]
+    fn tx_start_after_idle_resets_base_rtt() {
+        let mut v = primed(20, 10);
+        v.on_sent(Time(0), &SentInfo { bytes: MSS, bytes_in_flight: MSS, retransmission: false, seq: 7 * MSS, app_limited: false });
+        assert_eq!((v.base_rtt, v.beg_snd_nxt, v.snd_nxt), (RTT_UNSET_US, 7 * MSS, 8 * MSS));
+        // Not idle: nothing reset.
+        v.base_rtt = 100_000;
+        v.on_sent(Time(0), &SentInfo { bytes: MSS, bytes_in_flight: 2 * MSS, retransmission: false, seq: 8 * MSS, app_limited: false });
+        assert_eq!((v.base_rtt, v.snd_nxt), (100_000, 9 * MSS));
+    }
+}

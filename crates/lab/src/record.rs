@@ -1,0 +1,121 @@
+//! The self-describing JSON result record of one run.
+
+use crate::scenario::Scenario;
+use scavenger_sim::SimResult;
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+
+pub const RECORD_FORMAT: &str = "scavenger.run/1";
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ToolInfo {
+    pub name: &'static str,
+    pub version: &'static str,
+    pub git_commit: &'static str,
+}
+
+pub fn tool_info() -> ToolInfo {
+    ToolInfo { name: "scavenger", version: env!("CARGO_PKG_VERSION"), git_commit: env!("SCAVENGER_GIT_COMMIT") }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunRecord {
+    pub format: &'static str,
+    pub tool: ToolInfo,
+    pub datapath: &'static str,
+    pub seed: u64,
+    pub scenario: Scenario,
+    pub events: u64,
+    /// Wall-clock seconds the run took: the one field that differs between identical runs.
+    pub wall_time_s: f64,
+    pub metrics: SimResult,
+}
+
+/// Runs a scenario on the simulator with `seed`.
+pub fn run_scenario(scenario: &Scenario, seed: u64) -> RunRecord {
+    let t0 = std::time::Instant::now();
+    let metrics = scavenger_sim::run(scenario.to_sim(seed));
+    RunRecord { format: RECORD_FORMAT, tool: tool_info(), datapath: "sim", seed, scenario: scenario.clone(), events: metrics.events, wall_time_s: t0.elapsed().as_secs_f64(), metrics }
+}
+
+impl RunRecord {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("records serialise")
+    }
+
+    /// Writes `record.json` and, when the run kept time series, `series.csv` into `dir`.
+    pub fn write_to(&self, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let mut written = Vec::new();
+        let rec = dir.join("record.json");
+        std::fs::write(&rec, self.to_json() + "\n")?;
+        written.push(rec);
+        if let Some(s) = &self.metrics.series {
+            let path = dir.join("series.csv");
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&path)?);
+            write!(w, "time_s")?;
+            for f in &self.metrics.flows {
+                write!(w, ",{0}_goodput_bps,{0}_cwnd_bytes", f.name)?;
+            }
+            writeln!(w, ",bottleneck_utilisation,queue_pkts")?;
+            for (i, t) in s.time_s.iter().enumerate() {
+                write!(w, "{t}")?;
+                for (g, c) in s.flow_goodput_bps.iter().zip(&s.flow_cwnd_bytes) {
+                    write!(w, ",{},{}", g[i], c[i])?;
+                }
+                writeln!(w, ",{},{}", s.link_utilisation[i], s.queue_pkts[i])?;
+            }
+            w.flush()?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+
+    /// A readable per-flow table.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        let m = &self.metrics;
+        out += &format!(
+            "scenario {:?}  seed {}  {} simulated in {:.3} s wall ({} events)\n",
+            self.scenario.name,
+            self.seed,
+            self.scenario.duration,
+            self.wall_time_s,
+            m.events
+        );
+        out += &format!("{:<14} {:<12} {:>12} {:>12} {:>9} {:>9} {:>9} {:>8} {:>6} {:>10}\n", "flow", "algorithm", "goodput", "throughput", "rtt_mean", "rtt_p95", "fct", "retrans", "rto", "cwnd");
+        for f in &m.flows {
+            let ms = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.1}ms"));
+            out += &format!(
+                "{:<14} {:<12} {:>12} {:>12} {:>9} {:>9} {:>9} {:>8} {:>6} {:>10}\n",
+                f.name,
+                f.algorithm,
+                format!("{:.3}Mbit/s", f.goodput_bps / 1e6),
+                format!("{:.3}Mbit/s", f.throughput_bps / 1e6),
+                ms(f.rtt_ms.mean),
+                ms(f.rtt_ms.p95),
+                f.completion_time_s.map_or("-".to_string(), |c| format!("{c:.3}s")),
+                f.retransmits,
+                f.timeouts,
+                f.final_cwnd_bytes
+            );
+        }
+        for l in &m.links {
+            out += &format!(
+                "link {:<8} utilisation {:.1}%  drops {}  losses {}  queueing delay p50 {} p95 {} p99 {}\n",
+                l.name,
+                l.utilisation * 100.0,
+                l.queue_drops,
+                l.wire_losses,
+                l.qdelay_ms.p50.map_or("-".into(), |v| format!("{v:.2}ms")),
+                l.qdelay_ms.p95.map_or("-".into(), |v| format!("{v:.2}ms")),
+                l.qdelay_ms.p99.map_or("-".into(), |v| format!("{v:.2}ms")),
+            );
+        }
+        for j in &m.jain {
+            out += &format!("jain {:<10} {:.4} over [{}, {}] s for {}\n", j.name, j.index, j.from_s, j.to_s, j.flows.join(", "));
+        }
+        out
+    }
+}

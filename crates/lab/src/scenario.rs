@@ -1,0 +1,374 @@
+//! Scenario files (TOML): one bottleneck, its flows, and what to measure. Parsing checks
+//! every field and names the field in every error; the parsed scenario is what result
+//! records carry, with every default filled in.
+
+use crate::error::InputError;
+use crate::toml_fields::Fields;
+use scavenger_cc::{find, registry::known_names, Dur, ParamSet, ParamValue, Rate, RawParam, Time};
+use scavenger_net::{LinkConfig, LossModel, Outage, QueueLimit};
+use scavenger_sim::{FlowConfig, JainSpec, MeasureConfig, SimConfig};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+/// Packets of this size convert "BDP" buffer sizes to packets.
+const BDP_PACKET_BYTES: u64 = 1500;
+
+fn ser_display<T: std::fmt::Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&v.to_string())
+}
+fn ser_opt_display<T: std::fmt::Display, S: Serializer>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.serialize_str(&v.to_string()),
+        None => s.serialize_none(),
+    }
+}
+fn ser_params<S: Serializer>(p: &ParamSet, s: S) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(None)?;
+    for (k, v) in p.iter() {
+        match v {
+            ParamValue::Float(x) => m.serialize_entry(k, x)?,
+            ParamValue::Int(i) => m.serialize_entry(k, i)?,
+            ParamValue::Bool(b) => m.serialize_entry(k, b)?,
+            other => m.serialize_entry(k, &other.to_string())?,
+        }
+    }
+    m.end()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Buffer {
+    Packets(u32),
+    Bytes(u64),
+}
+
+impl Buffer {
+    fn limit(self) -> QueueLimit {
+        match self {
+            Buffer::Packets(n) => QueueLimit::Packets(n),
+            Buffer::Bytes(b) => QueueLimit::Bytes(b),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OutageSpec {
+    #[serde(serialize_with = "ser_display")]
+    pub start: Dur,
+    #[serde(serialize_with = "ser_display")]
+    pub duration: Dur,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkSpec {
+    #[serde(serialize_with = "ser_display")]
+    pub rate: Rate,
+    #[serde(serialize_with = "ser_display")]
+    pub reverse_rate: Rate,
+    #[serde(serialize_with = "ser_display")]
+    pub delay: Dur,
+    pub buffer: Buffer,
+    pub reverse_buffer: Buffer,
+    pub loss: f64,
+    pub reverse_loss: f64,
+    pub outages: Vec<OutageSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowSpec {
+    pub name: String,
+    pub algorithm: String,
+    #[serde(serialize_with = "ser_params")]
+    pub params: ParamSet,
+    #[serde(serialize_with = "ser_display")]
+    pub start: Dur,
+    pub size_bytes: Option<u64>,
+    #[serde(serialize_with = "ser_display")]
+    pub extra_delay: Dur,
+    pub mss: u32,
+    pub initial_window: u32,
+    pub rwnd_bytes: u64,
+    pub pacing: bool,
+    pub delayed_ack: bool,
+    pub clock_offset_ns: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JainGroup {
+    pub name: String,
+    pub flows: Vec<String>,
+    #[serde(serialize_with = "ser_display")]
+    pub from: Dur,
+    #[serde(serialize_with = "ser_display")]
+    pub to: Dur,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    #[serde(serialize_with = "ser_display")]
+    pub duration: Dur,
+    pub seed: u64,
+    pub link: LinkSpec,
+    pub flows: Vec<FlowSpec>,
+    #[serde(serialize_with = "ser_opt_display")]
+    pub series_bin: Option<Dur>,
+    pub jain: Vec<JainGroup>,
+}
+
+/// Reads and parses a scenario file.
+pub fn load(path: &std::path::Path) -> Result<Scenario, InputError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| InputError { file: file.clone(), field: String::new(), message: format!("cannot read the scenario file: {e}") })?;
+    parse(&file, &text)
+}
+
+/// Parses scenario text; `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<Scenario, InputError> {
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| InputError { file: file.to_string(), field: String::new(), message: format!("not valid TOML: {}", e.message()) })?;
+    let top = Fields::new(file, "", &table);
+    top.only(&["name", "description", "duration", "seed", "link", "flow", "measure"])?;
+    let duration = top.dur("duration")?.ok_or_else(|| top.err("duration", "is required (e.g. duration = \"60s\")"))?;
+    if duration == Dur::ZERO {
+        return Err(top.err("duration", "must be greater than zero"));
+    }
+    let seed = top.int("seed", 0, i64::MAX)?.unwrap_or(1) as u64;
+    let link_f = top.table("link")?.ok_or_else(|| top.err("link", "is required: the bottleneck's [link] table"))?;
+    let link = parse_link(&link_f, duration)?;
+    let mut flows = Vec::new();
+    let flow_tables = top.tables("flow")?;
+    if flow_tables.is_empty() {
+        return Err(top.err("flow", "at least one [[flow]] is required"));
+    }
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for (i, f) in flow_tables.iter().enumerate() {
+        let (base, members) = parse_flow(f, i, duration, &mut flows)?;
+        if groups.iter().any(|(g, _)| *g == base) || flows.iter().filter(|x: &&FlowSpec| x.name == base).count() > 1 {
+            return Err(f.err("name", format!("\"{base}\" is used by more than one flow; names must be unique")));
+        }
+        groups.push((base, members));
+    }
+    let mut jain = Vec::new();
+    let mut series_bin = None;
+    if let Some(m) = top.table("measure")? {
+        m.only(&["series_bin", "jain"])?;
+        series_bin = m.dur("series_bin")?;
+        if series_bin == Some(Dur::ZERO) {
+            return Err(m.err("series_bin", "must be greater than zero"));
+        }
+        for (i, j) in m.tables("jain")?.iter().enumerate() {
+            j.only(&["name", "flows", "from", "to"])?;
+            let names = j.strings("flows")?.ok_or_else(|| j.err("flows", "is required: the flow names to compare"))?;
+            let mut members = Vec::new();
+            for n in names {
+                match groups.iter().find(|(g, _)| g == n) {
+                    Some((_, ms)) => members.extend(ms.iter().cloned()),
+                    None if flows.iter().any(|f| f.name == n) => members.push(n.to_string()),
+                    None => return Err(j.err("flows", format!("no flow is named \"{n}\"; flows: {}", flows.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")))),
+                }
+            }
+            let from = j.dur("from")?.unwrap_or(Dur::ZERO);
+            let to = j.dur("to")?.unwrap_or(duration);
+            if to > duration {
+                return Err(j.err("to", format!("{to} is after the end of the run ({duration})")));
+            }
+            if from >= to {
+                return Err(j.err("from", format!("{from} must be before `to` ({to})")));
+            }
+            jain.push(JainGroup { name: j.str("name")?.map_or_else(|| format!("jain{i}"), str::to_string), flows: members, from, to });
+        }
+    }
+    Ok(Scenario { name: top.str("name")?.unwrap_or("").to_string(), description: top.str("description")?.unwrap_or("").to_string(), duration, seed, link, flows, series_bin, jain })
+}
+
+fn parse_buffer(f: &Fields, key: &str, rate: Rate, rtt: Dur) -> Result<Option<Buffer>, InputError> {
+    let Some(s) = f.str(key)? else {
+        return match f.raw(key) {
+            Some(toml::Value::Integer(_)) => Err(f.err(key, "give a unit: \"83 packets\", \"120KB\" or \"1BDP\"")),
+            _ => Ok(None),
+        };
+    };
+    let lower = s.trim().to_ascii_lowercase();
+    let allowed = "a number of packets (\"83 packets\", \"83pkt\"), a size (\"120KB\", \"64KiB\") or a multiple of the bandwidth-delay product (\"1BDP\", \"0.5bdp\")";
+    let num_of = |suffixes: &[&str]| suffixes.iter().find_map(|suf| lower.strip_suffix(suf).map(|n| n.trim().parse::<f64>()));
+    let b = if let Some(n) = num_of(&["packets", "packet", "pkts", "pkt"]) {
+        let n = n.map_err(|_| f.err(key, format!("\"{s}\" is malformed; allowed: {allowed}")))?;
+        if n.fract() != 0.0 || n < 0.0 || n > u32::MAX as f64 {
+            return Err(f.err(key, format!("\"{s}\": a packet count must be a whole number")));
+        }
+        Buffer::Packets(n as u32)
+    } else if let Some(n) = num_of(&["bdp"]) {
+        let n = n.map_err(|_| f.err(key, format!("\"{s}\" is malformed; allowed: {allowed}")))?;
+        let bdp = rate.bytes_in(rtt) as f64 / BDP_PACKET_BYTES as f64;
+        Buffer::Packets((n * bdp).ceil().max(0.0) as u32)
+    } else {
+        Buffer::Bytes(scavenger_cc::units::parse_bytes(s).map_err(|m| f.err(key, format!("{m}; allowed: {allowed}")))?)
+    };
+    if matches!(b, Buffer::Packets(0) | Buffer::Bytes(0)) {
+        return Err(f.err(key, format!("\"{s}\" gives an empty buffer; it must hold at least one packet")));
+    }
+    Ok(Some(b))
+}
+
+fn parse_link(f: &Fields, duration: Dur) -> Result<LinkSpec, InputError> {
+    f.only(&["rate", "reverse_rate", "delay", "buffer", "reverse_buffer", "loss", "reverse_loss", "outages"])?;
+    let rate = f.rate("rate")?.ok_or_else(|| f.err("rate", "is required (e.g. rate = \"10Mbit\")"))?;
+    let reverse_rate = f.rate("reverse_rate")?.unwrap_or(rate);
+    let delay = f.dur("delay")?.ok_or_else(|| f.err("delay", "is required: one-way propagation delay (e.g. delay = \"20ms\")"))?;
+    let rtt = delay + delay;
+    let buffer = parse_buffer(f, "buffer", rate, rtt)?.ok_or_else(|| f.err("buffer", "is required (e.g. buffer = \"1BDP\" or \"70 packets\")"))?;
+    let reverse_buffer = parse_buffer(f, "reverse_buffer", reverse_rate, rtt)?.unwrap_or(buffer);
+    let loss = f.float("loss", 0.0, 1.0)?.unwrap_or(0.0);
+    let reverse_loss = f.float("reverse_loss", 0.0, 1.0)?.unwrap_or(0.0);
+    let mut outages: Vec<OutageSpec> = Vec::new();
+    for o in f.tables("outages")? {
+        o.only(&["start", "duration"])?;
+        let start = o.dur("start")?.ok_or_else(|| o.err("start", "is required"))?;
+        let d = o.dur("duration")?.ok_or_else(|| o.err("duration", "is required"))?;
+        if start >= duration {
+            return Err(o.err("start", format!("{start} is at or after the end of the run ({duration})")));
+        }
+        if d == Dur::ZERO {
+            return Err(o.err("duration", "must be greater than zero"));
+        }
+        if let Some(prev) = outages.last() {
+            if start < prev.start + prev.duration {
+                return Err(o.err("start", format!("{start} overlaps or precedes the previous outage; list outages in order without overlap")));
+            }
+        }
+        outages.push(OutageSpec { start, duration: d });
+    }
+    Ok(LinkSpec { rate, reverse_rate, delay, buffer, reverse_buffer, loss, reverse_loss, outages })
+}
+
+fn raw_param(f: &Fields, key: &str, v: &toml::Value) -> Result<RawParam, InputError> {
+    Ok(match v {
+        toml::Value::Integer(i) => RawParam::Int(*i),
+        toml::Value::Float(x) => RawParam::Float(*x),
+        toml::Value::Boolean(b) => RawParam::Bool(*b),
+        toml::Value::String(s) => RawParam::Text(s.clone()),
+        other => return Err(f.err(key, format!("a parameter value must be a number, boolean or string, found {other}"))),
+    })
+}
+
+/// Parses one `[[flow]]` (expanded `count` times) and returns its base name and members.
+fn parse_flow(f: &Fields, _idx: usize, duration: Dur, out: &mut Vec<FlowSpec>) -> Result<(String, Vec<String>), InputError> {
+    f.only(&["name", "algorithm", "params", "start", "size", "count", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset"])?;
+    let alg_name = f.str("algorithm")?.ok_or_else(|| f.err("algorithm", format!("is required; known algorithms: {}", known_names())))?;
+    let info = find(alg_name).ok_or_else(|| f.err("algorithm", format!("unknown algorithm \"{alg_name}\"; known algorithms: {}", known_names())))?;
+    let base = f.str("name")?.map_or_else(|| format!("flow{}", out.len()), str::to_string);
+    if base.is_empty() {
+        return Err(f.err("name", "must not be empty"));
+    }
+    let params = match f.table("params")? {
+        None => ParamSet::defaults(info.params),
+        Some(p) => {
+            let mut raws = Vec::new();
+            for (k, v) in p.table {
+                raws.push((k.as_str(), raw_param(&p, k, v)?));
+            }
+            info.resolve(raws.iter().map(|(k, v)| (*k, v))).map_err(|e| p.err(&e.param, format!("{} = {} is not accepted by `{}`; allowed: {}", e.param, e.value, info.name, e.allowed)))?
+        }
+    };
+    let start = f.dur("start")?.unwrap_or(Dur::ZERO);
+    if start >= duration {
+        return Err(f.err("start", format!("{start} is at or after the end of the run ({duration})")));
+    }
+    let size = f.bytes("size")?;
+    if size == Some(0) {
+        return Err(f.err("size", "must be greater than zero (omit it for a long-lived flow)"));
+    }
+    let count = f.int("count", 1, 100_000)?.unwrap_or(1) as usize;
+    let mss = f.int("mss", 64, 65_000)?.unwrap_or(1448) as u32;
+    let clock_offset_ns = match f.raw("clock_offset") {
+        None => 0,
+        Some(toml::Value::String(s)) => {
+            let (neg, body) = s.trim().strip_prefix('-').map_or((false, s.as_str()), |b| (true, b));
+            let d = scavenger_cc::units::parse_duration(body).map_err(|m| f.err("clock_offset", m))?;
+            let n = i64::try_from(d.nanos()).map_err(|_| f.err("clock_offset", "is too large"))?;
+            if neg {
+                -n
+            } else {
+                n
+            }
+        }
+        Some(v) => return Err(f.err("clock_offset", format!("expected a duration string such as \"-5ms\", found {v}"))),
+    };
+    let template = FlowSpec {
+        name: base.clone(),
+        algorithm: info.name.to_string(),
+        params,
+        start,
+        size_bytes: size,
+        extra_delay: f.dur("extra_delay")?.unwrap_or(Dur::ZERO),
+        mss,
+        initial_window: f.int("initial_window", 1, 1000)?.unwrap_or(10) as u32,
+        rwnd_bytes: f.bytes("rwnd")?.unwrap_or(64 << 20),
+        pacing: f.bool("pacing")?.unwrap_or(false),
+        delayed_ack: f.bool("delayed_ack")?.unwrap_or(true),
+        clock_offset_ns,
+    };
+    if template.rwnd_bytes < mss as u64 {
+        return Err(f.err("rwnd", format!("{} bytes is smaller than one segment ({mss} bytes)", template.rwnd_bytes)));
+    }
+    let mut members = Vec::new();
+    for k in 0..count {
+        let mut fs = template.clone();
+        if count > 1 {
+            fs.name = format!("{base}.{}", k + 1);
+        }
+        if out.iter().any(|x| x.name == fs.name) {
+            return Err(f.err("name", format!("\"{}\" is used by more than one flow; names must be unique", fs.name)));
+        }
+        members.push(fs.name.clone());
+        out.push(fs);
+    }
+    Ok((base, members))
+}
+
+impl Scenario {
+    /// The simulator configuration for this scenario and seed.
+    pub fn to_sim(&self, seed: u64) -> SimConfig {
+        let l = &self.link;
+        let link = |rate, buffer: Buffer, loss: f64| LinkConfig {
+            rate,
+            delay: l.delay,
+            limit: buffer.limit(),
+            loss: if loss > 0.0 { LossModel::Bernoulli { p: loss } } else { LossModel::None },
+            outages: l.outages.iter().map(|o| Outage { start: Time::ZERO + o.start, end: Time::ZERO + o.start + o.duration }).collect(),
+        };
+        let mut reverse = link(l.reverse_rate, l.reverse_buffer, l.reverse_loss);
+        // A blackout takes the whole link down, both directions.
+        reverse.outages = link(l.rate, l.buffer, 0.0).outages;
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| {
+                let info = find(&f.algorithm).expect("validated at parse time");
+                let mut fc = FlowConfig::bulk(&f.name, info);
+                fc.params = f.params.clone();
+                fc.start = Time::ZERO + f.start;
+                fc.size = f.size_bytes;
+                fc.mss = f.mss;
+                fc.initial_window = f.initial_window;
+                fc.extra_delay = f.extra_delay;
+                fc.rwnd = f.rwnd_bytes;
+                fc.pacing = f.pacing;
+                fc.ack_every = if f.delayed_ack { 2 } else { 1 };
+                fc.clock_offset = f.clock_offset_ns;
+                fc
+            })
+            .collect();
+        let index = |n: &str| self.flows.iter().position(|f| f.name == n).expect("validated at parse time");
+        let jain = self.jain.iter().map(|j| JainSpec { name: j.name.clone(), flows: j.flows.iter().map(|n| index(n)).collect(), from: Time::ZERO + j.from, to: Time::ZERO + j.to }).collect();
+        SimConfig {
+            duration: self.duration,
+            seed,
+            forward: link(l.rate, l.buffer, l.loss),
+            reverse,
+            flows,
+            measure: MeasureConfig { jain, series_bin: self.series_bin },
+        }
+    }
+}
