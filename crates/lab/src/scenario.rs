@@ -183,12 +183,10 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, InputError> {
 }
 
 fn parse_buffer(f: &Fields, key: &str, rate: Rate, rtt: Dur) -> Result<Option<Buffer>, InputError> {
-    let Some(s) = f.str(key)? else {
-        return match f.raw(key) {
-            Some(toml::Value::Integer(_)) => Err(f.err(key, "give a unit: \"83 packets\", \"120KB\" or \"1BDP\"")),
-            _ => Ok(None),
-        };
-    };
+    if let Some(v @ (toml::Value::Integer(_) | toml::Value::Float(_))) = f.raw(key) {
+        return Err(f.err(key, format!("{v} has no unit; write it as a string such as \"83 packets\", \"120KB\" or \"1BDP\"")));
+    }
+    let Some(s) = f.str(key)? else { return Ok(None) };
     let lower = s.trim().to_ascii_lowercase();
     let allowed = "a number of packets (\"83 packets\", \"83pkt\"), a size (\"120KB\", \"64KiB\") or a multiple of the bandwidth-delay product (\"1BDP\", \"0.5bdp\")";
     let num_of = |suffixes: &[&str]| suffixes.iter().find_map(|suf| lower.strip_suffix(suf).map(|n| n.trim().parse::<f64>()));

@@ -98,3 +98,20 @@ fn same_seed_same_result_and_conservation_with_many_flows() {
     assert_ne!(run(c).flows[0].delivered_bytes, a.flows[0].delivered_bytes);
 }
 
+
+#[test]
+fn two_cubic_flows_share_fairly() {
+    for seed in 1..=3 {
+        let mut cfg = dumbbell(10, 50, bdp_packets(10, 50), 60);
+        cfg.seed = seed;
+        cfg.flows.push(flow("a", "cubic"));
+        let mut b = flow("b", "cubic");
+        b.start = Time(seed * 100_000_000); // staggered so the seeds differ
+        cfg.flows.push(b);
+        cfg.measure.jain.push(JainSpec { name: "last40".into(), flows: vec![0, 1], from: Time(20_000_000_000), to: Time(60_000_000_000) });
+        let r = run(cfg);
+        let j = &r.jain[0];
+        assert!(j.index >= 0.95, "seed {seed}: Jain {} rates {:?}", j.index, j.goodput_bps);
+        assert!(r.links[0].utilisation > 0.9, "seed {seed}: {}", r.links[0].utilisation);
+    }
+}

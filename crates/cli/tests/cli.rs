@@ -1,0 +1,66 @@
+//! The command line: exit codes and messages as a user sees them.
+
+use std::process::Command;
+
+fn scavenger(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_scavenger")).args(args).output().expect("runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn examples() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+#[test]
+fn every_example_runs() {
+    for e in std::fs::read_dir(examples()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let (code, out, err) = scavenger(&["run", p.to_str().unwrap()]);
+            assert_eq!(code, 0, "{}: {err}", p.display());
+            assert!(out.contains("goodput") && out.contains("link forward"), "{out}");
+        }
+    }
+}
+
+#[test]
+fn json_output_is_the_record() {
+    let p = examples().join("newreno-random-loss.toml");
+    let (code, out, _) = scavenger(&["run", p.to_str().unwrap(), "--json", "--seed", "3"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["seed"], 3);
+    assert!(v["metrics"]["flows"][0]["goodput_bps"].as_f64().unwrap() > 1e6);
+}
+
+#[test]
+fn bad_input_exits_non_zero_with_the_field_named() {
+    let (code, _, err) = scavenger(&["run", "/nonexistent/x.toml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/x.toml") && err.contains("cannot read"), "{err}");
+    let dir = std::env::temp_dir().join(format!("scavenger-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "duration = \"10s\"\n[link]\nrate = \"0Mbit\"\ndelay = \"1ms\"\nbuffer = \"10 packets\"\n[[flow]]\nalgorithm = \"newreno\"\n").unwrap();
+    let (code, _, err) = scavenger(&["run", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("link.rate") && err.contains("0Mbit") && !err.contains("panicked"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn algorithms_lists_parameters_with_defaults_and_sources() {
+    let (code, out, _) = scavenger(&["algorithms"]);
+    assert_eq!(code, 0);
+    for name in ["newreno", "cubic", "ledbat"] {
+        assert!(out.lines().any(|l| l.starts_with(name)), "{name} missing from:\n{out}");
+    }
+    assert!(out.contains("beta") && out.contains("0.7") && out.contains("RFC 9438"), "{out}");
+}
+
+#[test]
+fn bench_case_prints_one_line_of_numbers() {
+    let (code, _, err) = scavenger(&["bench", "--case", "zz"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("\"zz\"") && err.contains("cases: a, b"), "{err}");
+}

@@ -1,0 +1,136 @@
+//! Bad input: every error names the file, the field and the offending value.
+
+use scavenger_lab::parse;
+
+const GOOD: &str = r#"
+duration = "10s"
+[link]
+rate = "8Mbit"
+delay = "25ms"
+buffer = "70 packets"
+[[flow]]
+name = "a"
+algorithm = "newreno"
+"#;
+
+/// Parses GOOD with `from` replaced by `to` and returns the error text.
+fn error_with(from: &str, to: &str) -> String {
+    assert!(GOOD.contains(from), "test bug: {from}");
+    let text = GOOD.replace(from, to);
+    match parse("bad.toml", &text) {
+        Ok(_) => panic!("expected an error for {to:?}"),
+        Err(e) => {
+            assert_eq!(e.file, "bad.toml");
+            e.to_string()
+        }
+    }
+}
+
+fn assert_mentions(msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(msg.contains(p), "error {msg:?} should mention {p:?}");
+    }
+}
+
+#[test]
+fn the_good_scenario_parses_with_defaults() {
+    let s = parse("good.toml", GOOD).unwrap();
+    assert_eq!(s.flows.len(), 1);
+    assert_eq!(s.flows[0].mss, 1448);
+    assert_eq!(s.flows[0].initial_window, 10);
+    assert_eq!(s.link.reverse_rate, s.link.rate);
+    assert_eq!(s.seed, 1);
+}
+
+#[test]
+fn unknown_field() {
+    let m = error_with("delay = \"25ms\"", "delay = \"25ms\"\nbandwidth = \"8Mbit\"");
+    assert_mentions(&m, &["bad.toml", "link.bandwidth", "unknown field", "rate"]);
+    let m = error_with("duration", "durration");
+    assert_mentions(&m, &["durration", "unknown field"]);
+}
+
+#[test]
+fn unknown_algorithm() {
+    let m = error_with("\"newreno\"", "\"tcp-fancy\"");
+    assert_mentions(&m, &["flow[0].algorithm", "tcp-fancy", "newreno"]);
+}
+
+#[test]
+fn unknown_and_out_of_range_parameters() {
+    let m = error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nparams = { beta = 0.5 }");
+    assert_mentions(&m, &["flow[0].params.beta", "0.5", "no parameters"]);
+    let m = error_with("algorithm = \"newreno\"", "algorithm = \"cubic\"\nparams = { beta = 1.5 }");
+    assert_mentions(&m, &["flow[0].params.beta", "1.5", "allowed"]);
+    let m = error_with("algorithm = \"newreno\"", "algorithm = \"cubic\"\nparams = { gamma = 1 }");
+    assert_mentions(&m, &["flow[0].params.gamma", "known parameters"]);
+}
+
+#[test]
+fn malformed_units() {
+    assert_mentions(&error_with("\"8Mbit\"", "\"8 furlongs\""), &["link.rate", "8 furlongs", "Mbit"]);
+    assert_mentions(&error_with("\"25ms\"", "\"25\""), &["link.delay", "\"25\"", "no unit"]);
+    assert_mentions(&error_with("\"25ms\"", "25"), &["link.delay", "25", "string with a unit"]);
+    assert_mentions(&error_with("\"70 packets\"", "\"70 parcels\""), &["link.buffer", "70 parcels", "packets"]);
+    assert_mentions(&error_with("\"10s\"", "\"ten seconds\""), &["duration", "ten seconds"]);
+}
+
+#[test]
+fn zero_or_negative_rate() {
+    assert_mentions(&error_with("\"8Mbit\"", "\"0Mbit\""), &["link.rate", "0Mbit", "greater than zero"]);
+    assert_mentions(&error_with("\"8Mbit\"", "\"-8Mbit\""), &["link.rate", "-8Mbit"]);
+    assert_mentions(&error_with("rate = \"8Mbit\"", "rate = \"8Mbit\"\nreverse_rate = \"0kbit\""), &["link.reverse_rate", "greater than zero"]);
+}
+
+#[test]
+fn zero_buffer() {
+    assert_mentions(&error_with("\"70 packets\"", "\"0 packets\""), &["link.buffer", "0 packets", "at least one packet"]);
+    assert_mentions(&error_with("\"70 packets\"", "\"0KB\""), &["link.buffer", "0KB"]);
+    assert_mentions(&error_with("\"70 packets\"", "70"), &["link.buffer", "unit"]);
+}
+
+#[test]
+fn start_after_the_end_of_the_run() {
+    let m = error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nstart = \"12s\"");
+    assert_mentions(&m, &["flow[0].start", "12s", "end of the run", "10s"]);
+    let m = error_with("buffer = \"70 packets\"", "buffer = \"70 packets\"\noutages = [{ start = \"11s\", duration = \"1s\" }]");
+    assert_mentions(&m, &["link.outages[0].start", "11s"]);
+}
+
+#[test]
+fn wrong_types_and_missing_required_fields() {
+    assert_mentions(&error_with("name = \"a\"", "name = 3"), &["flow[0].name", "string"]);
+    assert_mentions(&error_with("rate = \"8Mbit\"\n", ""), &["link.rate", "required"]);
+    assert_mentions(&error_with("[[flow]]\nname = \"a\"\nalgorithm = \"newreno\"\n", ""), &["flow", "at least one"]);
+    let m = error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\n[measure]\njain = [{ flows = [\"zz\"] }]");
+    assert_mentions(&m, &["measure.jain[0].flows", "zz"]);
+    assert_mentions(&error_with("[link]", "[link"), &["bad.toml", "TOML"]);
+}
+
+#[test]
+fn missing_file() {
+    let e = scavenger_lab::load(std::path::Path::new("/nonexistent/scenario.toml")).unwrap_err();
+    assert_mentions(&e.to_string(), &["/nonexistent/scenario.toml", "cannot read"]);
+}
+
+#[test]
+fn units_in_common_spellings_are_accepted() {
+    for r in ["8Mbit", "8Mbps", "8mbit/s", "8 Mbit/s"] {
+        let s = parse("ok.toml", &GOOD.replace("\"8Mbit\"", &format!("\"{r}\""))).unwrap();
+        assert_eq!(s.link.rate.bps(), 8_000_000, "{r}");
+    }
+    let s = parse("ok.toml", &GOOD.replace("algorithm = \"newreno\"", "algorithm = \"newreno\"\nsize = \"2469KiB\"")).unwrap();
+    assert_eq!(s.flows[0].size_bytes, Some(2469 * 1024));
+    // 1 BDP of 8 Mbit/s × 50 ms = 50 000 bytes = 34 packets of 1500 bytes (rounded up).
+    let s = parse("ok.toml", &GOOD.replace("\"70 packets\"", "\"1BDP\"")).unwrap();
+    assert_eq!(s.link.buffer, scavenger_lab::scenario::Buffer::Packets(34));
+}
+
+#[test]
+fn count_expands_flows_and_groups_resolve_in_jain() {
+    let text = GOOD.replace("name = \"a\"", "name = \"a\"\ncount = 3") + "[measure]\njain = [{ flows = [\"a\"], from = \"2s\" }]\n";
+    let s = parse("ok.toml", &text).unwrap();
+    let names: Vec<_> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["a.1", "a.2", "a.3"]);
+    assert_eq!(s.jain[0].flows, ["a.1", "a.2", "a.3"]);
+}
