@@ -55,14 +55,20 @@ impl RunRecord {
             let path = dir.join("series.csv");
             let mut w = std::io::BufWriter::new(std::fs::File::create(&path)?);
             write!(w, "time_s")?;
-            for f in &self.metrics.flows {
+            for (f, tr) in self.metrics.flows.iter().zip(&s.flow_trace) {
                 write!(w, ",{0}_goodput_bps,{0}_cwnd_bytes", f.name)?;
+                for (var, _) in tr {
+                    write!(w, ",{}_{}", f.name, var)?;
+                }
             }
             writeln!(w, ",bottleneck_utilisation,queue_pkts")?;
             for (i, t) in s.time_s.iter().enumerate() {
                 write!(w, "{t}")?;
-                for (g, c) in s.flow_goodput_bps.iter().zip(&s.flow_cwnd_bytes) {
+                for ((g, c), tr) in s.flow_goodput_bps.iter().zip(&s.flow_cwnd_bytes).zip(&s.flow_trace) {
                     write!(w, ",{},{}", g[i], c[i])?;
+                    for (_, col) in tr {
+                        write!(w, ",{}", col[i])?;
+                    }
                 }
                 writeln!(w, ",{},{}", s.link_utilisation[i], s.queue_pkts[i])?;
             }

@@ -99,6 +99,9 @@ pub struct Series {
     pub flow_goodput_bps: Vec<Vec<f64>>,
     /// Per flow: congestion window (bytes) at the end of each bin.
     pub flow_cwnd_bytes: Vec<Vec<u64>>,
+    /// Per flow: the algorithm's own trace variables (`CongestionControl::trace`) at the
+    /// end of each bin, by name.
+    pub flow_trace: Vec<Vec<(String, Vec<f64>)>>,
     /// Forward bottleneck: utilisation in each bin and queue length at its end (packets).
     pub link_utilisation: Vec<f64>,
     pub queue_pkts: Vec<u64>,

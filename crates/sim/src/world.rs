@@ -115,7 +115,7 @@ impl Simulation {
             q.push(Time::ZERO + bin, Event::SeriesTick);
             SeriesState {
                 bin,
-                out: Series { bin_s: bin.secs_f64(), time_s: vec![], flow_goodput_bps: vec![vec![]; cfg.flows.len()], flow_cwnd_bytes: vec![vec![]; cfg.flows.len()], link_utilisation: vec![], queue_pkts: vec![] },
+                out: Series { bin_s: bin.secs_f64(), time_s: vec![], flow_goodput_bps: vec![vec![]; cfg.flows.len()], flow_cwnd_bytes: vec![vec![]; cfg.flows.len()], flow_trace: vec![vec![]; cfg.flows.len()], link_utilisation: vec![], queue_pkts: vec![] },
                 last_rx: vec![0; cfg.flows.len()],
                 last_tx: 0,
             }
@@ -322,6 +322,24 @@ impl Simulation {
             st.out.flow_goodput_bps[i].push((rx - st.last_rx[i]) as f64 * 8.0 / bin);
             st.last_rx[i] = rx;
             st.out.flow_cwnd_bytes[i].push(f.sender.as_ref().map_or(0, |s| s.cwnd()));
+            let bins = st.out.time_s.len();
+            if let Some(s) = f.sender.as_mut() {
+                let tr = &mut st.out.flow_trace[i];
+                for &(name, v) in s.trace() {
+                    let col = match tr.iter().position(|(n, _)| n == name) {
+                        Some(c) => c,
+                        None => {
+                            // A variable first seen now: earlier bins had no value.
+                            tr.push((name.to_string(), vec![f64::NAN; bins - 1]));
+                            tr.len() - 1
+                        }
+                    };
+                    tr[col].1.push(v);
+                }
+                for (_, col) in tr.iter_mut() {
+                    col.resize(bins, f64::NAN);
+                }
+            }
         }
         let tx = self.links[FWD].stats().tx_bytes;
         let cap = self.links[FWD].config().rate.bytes_in(st.bin) as f64;

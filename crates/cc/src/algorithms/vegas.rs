@@ -254,10 +254,8 @@ impl Vegas {
         } else if diff > self.beta {
             self.w.cwnd -= 1;
             self.w.ssthresh = self.vegas_ssthresh();
-        } else if diff < self.alpha {
-            if cwnd_limited {
-                self.w.cwnd += 1;
-            }
+        } else if diff < self.alpha && cwnd_limited {
+            self.w.cwnd += 1;
         }
         if self.w.cwnd < 2 {
             self.w.cwnd = 2;
