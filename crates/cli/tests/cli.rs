@@ -13,9 +13,21 @@ fn examples() -> std::path::PathBuf {
 
 #[test]
 fn every_example_runs() {
-    for e in std::fs::read_dir(examples()).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "toml") {
+    let mut files = Vec::new();
+    let mut dirs = vec![examples()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() >= 12, "examples: {files:?}");
+    for p in files {
+        {
             let (code, out, err) = scavenger(&["run", p.to_str().unwrap()]);
             assert_eq!(code, 0, "{}: {err}", p.display());
             assert!(out.contains("goodput") && out.contains("link forward"), "{out}");
