@@ -85,12 +85,42 @@ pub struct FlowSpec {
     pub size_bytes: Option<u64>,
     #[serde(serialize_with = "ser_display")]
     pub extra_delay: Dur,
+    /// "download" (data on the forward link) or "upload" (data on the reverse link).
+    pub direction: FlowDirection,
+    /// Sending and receiving hosts, when the scenario names hosts.
+    pub from: Option<String>,
+    pub to: Option<String>,
     pub mss: u32,
     pub initial_window: u32,
     pub rwnd_bytes: u64,
     pub pacing: bool,
     pub delayed_ack: bool,
     pub clock_offset_ns: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowDirection {
+    Download,
+    Upload,
+}
+
+/// Which side of the bottleneck a host is on. Downloads go from the server side to the
+/// client side over the forward link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Server,
+    Client,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HostSpec {
+    pub name: String,
+    pub side: Side,
+    /// One-way access delay between the host and the bottleneck.
+    #[serde(serialize_with = "ser_display")]
+    pub delay: Dur,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -111,6 +141,7 @@ pub struct Scenario {
     pub duration: Dur,
     pub seed: u64,
     pub link: LinkSpec,
+    pub hosts: Vec<HostSpec>,
     pub flows: Vec<FlowSpec>,
     #[serde(serialize_with = "ser_opt_display")]
     pub series_bin: Option<Dur>,
@@ -128,7 +159,7 @@ pub fn load(path: &std::path::Path) -> Result<Scenario, InputError> {
 pub fn parse(file: &str, text: &str) -> Result<Scenario, InputError> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| InputError { file: file.to_string(), field: String::new(), message: format!("not valid TOML: {}", e.message()) })?;
     let top = Fields::new(file, "", &table);
-    top.only(&["name", "description", "duration", "seed", "link", "flow", "measure"])?;
+    top.only(&["name", "description", "duration", "seed", "link", "host", "flow", "measure"])?;
     let duration = top.dur("duration")?.ok_or_else(|| top.err("duration", "is required (e.g. duration = \"60s\")"))?;
     if duration == Dur::ZERO {
         return Err(top.err("duration", "must be greater than zero"));
@@ -136,14 +167,15 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, InputError> {
     let seed = top.int("seed", 0, i64::MAX)?.unwrap_or(1) as u64;
     let link_f = top.table("link")?.ok_or_else(|| top.err("link", "is required: the bottleneck's [link] table"))?;
     let link = parse_link(&link_f, duration)?;
+    let hosts = parse_hosts(&top)?;
     let mut flows = Vec::new();
     let flow_tables = top.tables("flow")?;
     if flow_tables.is_empty() {
         return Err(top.err("flow", "at least one [[flow]] is required"));
     }
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-    for (i, f) in flow_tables.iter().enumerate() {
-        let (base, members) = parse_flow(f, i, duration, &mut flows)?;
+    for f in &flow_tables {
+        let (base, members) = parse_flow(f, &hosts, duration, &mut flows)?;
         if groups.iter().any(|(g, _)| *g == base) || flows.iter().filter(|x: &&FlowSpec| x.name == base).count() > 1 {
             return Err(f.err("name", format!("\"{base}\" is used by more than one flow; names must be unique")));
         }
@@ -179,7 +211,7 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, InputError> {
             jain.push(JainGroup { name: j.str("name")?.map_or_else(|| format!("jain{i}"), str::to_string), flows: members, from, to });
         }
     }
-    Ok(Scenario { name: top.str("name")?.unwrap_or("").to_string(), description: top.str("description")?.unwrap_or("").to_string(), duration, seed, link, flows, series_bin, jain })
+    Ok(Scenario { name: top.str("name")?.unwrap_or("").to_string(), description: top.str("description")?.unwrap_or("").to_string(), duration, seed, link, hosts, flows, series_bin, jain })
 }
 
 fn parse_buffer(f: &Fields, key: &str, rate: Rate, rtt: Dur) -> Result<Option<Buffer>, InputError> {
@@ -250,9 +282,65 @@ fn raw_param(f: &Fields, key: &str, v: &toml::Value) -> Result<RawParam, InputEr
     })
 }
 
+fn parse_hosts(top: &Fields) -> Result<Vec<HostSpec>, InputError> {
+    let mut hosts: Vec<HostSpec> = Vec::new();
+    for h in top.tables("host")? {
+        h.only(&["name", "side", "delay"])?;
+        let name = h.str("name")?.ok_or_else(|| h.err("name", "is required"))?.to_string();
+        if hosts.iter().any(|x| x.name == name) {
+            return Err(h.err("name", format!("\"{name}\" names more than one host")));
+        }
+        let side = match h.str("side")? {
+            Some("server") => Side::Server,
+            Some("client") => Side::Client,
+            Some(other) => return Err(h.err("side", format!("\"{other}\" is not a side; allowed: \"server\" (sends downloads over the forward link) or \"client\""))),
+            None => return Err(h.err("side", "is required: \"server\" or \"client\"")),
+        };
+        hosts.push(HostSpec { name, side, delay: h.dur("delay")?.unwrap_or(Dur::ZERO) });
+    }
+    Ok(hosts)
+}
+
+/// Direction and access delay of a flow from its `from`/`to` hosts or its `direction`.
+fn flow_path(f: &Fields, hosts: &[HostSpec]) -> Result<(FlowDirection, Dur, Option<String>, Option<String>), InputError> {
+    let host = |key: &str| -> Result<Option<&HostSpec>, InputError> {
+        match f.str(key)? {
+            None => Ok(None),
+            Some(n) => hosts.iter().find(|h| h.name == n).map(Some).ok_or_else(|| {
+                let known: Vec<&str> = hosts.iter().map(|h| h.name.as_str()).collect();
+                f.err(key, format!("no host is named \"{n}\"; hosts: {}", if known.is_empty() { "none (add [[host]] tables)".to_string() } else { known.join(", ") }))
+            }),
+        }
+    };
+    let (from, to) = (host("from")?, host("to")?);
+    let explicit = match f.str("direction")? {
+        None => None,
+        Some("download") | Some("forward") => Some(FlowDirection::Download),
+        Some("upload") | Some("reverse") => Some(FlowDirection::Upload),
+        Some(other) => return Err(f.err("direction", format!("\"{other}\" is not a direction; allowed: \"download\" or \"upload\""))),
+    };
+    match (from, to) {
+        (None, None) => Ok((explicit.unwrap_or(FlowDirection::Download), Dur::ZERO, None, None)),
+        (Some(a), Some(b)) => {
+            let dir = match (a.side, b.side) {
+                (Side::Server, Side::Client) => FlowDirection::Download,
+                (Side::Client, Side::Server) => FlowDirection::Upload,
+                _ => return Err(f.err("to", format!("\"{}\" and \"{}\" are on the same side of the bottleneck; a flow must cross it", a.name, b.name))),
+            };
+            if explicit.is_some_and(|e| e != dir) {
+                return Err(f.err("direction", "contradicts the sides of `from` and `to`; omit it"));
+            }
+            Ok((dir, a.delay + b.delay, Some(a.name.clone()), Some(b.name.clone())))
+        }
+        (Some(_), None) => Err(f.err("to", "is required when `from` is given")),
+        (None, Some(_)) => Err(f.err("from", "is required when `to` is given")),
+    }
+}
+
 /// Parses one `[[flow]]` (expanded `count` times) and returns its base name and members.
-fn parse_flow(f: &Fields, _idx: usize, duration: Dur, out: &mut Vec<FlowSpec>) -> Result<(String, Vec<String>), InputError> {
-    f.only(&["name", "algorithm", "params", "start", "size", "count", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset"])?;
+fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowSpec>) -> Result<(String, Vec<String>), InputError> {
+    f.only(&["name", "algorithm", "params", "start", "size", "count", "from", "to", "direction", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset"])?;
+    let (direction, host_delay, from, to) = flow_path(f, hosts)?;
     let alg_name = f.str("algorithm")?.ok_or_else(|| f.err("algorithm", format!("is required; known algorithms: {}", known_names())))?;
     let info = find(alg_name).ok_or_else(|| f.err("algorithm", format!("unknown algorithm \"{alg_name}\"; known algorithms: {}", known_names())))?;
     let base = f.str("name")?.map_or_else(|| format!("flow{}", out.len()), str::to_string);
@@ -299,7 +387,10 @@ fn parse_flow(f: &Fields, _idx: usize, duration: Dur, out: &mut Vec<FlowSpec>) -
         params,
         start,
         size_bytes: size,
-        extra_delay: f.dur("extra_delay")?.unwrap_or(Dur::ZERO),
+        extra_delay: host_delay + f.dur("extra_delay")?.unwrap_or(Dur::ZERO),
+        direction,
+        from,
+        to,
         mss,
         initial_window: f.int("initial_window", 1, 1000)?.unwrap_or(10) as u32,
         rwnd_bytes: f.bytes("rwnd")?.unwrap_or(64 << 20),
@@ -351,6 +442,10 @@ impl Scenario {
                 fc.mss = f.mss;
                 fc.initial_window = f.initial_window;
                 fc.extra_delay = f.extra_delay;
+                fc.direction = match f.direction {
+                    FlowDirection::Download => scavenger_sim::Direction::Forward,
+                    FlowDirection::Upload => scavenger_sim::Direction::Reverse,
+                };
                 fc.rwnd = f.rwnd_bytes;
                 fc.pacing = f.pacing;
                 fc.ack_every = if f.delayed_ack { 2 } else { 1 };

@@ -134,3 +134,48 @@ fn count_expands_flows_and_groups_resolve_in_jain() {
     assert_eq!(names, ["a.1", "a.2", "a.3"]);
     assert_eq!(s.jain[0].flows, ["a.1", "a.2", "a.3"]);
 }
+
+#[test]
+fn hosts_give_direction_and_access_delay() {
+    let text = r#"
+duration = "10s"
+[link]
+rate = "8Mbit"
+reverse_rate = "1Mbit"
+delay = "25ms"
+buffer = "70 packets"
+[[host]]
+name = "server"
+side = "server"
+delay = "2ms"
+[[host]]
+name = "home"
+side = "client"
+delay = "1ms"
+[[flow]]
+name = "down"
+algorithm = "newreno"
+from = "server"
+to = "home"
+[[flow]]
+name = "backup"
+algorithm = "ledbat"
+from = "home"
+to = "server"
+"#;
+    let s = parse("hosts.toml", text).unwrap();
+    use scavenger_lab::scenario::FlowDirection::*;
+    assert_eq!(s.flows[0].direction, Download);
+    assert_eq!(s.flows[1].direction, Upload);
+    assert_eq!(s.flows[1].extra_delay, scavenger_cc::Dur::from_millis(3));
+    let cfg = s.to_sim(1);
+    assert_eq!(cfg.flows[1].direction, scavenger_sim::Direction::Reverse);
+    let m = parse("h.toml", &text.replace("to = \"server\"", "to = \"nas\"")).unwrap_err().to_string();
+    assert_mentions(&m, &["flow[1].to", "nas", "server, home"]);
+    let m = parse("h.toml", &text.replace("side = \"client\"", "side = \"server\"")).unwrap_err().to_string();
+    assert_mentions(&m, &["same side"]);
+    let m = parse("h.toml", &text.replace("side = \"client\"", "side = \"lan\"")).unwrap_err().to_string();
+    assert_mentions(&m, &["host[1].side", "lan"]);
+    let m = error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\ndirection = \"sideways\"");
+    assert_mentions(&m, &["flow[0].direction", "sideways", "upload"]);
+}

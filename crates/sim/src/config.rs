@@ -37,6 +37,16 @@ pub struct FlowConfig {
     pub delack_timeout: Dur,
     /// Receiver clock minus true time, ns.
     pub clock_offset: i64,
+    /// Which way the data goes: `Forward` uses the forward link for data and the reverse
+    /// link for ACKs (a download in seed 000's terms); `Reverse` the opposite (an upload).
+    pub direction: Direction,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Direction {
+    #[default]
+    Forward,
+    Reverse,
 }
 
 impl FlowConfig {
@@ -58,6 +68,7 @@ impl FlowConfig {
             ack_every: 2,
             delack_timeout: Dur::from_millis(40),
             clock_offset: 0,
+            direction: Direction::Forward,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! forward (data) and a reverse (ACK) direction, each with its own rate, queue, delay
 //! and loss. Each flow may add its own access delay on the sender side.
 
-use crate::config::SimConfig;
+use crate::config::{Direction, SimConfig};
 use crate::engine::{Event, EventQueue};
 use crate::packet::{Kind, Packet};
 use crate::receiver::{DataOutcome, Receiver, ReceiverConfig};
@@ -181,13 +181,21 @@ impl Simulation {
         arm(&mut self.q, &mut flow.rto_wake, s.rto_deadline(), Event::Rto(f as u32));
     }
 
+    /// The bottleneck direction that carries flow `f`'s data (its ACKs use the other).
+    fn data_link(&self, f: usize) -> usize {
+        match self.cfg.flows[f].direction {
+            Direction::Forward => FWD,
+            Direction::Reverse => REV,
+        }
+    }
+
     fn route_data(&mut self, f: usize, p: Packet) {
         if let Some(line) = self.flows[f].up.as_mut() {
             line.push(self.now, p);
             let next = line.next_wakeup();
             arm(&mut self.q, &mut self.flows[f].up_wake, next, Event::Access(f as u32, 0));
         } else {
-            self.enqueue(FWD, p);
+            self.enqueue(self.data_link(f), p);
         }
     }
 
@@ -240,7 +248,7 @@ impl Simulation {
         arm(&mut self.q, wake, next, Event::Access(f as u32, dir));
         for p in due {
             if dir == 0 {
-                self.enqueue(FWD, p);
+                self.enqueue(self.data_link(f), p);
             } else {
                 self.on_ack_arrival(p);
             }
@@ -258,7 +266,7 @@ impl Simulation {
     fn send_ack(&mut self, f: usize) {
         let a = self.flows[f].receiver.make_ack(self.now);
         self.flows[f].counters.ack_sent += a.wire as u64;
-        self.enqueue(REV, a);
+        self.enqueue(1 - self.data_link(f), a);
     }
 
     fn ack_to_sender(&mut self, p: Packet) {

@@ -115,3 +115,35 @@ fn two_cubic_flows_share_fairly() {
         assert!(r.links[0].utilisation > 0.9, "seed {seed}: {}", r.links[0].utilisation);
     }
 }
+
+#[test]
+fn an_upload_queues_behind_itself_and_delays_a_downloads_acks() {
+    // Seed 000 §3.3: on an 8/1 Mbit/s access link a saturating upload fills the uplink
+    // queue, and the download's ACKs wait in it.
+    let adsl = |upload: bool| {
+        let mut c = dumbbell(8, 50, 70, 30);
+        c.reverse.rate = scavenger_cc::Rate::from_mbps(1);
+        c.flows.push(flow("down", "newreno"));
+        if upload {
+            let mut up = flow("up", "newreno");
+            up.direction = scavenger_sim::Direction::Reverse;
+            c.flows.push(up);
+        }
+        run(c)
+    };
+    let alone = adsl(false);
+    let both = adsl(true);
+    let up = &both.flows[1];
+    assert!(up.goodput_bps > 0.85e6 && up.goodput_bps < 1e6, "upload goodput {}", up.goodput_bps);
+    let uplink_qdelay = both.links[1].qdelay_ms.mean.unwrap();
+    assert!(uplink_qdelay > 100.0, "uplink queueing delay {uplink_qdelay}");
+    let (rtt_alone, rtt_both) = (alone.flows[0].rtt_ms.mean.unwrap(), both.flows[0].rtt_ms.mean.unwrap());
+    // The download's own downlink queue empties (it is now ACK-clock limited), and RTT
+    // samples are denser while the uplink queue is short, so the mean RTT grows by less
+    // than the uplink's mean queueing delay, but by a large fraction of it.
+    assert!(rtt_both >= rtt_alone + 0.5 * uplink_qdelay && rtt_both >= 3.0 * rtt_alone, "download RTT {rtt_alone} -> {rtt_both}, uplink queueing {uplink_qdelay}");
+    assert!(both.flows[0].goodput_bps < 0.5 * alone.flows[0].goodput_bps, "ACK starvation should slow the download");
+    for f in &both.flows {
+        assert!(f.conservation.holds());
+    }
+}

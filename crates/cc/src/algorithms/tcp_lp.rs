@@ -120,6 +120,7 @@ impl TcpLp {
             }
         }
         self.within_inference = self.last_drop.is_some_and(|d| now.since(d) < self.inference);
+        if std::env::var("LPDBG").is_ok() && now.0 < 3_000_000_000 { eprintln!("DBG t={:.1} owd={:.1} rtt={:.1} sowd={:.1} min={:.1} max={:.1} rsv={:.1} inf={:.0} within={} cwnd={} acked={} cl={}", now.0 as f64/1e6, ack.owd.unwrap_or(0) as f64/1e6, ack.rtt.map(|r| r.0 as f64/1e6).unwrap_or(-1.0), (self.sowd>>3) as f64/1e6, self.owd_min as f64/1e6, self.owd_max as f64/1e6, self.owd_max_rsv as f64/1e6, self.inference.0 as f64/1e6, self.within_inference, self.w.cwnd, ack.bytes_acked, ack.cwnd_limited); }
         // Within threshold: sowd/8 < owd_min + 15·(owd_max - owd_min)/100.
         let thr = self.owd_min.saturating_add(self.threshold_pct * self.owd_max.saturating_sub(self.owd_min) / 100);
         if (self.sowd >> 3) < thr {
