@@ -3,6 +3,12 @@
 use clap::{Parser, Subcommand};
 use scavenger_cc::{algorithms, ParamKind};
 use scavenger_lab::bench::{run_case, CASES};
+use scavenger_lab::exec::{install_interrupt_handler, run_into_store, LocalExecutor};
+use scavenger_lab::plan::load_plan;
+use scavenger_lab::report::{study_report, sweep_report};
+use scavenger_lab::store::Store;
+use scavenger_lab::study::study;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -28,6 +34,35 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Re-run a source's evaluation and report ours beside its published numbers.
+    Reproduce {
+        /// ong2020 (more studies come with their algorithms).
+        study: String,
+        /// A representative subset that runs in minutes.
+        #[arg(long)]
+        quick: bool,
+        /// Result store and report directory (default: results/STUDY or results/STUDY-quick).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Re-run items already in the store.
+        #[arg(long)]
+        force: bool,
+        /// Parallel runs (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Run a sweep plan (a base scenario, settings to vary, seeds) into a result store.
+    Sweep {
+        plan: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        force: bool,
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Re-render the report of a result store written by `reproduce` or `sweep`.
+    Report { dir: PathBuf },
     /// List every algorithm with its parameters, defaults, units and sources.
     Algorithms,
     /// Run the simulator speed benchmark (one line per case).
@@ -70,6 +105,12 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Cmd::Reproduce { study, quick, out, force, jobs } => {
+            let dir = out.unwrap_or_else(|| PathBuf::from("results").join(if quick { format!("{study}-quick") } else { study.clone() }));
+            finish(reproduce(&study, quick, &dir, force, jobs))
+        }
+        Cmd::Sweep { plan, out, force, jobs } => finish(sweep(&plan, &out, force, jobs)),
+        Cmd::Report { dir } => finish(report(&dir)),
         Cmd::Algorithms => {
             for a in algorithms() {
                 println!("{}{}  —  {}", a.name, if a.aliases.is_empty() { String::new() } else { format!(" (also: {})", a.aliases.join(", ")) }, a.summary);
@@ -123,4 +164,106 @@ fn main() -> ExitCode {
             }
         },
     }
+}
+
+/// What a result directory holds, so `report` can re-render it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoreMeta {
+    kind: String,
+    name: String,
+    quick: bool,
+    plan: Option<PathBuf>,
+}
+
+enum Outcome {
+    Done,
+    Interrupted,
+}
+
+fn finish(r: Result<Outcome, String>) -> ExitCode {
+    match r {
+        Ok(Outcome::Done) => ExitCode::SUCCESS,
+        Ok(Outcome::Interrupted) => ExitCode::from(130),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn executor(jobs: Option<usize>) -> LocalExecutor {
+    let mut e = LocalExecutor::new(std::io::stderr().is_terminal());
+    if let Some(j) = jobs {
+        e.threads = j.max(1);
+    }
+    e
+}
+
+fn write_meta(dir: &std::path::Path, meta: &StoreMeta) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::write(dir.join("store.json"), serde_json::to_string_pretty(meta).expect("serialises")).map_err(|e| format!("cannot write {}: {e}", dir.join("store.json").display()))
+}
+
+fn run_items(dir: &std::path::Path, items: Vec<scavenger_lab::work::WorkItem>, force: bool, jobs: Option<usize>) -> Result<bool, String> {
+    install_interrupt_handler();
+    let mut store = Store::open(dir)?;
+    let total = items.len();
+    let t0 = std::time::Instant::now();
+    match run_into_store(&executor(jobs), &mut store, items, force)? {
+        Ok((ran, skipped)) => {
+            eprintln!("{ran} runs in {:.1} s ({skipped} of {total} already in {})", t0.elapsed().as_secs_f64(), dir.display());
+            Ok(true)
+        }
+        Err(i) => {
+            eprintln!("interrupted: {} runs stored, {} left; run the same command again to resume", i.completed, i.remaining);
+            Ok(false)
+        }
+    }
+}
+
+fn reproduce(name: &str, quick: bool, dir: &std::path::Path, force: bool, jobs: Option<usize>) -> Result<Outcome, String> {
+    let def = study(name, quick)?;
+    write_meta(dir, &StoreMeta { kind: "study".into(), name: name.into(), quick, plan: None })?;
+    eprintln!("{}: {} experiments × {} seeds", def.title, def.experiments.len(), def.seeds.len());
+    let complete = run_items(dir, def.work_items(), force, jobs)?;
+    let r = study_report(&def, dir)?;
+    print!("{}", r.summary);
+    for f in r.files {
+        eprintln!("wrote {}", f.display());
+    }
+    Ok(if complete { Outcome::Done } else { Outcome::Interrupted })
+}
+
+fn sweep(plan_path: &std::path::Path, dir: &std::path::Path, force: bool, jobs: Option<usize>) -> Result<Outcome, String> {
+    let plan = load_plan(plan_path).map_err(|e| e.to_string())?;
+    let items = plan.expand().map_err(|e| e.to_string())?;
+    let labels: Vec<String> = plan.combinations().into_iter().map(|c| c.0).collect();
+    let abs = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
+    write_meta(dir, &StoreMeta { kind: "sweep".into(), name: plan.name.clone(), quick: false, plan: Some(abs) })?;
+    eprintln!("sweep {}: {} settings × {} seeds", plan.name, labels.len(), plan.seeds.len());
+    let complete = run_items(dir, items, force, jobs)?;
+    let r = sweep_report(&plan.name, dir, &labels)?;
+    print!("{}", r.summary);
+    Ok(if complete { Outcome::Done } else { Outcome::Interrupted })
+}
+
+fn report(dir: &std::path::Path) -> Result<Outcome, String> {
+    let meta_path = dir.join("store.json");
+    let text = std::fs::read_to_string(&meta_path).map_err(|e| format!("{} is not a result store written by `reproduce` or `sweep` ({}: {e})", dir.display(), meta_path.display()))?;
+    let meta: StoreMeta = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", meta_path.display()))?;
+    let r = match meta.kind.as_str() {
+        "study" => study_report(&study(&meta.name, meta.quick)?, dir)?,
+        "sweep" => {
+            let plan_path = meta.plan.ok_or_else(|| format!("{}: a sweep store must name its plan", meta_path.display()))?;
+            let plan = load_plan(&plan_path).map_err(|e| e.to_string())?;
+            let labels: Vec<String> = plan.combinations().into_iter().map(|c| c.0).collect();
+            sweep_report(&plan.name, dir, &labels)?
+        }
+        other => return Err(format!("{}: unknown store kind \"{other}\"", meta_path.display())),
+    };
+    print!("{}", r.summary);
+    for f in r.files {
+        eprintln!("wrote {}", f.display());
+    }
+    Ok(Outcome::Done)
 }

@@ -2,9 +2,16 @@
 
 pub mod bench;
 pub mod error;
+pub mod exec;
+pub mod plan;
 pub mod record;
+pub mod report;
 pub mod scenario;
+pub mod store;
+pub mod study;
+pub mod svg;
 pub mod toml_fields;
+pub mod work;
 
 pub use error::InputError;
 pub use record::{run_scenario, RunRecord};

@@ -158,7 +158,12 @@ pub fn load(path: &std::path::Path) -> Result<Scenario, InputError> {
 /// Parses scenario text; `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Scenario, InputError> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| InputError { file: file.to_string(), field: String::new(), message: format!("not valid TOML: {}", e.message()) })?;
-    let top = Fields::new(file, "", &table);
+    parse_table(file, &table)
+}
+
+/// Parses a scenario already read as a TOML table (sweep plans edit tables).
+pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputError> {
+    let top = Fields::new(file, "", table);
     top.only(&["name", "description", "duration", "seed", "link", "host", "flow", "measure"])?;
     let duration = top.dur("duration")?.ok_or_else(|| top.err("duration", "is required (e.g. duration = \"60s\")"))?;
     if duration == Dur::ZERO {

@@ -1,19 +1,21 @@
 //! What one run measured. Serialised into the JSON result record by the lab layer.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct SimResult {
     pub duration_s: f64,
     pub events: u64,
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
     pub jain: Vec<JainResult>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Time series are written to the record but not read back (their NaN gaps become
+    /// nulls): stores and reports work from the summary metrics.
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub series: Option<Series>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Stats {
     pub samples: u64,
     pub mean: Option<f64>,
@@ -23,7 +25,7 @@ pub struct Stats {
     pub p99: Option<f64>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FlowResult {
     pub name: String,
     pub algorithm: String,
@@ -49,7 +51,7 @@ pub struct FlowResult {
 }
 
 /// Wire bytes of data packets: sent = delivered + dropped + in flight (at the end).
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Conservation {
     pub sent_bytes: u64,
     pub delivered_bytes: u64,
@@ -63,7 +65,7 @@ impl Conservation {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LinkResult {
     pub name: String,
     pub rate_bps: u64,
@@ -79,7 +81,7 @@ pub struct LinkResult {
     pub conservation: Conservation,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct JainResult {
     pub name: String,
     pub flows: Vec<String>,
@@ -91,7 +93,7 @@ pub struct JainResult {
 }
 
 /// Time series, one sample per bin.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Series {
     pub bin_s: f64,
     pub time_s: Vec<f64>,

@@ -1,0 +1,108 @@
+//! The result store: a directory with one JSON line per finished work item in
+//! `results.jsonl`. Lines are appended whole and synced, so a crash can at worst leave a
+//! truncated last line, which is ignored on reopening (that item simply runs again).
+
+use crate::record::RunRecord;
+use scavenger_sim::SimResult;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+pub const RESULTS_FILE: &str = "results.jsonl";
+
+/// What a store line holds; `record` is the full run record.
+#[derive(Serialize)]
+struct LineOut<'a> {
+    key: &'a str,
+    label: &'a str,
+    seed: u64,
+    record: &'a RunRecord,
+}
+
+/// A stored result as read back: the metrics are typed, the rest of the record is kept
+/// as JSON.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Stored {
+    pub key: String,
+    pub label: String,
+    pub seed: u64,
+    pub record: serde_json::Value,
+}
+
+impl Stored {
+    pub fn metrics(&self) -> Result<SimResult, String> {
+        serde_json::from_value(self.record["metrics"].clone()).map_err(|e| format!("result {} ({}): bad metrics: {e}", self.key, self.label))
+    }
+}
+
+pub struct Store {
+    dir: PathBuf,
+    file: File,
+    done: HashSet<String>,
+}
+
+impl Store {
+    /// Opens (creating if needed) the store in `dir`.
+    pub fn open(dir: &Path) -> Result<Store, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create result store {}: {e}", dir.display()))?;
+        let path = dir.join(RESULTS_FILE);
+        let done = Self::read(dir)?.into_iter().map(|s| s.key).collect();
+        let file = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        Ok(Store { dir: dir.to_path_buf(), file, done })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        self.done.contains(key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.done.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.done.is_empty()
+    }
+
+    /// Appends one result and syncs it to disk before returning.
+    pub fn append(&mut self, key: &str, label: &str, seed: u64, record: &RunRecord) -> Result<(), String> {
+        let mut line = serde_json::to_string(&LineOut { key, label, seed, record }).expect("records serialise");
+        line.push('\n');
+        self.file.write_all(line.as_bytes()).and_then(|_| self.file.sync_data()).map_err(|e| format!("cannot write to {}: {e}", self.dir.join(RESULTS_FILE).display()))?;
+        self.done.insert(key.to_string());
+        Ok(())
+    }
+
+    /// Every complete result in the store in `dir`. When a key appears more than once
+    /// (a `--force` re-run), the last one wins.
+    pub fn read(dir: &Path) -> Result<Vec<Stored>, String> {
+        let path = dir.join(RESULTS_FILE);
+        let f = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
+        let lines: Vec<String> = BufReader::new(f).lines().collect::<Result<_, _>>().map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let mut out: Vec<Stored> = Vec::new();
+        let n = lines.len();
+        for (i, l) in lines.iter().enumerate() {
+            if l.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Stored>(l) {
+                Ok(s) => {
+                    out.retain(|o| o.key != s.key);
+                    out.push(s);
+                }
+                // A torn last line from a crash: that item will simply run again.
+                Err(_) if i + 1 == n => {}
+                Err(e) => return Err(format!("{} line {}: not a result record: {e}", path.display(), i + 1)),
+            }
+        }
+        Ok(out)
+    }
+}

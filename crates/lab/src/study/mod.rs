@@ -1,0 +1,218 @@
+//! Reproduction studies: a source's evaluation as experiments (scenarios), seeds, the
+//! source's published numbers and its qualitative claims, each checked against ours.
+
+pub mod ong2020;
+
+use crate::store::Stored;
+use crate::work::WorkItem;
+use scavenger_sim::SimResult;
+use std::collections::BTreeMap;
+
+/// What a study reports per run. Flows are assigned roles by name: `fg*` foreground,
+/// `bg*` background (the mechanism under test).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Metric {
+    /// Foreground transaction time (s): first to last byte at the receiver, mean over the
+    /// foreground connections of the run (seed 000 §3.5).
+    FgFtt,
+    /// Background throughput (KiB/s, IP bytes received over the active time), mean per flow.
+    BgTput,
+    /// Foreground throughput per connection (KiB/s).
+    FgTput,
+    /// Per-run mean and standard deviation of the sender-side RTT (ms), averaged over
+    /// foreground flows.
+    FgRttMean,
+    FgRttStdev,
+    /// The same over background flows.
+    BgRttMean,
+    BgRttStdev,
+    /// Jain's index over the background flows (the scenario's first Jain group).
+    Jain,
+}
+
+impl Metric {
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::FgFtt => "foreground transaction time (s)",
+            Metric::BgTput => "background throughput (KiB/s)",
+            Metric::FgTput => "foreground throughput per connection (KiB/s)",
+            Metric::FgRttMean => "foreground RTT mean (ms)",
+            Metric::FgRttStdev => "foreground RTT stdev (ms)",
+            Metric::BgRttMean => "background RTT mean (ms)",
+            Metric::BgRttStdev => "background RTT stdev (ms)",
+            Metric::Jain => "Jain's index",
+        }
+    }
+
+    /// The metric of one run, if the run has what it needs.
+    pub fn of(self, r: &SimResult) -> Option<f64> {
+        fn in_role(name: &str, role: &str) -> bool {
+            name == role || name.strip_prefix(role).is_some_and(|rest| rest.starts_with('.'))
+        }
+        let role = |p: &'static str| r.flows.iter().filter(move |f| in_role(&f.name, p));
+        let mean = |xs: Vec<Option<f64>>| -> Option<f64> {
+            if xs.is_empty() || xs.iter().any(Option::is_none) {
+                return None;
+            }
+            Some(xs.iter().flatten().sum::<f64>() / xs.len() as f64)
+        };
+        let kib = |bps: f64| bps / 8.0 / 1024.0;
+        match self {
+            Metric::FgFtt => mean(role("fg").map(|f| f.completion_time_s).collect()),
+            Metric::BgTput => mean(role("bg").map(|f| Some(kib(f.throughput_bps))).collect()),
+            Metric::FgTput => mean(role("fg").map(|f| Some(kib(f.throughput_bps))).collect()),
+            Metric::FgRttMean => mean(role("fg").map(|f| f.rtt_ms.mean).collect()),
+            Metric::FgRttStdev => mean(role("fg").map(|f| f.rtt_ms.stdev).collect()),
+            Metric::BgRttMean => mean(role("bg").map(|f| f.rtt_ms.mean).collect()),
+            Metric::BgRttStdev => mean(role("bg").map(|f| f.rtt_ms.stdev).collect()),
+            Metric::Jain => r.jain.first().map(|j| j.index),
+        }
+    }
+}
+
+/// One experiment: a scenario run over the study's seeds.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    pub id: String,
+    /// Experiments with the same group are plotted together (one point per mechanism).
+    pub group: String,
+    pub mechanism: String,
+    pub scenario: crate::scenario::Scenario,
+}
+
+/// A number the source publishes. With `relative_to`, the value is the percentage change
+/// of our metric against that experiment's ("X % lower FTT than with NewReno").
+#[derive(Clone, Debug)]
+pub struct Published {
+    pub source: &'static str,
+    pub experiment: String,
+    pub metric: Metric,
+    pub relative_to: Option<String>,
+    pub value: f64,
+}
+
+pub struct ClaimOutcome {
+    pub holds: Option<bool>,
+    pub evidence: String,
+}
+
+pub struct Claim {
+    pub source: &'static str,
+    pub text: &'static str,
+    pub check: Box<dyn Fn(&Results) -> ClaimOutcome>,
+}
+
+pub struct StudyDef {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub quick: bool,
+    pub experiments: Vec<Experiment>,
+    pub seeds: Vec<u64>,
+    pub published: Vec<Published>,
+    pub claims: Vec<Claim>,
+    /// Set-up choices the source leaves open, shown in the report.
+    pub notes: Vec<&'static str>,
+}
+
+pub const STUDIES: &[(&str, &str)] = &[("ong2020", "Ong 2020 (seed 000): LBE mechanisms on asymmetric access links, chapter 4")];
+
+pub fn study(name: &str, quick: bool) -> Result<StudyDef, String> {
+    match name {
+        "ong2020" => Ok(ong2020::study(quick)),
+        other => Err(format!("unknown study \"{other}\"; studies: {}", STUDIES.iter().map(|s| s.0).collect::<Vec<_>>().join(", "))),
+    }
+}
+
+impl StudyDef {
+    pub fn work_items(&self) -> Vec<WorkItem> {
+        self.experiments.iter().flat_map(|e| self.seeds.iter().map(move |&s| WorkItem::new(e.id.clone(), e.scenario.clone(), s))).collect()
+    }
+}
+
+/// Stored runs grouped by experiment id.
+pub struct Results {
+    pub runs: BTreeMap<String, Vec<(u64, SimResult)>>,
+}
+
+pub fn median(xs: &[f64]) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+}
+
+impl Results {
+    pub fn from_stored(stored: &[Stored], keep: impl Fn(&Stored) -> bool) -> Result<Results, String> {
+        let mut runs: BTreeMap<String, Vec<(u64, SimResult)>> = BTreeMap::new();
+        for s in stored.iter().filter(|s| keep(s)) {
+            runs.entry(s.label.clone()).or_default().push((s.seed, s.metrics()?));
+        }
+        for v in runs.values_mut() {
+            v.sort_by_key(|(seed, _)| *seed);
+        }
+        Ok(Results { runs })
+    }
+
+    /// Per-run values of a metric in an experiment (runs lacking it are skipped).
+    pub fn values(&self, exp: &str, m: Metric) -> Vec<f64> {
+        self.runs.get(exp).map_or(vec![], |rs| rs.iter().filter_map(|(_, r)| m.of(r)).collect())
+    }
+
+    /// The median over runs, as seed 000 reports.
+    pub fn median(&self, exp: &str, m: Metric) -> Option<f64> {
+        median(&self.values(exp, m))
+    }
+
+    /// Our value for a published number: the median, or the percentage change of the
+    /// median against the reference experiment.
+    pub fn ours(&self, p: &Published) -> Option<f64> {
+        let v = self.median(&p.experiment, p.metric)?;
+        match &p.relative_to {
+            None => Some(v),
+            Some(r) => {
+                let base = self.median(r, p.metric)?;
+                (base != 0.0).then(|| (v / base - 1.0) * 100.0)
+            }
+        }
+    }
+}
+
+/// How far ours is from the published number: relative difference for absolute values,
+/// percentage points for relative ones.
+pub fn verdict(p: &Published, ours: Option<f64>) -> (&'static str, Option<f64>) {
+    let Some(o) = ours else { return ("not run", None) };
+    if p.relative_to.is_some() {
+        let d = o - p.value;
+        (if d.abs() <= 10.0 { "close" } else if d.abs() <= 25.0 { "near" } else { "differs" }, Some(d))
+    } else {
+        let d = if p.value != 0.0 { (o - p.value) / p.value.abs() * 100.0 } else { f64::NAN };
+        (if d.abs() <= 10.0 { "close" } else if d.abs() <= 25.0 { "near" } else { "differs" }, Some(d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_even_and_odd_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn verdicts_use_relative_error_or_percentage_points() {
+        let p = Published { source: "t", experiment: "e".into(), metric: Metric::FgFtt, relative_to: None, value: 10.0 };
+        assert_eq!(verdict(&p, Some(10.5)).0, "close");
+        assert_eq!(verdict(&p, Some(12.0)).0, "near");
+        assert_eq!(verdict(&p, Some(20.0)).0, "differs");
+        assert_eq!(verdict(&p, None).0, "not run");
+        let r = Published { relative_to: Some("b".into()), value: -60.0, ..p };
+        let (v, d) = verdict(&r, Some(-45.0));
+        assert_eq!((v, d), ("near", Some(15.0)));
+    }
+}

@@ -1,0 +1,145 @@
+//! Minimal inline-SVG plots for self-contained HTML reports (no scripts, no network).
+
+use std::fmt::Write;
+
+pub struct Series2 {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+const PALETTE: &[&str] = &["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// "Nice" tick step for a range.
+fn tick_step(span: f64) -> f64 {
+    if span <= 0.0 || !span.is_finite() {
+        return 1.0;
+    }
+    let raw = span / 5.0;
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * p).find(|s| *s >= raw).unwrap_or(10.0 * p)
+}
+
+/// Covariance ellipse of points at the 95 % level (chi-square, 2 degrees of freedom):
+/// centre, radii and rotation in data units. None with fewer than 3 points.
+pub fn confidence_ellipse(pts: &[(f64, f64)]) -> Option<((f64, f64), (f64, f64), f64)> {
+    let n = pts.len();
+    if n < 3 {
+        return None;
+    }
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n as f64;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / n as f64;
+    let (mut sxx, mut syy, mut sxy) = (0.0, 0.0, 0.0);
+    for (x, y) in pts {
+        sxx += (x - mx) * (x - mx);
+        syy += (y - my) * (y - my);
+        sxy += (x - mx) * (y - my);
+    }
+    let d = (n - 1) as f64;
+    let (a, b, c) = (sxx / d, sxy / d, syy / d);
+    // Eigenvalues of [[a, b], [b, c]].
+    let tr = (a + c) / 2.0;
+    let disc = (((a - c) / 2.0).powi(2) + b * b).sqrt();
+    let (l1, l2) = (tr + disc, (tr - disc).max(0.0));
+    let angle = if b == 0.0 { if a >= c { 0.0 } else { std::f64::consts::FRAC_PI_2 } } else { (l1 - a).atan2(b) };
+    let k = 5.991f64; // chi-square(2) at 95 %
+    Some(((mx, my), ((k * l1).sqrt(), (k * l2).sqrt()), angle))
+}
+
+/// Scatter plot, one colour per series, with each series' 95 % confidence ellipse.
+pub fn scatter(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> String {
+    let (w, h, ml, mr, mt, mb) = (560.0, 360.0, 60.0, 150.0, 30.0, 45.0);
+    let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
+    let mut svg = String::new();
+    let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
+    let _ = write!(svg, "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>", (w - mr + ml) / 2.0, esc(title));
+    if all.is_empty() {
+        svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
+        return svg;
+    }
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for (x, y) in &all {
+        x0 = x0.min(*x);
+        x1 = x1.max(*x);
+        y0 = y0.min(*y);
+        y1 = y1.max(*y);
+    }
+    let pad = |a: f64, b: f64| if b > a { (b - a) * 0.1 } else { a.abs().max(1.0) * 0.1 };
+    let (px, py) = (pad(x0, x1), pad(y0, y1));
+    let (x0, x1, y0, y1) = ((x0 - px).max(0.0), x1 + px, (y0 - py).max(0.0), y1 + py);
+    let pw = w - ml - mr;
+    let ph = h - mt - mb;
+    let sx = |x: f64| ml + (x - x0) / (x1 - x0) * pw;
+    let sy = |y: f64| mt + ph - (y - y0) / (y1 - y0) * ph;
+    let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
+    let (tx, ty) = (tick_step(x1 - x0), tick_step(y1 - y0));
+    let mut t = (x0 / tx).ceil() * tx;
+    while t <= x1 {
+        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>", sx(t), mt, mt + ph, mt + ph + 14.0, fmt_tick(t));
+        t += tx;
+    }
+    let mut t = (y0 / ty).ceil() * ty;
+    while t <= y1 {
+        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>", ml, ml + pw, sy(t), ml - 4.0, sy(t) + 4.0, fmt_tick(t));
+        t += ty;
+    }
+    let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel));
+    let _ = write!(svg, "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>", mt + ph / 2.0, esc(ylabel));
+    for (i, s) in series.iter().enumerate() {
+        let col = PALETTE[i % PALETTE.len()];
+        if let Some(((cx, cy), (rx, ry), ang)) = confidence_ellipse(&s.points) {
+            // Sample the ellipse in data space and map each point, since the axes scale
+            // differently.
+            let pts: Vec<String> = (0..48)
+                .map(|k| {
+                    let t = k as f64 / 48.0 * std::f64::consts::TAU;
+                    let (ex, ey) = (rx * t.cos(), ry * t.sin());
+                    let (x, y) = (cx + ex * ang.cos() - ey * ang.sin(), cy + ex * ang.sin() + ey * ang.cos());
+                    format!("{:.1},{:.1}", sx(x).clamp(ml, ml + pw), sy(y).clamp(mt, mt + ph))
+                })
+                .collect();
+            let _ = write!(svg, "<polygon points=\"{}\" fill=\"{col}\" fill-opacity=\"0.12\" stroke=\"{col}\" stroke-opacity=\"0.6\"/>", pts.join(" "));
+        }
+        for (x, y) in &s.points {
+            let _ = write!(svg, "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{col}\"/>", sx(*x), sy(*y));
+        }
+        let ly = mt + 12.0 + i as f64 * 15.0;
+        let _ = write!(svg, "<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{col}\"/><text x=\"{}\" y=\"{}\">{}</text>", w - mr + 12.0, ly - 4.0, w - mr + 20.0, ly, esc(&s.name));
+    }
+    svg += "</svg>";
+    svg
+}
+
+fn fmt_tick(t: f64) -> String {
+    if t.abs() >= 100.0 || t.fract().abs() < 1e-9 {
+        format!("{:.0}", t)
+    } else {
+        format!("{:.2}", t).trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ellipse_of_an_axis_aligned_cloud() {
+        // x spread (variance 1), y constant-ish: the major axis lies along x.
+        let pts = [(-1.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (1.0, 0.0), (0.0, 0.0)];
+        let ((cx, cy), (rx, ry), ang) = confidence_ellipse(&pts).unwrap();
+        assert_eq!((cx, cy), (0.0, 0.0));
+        // sample variance 4/4 = 1 -> radius sqrt(5.991)
+        assert!((rx - 5.991f64.sqrt()).abs() < 1e-12 && ry == 0.0 && ang == 0.0);
+        assert!(confidence_ellipse(&pts[..2]).is_none());
+    }
+
+    #[test]
+    fn scatter_is_well_formed_svg() {
+        let s = scatter("t<1>", "x", "y", &[Series2 { name: "a".into(), points: vec![(1.0, 2.0), (2.0, 3.0), (3.0, 5.0)] }]);
+        assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
+        assert!(s.contains("t&lt;1&gt;") && s.contains("<polygon"));
+    }
+}
