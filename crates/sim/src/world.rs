@@ -107,7 +107,8 @@ impl Simulation {
         for (i, j) in cfg.measure.jain.iter().enumerate() {
             q.push(j.from, Event::Probe(probes.len() as u32));
             probes.push((i, false));
-            q.push(j.to, Event::Probe(probes.len() as u32));
+            // A window reaching past the end of the run closes at the end.
+            q.push(j.to.min(Time::ZERO + cfg.duration), Event::Probe(probes.len() as u32));
             probes.push((i, true));
         }
         let jain_marks = cfg.measure.jain.iter().map(|j| (vec![0; j.flows.len()], vec![0; j.flows.len()])).collect();
@@ -440,7 +441,7 @@ impl Simulation {
             .iter()
             .zip(&self.jain_marks)
             .map(|(j, (from, to))| {
-                let span = j.to.since(j.from).secs_f64();
+                let span = j.to.min(end).since(j.from).secs_f64();
                 let rates: Vec<f64> = from.iter().zip(to).map(|(a, b)| if span > 0.0 { (b - a) as f64 * 8.0 / span } else { 0.0 }).collect();
                 JainResult { name: j.name.clone(), flows: j.flows.iter().map(|&f| self.cfg.flows[f].name.clone()).collect(), from_s: j.from.secs_f64(), to_s: j.to.secs_f64(), index: jain_index(&rates), goodput_bps: rates }
             })
