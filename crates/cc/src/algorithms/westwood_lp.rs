@@ -5,10 +5,13 @@
 //! `ewr_thresh = M·(1 - rtt/rtt_loss)·(1 - delay_min/delay_max)` (eq. 2.6); above it,
 //! cwnd = ssthresh = max(bw_est·rtt_min/MSS, 2). Otherwise Reno.
 //!
-//! By default the equations are evaluated in real arithmetic (the intended math). With
-//! `as_evaluated_truncation = true` the threshold and queue length are computed exactly
-//! as the App. A.3 listing does: unsigned 32-bit integers, percent scaling, RTTs in
-//! jiffies, ×4-scaled averages with `delay_loss` starting at 1, wrap-around included.
+//! By default (`as_evaluated_truncation = true`) everything is computed as the evaluated
+//! module does: the App. A.3 threshold and queue length in unsigned 32-bit integers with
+//! percent scaling, ×4-scaled averages with `delay_loss` starting at 1, wrap-around
+//! included, and the Westwood+ estimator in Linux units (bytes per jiffy, RTTs in
+//! jiffies rounded up). `false` evaluates eq. 2.4 and 2.6 in real arithmetic (the
+//! intended math). As in the module, the RTT extremes delay_min/delay_max are only
+//! sampled on "slow-path" ACKs (`delay_samples`).
 
 use super::vegas::{acked_pkts, PktWindow};
 use crate::api::*;
@@ -37,26 +40,34 @@ static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "as_evaluated_truncation",
         kind: ParamKind::Bool,
-        default: ParamValue::Bool(false),
+        default: ParamValue::Bool(true),
         unit: "",
-        doc: "compute ewr_thresh and q_len with the evaluated module's u32 integer arithmetic (truncation, wrap-around, delay_loss init 1)",
-        source: "seed 000 App. A.3.2 tcp_westwood_cong_avoid (as evaluated)",
+        doc: "compute ewr_thresh, q_len and the Westwood+ estimate with the evaluated module's u32 integer arithmetic (truncation, wrap-around, delay_loss init 1, bytes per jiffy); false: real arithmetic",
+        source: "seed 000 App. A.3.2 tcp_westwood_cong_avoid; lbetcp tcp_westwoodlp.c / Linux tcp_westwood.c (as evaluated)",
     },
     ParamSpec {
         name: "hz",
         kind: ParamKind::Int { min: 100, max: 1000 },
         default: ParamValue::Int(250),
         unit: "Hz",
-        doc: "kernel tick rate for the jiffy RTTs of the as-evaluated arithmetic (only used when as_evaluated_truncation)",
+        doc: "kernel tick rate for the jiffy RTTs and bytes-per-jiffy bandwidth of the as-evaluated arithmetic (only used when as_evaluated_truncation)",
         source: "[inference] openSUSE Linux 4.4 CONFIG_HZ=250; seed 000 does not state HZ (spec 000 §2.0)",
     },
     ParamSpec {
         name: "delay_loss_events",
-        kind: ParamKind::Choice(&["all", "rto"]),
-        default: ParamValue::Choice("all"),
+        kind: ParamKind::Choice(&["rto", "all"]),
+        default: ParamValue::Choice("rto"),
         unit: "",
         doc: "which losses update rtt_loss: every loss episode (thesis text) or only timeouts (module's CA_EVENT_LOSS)",
-        source: "seed 000 §3.6.2 (\"only updated when packet loss events occur\"); lbetcp tcp_westwood_event",
+        source: "lbetcp tcp_westwoodlp.c tcp_westwood_event (CA_EVENT_LOSS = RTO); seed 000 §3.6.2 (\"only updated when packet loss events occur\")",
+    },
+    ParamSpec {
+        name: "delay_samples",
+        kind: ParamKind::Choice(&["slow-path", "every-ack"]),
+        default: ParamValue::Choice("slow-path"),
+        unit: "",
+        doc: "which ACKs update delay_min/delay_max: slow-path ACKs only (SACK, duplicate, in recovery, ECE), as the module, or every ACK with an RTT sample",
+        source: "lbetcp tcp_westwoodlp.c tcp_westwood_ack (CA_ACK_SLOWPATH branch); spec 000 §2.7 \"in_ack_event (slow path)\"",
     },
     ParamSpec {
         name: "bw_window_min",
@@ -74,6 +85,15 @@ fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
 
 /// Linux TCP_WESTWOOD_INIT_RTT (20 s): the RTT assumed before the first sample.
 const INIT_RTT: Dur = Dur::from_secs(20);
+
+/// TCPOLEN_TSTAMP_ALIGNED: `advmss` (used by the module's queue length) exceeds the
+/// timestamp-carrying `mss_cache` (our MSS, used by `tcp_westwood_bw_rttmin`) by this.
+const TS_OPTION_BYTES: u64 = 12;
+
+/// Linux `tcp_time_stamp` (4.4: jiffies) at `t`; only differences matter here.
+fn tcp_ts(t: Time, hz: u64) -> u32 {
+    (t.nanos() as u128 * hz as u128 / 1_000_000_000) as u32
+}
 
 /// `westwood_update_delay` (lbetcp): ×4-scaled EWMA, 3/4 old + 1/4 new; a zero average
 /// takes `x << 2`. Unsigned wrapping arithmetic as in C.
@@ -109,6 +129,7 @@ pub struct WestwoodLp {
     as_evaluated: bool,
     hz: u64,
     delay_loss_on_all: bool,
+    delay_on_every_ack: bool,
     bw_window_min: Dur,
     mss: u64,
     w: PktWindow,
@@ -117,6 +138,12 @@ pub struct WestwoodLp {
     bw_est: f64,
     bk: u64,
     rtt_win_sx: Time,
+    // As evaluated: the same filters in bytes per jiffy (u32), window start in jiffies.
+    bw_ns_est_j: u32,
+    bw_est_j: u32,
+    rtt_win_sx_j: u32,
+    /// snd_una after the previous ACK (to tell fast-path ACKs from slow-path ones).
+    prev_una: u64,
     rtt: Option<Dur>,
     rtt_min: Dur,
     reset_rtt_min: bool,
@@ -147,6 +174,7 @@ impl WestwoodLp {
             as_evaluated: p.bool("as_evaluated_truncation"),
             hz: p.int("hz") as u64,
             delay_loss_on_all: p.choice("delay_loss_events") == "all",
+            delay_on_every_ack: p.choice("delay_samples") == "every-ack",
             bw_window_min: p.dur("bw_window_min"),
             mss: init.mss,
             w: PktWindow::new(init.initial_cwnd, init.mss),
@@ -154,6 +182,10 @@ impl WestwoodLp {
             bw_est: 0.0,
             bk: 0,
             rtt_win_sx: init.now,
+            bw_ns_est_j: 0,
+            bw_est_j: 0,
+            rtt_win_sx_j: tcp_ts(init.now, p.int("hz") as u64),
+            prev_una: 0,
             rtt: None,
             rtt_min: INIT_RTT,
             reset_rtt_min: true,
@@ -184,7 +216,11 @@ impl WestwoodLp {
 
     /// Westwood+ bandwidth estimate in bytes per second.
     pub fn bw_est(&self) -> f64 {
-        self.bw_est
+        if self.as_evaluated {
+            self.bw_est_j as f64 * self.hz as f64
+        } else {
+            self.bw_est
+        }
     }
 
     /// bw_est·rtt_min/MSS in packets (real).
@@ -192,14 +228,27 @@ impl WestwoodLp {
         self.bw_est * self.rtt_min.secs_f64() / self.mss as f64
     }
 
-    /// Linux `tcp_westwood_bw_rttmin`: max(bw_est·rtt_min/mss, 2) packets.
+    /// As evaluated: `bw_est * rtt_min / seg` in u32 (bytes per jiffy × jiffies).
+    fn bdp_pkts_j(&self, seg: u64) -> u32 {
+        self.bw_est_j.wrapping_mul(self.jiffies(self.rtt_min)) / seg as u32
+    }
+
+    /// Linux `tcp_westwood_bw_rttmin`: max(bw_est·rtt_min/mss_cache, 2) packets.
     fn bw_rttmin(&self) -> u64 {
-        (self.bdp_pkts().floor() as u64).max(2)
+        if self.as_evaluated {
+            self.bdp_pkts_j(self.mss).max(2) as u64
+        } else {
+            (self.bdp_pkts().floor() as u64).max(2)
+        }
     }
 
     /// Linux `westwood_update_window` + `westwood_filter`: once an interval longer than
     /// max(RTT, 50 ms) has passed, sample bk/delta and run two cascaded (7a + b)/8 filters.
     fn update_window(&mut self, now: Time) {
+        if self.as_evaluated {
+            self.update_window_j(now);
+            return;
+        }
         let delta = now.since(self.rtt_win_sx);
         if delta > self.cur_rtt().max(self.bw_window_min) {
             let sample = self.bk as f64 / delta.secs_f64();
@@ -212,6 +261,27 @@ impl WestwoodLp {
             }
             self.bk = 0;
             self.rtt_win_sx = now;
+        }
+    }
+
+    /// The same in Linux units (Linux tcp_westwood.c): `delta = tcp_time_stamp -
+    /// rtt_win_sx` in jiffies; when `delta > max(w->rtt, HZ/20)`, sample `bk / delta`
+    /// bytes per jiffy and filter `(7a + b) >> 3` in u32.
+    fn update_window_j(&mut self, now: Time) {
+        let delta = tcp_ts(now, self.hz).wrapping_sub(self.rtt_win_sx_j);
+        // TCP_WESTWOOD_RTT_MIN = HZ/20 (50 ms).
+        let win_min = (self.bw_window_min.nanos() as u128 * self.hz as u128 / 1_000_000_000) as u32;
+        if delta > self.jiffies(self.cur_rtt()).max(win_min) {
+            let sample = (self.bk / delta as u64) as u32;
+            if self.bw_ns_est_j == 0 && self.bw_est_j == 0 {
+                self.bw_ns_est_j = sample;
+                self.bw_est_j = sample;
+            } else {
+                self.bw_ns_est_j = 7u32.wrapping_mul(self.bw_ns_est_j).wrapping_add(sample) >> 3;
+                self.bw_est_j = 7u32.wrapping_mul(self.bw_est_j).wrapping_add(self.bw_ns_est_j) >> 3;
+            }
+            self.bk = 0;
+            self.rtt_win_sx_j = tcp_ts(now, self.hz);
         }
     }
 
@@ -231,7 +301,8 @@ impl WestwoodLp {
             let j = |d: Dur| self.jiffies(d);
             // "Negate RTT as a factor if delay_loss has no value".
             let rtt = if self.delay_loss_j > 1 { j(self.cur_rtt()) } else { 0 };
-            let bdp = (self.bdp_pkts().floor() as u64) as u32;
+            // queue_length = snd_cwnd - bw_est * rtt_min / advmss.
+            let bdp = self.bdp_pkts_j(self.mss + TS_OPTION_BYTES);
             let (q, thr) = if self.dmin_avg_j != self.dmax_avg_j && self.dmax_avg_j != 0 {
                 (
                     (cwnd as u32).wrapping_sub(bdp),
@@ -304,6 +375,11 @@ impl CongestionControl for WestwoodLp {
             }
         }
         // in_ack_event: bandwidth sample window, acked bytes, rtt_min, delay extremes.
+        // Linux takes the slow path (CA_ACK_SLOWPATH) for ACKs that header prediction
+        // rejects: SACK blocks, duplicates, ECE; the fast path for pure cumulative ACKs.
+        let advance = ack.snd_una.saturating_sub(self.prev_una);
+        self.prev_una = self.prev_una.max(ack.snd_una);
+        let slow_path = ack.bytes_acked == 0 || ack.bytes_acked != advance || ack.in_recovery || ack.ecn_ce;
         self.update_window(now);
         self.bk += ack.bytes_acked;
         let rtt = self.cur_rtt();
@@ -313,7 +389,8 @@ impl CongestionControl for WestwoodLp {
         } else {
             self.rtt_min = self.rtt_min.min(rtt);
         }
-        if let Some(r) = self.rtt {
+        // tcp_westwood_ack: only the slow path updates delay_min/delay_max.
+        if let Some(r) = self.rtt.filter(|_| slow_path || self.delay_on_every_ack) {
             if self.delay_min == Dur::ZERO && self.delay_max == Dur::ZERO {
                 self.delay_min = r;
                 self.delay_max = r;
@@ -378,11 +455,13 @@ impl CongestionControl for WestwoodLp {
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("bw_est_mbps", self.bw_est * 8.0 / 1e6));
+        out.push(("bw_est_mbps", self.bw_est() * 8.0 / 1e6));
         out.push(("rtt_min_ms", self.rtt_min.secs_f64() * 1e3));
         out.push(("delay_min_ms", self.delay_min.secs_f64() * 1e3));
         out.push(("delay_max_ms", self.delay_max.secs_f64() * 1e3));
         out.push(("rtt_loss_ms", self.delay_loss.map_or(f64::NAN, |l| l / 1e6)));
+        out.push(("dmin_avg_ms", if self.as_evaluated { self.dmin_avg_j as f64 / 4.0 * 1e3 / self.hz as f64 } else { self.dmin_avg.map_or(f64::NAN, |d| d / 1e6) }));
+        out.push(("dmax_avg_ms", if self.as_evaluated { self.dmax_avg_j as f64 / 4.0 * 1e3 / self.hz as f64 } else { self.dmax_avg.map_or(f64::NAN, |d| d / 1e6) }));
         out.push(("q_len_pkts", self.last_q_len));
         out.push(("ewr_thresh_pkts", self.last_thresh));
         out.push(("ewr_count", self.ewr_count as f64));
@@ -397,16 +476,82 @@ mod tests {
     const MSS: u64 = 1000;
     const MS: u64 = 1_000_000;
 
-    fn wlp(as_evaluated: bool) -> WestwoodLp {
+    fn wlp_with(as_evaluated: bool, loss_events: &'static str) -> WestwoodLp {
         let mut p = ParamSet::defaults(PARAMS);
         p.set("as_evaluated_truncation", ParamValue::Bool(as_evaluated));
+        p.set("delay_loss_events", ParamValue::Choice(loss_events));
         let init = CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) };
         WestwoodLp::new(&p, &init)
     }
 
+    fn wlp(as_evaluated: bool) -> WestwoodLp {
+        wlp_with(as_evaluated, "rto")
+    }
+
+    /// A pure cumulative ACK of one segment (Linux fast path).
     fn ack_at(v: &mut WestwoodLp, t_ms: u64, rtt_ms: u64) {
-        let a = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_millis(rtt_ms)), ..AckSample::empty(MSS) };
+        let a = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_millis(rtt_ms)), snd_una: v.prev_una + MSS, ..AckSample::empty(MSS) };
         v.on_ack(Time(t_ms * MS), &a);
+    }
+
+    /// An ACK that SACKs one segment without moving snd_una (Linux slow path).
+    fn sack_at(v: &mut WestwoodLp, t_ms: u64, rtt_ms: u64) {
+        let a = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_millis(rtt_ms)), snd_una: v.prev_una, ..AckSample::empty(MSS) };
+        v.on_ack(Time(t_ms * MS), &a);
+    }
+
+    #[test]
+    fn defaults_are_the_evaluated_module() {
+        let p = ParamSet::defaults(PARAMS);
+        assert!(p.bool("as_evaluated_truncation"));
+        assert_eq!((p.choice("delay_loss_events"), p.choice("delay_samples"), p.int("beta"), p.int("hz")), ("rto", "slow-path", 3, 250));
+    }
+
+    #[test]
+    fn delay_extremes_move_only_on_slow_path_acks() {
+        // Fast-path ACKs (pure cumulative) leave delay_min/delay_max unset; the first
+        // slow-path ACK (RTT 100 ms) initialises both; a fast-path 150 ms does not raise
+        // delay_max; a slow-path 150 ms does.
+        let mut v = wlp(true);
+        ack_at(&mut v, 10, 100);
+        assert_eq!((v.delay_min, v.delay_max), (Dur::ZERO, Dur::ZERO));
+        sack_at(&mut v, 20, 100);
+        assert_eq!((v.delay_min, v.delay_max), (Dur::from_millis(100), Dur::from_millis(100)));
+        ack_at(&mut v, 30, 150);
+        assert_eq!(v.delay_max, Dur::from_millis(100));
+        sack_at(&mut v, 40, 150);
+        assert_eq!(v.delay_max, Dur::from_millis(150));
+        // rtt_min follows every ACK (westwood_fast_bw calls update_rtt_min too).
+        assert_eq!(v.rtt_min, Dur::from_millis(100));
+        // delay_samples = every-ack: a fast-path ACK counts.
+        let mut p = ParamSet::defaults(PARAMS);
+        p.set("delay_samples", ParamValue::Choice("every-ack"));
+        let mut v = WestwoodLp::new(&p, &CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) });
+        ack_at(&mut v, 10, 100);
+        assert_eq!(v.delay_max, Dur::from_millis(100));
+    }
+
+    #[test]
+    fn as_evaluated_bandwidth_is_bytes_per_jiffy() {
+        // 1000 B every 10 ms, RTT 100 ms = 25 jiffies at HZ 250, window start jiffy 0.
+        // The window closes on the first ACK with delta > max(25, 50 ms = 12) jiffies:
+        // t = 110 ms = jiffy 27 (108 ms is not an ACK time); bk = ACKs at 10..100 ms =
+        // 10_000 B -> 10_000/27 = 370 B/jiffy; empty filter -> bw_ns_est = bw_est = 370.
+        let mut v = wlp(true);
+        for i in 1..=11 {
+            ack_at(&mut v, 10 * i, 100);
+        }
+        assert_eq!((v.bw_ns_est_j, v.bw_est_j, v.rtt_win_sx_j), (370, 370, 27));
+        // Next close: jiffy > 27 + 25 -> t = 220 ms (jiffy 55); bk = 110..210 ms = 11_000
+        // B / 28 = 392; bw_ns = (7·370 + 392) >> 3 = 2982 >> 3 = 372; bw = (7·370 + 372)
+        // >> 3 = 2962 >> 3 = 370.
+        for i in 12..=22 {
+            ack_at(&mut v, 10 * i, 100);
+        }
+        assert_eq!((v.bw_ns_est_j, v.bw_est_j, v.rtt_win_sx_j), (372, 370, 55));
+        // bw_rttmin = max(370·25/1000, 2) = 9250/1000 = 9; 92_500 B/s reported.
+        assert_eq!(v.bw_rttmin(), 9);
+        assert_eq!(v.bw_est(), 92_500.0);
     }
 
     #[test]
@@ -434,13 +579,22 @@ mod tests {
     }
 
     /// CA at cwnd 20 (ssthresh 10), rtt_min 100 ms, bw_est 196_000 B/s -> bw·rtt_min/MSS
-    /// = 19.6 packets; delay_min 100 ms, delay_max 120 ms; no loss yet.
+    /// = 19.6 packets (as evaluated: 784 B/jiffy · 25 jiffies = 19_600 B, /mss 1000 = 19,
+    /// /advmss 1012 = 19); delay_min 100 ms, delay_max 120 ms; no loss yet.
     fn primed(as_evaluated: bool) -> WestwoodLp {
-        let mut v = wlp(as_evaluated);
+        primed_with(as_evaluated, "rto")
+    }
+
+    fn primed_with(as_evaluated: bool, loss_events: &'static str) -> WestwoodLp {
+        let mut v = wlp_with(as_evaluated, loss_events);
         v.w.cwnd = 20;
         v.w.ssthresh = 10;
         v.bw_est = 196_000.0;
         v.bw_ns_est = 196_000.0;
+        // 196_000 B/s at HZ 250 = 784 B/jiffy.
+        v.bw_est_j = 784;
+        v.bw_ns_est_j = 784;
+        v.rtt_win_sx_j = 250;
         v.rtt = Some(Dur::from_millis(100));
         v.rtt_min = Dur::from_millis(100);
         v.reset_rtt_min = false;
@@ -488,11 +642,12 @@ mod tests {
 
     #[test]
     fn truncation_modes_differ_after_a_loss() {
-        // A fast-retransmit loss at RTT 100 ms: rtt_loss = 100 ms (intended) and
-        // delay_loss = 26 jiffies·(×4 scale broken by the init 1) as evaluated. Recovery
-        // exit sets cwnd = ssthresh = bw_rttmin = 19; set cwnd back to 20 for the test.
+        // delay_loss_events = all: a fast-retransmit loss at RTT 100 ms gives rtt_loss =
+        // 100 ms (intended) and delay_loss = 26 jiffies·(×4 scale broken by the init 1) as
+        // evaluated. Recovery exit sets cwnd = ssthresh = bw_rttmin = 19; set cwnd back to
+        // 20 for the test.
         for as_eval in [false, true] {
-            let mut v = primed(as_eval);
+            let mut v = primed_with(as_eval, "all");
             v.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS });
             assert_eq!(v.cwnd(), 10 * MSS);
             v.on_recovery_exit(Time(0));
@@ -510,6 +665,12 @@ mod tests {
                 assert_eq!((v.cwnd(), v.ewr_count), (19 * MSS, 1));
             }
         }
+        // Default (rto, the module's CA_EVENT_LOSS): fast retransmit leaves delay_loss at
+        // its initial 1 (none in real arithmetic); recovery exit still sets bw_rttmin.
+        let mut v = primed(true);
+        v.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS });
+        v.on_recovery_exit(Time(0));
+        assert_eq!((v.delay_loss, v.delay_loss_j, v.cwnd()), (None, 1, 19 * MSS));
     }
 
     #[test]
