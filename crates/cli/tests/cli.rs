@@ -19,7 +19,10 @@ fn every_example_runs() {
         for e in std::fs::read_dir(d).unwrap() {
             let p = e.unwrap().path();
             if p.is_dir() {
-                dirs.push(p);
+                // Sweep plans are not scenarios; `sweep_example_runs` covers them.
+                if p.file_name().is_some_and(|n| n != "sweeps") {
+                    dirs.push(p);
+                }
             } else if p.extension().is_some_and(|x| x == "toml") {
                 files.push(p);
             }
@@ -75,4 +78,14 @@ fn bench_case_prints_one_line_of_numbers() {
     let (code, _, err) = scavenger(&["bench", "--case", "zz"]);
     assert_eq!(code, 2);
     assert!(err.contains("\"zz\"") && err.contains("cases: a, b"), "{err}");
+}
+
+#[test]
+fn sweep_example_expands_and_runs_one_setting() {
+    let plan = scavenger_lab::plan::load_plan(&examples().join("sweeps/buffers.toml")).unwrap();
+    let items = plan.expand().unwrap();
+    // 5 buffers × 2 zipped (rate, delay) pairs × 3 repetitions.
+    assert_eq!(items.len(), 30);
+    let rec = items[0].run();
+    assert!(rec.metrics.links[0].utilisation > 0.5);
 }
