@@ -4,13 +4,24 @@
 use crate::registry::AlgorithmInfo;
 
 pub mod apple_ledbat;
+pub mod bbr;
 pub mod cdg;
+pub mod copa;
 pub mod cubic;
+pub mod eclipse;
+pub mod evarate;
+pub mod flower;
+pub mod fourcp;
+pub mod imtcp_bg;
 pub mod ledbat;
+pub mod ledbat_plus_plus;
+pub mod ledbat_presets;
 pub mod newreno;
 pub mod nice;
+pub mod proprate;
 pub mod tcp_lp;
 pub mod vegas;
+pub mod vivace;
 pub mod westwood_lp;
 pub mod yield_tcp;
 
@@ -25,4 +36,17 @@ pub static ALL: &[&AlgorithmInfo] = &[
     &nice::INFO,
     &tcp_lp::INFO,
     &westwood_lp::INFO,
+    &flower::INFO,
+    &ledbat_presets::RFC,
+    &ledbat_presets::TUNED,
+    &ledbat_plus_plus::INFO,
+    &eclipse::INFO,
+    &fourcp::INFO,
+    &imtcp_bg::INFO,
+    &bbr::INFO,
+    &copa::INFO,
+    &evarate::INFO,
+    &evarate::INFO_PLUS,
+    &proprate::INFO,
+    &vivace::INFO,
 ];

@@ -2,4 +2,5 @@
 
 pub mod base_delay;
 pub mod delivery_rate;
+pub mod receive_rate;
 pub mod windowed_minmax;

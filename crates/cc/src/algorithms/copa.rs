@@ -1,0 +1,414 @@
+//! Copa (Arun & Balakrishnan, "Copa: Practical Delay-Based Congestion Control for the
+//! Internet", NSDI 2018), as seed 004 uses it for comparison (§2.3.2, §3.2, §5.5).
+//!
+//! Target rate λt = 1/(δ·dq) packets/s with dq = RTTstanding − RTTmin, RTTstanding the
+//! smallest RTT over the last srtt/2 and RTTmin the smallest over 10 s (§2.1). Per ACK
+//! the window moves by v/(δ·cwnd) packets toward the target (up if the current rate
+//! λ = cwnd/RTTstanding ≤ λt, down otherwise); the velocity v doubles per RTT once the
+//! direction has stayed the same for three RTTs and resets to 1 when it changes (§2.2).
+//! Slow start doubles cwnd per RTT until λ first exceeds λt. Packets are paced at
+//! 2·cwnd/RTTstanding. Competitive mode (§2.3): if the queue was not "nearly empty"
+//! (dq < 10 % of the max queueing delay of the last 4 RTTs) at least once in the last 5
+//! RTTs, a buffer filler is present and 1/δ follows AIMD (+1 per RTT, halved on loss,
+//! δ ≤ δ_default); otherwise δ = δ_default. Deviations: docs/deviations.d/copa.md.
+
+use crate::api::*;
+use crate::estimators::receive_rate::LostBytes;
+use crate::estimators::windowed_minmax::{WindowedMax, WindowedMin};
+use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::registry::AlgorithmInfo;
+use crate::units::{Dur, Rate, Time};
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "copa",
+    aliases: &[],
+    summary: "Copa: delay-based target rate 1/(delta*dq) with velocity and competitive-mode switching",
+    source: "Arun & Balakrishnan, Copa, NSDI 2018 §2; seed 004 §2.3.2, §5.5",
+    params: PARAMS,
+    build,
+};
+
+static PARAMS: &[ParamSpec] = &[
+    ParamSpec { name: "delta", kind: ParamKind::Float { min: 0.001, max: 10.0 }, default: ParamValue::Float(0.5), unit: "1/packets", doc: "δ of the default mode: the flow keeps about 1/δ packets queued", source: "Copa §2.1, §2.3 (default mode)" },
+    ParamSpec { name: "mode_switching", kind: ParamKind::Bool, default: ParamValue::Bool(true), unit: "", doc: "switch to competitive mode when the queue is never nearly empty", source: "Copa §2.3" },
+    ParamSpec { name: "velocity_rtts", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(3), unit: "RTTs", doc: "the direction must stay the same this many RTTs before v doubles", source: "Copa §2.2" },
+    ParamSpec { name: "standing_rtt_fraction", kind: ParamKind::Float { min: 0.01, max: 10.0 }, default: ParamValue::Float(0.5), unit: "srtt", doc: "RTTstanding is the min RTT over this fraction of srtt", source: "Copa §2.1 (τ = srtt/2)" },
+    ParamSpec { name: "min_rtt_window", kind: ParamKind::Duration { min: Dur::from_millis(1), max: Dur::from_secs(3600) }, default: ParamValue::Dur(Dur::from_secs(10)), unit: "", doc: "window of the RTTmin filter", source: "Copa §2.1" },
+    ParamSpec { name: "empty_fraction", kind: ParamKind::Float { min: 0.0, max: 1.0 }, default: ParamValue::Float(0.1), unit: "", doc: "the queue is nearly empty when dq is below this fraction of the max queueing delay", source: "Copa §2.3" },
+    ParamSpec { name: "max_delay_rtts", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(4), unit: "RTTs", doc: "window of the max queueing delay (RTTmax − RTTmin)", source: "Copa §2.3" },
+    ParamSpec { name: "empty_check_rtts", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(5), unit: "RTTs", doc: "competitive mode if the queue was not nearly empty in this many RTTs", source: "Copa §2.3; seed 004 §3 (\"once every 5 RTT\")" },
+    ParamSpec { name: "pacing_gain", kind: ParamKind::Float { min: 0.1, max: 10.0 }, default: ParamValue::Float(2.0), unit: "", doc: "packets are paced at pacing_gain · cwnd / RTTstanding", source: "Copa §2.1" },
+    ParamSpec { name: "min_cwnd", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(2), unit: "packets", doc: "window floor (the paper states none)", source: "ours, see docs/deviations.d/copa.md" },
+];
+
+fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
+    Box::new(Copa::new(p, &init))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dir {
+    Up,
+    Down,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopaMode {
+    Default,
+    Competitive,
+}
+
+#[derive(Clone, Debug)]
+pub struct Copa {
+    delta_default: f64,
+    delta: f64,
+    mode_switching: bool,
+    velocity_rtts: u32,
+    standing_fraction: f64,
+    min_rtt_window: Dur,
+    empty_fraction: f64,
+    max_delay_rtts: u64,
+    empty_check_rtts: u64,
+    pacing_gain: f64,
+    min_cwnd: f64,
+    mss: u64,
+    /// Window in packets (fractional, as the per-ACK update needs).
+    cwnd: f64,
+    slow_start: bool,
+    srtt: Option<Dur>,
+    min_rtt: WindowedMin,
+    standing: WindowedMin,
+    rtt_max: WindowedMax,
+    velocity: f64,
+    direction: Option<Dir>,
+    same_dir_rounds: u32,
+    cwnd_at_round_start: f64,
+    round_end: u64,
+    mode: CopaMode,
+    last_nearly_empty: Time,
+    loss_in_round: bool,
+    lost_bytes: LostBytes,
+    lost_total: u64,
+    /// Last computed target rate λt (packets/s, infinite when dq = 0) and dq, for traces.
+    target_rate: f64,
+    dq: Dur,
+}
+
+impl Copa {
+    pub fn new(p: &ParamSet, init: &CcInit) -> Copa {
+        let mss = init.mss.max(1);
+        let cwnd = (init.initial_cwnd as f64 / mss as f64).max(1.0);
+        Copa {
+            delta_default: p.f64("delta"),
+            delta: p.f64("delta"),
+            mode_switching: p.bool("mode_switching"),
+            velocity_rtts: p.int("velocity_rtts") as u32,
+            standing_fraction: p.f64("standing_rtt_fraction"),
+            min_rtt_window: p.dur("min_rtt_window"),
+            empty_fraction: p.f64("empty_fraction"),
+            max_delay_rtts: p.int("max_delay_rtts") as u64,
+            empty_check_rtts: p.int("empty_check_rtts") as u64,
+            pacing_gain: p.f64("pacing_gain"),
+            min_cwnd: p.int("min_cwnd") as f64,
+            mss,
+            cwnd,
+            slow_start: true,
+            srtt: None,
+            min_rtt: WindowedMin::new(),
+            standing: WindowedMin::new(),
+            rtt_max: WindowedMax::new(),
+            velocity: 1.0,
+            direction: None,
+            same_dir_rounds: 0,
+            cwnd_at_round_start: cwnd,
+            round_end: 0,
+            mode: CopaMode::Default,
+            last_nearly_empty: init.now,
+            loss_in_round: false,
+            lost_bytes: LostBytes::default(),
+            lost_total: 0,
+            target_rate: f64::INFINITY,
+            dq: Dur::ZERO,
+        }
+    }
+
+    pub fn mode(&self) -> CopaMode {
+        self.mode
+    }
+
+    fn standing_rtt(&self) -> Option<Dur> {
+        self.standing.get().map(Dur)
+    }
+
+    /// Once per RTT: velocity (§2.2) and, in competitive mode, δ (§2.3).
+    fn on_round_end(&mut self) {
+        if !self.slow_start {
+            let dir = if self.cwnd > self.cwnd_at_round_start { Dir::Up } else { Dir::Down };
+            if Some(dir) == self.direction {
+                self.same_dir_rounds += 1;
+                // "start doubling v only after the direction has remained the same for
+                // three RTTs" (§2.2).
+                if self.same_dir_rounds >= self.velocity_rtts {
+                    self.velocity *= 2.0;
+                }
+            } else {
+                self.velocity = 1.0;
+                self.same_dir_rounds = 0;
+            }
+            self.direction = Some(dir);
+        }
+        if self.mode == CopaMode::Competitive {
+            // AIMD on 1/δ: +1 per RTT without loss, halved on loss; δ never above the
+            // default δ.
+            let inv = 1.0 / self.delta;
+            let inv = if self.loss_in_round { inv / 2.0 } else { inv + 1.0 };
+            self.delta = (1.0 / inv).min(self.delta_default);
+        }
+        self.loss_in_round = false;
+        self.cwnd_at_round_start = self.cwnd;
+    }
+
+    fn update_mode(&mut self, now: Time, rtt_min: Dur, standing: Dur, srtt: Dur) {
+        if !self.mode_switching {
+            return;
+        }
+        let dq = standing - rtt_min;
+        let max_dq = Dur(self.rtt_max.get().unwrap_or(0)) - rtt_min;
+        // "Nearly empty": dq < 10 % of the max queueing delay over the last 4 RTTs.
+        if dq.nanos() as f64 <= self.empty_fraction * max_dq.nanos() as f64 {
+            self.last_nearly_empty = now;
+        }
+        let competitive = now.since(self.last_nearly_empty) > Dur(srtt.nanos() * self.empty_check_rtts);
+        match (self.mode, competitive) {
+            (CopaMode::Default, true) => self.mode = CopaMode::Competitive,
+            (CopaMode::Competitive, false) => {
+                self.mode = CopaMode::Default;
+                self.delta = self.delta_default;
+            }
+            _ => {}
+        }
+    }
+}
+
+impl CongestionControl for Copa {
+    fn name(&self) -> &'static str {
+        "copa"
+    }
+
+    fn on_ack(&mut self, now: Time, ack: &AckSample) {
+        let mss = self.mss as f64;
+        let lost = self.lost_bytes.lost(ack);
+        if lost > self.lost_total {
+            self.loss_in_round = true;
+            self.lost_total = lost;
+        }
+        if let Some(rtt) = ack.rtt {
+            self.srtt = Some(match self.srtt {
+                None => rtt,
+                Some(s) => Dur((7 * s.nanos() + rtt.nanos()) / 8),
+            });
+            let srtt = self.srtt.unwrap_or(rtt);
+            self.min_rtt.update_at(now, rtt.nanos(), self.min_rtt_window);
+            self.standing.update_at(now, rtt.nanos(), srtt.mul_f64(self.standing_fraction));
+            self.rtt_max.update_at(now, rtt.nanos(), Dur(srtt.nanos() * self.max_delay_rtts));
+        }
+        let (Some(rtt_min), Some(standing), Some(srtt)) = (self.min_rtt.get().map(Dur), self.standing_rtt(), self.srtt) else { return };
+        self.update_mode(now, rtt_min, standing, srtt);
+        if ack.snd_una >= self.round_end {
+            self.on_round_end();
+            self.round_end = ack.snd_nxt.max(ack.snd_una + 1);
+        }
+        if ack.bytes_acked == 0 {
+            return;
+        }
+        let acked = ack.bytes_acked as f64 / mss;
+        // §2.1: dq = RTTstanding − RTTmin; λt = 1/(δ·dq); λ = cwnd/RTTstanding.
+        // Increase iff λ ≤ λt ⇔ cwnd·δ·dq ≤ RTTstanding (and always when dq = 0).
+        let dq = standing - rtt_min;
+        self.dq = dq;
+        self.target_rate = if dq == Dur::ZERO { f64::INFINITY } else { 1.0 / (self.delta * dq.secs_f64()) };
+        let increase = dq == Dur::ZERO || self.cwnd * self.delta * dq.secs_f64() <= standing.secs_f64();
+        if self.slow_start {
+            if increase {
+                // Slow start: cwnd doubles per RTT while λ < λt.
+                self.cwnd += acked;
+                return;
+            }
+            self.slow_start = false;
+            self.cwnd_at_round_start = self.cwnd;
+        }
+        // §2.1 step 3: cwnd ± v/(δ·cwnd) per acknowledged packet.
+        let step = acked * self.velocity / (self.delta * self.cwnd);
+        if increase {
+            self.cwnd += step;
+        } else {
+            self.cwnd -= step;
+        }
+        if self.cwnd < self.min_cwnd {
+            self.cwnd = self.min_cwnd;
+            self.velocity = 1.0;
+        }
+    }
+
+    fn on_congestion(&mut self, _now: Time, ev: &CongestionEvent) {
+        // Default mode ignores loss (§2.3); competitive mode halves 1/δ at the round end.
+        if ev.kind == CongestionKind::Loss {
+            self.loss_in_round = true;
+        }
+    }
+
+    fn on_rto(&mut self, _now: Time, _ev: &RtoEvent) {
+        self.cwnd = self.min_cwnd;
+        self.velocity = 1.0;
+        self.direction = None;
+        self.same_dir_rounds = 0;
+        self.slow_start = true;
+        self.loss_in_round = true;
+    }
+
+    fn on_sent(&mut self, _now: Time, sent: &SentInfo) {
+        self.lost_bytes.on_sent(sent.bytes);
+    }
+
+    fn cwnd(&self) -> u64 {
+        (self.cwnd * self.mss as f64).round() as u64
+    }
+
+    fn pacing_rate(&self) -> Option<Rate> {
+        let standing = self.standing_rtt()?;
+        if standing == Dur::ZERO {
+            return None;
+        }
+        let bytes = self.pacing_gain * self.cwnd * self.mss as f64;
+        Some(Rate((bytes * 8.0 / standing.secs_f64()).round() as u64))
+    }
+
+    fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("cwnd_pkts", self.cwnd));
+        out.push(("velocity", self.velocity));
+        out.push(("delta", self.delta));
+        out.push(("dq_ms", self.dq.secs_f64() * 1e3));
+        out.push(("competitive", if self.mode == CopaMode::Competitive { 1.0 } else { 0.0 }));
+        out.push(("slow_start", if self.slow_start { 1.0 } else { 0.0 }));
+        out.push(("standing_rtt_ms", self.standing_rtt().map_or(0.0, |d| d.secs_f64() * 1e3)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    const MSS: u64 = 1000;
+
+    fn copa() -> Copa {
+        Copa::new(&ParamSet::defaults(PARAMS), &CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) })
+    }
+
+    fn ack(rtt_ms: f64, pkts: u64, una: u64, nxt: u64) -> AckSample {
+        AckSample { bytes_acked: pkts * MSS, rtt: Some(Dur::from_secs_f64(rtt_ms / 1e3)), snd_una: una * MSS, snd_nxt: nxt * MSS, ..AckSample::empty(MSS) }
+    }
+
+    fn ms(x: f64) -> Time {
+        Time((x * 1e6) as u64)
+    }
+
+    #[test]
+    fn slow_start_doubles_until_rate_exceeds_target() {
+        let mut c = copa();
+        // 40 ms RTTs: dq = 0 → λt infinite → +1 packet per ACKed packet.
+        c.on_ack(ms(40.0), &ack(40.0, 1, 1, 10));
+        assert_eq!(c.cwnd, 11.0);
+        // RTT 42 ms at 41 ms: standing = min over srtt/2 (≈ 20 ms) = 40 → dq = 0 still.
+        c.on_ack(ms(41.0), &ack(42.0, 1, 2, 11));
+        assert_eq!(c.cwnd, 12.0);
+        // 100 ms later, RTT 50 ms: srtt = 7/8·(7/8·40 + 42/8 = 40.25) + 50/8 = 41.47 ms,
+        // standing window ≈ 20.7 ms holds only this sample → standing = 50, min = 40,
+        // dq = 10 ms; λt = 1/(0.5 · 0.01) = 200 pkt/s; λ = 12 / 0.05 = 240 > 200 → leave
+        // slow start and decrease by v/(δ·cwnd) = 1/(0.5·12) = 1/6.
+        c.on_ack(ms(141.0), &ack(50.0, 1, 3, 12));
+        assert!(!c.slow_start);
+        assert!((c.target_rate - 200.0).abs() < 1e-9);
+        assert!((c.cwnd - (12.0 - 1.0 / 6.0)).abs() < 1e-12, "{}", c.cwnd);
+        // Pacing: 2 · cwnd · 1000 B / 50 ms in bit/s = 2·11.8333·1000·8/0.05.
+        let expect = (2.0 * (12.0 - 1.0 / 6.0) * 1000.0 * 8.0 / 0.05f64).round() as u64;
+        assert_eq!(c.pacing_rate(), Some(Rate(expect)));
+    }
+
+    #[test]
+    fn per_ack_step_is_v_over_delta_cwnd_and_two_packet_acks_count_twice() {
+        let mut c = copa();
+        c.slow_start = false;
+        c.cwnd = 20.0;
+        c.on_ack(ms(40.0), &ack(40.0, 2, 1, 20));
+        // dq = 0 → increase by 2 · 1/(0.5 · 20) = 0.2.
+        assert!((c.cwnd - 20.2).abs() < 1e-12);
+        // With v = 4: 2·4/(0.5·20.2) = 0.792079...
+        c.velocity = 4.0;
+        c.on_ack(ms(41.0), &ack(40.0, 2, 3, 22));
+        assert!((c.cwnd - (20.2 + 8.0 / 10.1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn velocity_doubles_after_three_same_direction_rounds_and_resets_on_change() {
+        let mut c = copa();
+        c.slow_start = false;
+        let mut seq = Vec::new();
+        // Rounds with cwnd rising: directions Up, Up, Up, Up, Up.
+        for _ in 0..6 {
+            c.cwnd += 1.0;
+            c.on_round_end();
+            seq.push(c.velocity);
+        }
+        // Round 1 sets the direction (reset to 1); rounds 2, 3: same count 1, 2 (no
+        // doubling); round 4: count 3 → 2; 5 → 4; 6 → 8.
+        assert_eq!(seq, vec![1.0, 1.0, 1.0, 2.0, 4.0, 8.0]);
+        // Direction changes: v = 1.
+        c.cwnd -= 1.0;
+        c.on_round_end();
+        assert_eq!((c.velocity, c.same_dir_rounds), (1.0, 0));
+    }
+
+    #[test]
+    fn competitive_mode_when_queue_never_nearly_empty_and_aimd_on_inverse_delta() {
+        let mut c = copa();
+        c.slow_start = false;
+        c.cwnd = 50.0;
+        // RTTs at 40 ms first, then a queue that stays 60..70 ms for longer than 5 RTTs.
+        let mut t = 0.0;
+        let mut una = 0;
+        for _ in 0..10 {
+            t += 4.0;
+            una += 1;
+            c.on_ack(ms(t), &ack(40.0, 1, una, una + 50));
+        }
+        assert_eq!(c.mode(), CopaMode::Default);
+        for i in 0..200 {
+            t += 4.0;
+            una += 1;
+            let r = 60.0 + (i % 10) as f64;
+            c.on_ack(ms(t), &ack(r, 1, una, una + 50));
+        }
+        // dq ≈ 20 ms is never below 10 % of max dq (≈ 29 ms): competitive after 5 srtt.
+        assert_eq!(c.mode(), CopaMode::Competitive);
+        // AIMD on 1/δ: from δ = 0.5 (1/δ = 2) a loss-free round gives 1/δ = 3.
+        c.delta = 0.5;
+        c.loss_in_round = false;
+        c.on_round_end();
+        assert!((c.delta - 1.0 / 3.0).abs() < 1e-12);
+        // A round with loss halves 1/δ: 3 / 2 = 1.5 → δ = 0.667, capped at 0.5.
+        c.loss_in_round = true;
+        c.on_round_end();
+        assert_eq!(c.delta, 0.5);
+        // Two loss-free rounds: 1/δ = 2 + 1 + 1 = 4 → δ = 0.25.
+        c.on_round_end();
+        c.on_round_end();
+        assert!((c.delta - 0.25).abs() < 1e-12);
+        // The queue empties (RTT back to 40 ms): default mode, δ reset to 0.5.
+        for _ in 0..30 {
+            t += 4.0;
+            una += 1;
+            c.on_ack(ms(t), &ack(40.0, 1, una, una + 50));
+        }
+        assert_eq!((c.mode(), c.delta), (CopaMode::Default, 0.5));
+    }
+}
