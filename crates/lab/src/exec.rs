@@ -67,7 +67,10 @@ impl Executor for LocalExecutor {
         let mut completed = 0;
         let mut error = None;
         std::thread::scope(|s| {
-            let (tx, rx) = mpsc::channel::<(usize, RunRecord)>();
+            // A rendezvous channel: a worker hands over its result before it takes the
+            // next item, so results never pile up in memory and a stop requested while
+            // storing one result lets at most one more item per worker finish.
+            let (tx, rx) = mpsc::sync_channel::<(usize, RunRecord)>(0);
             for _ in 0..self.threads.max(1).min(total.max(1)) {
                 let tx = tx.clone();
                 let (items, next) = (&items, &next);

@@ -48,9 +48,26 @@ impl Store {
     pub fn open(dir: &Path) -> Result<Store, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create result store {}: {e}", dir.display()))?;
         let path = dir.join(RESULTS_FILE);
+        Self::drop_torn_tail(&path)?;
         let done = Self::read(dir)?.into_iter().map(|s| s.key).collect();
         let file = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         Ok(Store { dir: dir.to_path_buf(), file, done })
+    }
+
+    /// A crash mid-append can leave a last line without its newline; cut it off so the
+    /// next append starts on a fresh line (that item simply runs again).
+    fn drop_torn_tail(path: &Path) -> Result<(), String> {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
+        if bytes.last().is_none_or(|&b| b == b'\n') {
+            return Ok(());
+        }
+        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let f = OpenOptions::new().write(true).open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        f.set_len(keep as u64).and_then(|_| f.sync_data()).map_err(|e| format!("cannot repair {}: {e}", path.display()))
     }
 
     pub fn dir(&self) -> &Path {
