@@ -4,6 +4,7 @@
 
 pub mod algorithms;
 pub mod api;
+pub mod dalbe;
 pub mod estimators;
 pub mod params;
 pub mod registry;

@@ -1,0 +1,29 @@
+//! Deadline-aware less-than-best-effort (DA-LBE) over any congestion control, after
+//! seed 003 (Wallenburg 2018, Libdalbe) and the DA-LBE kernel component it drove.
+//!
+//! * [`DaLbe`] wraps any `CongestionControl` and applies the knobs ([`Knobs`]): phantom
+//!   ECNs, ignoring loss or ECN backoffs, queueing-delay scaling μ; it keeps the
+//!   `da_lbe_info` statistics ([`DaLbeInfo`]).
+//! * [`MetaController`] is the user-facing, datapath-independent control loop: it sees a
+//!   [`FlowView`] every interval and returns knobs. [`ControlledFlow`] runs one over a
+//!   `DaLbe` as a `CongestionControl` (Libdalbe's daemon, sans-IO).
+//! * [`CubicMbc`] and [`VegasMbc`] are the thesis's model-based controllers;
+//!   [`DeadlineSwitch`] is ours (docs/dalbe.md).
+//!
+//! Deviations and resolved ambiguities: docs/deviations.d/dalbe.md.
+
+pub mod deadline;
+pub mod examples;
+pub mod knobs;
+pub mod mbc;
+pub mod meta;
+pub mod wrapper;
+
+#[cfg(test)]
+mod tests;
+
+pub use deadline::{DeadlineConfig, DeadlineSwitch, Mode, DEADLINE_PARAMS};
+pub use knobs::{DaLbeInfo, Knobs};
+pub use mbc::{CubicMbc, CubicMbcConfig, MbcCommon, VegasMbc, VegasMbcConfig, CUBIC_MBC_PARAMS, VEGAS_MBC_PARAMS};
+pub use meta::{ControlledFlow, FlowGoal, FlowView, MetaController};
+pub use wrapper::DaLbe;
