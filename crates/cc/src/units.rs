@@ -192,7 +192,7 @@ fn split_number(s: &str) -> Option<(f64, String)> {
     Some((num, s[end..].trim().to_ascii_lowercase()))
 }
 
-pub const DURATION_UNITS: &str = "ns, us, ms, s, min (e.g. \"25ms\", \"1.5s\")";
+pub const DURATION_UNITS: &str = "ns, us, ms, s, min, h (e.g. \"25ms\", \"1.5s\")";
 pub const RATE_UNITS: &str = "bit/s, kbit/s, Mbit/s, Gbit/s (also bps, kbps, Mbps, Gbps, kbit, Mbit, Gbit; e.g. \"8Mbit\")";
 pub const SIZE_UNITS: &str = "B, KB, KiB, MB, MiB, GB, GiB (e.g. \"2469KiB\")";
 
@@ -205,6 +205,7 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
         "ms" | "msec" => 1e-3,
         "s" | "sec" | "secs" => 1.0,
         "min" | "mins" => 60.0,
+        "h" | "hour" | "hours" => 3600.0,
         "" => return Err(format!("\"{s}\" has no unit; allowed units: {DURATION_UNITS}")),
         _ => return Err(format!("\"{s}\" has unknown unit \"{unit}\"; allowed units: {DURATION_UNITS}")),
     };
@@ -264,6 +265,7 @@ mod tests {
         assert_eq!(parse_duration("1.5 s").unwrap(), Dur::from_millis(1500));
         assert_eq!(parse_duration("200us").unwrap(), Dur::from_micros(200));
         assert_eq!(parse_duration("2min").unwrap(), Dur::from_secs(120));
+        assert_eq!(parse_duration("18h").unwrap(), Dur::from_secs(18 * 3600));
         assert_eq!(parse_duration("7ns").unwrap(), Dur(7));
         assert!(parse_duration("25").unwrap_err().contains("no unit"));
         assert!(parse_duration("25 parsecs").unwrap_err().contains("unknown unit"));

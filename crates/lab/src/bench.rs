@@ -2,7 +2,7 @@
 //! of numbers each.
 
 use scavenger_cc::{find, Dur, Rate, Time};
-use scavenger_net::{LinkConfig, LossModel, QueueLimit};
+use scavenger_net::{CodelParams, FqCodelParams, LinkConfig, QdiscConfig, QueueLimit};
 use scavenger_sim::{FlowConfig, MeasureConfig, SimConfig};
 
 pub struct BenchCase {
@@ -12,7 +12,7 @@ pub struct BenchCase {
 }
 
 fn dumbbell(rate: Rate, rtt: Dur, buffer: u32, secs: u64, flows: Vec<FlowConfig>) -> SimConfig {
-    let link = LinkConfig { rate, delay: Dur(rtt.nanos() / 2), limit: QueueLimit::Packets(buffer), loss: LossModel::None, outages: vec![] };
+    let link = LinkConfig::new(rate, Dur(rtt.nanos() / 2), QueueLimit::Packets(buffer));
     SimConfig { duration: Dur::from_secs(secs), seed: 1, forward: link.clone(), reverse: link, flows, measure: MeasureConfig::default() }
 }
 
@@ -32,9 +32,27 @@ fn case_b() -> SimConfig {
     dumbbell(Rate::from_mbps(1000), Dur::from_millis(40), 1000, 10, flows)
 }
 
+/// Case (b) with an AQM on both directions of the bottleneck.
+fn case_b_with(qdisc: QdiscConfig) -> SimConfig {
+    let mut c = case_b();
+    c.forward.qdisc = qdisc.clone();
+    c.reverse.qdisc = qdisc;
+    c
+}
+
+fn case_c() -> SimConfig {
+    case_b_with(QdiscConfig::Codel(CodelParams::default()))
+}
+
+fn case_d() -> SimConfig {
+    case_b_with(QdiscConfig::FqCodel(FqCodelParams::default()))
+}
+
 pub static CASES: &[BenchCase] = &[
     BenchCase { name: "a", about: "10 CUBIC flows, 100 Mbit/s, 50 ms RTT, 1670-packet buffer, 30 s", build: case_a },
     BenchCase { name: "b", about: "100 NewReno flows, 1 Gbit/s, 40 ms RTT, 1000-packet buffer, 10 s, starts within 10 ms", build: case_b },
+    BenchCase { name: "c", about: "case b with CoDel (RFC 8289 defaults) on both directions", build: case_c },
+    BenchCase { name: "d", about: "case b with FQ-CoDel (RFC 8290 defaults) on both directions", build: case_d },
 ];
 
 /// Peak resident set of this process in MiB (Linux), if known.

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod error;
 pub mod exec;
+pub mod link_models;
 pub mod plan;
 pub mod record;
 pub mod report;

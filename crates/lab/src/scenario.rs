@@ -5,7 +5,8 @@
 use crate::error::InputError;
 use crate::toml_fields::Fields;
 use scavenger_cc::{find, registry::known_names, Dur, ParamSet, ParamValue, Rate, RawParam, Time};
-use scavenger_net::{LinkConfig, LossModel, Outage, QueueLimit};
+use crate::link_models::{self, Preset, TraceSpec};
+use scavenger_net::{Jitter, LinkConfig, LossModel, OnOff, Outage, QdiscConfig, QueueLimit};
 use scavenger_sim::{FlowConfig, JainSpec, MeasureConfig, SimConfig};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -59,8 +60,11 @@ pub struct OutageSpec {
     pub duration: Dur,
 }
 
+/// The bottleneck, per direction where it matters: "forward" carries downloads' data
+/// (server side to client side), "reverse" their ACKs and uploads.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LinkSpec {
+    /// Constant rate, or with a trace the trace's mean rate.
     #[serde(serialize_with = "ser_display")]
     pub rate: Rate,
     #[serde(serialize_with = "ser_display")]
@@ -69,9 +73,24 @@ pub struct LinkSpec {
     pub delay: Dur,
     pub buffer: Buffer,
     pub reverse_buffer: Buffer,
-    pub loss: f64,
-    pub reverse_loss: f64,
+    #[serde(serialize_with = "link_models::ser_qdisc")]
+    pub qdisc: QdiscConfig,
+    #[serde(serialize_with = "link_models::ser_qdisc")]
+    pub reverse_qdisc: QdiscConfig,
+    #[serde(serialize_with = "link_models::ser_loss")]
+    pub loss: LossModel,
+    #[serde(serialize_with = "link_models::ser_loss")]
+    pub reverse_loss: LossModel,
+    #[serde(serialize_with = "link_models::ser_jitter")]
+    pub jitter: Jitter,
+    #[serde(serialize_with = "link_models::ser_jitter")]
+    pub reverse_jitter: Jitter,
+    pub trace: Option<TraceSpec>,
+    pub reverse_trace: Option<TraceSpec>,
     pub outages: Vec<OutageSpec>,
+    #[serde(serialize_with = "link_models::ser_on_off")]
+    pub on_off: Option<OnOff>,
+    pub preset: Option<Preset>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -96,6 +115,20 @@ pub struct FlowSpec {
     pub pacing: bool,
     pub delayed_ack: bool,
     pub clock_offset_ns: i64,
+    /// ECN-capable transport (RFC 3168).
+    pub ecn: bool,
+    /// Soft deadline of a finite transfer, from the flow's start (seed 003).
+    #[serde(serialize_with = "ser_opt_display")]
+    pub deadline: Option<Dur>,
+    /// DA-LBE: the metacontroller that drives this flow's knobs.
+    pub dalbe: Option<DalbeSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DalbeSpec {
+    pub controller: String,
+    #[serde(serialize_with = "ser_params")]
+    pub params: ParamSet,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -247,15 +280,65 @@ fn parse_buffer(f: &Fields, key: &str, rate: Rate, rtt: Dur) -> Result<Option<Bu
 }
 
 fn parse_link(f: &Fields, duration: Dur) -> Result<LinkSpec, InputError> {
-    f.only(&["rate", "reverse_rate", "delay", "buffer", "reverse_buffer", "loss", "reverse_loss", "outages"])?;
-    let rate = f.rate("rate")?.ok_or_else(|| f.err("rate", "is required (e.g. rate = \"10Mbit\")"))?;
-    let reverse_rate = f.rate("reverse_rate")?.unwrap_or(rate);
-    let delay = f.dur("delay")?.ok_or_else(|| f.err("delay", "is required: one-way propagation delay (e.g. delay = \"20ms\")"))?;
+    f.only(&[
+        "rate", "reverse_rate", "delay", "buffer", "reverse_buffer", "qdisc", "reverse_qdisc", "loss", "reverse_loss", "jitter", "reverse_jitter", "trace", "reverse_trace", "outages", "on_off", "preset",
+    ])?;
+    let preset = link_models::parse_preset(f, "preset")?;
+    let trace = link_models::parse_trace(f, "trace")?;
+    let reverse_trace_given = link_models::parse_trace(f, "reverse_trace")?;
+    if trace.is_some() && f.raw("rate").is_some() {
+        return Err(f.err("rate", "cannot be combined with `trace`: the trace sets the capacity"));
+    }
+    if reverse_trace_given.is_some() && f.raw("reverse_rate").is_some() {
+        return Err(f.err("reverse_rate", "cannot be combined with `reverse_trace`: the trace sets the capacity"));
+    }
+    if preset == Some(Preset::Wifi) && (trace.is_some() || reverse_trace_given.is_some()) {
+        return Err(f.err("preset", "\"wifi\" generates its own rate trace around `rate`; remove `trace`/`reverse_trace` or the preset"));
+    }
+    let rate = match (&trace, f.rate("rate")?) {
+        (Some(t), _) => t.mean_rate,
+        (None, Some(r)) => r,
+        (None, None) if preset == Some(Preset::Satellite) => scavenger_net::presets::SATELLITE_RATE,
+        (None, None) => return Err(f.err("rate", "is required (e.g. rate = \"10Mbit\"), unless `trace` gives the capacity")),
+    };
+    // Without its own rate or trace, the reverse direction is a copy of the forward one.
+    let reverse_trace = match (&reverse_trace_given, f.raw("reverse_rate")) {
+        (Some(t), _) => Some(t.clone()),
+        (None, None) => trace.clone(),
+        (None, Some(_)) => None,
+    };
+    let reverse_rate = match &reverse_trace {
+        Some(t) => t.mean_rate,
+        None => f.rate("reverse_rate")?.unwrap_or(rate),
+    };
+    let delay = match f.dur("delay")? {
+        Some(d) => d,
+        None if preset == Some(Preset::Satellite) => scavenger_net::presets::SATELLITE_ONE_WAY_DELAY,
+        None => return Err(f.err("delay", "is required: one-way propagation delay (e.g. delay = \"20ms\")")),
+    };
     let rtt = delay + delay;
-    let buffer = parse_buffer(f, "buffer", rate, rtt)?.ok_or_else(|| f.err("buffer", "is required (e.g. buffer = \"1BDP\" or \"70 packets\")"))?;
-    let reverse_buffer = parse_buffer(f, "reverse_buffer", reverse_rate, rtt)?.unwrap_or(buffer);
-    let loss = f.float("loss", 0.0, 1.0)?.unwrap_or(0.0);
-    let reverse_loss = f.float("reverse_loss", 0.0, 1.0)?.unwrap_or(0.0);
+    let qdisc = link_models::parse_qdisc(f, "qdisc")?.unwrap_or_default();
+    let reverse_qdisc = link_models::parse_qdisc(f, "reverse_qdisc")?.unwrap_or_else(|| qdisc.clone());
+    // A buffer is required unless an AQM brings its Linux default limit or the preset
+    // gives one (satellite: 1 BDP).
+    let default_buffer = |q: &QdiscConfig, r: Rate| {
+        link_models::default_limit_packets(q).map(Buffer::Packets).or_else(|| (preset == Some(Preset::Satellite)).then(|| Buffer::Packets(((r.bytes_in(rtt) as f64) / BDP_PACKET_BYTES as f64).ceil().max(1.0) as u32)))
+    };
+    let buffer = match parse_buffer(f, "buffer", rate, rtt)? {
+        Some(b) => b,
+        None => default_buffer(&qdisc, rate).ok_or_else(|| f.err("buffer", "is required (e.g. buffer = \"1BDP\" or \"70 packets\")"))?,
+    };
+    let reverse_buffer = match parse_buffer(f, "reverse_buffer", reverse_rate, rtt)? {
+        Some(b) => b,
+        None if f.raw("reverse_qdisc").is_some() && f.raw("buffer").is_none() => default_buffer(&reverse_qdisc, reverse_rate).unwrap_or(buffer),
+        None => buffer,
+    };
+    let loss = link_models::parse_loss(f, "loss")?.unwrap_or(LossModel::None);
+    let reverse_loss = link_models::parse_loss(f, "reverse_loss")?.unwrap_or(LossModel::None);
+    let preset_jitter = (preset == Some(Preset::Wifi)).then(|| scavenger_net::presets::WifiModel::default().jitter());
+    let jitter = link_models::parse_jitter(f, "jitter")?.or(preset_jitter).unwrap_or_default();
+    let reverse_jitter = link_models::parse_jitter(f, "reverse_jitter")?.unwrap_or(jitter);
+    let on_off = link_models::parse_on_off(f, "on_off")?;
     let mut outages: Vec<OutageSpec> = Vec::new();
     for o in f.tables("outages")? {
         o.only(&["start", "duration"])?;
@@ -274,7 +357,7 @@ fn parse_link(f: &Fields, duration: Dur) -> Result<LinkSpec, InputError> {
         }
         outages.push(OutageSpec { start, duration: d });
     }
-    Ok(LinkSpec { rate, reverse_rate, delay, buffer, reverse_buffer, loss, reverse_loss, outages })
+    Ok(LinkSpec { rate, reverse_rate, delay, buffer, reverse_buffer, qdisc, reverse_qdisc, loss, reverse_loss, jitter, reverse_jitter, trace, reverse_trace, outages, on_off, preset })
 }
 
 fn raw_param(f: &Fields, key: &str, v: &toml::Value) -> Result<RawParam, InputError> {
@@ -285,6 +368,20 @@ fn raw_param(f: &Fields, key: &str, v: &toml::Value) -> Result<RawParam, InputEr
         toml::Value::String(s) => RawParam::Text(s.clone()),
         other => return Err(f.err(key, format!("a parameter value must be a number, boolean or string, found {other}"))),
     })
+}
+
+/// `dalbe = { controller = "deadline", ...its parameters }` on a flow.
+fn parse_dalbe(f: &Fields) -> Result<Option<DalbeSpec>, InputError> {
+    let Some(d) = f.table("dalbe")? else { return Ok(None) };
+    let names = scavenger_cc::dalbe::registry::controller_names();
+    let name = d.str("controller")?.ok_or_else(|| d.err("controller", format!("is required; controllers: {names}")))?;
+    let info = scavenger_cc::dalbe::find_controller(name).ok_or_else(|| d.err("controller", format!("unknown controller \"{name}\"; controllers: {names}")))?;
+    let mut raws = Vec::new();
+    for (k, v) in d.table.iter().filter(|(k, _)| k.as_str() != "controller") {
+        raws.push((k.as_str(), raw_param(&d, k, v)?));
+    }
+    let params = ParamSet::resolve(info.name, info.params, raws.iter().map(|(k, v)| (*k, v))).map_err(|e| d.err(&e.param, format!("{} = {} is not accepted by controller `{}`; allowed: {}", e.param, e.value, info.name, e.allowed)))?;
+    Ok(Some(DalbeSpec { controller: info.name.to_string(), params }))
 }
 
 fn parse_hosts(top: &Fields) -> Result<Vec<HostSpec>, InputError> {
@@ -344,7 +441,7 @@ fn flow_path(f: &Fields, hosts: &[HostSpec]) -> Result<(FlowDirection, Dur, Opti
 
 /// Parses one `[[flow]]` (expanded `count` times) and returns its base name and members.
 fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowSpec>) -> Result<(String, Vec<String>), InputError> {
-    f.only(&["name", "algorithm", "params", "start", "size", "count", "from", "to", "direction", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset"])?;
+    f.only(&["name", "algorithm", "params", "start", "size", "count", "from", "to", "direction", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset", "ecn", "deadline", "dalbe"])?;
     let (direction, host_delay, from, to) = flow_path(f, hosts)?;
     let alg_name = f.str("algorithm")?.ok_or_else(|| f.err("algorithm", format!("is required; known algorithms: {}", known_names())))?;
     let info = find(alg_name).ok_or_else(|| f.err("algorithm", format!("unknown algorithm \"{alg_name}\"; known algorithms: {}", known_names())))?;
@@ -402,7 +499,18 @@ fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowS
         pacing: f.bool("pacing")?.unwrap_or(false),
         delayed_ack: f.bool("delayed_ack")?.unwrap_or(true),
         clock_offset_ns,
+        ecn: f.bool("ecn")?.unwrap_or(false),
+        deadline: f.dur("deadline")?,
+        dalbe: parse_dalbe(f)?,
     };
+    if template.deadline.is_some() && template.size_bytes.is_none() {
+        return Err(f.err("deadline", "needs a finite transfer: give the flow a `size`"));
+    }
+    if let Some(d) = &template.dalbe {
+        if template.deadline.is_none() && scavenger_cc::dalbe::find_controller(&d.controller).is_some_and(|c| c.needs_deadline) {
+            return Err(f.err("dalbe", format!("controller `{}` steers towards a deadline: give the flow a `deadline` and a `size`", d.controller)));
+        }
+    }
     if template.rwnd_bytes < mss as u64 {
         return Err(f.err("rwnd", format!("{} bytes is smaller than one segment ({mss} bytes)", template.rwnd_bytes)));
     }
@@ -425,16 +533,22 @@ impl Scenario {
     /// The simulator configuration for this scenario and seed.
     pub fn to_sim(&self, seed: u64) -> SimConfig {
         let l = &self.link;
-        let link = |rate, buffer: Buffer, loss: f64| LinkConfig {
-            rate,
-            delay: l.delay,
-            limit: buffer.limit(),
-            loss: if loss > 0.0 { LossModel::Bernoulli { p: loss } } else { LossModel::None },
-            outages: l.outages.iter().map(|o| Outage { start: Time::ZERO + o.start, end: Time::ZERO + o.start + o.duration }).collect(),
+        // A blackout or an off period takes the whole link down, both directions.
+        let outages: Vec<Outage> = l.outages.iter().map(|o| Outage { start: Time::ZERO + o.start, end: Time::ZERO + o.start + o.duration }).collect();
+        let wifi = scavenger_net::presets::WifiModel::default();
+        let link = |rate: Rate, buffer: Buffer, qdisc: &QdiscConfig, loss: LossModel, jitter: Jitter, trace: &Option<TraceSpec>, stream: u64| {
+            let mut c = LinkConfig { qdisc: qdisc.clone(), loss, jitter, outages: outages.clone(), on_off: l.on_off, ..LinkConfig::new(rate, l.delay, buffer.limit()) };
+            if let Some(t) = trace {
+                c = c.with_trace(t.trace.clone());
+            } else if l.preset == Some(Preset::Wifi) {
+                // The wireless trace is drawn per run, from the run's seed.
+                let t = wifi.trace(rate, &mut scavenger_cc::Rng::derive(seed, stream));
+                c = c.with_trace(std::sync::Arc::new(t));
+            }
+            c
         };
-        let mut reverse = link(l.reverse_rate, l.reverse_buffer, l.reverse_loss);
-        // A blackout takes the whole link down, both directions.
-        reverse.outages = link(l.rate, l.buffer, 0.0).outages;
+        let forward = link(l.rate, l.buffer, &l.qdisc, l.loss, l.jitter, &l.trace, 0x5749_4649_0001);
+        let reverse = link(l.reverse_rate, l.reverse_buffer, &l.reverse_qdisc, l.reverse_loss, l.reverse_jitter, &l.reverse_trace, 0x5749_4649_0002);
         let flows = self
             .flows
             .iter()
@@ -455,6 +569,13 @@ impl Scenario {
                 fc.pacing = f.pacing;
                 fc.ack_every = if f.delayed_ack { 2 } else { 1 };
                 fc.clock_offset = f.clock_offset_ns;
+                fc.ecn = f.ecn;
+                if let Some(d) = &f.dalbe {
+                    let ctrl = scavenger_cc::dalbe::find_controller(&d.controller).expect("validated at parse time");
+                    let params = d.params.clone();
+                    let goal = scavenger_cc::dalbe::FlowGoal { size: f.size_bytes, deadline: f.deadline };
+                    fc.wrap = Some(std::sync::Arc::new(move |inner, init| scavenger_cc::dalbe::controlled(inner, (ctrl.build)(&params), goal, init)));
+                }
                 fc
             })
             .collect();
@@ -463,7 +584,7 @@ impl Scenario {
         SimConfig {
             duration: self.duration,
             seed,
-            forward: link(l.rate, l.buffer, l.loss),
+            forward,
             reverse,
             flows,
             measure: MeasureConfig { jain, series_bin: self.series_bin },

@@ -1,65 +1,72 @@
-//! Queue disciplines. The first is drop-tail with a limit in packets or bytes.
+//! The FIFO every queue discipline is built on, and the hard limit in packets or bytes.
 
 use crate::WirePacket;
 use scavenger_cc::Time;
 use std::collections::VecDeque;
 
+/// The physical size of a queue: packets beyond it are dropped whatever the discipline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueLimit {
     Packets(u32),
     Bytes(u64),
 }
 
-/// A FIFO that drops arrivals when full. Each entry remembers when it was queued so the
-/// link can measure sojourn time.
+impl QueueLimit {
+    /// Whether a queue holding `len` packets and `bytes` bytes can take `size` more bytes.
+    #[inline]
+    pub fn admits(self, len: usize, bytes: u64, size: u64) -> bool {
+        match self {
+            QueueLimit::Packets(n) => len < n as usize,
+            QueueLimit::Bytes(b) => bytes + size <= b,
+        }
+    }
+
+    /// A capacity hint for ring buffers (at most 64 Ki entries).
+    pub fn capacity_hint(self) -> usize {
+        match self {
+            QueueLimit::Packets(n) => (n as usize).min(1 << 16),
+            QueueLimit::Bytes(b) => ((b / 1500) as usize).min(1 << 16),
+        }
+    }
+}
+
+/// A FIFO of packets with the time each was queued (for sojourn times) and a byte count.
 #[derive(Debug)]
-pub struct DropTail<T> {
-    limit: QueueLimit,
+pub struct Fifo<T> {
     items: VecDeque<(Time, T)>,
     bytes: u64,
 }
 
-impl<T: WirePacket> DropTail<T> {
-    pub fn new(limit: QueueLimit) -> Self {
-        let cap = match limit {
-            QueueLimit::Packets(n) => (n as usize).min(1 << 16),
-            QueueLimit::Bytes(b) => ((b / 1500) as usize).min(1 << 16),
-        };
-        DropTail { limit, items: VecDeque::with_capacity(cap + 1), bytes: 0 }
+impl<T> Default for Fifo<T> {
+    fn default() -> Self {
+        Fifo { items: VecDeque::new(), bytes: 0 }
     }
+}
 
-    pub fn limit(&self) -> QueueLimit {
-        self.limit
+impl<T: WirePacket> Fifo<T> {
+    pub fn with_capacity(n: usize) -> Self {
+        Fifo { items: VecDeque::with_capacity(n), bytes: 0 }
     }
-
-    /// Queues `pkt`, or gives it back if the queue is full.
-    pub fn enqueue(&mut self, now: Time, pkt: T) -> Result<(), T> {
-        let size = pkt.wire_bytes() as u64;
-        let fits = match self.limit {
-            QueueLimit::Packets(n) => self.items.len() < n as usize,
-            QueueLimit::Bytes(b) => self.bytes + size <= b,
-        };
-        if !fits {
-            return Err(pkt);
-        }
-        self.bytes += size;
+    #[inline]
+    pub fn push_back(&mut self, now: Time, pkt: T) {
+        self.bytes += pkt.wire_bytes() as u64;
         self.items.push_back((now, pkt));
-        Ok(())
     }
-
-    /// The oldest packet and the time it was queued.
-    pub fn dequeue(&mut self) -> Option<(Time, T)> {
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<(Time, T)> {
         let (t, p) = self.items.pop_front()?;
         self.bytes -= p.wire_bytes() as u64;
         Some((t, p))
     }
-
+    #[inline]
     pub fn len(&self) -> usize {
         self.items.len()
     }
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
+    #[inline]
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
@@ -81,24 +88,20 @@ mod tests {
     }
 
     #[test]
-    fn packet_limit_drops_the_arrival_that_does_not_fit() {
-        let mut q = DropTail::new(QueueLimit::Packets(2));
-        assert!(q.enqueue(Time(0), P(100)).is_ok());
-        assert!(q.enqueue(Time(1), P(200)).is_ok());
-        assert_eq!(q.enqueue(Time(2), P(300)), Err(P(300)));
-        assert_eq!(q.bytes(), 300);
-        assert_eq!(q.dequeue(), Some((Time(0), P(100))));
-        assert_eq!(q.bytes(), 200);
+    fn limits_in_packets_and_bytes() {
+        assert!(QueueLimit::Packets(2).admits(1, 0, 1500));
+        assert!(!QueueLimit::Packets(2).admits(2, 0, 1));
+        assert!(QueueLimit::Bytes(3000).admits(1, 1500, 1500));
+        assert!(!QueueLimit::Bytes(3000).admits(1, 1500, 1501));
     }
 
     #[test]
-    fn byte_limit_counts_wire_bytes() {
-        let mut q = DropTail::new(QueueLimit::Bytes(3000));
-        assert!(q.enqueue(Time(0), P(1500)).is_ok());
-        assert!(q.enqueue(Time(0), P(1500)).is_ok());
-        assert!(q.enqueue(Time(0), P(1)).is_err());
-        q.dequeue();
-        assert!(q.enqueue(Time(0), P(1000)).is_ok());
-        assert_eq!(q.len(), 2);
+    fn fifo_counts_bytes_and_keeps_order() {
+        let mut q = Fifo::default();
+        q.push_back(Time(0), P(100));
+        q.push_back(Time(1), P(200));
+        assert_eq!((q.len(), q.bytes()), (2, 300));
+        assert_eq!(q.pop_front(), Some((Time(0), P(100))));
+        assert_eq!(q.bytes(), 200);
     }
 }

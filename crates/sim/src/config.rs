@@ -1,7 +1,7 @@
 //! What a simulation run needs, already validated (the lab layer turns scenario files
 //! into this).
 
-use scavenger_cc::{AlgorithmInfo, Dur, ParamSet, Time};
+use scavenger_cc::{AlgorithmInfo, CcInit, CongestionControl, Dur, ParamSet, Time};
 use scavenger_net::LinkConfig;
 
 #[derive(Clone)]
@@ -40,7 +40,17 @@ pub struct FlowConfig {
     /// Which way the data goes: `Forward` uses the forward link for data and the reverse
     /// link for ACKs (a download in seed 000's terms); `Reverse` the opposite (an upload).
     pub direction: Direction,
+    /// ECN-capable transport (RFC 3168): data is sent ECT(0), the receiver echoes CE
+    /// marks with ECE until CWR, and the sender calls `on_congestion(Ecn)` at most once
+    /// per round trip.
+    pub ecn: bool,
+    /// Wraps the algorithm instance when the flow starts (e.g. DA-LBE under a
+    /// metacontroller); `None` runs the algorithm as it is.
+    pub wrap: Option<CcWrapper>,
 }
+
+/// Builds a flow's controller around its algorithm instance.
+pub type CcWrapper = std::sync::Arc<dyn Fn(Box<dyn CongestionControl>, &CcInit) -> Box<dyn CongestionControl> + Send + Sync>;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Direction {
@@ -69,6 +79,8 @@ impl FlowConfig {
             delack_timeout: Dur::from_millis(40),
             clock_offset: 0,
             direction: Direction::Forward,
+            ecn: false,
+            wrap: None,
         }
     }
 }

@@ -39,6 +39,15 @@ pub struct Packet {
     pub ecr_retrans: bool,
     /// Receiver's clock when it sent the ACK (its TSval), ns, including the clock offset.
     pub rx_tsval: i64,
+    // ECN (RFC 3168).
+    /// IP ECN field ECT(0): the data packet's flow negotiated ECN.
+    pub ect: bool,
+    /// IP ECN field CE: a router marked the packet.
+    pub ce: bool,
+    /// TCP ECE flag on an ACK: the receiver echoes a CE mark.
+    pub ece: bool,
+    /// TCP CWR flag on a data packet: the sender reduced its window.
+    pub cwr: bool,
 }
 
 impl WirePacket for Packet {
@@ -46,11 +55,25 @@ impl WirePacket for Packet {
     fn wire_bytes(&self) -> u32 {
         self.wire
     }
+    #[inline]
+    fn flow_key(&self) -> u64 {
+        // Data and ACKs of a flow travel in opposite directions, so the flow index alone
+        // identifies a queue's flow (a 5-tuple in a real FQ-CoDel).
+        self.flow as u64
+    }
+    #[inline]
+    fn ecn_capable(&self) -> bool {
+        self.ect || self.ce
+    }
+    #[inline]
+    fn set_ce(&mut self) {
+        self.ce = true;
+    }
 }
 
 impl Packet {
     pub fn data(flow: u32, seg: u32, len: u32, header: u32, tsval: u64, retrans: bool) -> Packet {
-        Packet { flow, kind: Kind::Data, wire: len + header, seg, len, tsval, retrans, ack: 0, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, ts_ecr: 0, ecr_retrans: false, rx_tsval: 0 }
+        Packet { flow, kind: Kind::Data, wire: len + header, seg, len, tsval, retrans, ack: 0, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, ts_ecr: 0, ecr_retrans: false, rx_tsval: 0, ect: false, ce: false, ece: false, cwr: false }
     }
 
     /// ACK size: headers plus the SACK option (2 bytes + 8 per block, padded with two NOPs).

@@ -28,6 +28,8 @@ pub struct ReceiverStats {
     /// When the last missing byte of a finite transfer arrived.
     pub completed_at: Option<Time>,
     pub acks_sent: u64,
+    /// Data packets that arrived with ECN-CE.
+    pub ce_received: u64,
 }
 
 pub struct Receiver {
@@ -42,6 +44,8 @@ pub struct Receiver {
     last_ack_sent: u32,
     ts_recent: u64,
     ts_recent_retrans: bool,
+    /// RFC 3168 §6.1.3: set ECE on every ACK until a CWR arrives.
+    ece: bool,
     pub stats: ReceiverStats,
 }
 
@@ -53,7 +57,7 @@ pub enum DataOutcome {
 
 impl Receiver {
     pub fn new(cfg: ReceiverConfig) -> Receiver {
-        Receiver { cfg, rcv_nxt: 0, ooo: Vec::new(), recent: None, pending: 0, delack_deadline: None, last_ack_sent: 0, ts_recent: 0, ts_recent_retrans: false, stats: ReceiverStats::default() }
+        Receiver { cfg, rcv_nxt: 0, ooo: Vec::new(), recent: None, pending: 0, delack_deadline: None, last_ack_sent: 0, ts_recent: 0, ts_recent_retrans: false, ece: false, stats: ReceiverStats::default() }
     }
 
     pub fn delack_deadline(&self) -> Option<Time> {
@@ -94,6 +98,17 @@ impl Receiver {
         }
         let mut new = false;
         let mut immediate = false;
+        // RFC 3168 §6.1.3: CWR ends the echo; a CE mark (on this very packet too) starts it.
+        if p.cwr {
+            self.ece = false;
+        }
+        if p.ce {
+            self.stats.ce_received += 1;
+            // A new congestion signal is acknowledged at once (Linux tcp_ecn_check_ce
+            // enters quick-ACK mode when CE appears).
+            immediate |= !self.ece;
+            self.ece = true;
+        }
         if p.seg == self.rcv_nxt {
             new = true;
             self.rcv_nxt += 1;
@@ -158,6 +173,7 @@ impl Receiver {
         p.ts_ecr = self.ts_recent;
         p.ecr_retrans = self.ts_recent_retrans;
         p.rx_tsval = now.nanos() as i64 + self.cfg.clock_offset;
+        p.ece = self.ece;
         self.pending = 0;
         self.delack_deadline = None;
         self.last_ack_sent = self.rcv_nxt;
@@ -207,6 +223,27 @@ mod tests {
         // Duplicates are not counted twice.
         r.on_data(Time(3), &data(2, 11));
         assert_eq!(r.stats.unique_bytes, 5000);
+    }
+
+    #[test]
+    fn ece_is_echoed_until_cwr() {
+        let mut r = rx();
+        let mut d = data(0, 0);
+        d.ce = true;
+        // The first CE is acknowledged at once, with ECE.
+        assert!(matches!(r.on_data(Time(1), &d), DataOutcome::AckNow));
+        assert!(r.make_ack(Time(1)).ece);
+        // Later ACKs keep echoing...
+        r.on_data(Time(2), &data(1, 0));
+        r.on_data(Time(3), &data(2, 0));
+        assert!(r.make_ack(Time(3)).ece);
+        // ...until a segment with CWR arrives.
+        let mut c = data(3, 0);
+        c.cwr = true;
+        r.on_data(Time(4), &c);
+        r.on_data(Time(5), &data(4, 0));
+        assert!(!r.make_ack(Time(5)).ece);
+        assert_eq!(r.stats.ce_received, 1);
     }
 
     #[test]

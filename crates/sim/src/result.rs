@@ -34,6 +34,8 @@ pub struct FlowResult {
     pub size_bytes: Option<u64>,
     /// Seconds from the first to the last byte at the receiver (finite transfers).
     pub completion_time_s: Option<f64>,
+    /// When the last byte of a finite transfer arrived (seconds since the run started).
+    pub completed_at_s: Option<f64>,
     /// Active duration: start to completion, or start to the end of the run.
     pub active_s: f64,
     /// Distinct payload bytes received.
@@ -46,6 +48,9 @@ pub struct FlowResult {
     pub retransmits: u64,
     pub fast_recoveries: u64,
     pub timeouts: u64,
+    /// Window reductions in response to ECN-Echo.
+    #[serde(default)]
+    pub ecn_responses: u64,
     pub final_cwnd_bytes: u64,
     pub conservation: Conservation,
 }
@@ -76,6 +81,12 @@ pub struct LinkResult {
     /// Packets that reached the far end.
     pub delivered_pkts: u64,
     pub queue_drops: u64,
+    /// Of `queue_drops`, those the AQM decided (not the buffer being full).
+    #[serde(default)]
+    pub aqm_drops: u64,
+    /// ECN-CE marks set by the AQM.
+    #[serde(default)]
+    pub ecn_marks: u64,
     pub wire_losses: u64,
     pub qdelay_ms: Stats,
     pub conservation: Conservation,

@@ -34,6 +34,8 @@ pub struct SenderConfig {
     pub last_seg_len: u32,
     /// Pace at Linux's default rate when the algorithm sets no pacing rate.
     pub pacing: bool,
+    /// ECN-capable transport (RFC 3168): data is sent ECT(0) and ECE is acted on.
+    pub ecn: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -43,6 +45,10 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub fast_recoveries: u64,
     pub timeouts: u64,
+    /// Window reductions in response to ECN-Echo (at most one per round trip).
+    pub ecn_responses: u64,
+    /// ACKs that carried ECE.
+    pub ece_acks: u64,
     /// RTT samples (ns); samples echoing retransmissions are excluded (Karn).
     pub rtt: Histogram,
 }
@@ -73,6 +79,11 @@ pub struct Sender {
     app_limited: bool,
     rto_deadline: Option<Time>,
     completed: bool,
+    /// RFC 3168 §6.1.2: no new ECN response until data sent after the last one is
+    /// acknowledged (segments above this index).
+    ecn_recover: Option<u32>,
+    /// Set CWR on the next new data segment.
+    cwr_pending: bool,
     pub stats: SenderStats,
     trace_buf: Vec<(&'static str, f64)>,
 }
@@ -98,6 +109,8 @@ impl Sender {
             app_limited: false,
             rto_deadline: None,
             completed: false,
+            ecn_recover: None,
+            cwr_pending: false,
             stats: SenderStats::default(),
             trace_buf: Vec::new(),
         }
@@ -213,7 +226,16 @@ impl Sender {
             self.nxt += 1;
         }
         self.pipe += len as u64;
-        let pkt = Packet::data(self.cfg.flow, seg, len, self.cfg.header, now.nanos(), retrans);
+        let mut pkt = Packet::data(self.cfg.flow, seg, len, self.cfg.header, now.nanos(), retrans);
+        if self.cfg.ecn {
+            // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+            pkt.ect = !retrans;
+            if !retrans && self.cwr_pending {
+                // §6.1.2: CWR on the first new data packet after the reduction.
+                pkt.cwr = true;
+                self.cwr_pending = false;
+            }
+        }
         self.stats.data_pkts_sent += 1;
         self.stats.data_wire_bytes_sent += pkt.wire as u64;
         let mss = self.cfg.mss as u64;
@@ -326,8 +348,23 @@ impl Sender {
             self.in_recovery = true;
             self.recovery_point = self.nxt;
             self.stats.fast_recoveries += 1;
+            // A loss response covers ECN marks of the same window (RFC 3168 §6.1.2).
+            self.ecn_recover = Some(self.nxt);
             let mss = self.cfg.mss as u64;
             self.cc.on_congestion(now, &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: prior_in_flight, bytes_lost: lost, mss });
+        }
+        let ece = self.cfg.ecn && ack.ece;
+        if ece {
+            self.stats.ece_acks += 1;
+            // RFC 3168 §6.1.2: react at most once per window of data, and not during loss
+            // recovery, which already reduced the window.
+            if !self.in_recovery && self.ecn_recover.is_none_or(|r| self.una > r) {
+                self.ecn_recover = Some(self.nxt);
+                self.cwr_pending = true;
+                self.stats.ecn_responses += 1;
+                let mss = self.cfg.mss as u64;
+                self.cc.on_congestion(now, &CongestionEvent { kind: CongestionKind::Ecn, bytes_in_flight: prior_in_flight, bytes_lost: 0, mss });
+            }
         }
         let rate = self.rate.finish_ack(self.rtt.min_rtt());
         let mss = self.cfg.mss as u64;
@@ -341,7 +378,7 @@ impl Sender {
             bytes_in_flight: self.pipe,
             app_limited: self.app_limited,
             cwnd_limited: self.cwnd_limited,
-            ecn_ce: false,
+            ecn_ce: ece,
             in_recovery: self.in_recovery,
             snd_una: self.una as u64 * mss,
             snd_nxt: self.nxt as u64 * mss,
@@ -380,6 +417,7 @@ impl Sender {
         self.lost_cursor = self.nxt;
         self.in_recovery = true;
         self.recovery_point = self.nxt;
+        self.ecn_recover = Some(self.nxt);
         self.next_send = now;
         let mss = self.cfg.mss as u64;
         self.cc.on_rto(now, &RtoEvent { bytes_in_flight: in_flight, backoff_count: self.rtt.backoff(), mss });

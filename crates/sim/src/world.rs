@@ -161,8 +161,14 @@ impl Simulation {
         let total_segs = fc.size.map(|s| s.div_ceil(fc.mss as u64).max(1) as u32);
         let last_seg_len = fc.size.map_or(fc.mss, |s| (s - (s.div_ceil(fc.mss as u64).max(1) - 1) * fc.mss as u64) as u32);
         let init = CcInit { now: self.now, mss: fc.mss as u64, initial_cwnd: fc.initial_window as u64 * fc.mss as u64, rng: Rng::derive(self.cfg.seed, 1000 + f as u64) };
-        let cc = fc.algorithm.instantiate(&fc.params, init);
-        let scfg = SenderConfig { flow: f as u32, mss: fc.mss, header: fc.header, rwnd: fc.rwnd, total_segs, last_seg_len, pacing: fc.pacing };
+        let cc = match &fc.wrap {
+            Some(wrap) => {
+                let outer = init.clone();
+                wrap(fc.algorithm.instantiate(&fc.params, init), &outer)
+            }
+            None => fc.algorithm.instantiate(&fc.params, init),
+        };
+        let scfg = SenderConfig { flow: f as u32, mss: fc.mss, header: fc.header, rwnd: fc.rwnd, total_segs, last_seg_len, pacing: fc.pacing, ecn: fc.ecn };
         self.flows[f].sender = Some(Sender::new(scfg, cc, self.now));
         self.try_send(f);
     }
@@ -201,9 +207,14 @@ impl Simulation {
     }
 
     fn enqueue(&mut self, d: usize, p: Packet) {
-        if let Err((_, p)) = self.links[d].enqueue(self.now, p) {
-            self.count_drop(&p);
+        let mut dropped = std::mem::take(&mut self.lost);
+        self.links[d].enqueue(self.now, p, &mut dropped);
+        if !dropped.is_empty() {
+            for p in dropped.drain(..) {
+                self.count_drop(&p);
+            }
         }
+        self.lost = dropped;
         let next = self.links[d].next_wakeup();
         arm(&mut self.q, &mut self.link_wake[d], next, Event::Link(d as u8));
     }
@@ -388,9 +399,9 @@ impl Simulation {
                 let stop = rs.completed_at.unwrap_or(end);
                 let active = stop.since(fc.start).secs_f64();
                 let per_s = |b: u64| if active > 0.0 { b as f64 * 8.0 / active } else { 0.0 };
-                let (sent, rtt, retrans, frs, tos, cwnd) = match f.sender.as_ref() {
-                    Some(s) => (s.stats.data_wire_bytes_sent, stats_from(&s.stats.rtt, 1e-6), s.stats.retransmits, s.stats.fast_recoveries, s.stats.timeouts, s.cwnd()),
-                    None => (0, stats_from(&scavenger_net::Histogram::new(), 1e-6), 0, 0, 0, 0),
+                let (sent, rtt, retrans, frs, tos, cwnd, ecn) = match f.sender.as_ref() {
+                    Some(s) => (s.stats.data_wire_bytes_sent, stats_from(&s.stats.rtt, 1e-6), s.stats.retransmits, s.stats.fast_recoveries, s.stats.timeouts, s.cwnd(), s.stats.ecn_responses),
+                    None => (0, stats_from(&scavenger_net::Histogram::new(), 1e-6), 0, 0, 0, 0, 0),
                 };
                 FlowResult {
                     name: fc.name.clone(),
@@ -398,6 +409,7 @@ impl Simulation {
                     start_s: fc.start.secs_f64(),
                     size_bytes: fc.size,
                     completion_time_s: rs.completed_at.map(|c| c.since(rs.first_byte.unwrap_or(fc.start)).secs_f64()),
+                    completed_at_s: rs.completed_at.map(|c| c.secs_f64()),
                     active_s: active,
                     delivered_bytes: rs.unique_bytes,
                     goodput_bps: per_s(rs.unique_bytes),
@@ -406,6 +418,7 @@ impl Simulation {
                     retransmits: retrans,
                     fast_recoveries: frs,
                     timeouts: tos,
+                    ecn_responses: ecn,
                     final_cwnd_bytes: cwnd,
                     conservation: Conservation { sent_bytes: sent, delivered_bytes: rs.data_wire_bytes, dropped_bytes: f.counters.data_dropped, in_flight_bytes: data_in_flight[i] },
                 }
@@ -428,6 +441,8 @@ impl Simulation {
                     tx_pkts: s.tx_pkts,
                     delivered_pkts: s.delivered_pkts,
                     queue_drops: s.dropped_pkts,
+                    aqm_drops: s.aqm_dropped_pkts,
+                    ecn_marks: s.marked_pkts,
                     wire_losses: s.lost_pkts,
                     qdelay_ms: stats_from(&s.qdelay, 1e-6),
                     conservation: Conservation { sent_bytes: s.arrived_bytes, delivered_bytes: s.delivered_bytes, dropped_bytes: s.dropped_bytes + s.lost_bytes, in_flight_bytes: in_transit },

@@ -15,7 +15,9 @@
 //!   `cc_cdg.c` v0.1 where the paper is silent (spec 002 §4, §6, §7). Windows in bytes.
 //! - `variant = "linux"`: the Linux module `net/ipv4/tcp_cdg.c` (spec 002 §8): gradient
 //!   sums with extrapolation, `backoff_factor`, a single ineffectual-backoff threshold,
-//!   FULL/NONFULL states, the Linux loss ssthresh, Reno per-ACK increase, packet arithmetic.
+//!   FULL/NONFULL states, the Linux loss ssthresh, Reno per-ACK increase, packet arithmetic,
+//!   Linux's RTT sample (from the most recently sent segment an ACK covers, not the
+//!   timestamp echo) and PRR during the CWR that follows a delay backoff.
 //!
 //! The numeric knobs default to the paper for both variants. Stock Linux `tcp_cdg` (as
 //! seed 000 evaluated it, spec 000 §2.11) is `variant=linux backoff_beta=0.7071
@@ -27,7 +29,8 @@ use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue, RawParam};
 use crate::registry::AlgorithmInfo;
 use crate::reno::RenoWindow;
 use crate::rng::Rng;
-use crate::units::Time;
+use crate::units::{Dur, Time};
+use std::collections::VecDeque;
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "cdg",
@@ -150,6 +153,8 @@ fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
 }
 
 /// Parameters reproducing stock Linux `tcp_cdg` defaults (as evaluated by seed 000).
+// 0.7071 is Linux's literal (`backoff_beta = 0.7071 * 1024`), not FRAC_1_SQRT_2.
+#[allow(clippy::approx_constant)]
 pub fn linux_stock_params() -> Vec<(&'static str, RawParam)> {
     vec![
         ("variant", RawParam::Text("linux".into())),
@@ -276,6 +281,16 @@ fn div_round_closest(x: i64, d: i64) -> i64 {
 
 const NO_MIN: u64 = u64::MAX;
 
+/// One transmitted segment, for the Linux variant's RTT sample (send time of the most
+/// recently sent segment an ACK covers, Linux `tcp_clean_rtx_queue` `last_ackt`).
+#[derive(Clone, Copy, Debug)]
+struct SentSeg {
+    start: u64,
+    end: u64,
+    at: Time,
+    retrans: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct Cdg {
     cfg: CdgConfig,
@@ -285,6 +300,10 @@ pub struct Cdg {
     shadow: u64,
     rng: Rng,
     snd_nxt: u64,
+    /// Linux variant: segments sent and not yet cumulatively acknowledged, and the
+    /// highest snd_una seen (for `ca_rtt_us`, see `linux_ca_rtt`).
+    sent: VecDeque<SentSeg>,
+    una: u64,
     /// The RTT interval ends when an ACK passes this sequence number.
     rtt_seq: u64,
     /// τ_min, τ_max of the current interval in ns (NO_MIN / 0 = no sample yet).
@@ -308,6 +327,11 @@ pub struct Cdg {
     /// Delay-backoff (or ECN) congestion window reduction in progress until snd_una
     /// reaches this sequence number (FreeBSD CONGRECOVERY / Linux CWR).
     cwr_until: Option<u64>,
+    /// Linux variant: Proportional Rate Reduction state of the CWR (tcp_init_cwnd_reduction:
+    /// prior_cwnd, prr_delivered, prr_out), in packets.
+    prior_cwnd: u64,
+    prr_delivered: u64,
+    prr_out: u64,
     in_loss_recovery: bool,
     after_rto: bool,
     delack: u32,
@@ -321,6 +345,8 @@ pub struct Cdg {
     rtt_count: u32,
     last_p: f64,
     delay_backoffs: u64,
+    /// The RTT sample of the last ACK as the algorithm used it (ns; 0 = none), for traces.
+    last_rtt: u64,
 }
 
 impl Cdg {
@@ -333,6 +359,8 @@ impl Cdg {
             shadow: init.initial_cwnd,
             rng: init.rng,
             snd_nxt: 0,
+            sent: VecDeque::new(),
+            una: 0,
             rtt_seq: 0,
             cur_min: NO_MIN,
             cur_max: 0,
@@ -348,6 +376,9 @@ impl Cdg {
             queue: QueueState::Unknown,
             ineff_cnt: 0,
             cwr_until: None,
+            prior_cwnd: 0,
+            prr_delivered: 0,
+            prr_out: 0,
             in_loss_recovery: false,
             after_rto: false,
             delack: 0,
@@ -359,6 +390,7 @@ impl Cdg {
             rtt_count: 0,
             last_p: 0.0,
             delay_backoffs: 0,
+            last_rtt: 0,
             cfg,
         }
     }
@@ -406,9 +438,10 @@ impl Cdg {
 
     /// Per-ACK RTT sampling with the delayed-ACK heuristic (seed 002 §3.2 ERTT [13];
     /// Linux tcp_cdg_acked). Updates τ_min / τ_max of the current interval.
-    fn sample(&mut self, ack: &AckSample) {
-        let Some(rtt) = ack.rtt else { return };
+    fn sample(&mut self, rtt: Option<Dur>, ack: &AckSample) {
+        let Some(rtt) = rtt else { return };
         let ns = rtt.nanos();
+        self.last_rtt = ns;
         // Linux ignores rtt_us <= 0 (and works in whole µs); zero is no sample here either.
         let ns = match self.cfg.variant {
             Variant::Paper => ns,
@@ -435,6 +468,41 @@ impl Cdg {
         }
         self.cur_min = self.cur_min.min(ns);
         self.cur_max = self.cur_max.max(ns);
+    }
+
+    /// Linux `ack_sample.rtt_us` (= `rate_sample.rtt_us` = `ca_rtt_us`, "RTT of last
+    /// (S)ACKed packet", tcp_clean_rtx_queue / tcp_ack_update_rtt): measured from the send
+    /// time of the most recently sent segment this ACK covers, not from the TSecr echo. With
+    /// delayed ACKs the TSecr echo is the *oldest* segment covered (RFC 7323 §4.3), so a
+    /// 2-segment ACK whose first segment waited for the second (ACK-clock gaps, the 40 ms
+    /// delayed-ACK timer) inflates the sample by that wait; Linux's sample does not, and its
+    /// delayed-ACK filter only has to handle 1-segment ACKs.
+    ///
+    /// Cumulatively acknowledged segments only: when the ACK newly SACKs data (Linux would
+    /// use `last_sackt`, which the interface does not identify), in recovery, or when a
+    /// retransmitted segment is acknowledged (FLAG_RETRANS_DATA_ACKED: Linux falls back on
+    /// the timestamp echo, `tcp_rtt_tsopt_us`), the datapath's sample is used. Also when the
+    /// datapath does not report transmissions (`on_sent`).
+    fn linux_ca_rtt(&mut self, now: Time, ack: &AckSample) -> Option<Dur> {
+        let cum = ack.snd_una.saturating_sub(self.una);
+        self.una = self.una.max(ack.snd_una);
+        let mut last: Option<Time> = None;
+        let mut retrans = false;
+        while let Some(seg) = self.sent.front() {
+            if seg.end > ack.snd_una {
+                break;
+            }
+            retrans |= seg.retrans;
+            last = Some(seg.at);
+            self.sent.pop_front();
+        }
+        if retrans || ack.in_recovery || ack.bytes_acked > cum {
+            return ack.rtt;
+        }
+        match last {
+            Some(at) if now >= at => Some(Dur(now.nanos() - at.nanos())),
+            _ => ack.rtt,
+        }
     }
 
     /// Closes the current RTT interval: previous := current, current := empty.
@@ -682,10 +750,17 @@ impl Cdg {
         if let Some(h) = self.cwr_until {
             if ack.snd_una > h {
                 self.cwr_until = None;
+                // tcp_end_cwnd_reduction: cwnd = ssthresh, then CA_EVENT_COMPLETE_CWR.
+                self.w.cwnd = self.w.ssthresh;
                 self.complete_cwr();
             }
         }
-        // cong_avoid is not called in CWR or Recovery, nor without forward progress.
+        // tcp_cong_control: in CWR the window follows PRR (tcp_cwnd_reduction); cong_avoid
+        // is not called in CWR or Recovery, nor without forward progress.
+        if self.cwr_until.is_some() && !ack.in_recovery {
+            self.prr_reduction(ack);
+            return;
+        }
         if ack.in_recovery || self.cwr_until.is_some() || ack.bytes_acked == 0 {
             return;
         }
@@ -756,15 +831,50 @@ impl Cdg {
         }
         self.shadow = self.shadow.max(self.w.cwnd);
         self.queue = QueueState::Backoff;
-        // tcp_enter_cwr: ssthresh from tcp_cdg_ssthresh in state BACKOFF; PRR would bring
-        // cwnd down to it over one RTT, we set it at once.
-        let ss = self.linux_ssthresh_pkts() * self.mss;
-        self.w.ssthresh = ss;
-        self.w.cwnd = ss;
-        self.w.ca_acked = 0;
+        // tcp_enter_cwr: ssthresh from tcp_cdg_ssthresh in state BACKOFF; cwnd is left as
+        // it is and PRR brings it down to ssthresh over the next round trip.
         self.delay_backoffs += 1;
-        self.enter_cwr();
+        self.linux_enter_cwr();
         true
+    }
+
+    /// Linux tcp_enter_cwr → tcp_init_cwnd_reduction: high_seq = snd_nxt, snd_cwnd_cnt = 0,
+    /// prior_cwnd = cwnd, prr_delivered = prr_out = 0, ssthresh = tcp_cdg_ssthresh. cwnd is
+    /// not changed here.
+    fn linux_enter_cwr(&mut self) {
+        self.prior_cwnd = (self.w.cwnd / self.mss).max(1);
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.w.ca_acked = 0;
+        self.w.ssthresh = self.linux_ssthresh_pkts() * self.mss;
+        self.enter_cwr();
+    }
+
+    /// Linux tcp_cwnd_reduction (PRR, RFC 6937; Linux 4.4, the kernel seed 000 ran), per
+    /// ACK in CWR, in packets:
+    ///   delta = ssthresh − in_flight; prr_delivered += newly_acked_sacked;
+    ///   delta < 0: sndcnt = ⌈ssthresh·prr_delivered / prior_cwnd⌉ − prr_out
+    ///   else:      sndcnt = min(delta, newly_acked_sacked)   (conservative reduction bound;
+    ///              the slow-start bound needs retransmitted data acknowledged, never in CWR)
+    ///   cwnd = in_flight + sndcnt.
+    fn prr_reduction(&mut self, ack: &AckSample) {
+        let mss = self.mss.max(1);
+        let newly = ack.bytes_acked.div_ceil(mss) as i64;
+        if newly <= 0 || self.prior_cwnd == 0 {
+            return;
+        }
+        let ss = (self.w.ssthresh / mss) as i64;
+        let in_flight = ack.bytes_in_flight.div_ceil(mss) as i64;
+        let delta = ss - in_flight;
+        self.prr_delivered += newly as u64;
+        let sndcnt = if delta < 0 {
+            let dividend = ss as u64 * self.prr_delivered + self.prior_cwnd - 1;
+            (dividend / self.prior_cwnd) as i64 - self.prr_out as i64
+        } else {
+            delta.min(newly)
+        };
+        // snd_cwnd is unsigned in Linux; in_flight + sndcnt ≥ 0 unless prr_out ran ahead.
+        self.w.cwnd = ((in_flight + sndcnt).max(1) as u64) * mss;
     }
 
     /// Linux tcp_cdg_ssthresh, in packets (spec 002 §8.11).
@@ -804,7 +914,11 @@ impl CongestionControl for Cdg {
     fn on_ack(&mut self, now: Time, ack: &AckSample) {
         self.snd_nxt = self.snd_nxt.max(ack.snd_nxt);
         // Samples are taken on every ACK, also in recovery (FreeBSD ERTT, Linux pkts_acked).
-        self.sample(ack);
+        let rtt = match self.cfg.variant {
+            Variant::Paper => ack.rtt,
+            Variant::Linux => self.linux_ca_rtt(now, ack),
+        };
+        self.sample(rtt, ack);
         match self.cfg.variant {
             Variant::Paper => self.on_ack_paper(now, ack),
             Variant::Linux => self.on_ack_linux(now, ack),
@@ -827,9 +941,14 @@ impl CongestionControl for Cdg {
                 }
             }
             (Variant::Linux, CongestionKind::Loss) => {
-                // tcp_enter_recovery: ssthresh from tcp_cdg_ssthresh; Recovery replaces CWR.
-                let ss = self.linux_ssthresh_pkts() * self.mss;
-                self.w.ssthresh = ss;
+                // tcp_enter_recovery: ssthresh from tcp_cdg_ssthresh, unless a window
+                // reduction is already in progress (CWR after a delay backoff or ECN): then
+                // "if (!tcp_in_cwnd_reduction(sk))" skips tcp_init_cwnd_reduction and the
+                // CWR's ssthresh stays. Recovery replaces CWR.
+                if self.cwr_until.is_none() {
+                    self.w.ssthresh = self.linux_ssthresh_pkts() * self.mss;
+                }
+                let ss = self.w.ssthresh;
                 self.w.cwnd = ss;
                 self.w.ca_acked = 0;
                 self.cwr_until = None;
@@ -837,13 +956,9 @@ impl CongestionControl for Cdg {
                 self.after_rto = false;
             }
             (Variant::Linux, CongestionKind::Ecn) => {
-                // tcp_enter_cwr (only from Open/Disorder).
+                // tcp_enter_cwr (only from Open/Disorder), then PRR.
                 if self.cwr_until.is_none() && !self.in_loss_recovery {
-                    let ss = self.linux_ssthresh_pkts() * self.mss;
-                    self.w.ssthresh = ss;
-                    self.w.cwnd = ss;
-                    self.w.ca_acked = 0;
-                    self.enter_cwr();
+                    self.linux_enter_cwr();
                 }
             }
         }
@@ -879,8 +994,26 @@ impl CongestionControl for Cdg {
         self.after_rto = false;
     }
 
-    fn on_sent(&mut self, _now: Time, sent: &SentInfo) {
-        self.snd_nxt = self.snd_nxt.max(sent.seq + sent.bytes);
+    fn on_sent(&mut self, now: Time, sent: &SentInfo) {
+        let end = sent.seq + sent.bytes;
+        self.snd_nxt = self.snd_nxt.max(end);
+        if self.cfg.variant == Variant::Linux && self.cwr_until.is_some() {
+            // tcp_event_new_data_sent / tcp_retransmit_skb: prr_out += pcount.
+            self.prr_out += sent.bytes.div_ceil(self.mss.max(1));
+        }
+        if self.cfg.variant == Variant::Linux && sent.bytes > 0 && end > self.una {
+            // Transmit timestamps (skb_mstamp) for linux_ca_rtt; a retransmission marks
+            // its segment (TCPCB_RETRANS).
+            match self.sent.back() {
+                Some(b) if sent.seq < b.end => {
+                    if let Some(seg) = self.sent.iter_mut().find(|g| g.start <= sent.seq && sent.seq < g.end) {
+                        seg.retrans = true;
+                        seg.at = now;
+                    }
+                }
+                _ => self.sent.push_back(SentSeg { start: sent.seq, end, at: now, retrans: sent.retransmission }),
+            }
+        }
     }
 
     fn cwnd(&self) -> u64 {
@@ -903,6 +1036,8 @@ impl CongestionControl for Cdg {
         out.push(("ineff_cnt", self.ineff_cnt as f64));
         out.push(("backoff_p", self.last_p));
         out.push(("delay_backoffs", self.delay_backoffs as f64));
+        out.push(("rtt_sample_ms", self.last_rtt as f64 / 1e6));
+        out.push(("ssthresh_bytes", if self.w.ssthresh == u64::MAX { -1.0 } else { self.w.ssthresh as f64 }));
     }
 }
 
@@ -1027,7 +1162,8 @@ mod tests {
         ];
         // Expected raw g (eq 1–2), ḡ (eq 3, a = 8, sums/8) and Q after each interval n ≥ 1.
         use QueueState::*;
-        let expect: [((f64, f64), (f64, f64), QueueState); 18] = [
+        type Expected = ((f64, f64), (f64, f64), QueueState);
+        let expect: [Expected; 18] = [
             ((1.0, 4.0), (0.125, 0.5), Rising),    // sums 1, 4 (ring filling: missing = 0)
             ((2.0, 6.0), (0.375, 1.25), Rising),   // 3, 10
             ((3.0, 8.0), (0.75, 2.25), Rising),    // 6, 18
@@ -1363,14 +1499,16 @@ mod tests {
         // I0: Reno AI adds 1/cwnd per ACK: still 100 packets.
         assert_eq!(c.cwnd(), 100 * MSS);
         // First gradient +1 ms = 1000 µs, extrapolated ×8/1 = 8000 µs. P = 1 → backoff:
-        // 100·724 >> 10 = 70.
+        // tcp_enter_cwr sets ssthresh = 100·724 >> 10 = 72400 >> 10 = 70 and leaves cwnd
+        // (PRR reduces it on the following ACKs of the CWR; this harness has none).
         h.interval(&mut c, &[101]);
-        assert_eq!(c.cwnd(), 70 * MSS);
+        assert_eq!((c.cwnd(), c.ssthresh()), (100 * MSS, 70 * MSS));
         assert_eq!(c.queue_state(), QueueState::Backoff);
         assert!(close(c.last_backoff_probability(), linux_backoff_probability(8000, 1_000_000)));
-        // Each following interval alternates: CWR completes at the next ACK (snd_una >
-        // high_seq; Q unknown, rtt_prev := rtt, so the gradient across the reduction is
-        // ignored), then the next closing ACK backs off again: 70 → 49 → 34 → 24 → 16.
+        // Each following interval alternates: the CWR completes at the next ACK (snd_una >
+        // high_seq: tcp_end_cwnd_reduction sets cwnd = ssthresh; Q unknown, rtt_prev := rtt,
+        // so the gradient across the reduction is ignored), then the next closing ACK backs
+        // off again (ssthresh only): 70 → 49 → 34 → 24 → 16.
         let mut seen = Vec::new();
         let mut rtt = 101;
         for _ in 0..20 {
@@ -1378,16 +1516,162 @@ mod tests {
             h.interval(&mut c, &[rtt]);
             seen.push(c.cwnd() / MSS);
         }
-        // 70·724 >> 10 = 49, 49·724 >> 10 = 34, 34·724 >> 10 = 24, 24·724 >> 10 = 16;
-        // Reno AI at 16 packets needs 16 ACKs for +1: the 12 ACKs after the last backoff
-        // add nothing.
-        let mut expect = vec![70, 49, 49, 34, 34, 24, 24, 16];
+        // 70·724 >> 10 = 50680 >> 10 = 49, 49·724 >> 10 = 35476 >> 10 = 34,
+        // 34·724 >> 10 = 24616 >> 10 = 24, 24·724 >> 10 = 17376 >> 10 = 16; each takes
+        // effect one interval after its backoff. Reno AI at 16 packets needs 16 ACKs for +1:
+        // the 12 ACKs after the last CWR (iterations 9–20) add nothing.
+        let mut expect = vec![70, 70, 49, 49, 34, 34, 24, 24, 16];
         expect.resize(20, 16);
         assert_eq!(seen, expect);
         // Exactly use_ineff = 5 backoffs (I1 and loop iterations 2, 4, 6, 8), then every
         // closing ACK (iterations 10..=20, no CWR any more) is a refused indication:
         // backoff_cnt = 5 + 11 = 16 (no reset: the sums never fall to −32 µs).
         assert_eq!(c.ineffectual_count(), 16);
+    }
+
+    fn lack(una: u64, nxt: u64, acked: u64, in_flight: u64, rtt_ms: u64) -> AckSample {
+        AckSample {
+            bytes_acked: acked,
+            rtt: Some(Dur::from_millis(rtt_ms)),
+            snd_una: una,
+            snd_nxt: nxt,
+            bytes_in_flight: in_flight,
+            ..AckSample::empty(MSS)
+        }
+    }
+
+    fn sent(seq: u64, retransmission: bool) -> SentInfo {
+        SentInfo { bytes: MSS, bytes_in_flight: 0, retransmission, seq, app_limited: false }
+    }
+
+    #[test]
+    fn linux_rtt_sample_is_the_last_acked_segment() {
+        // Linux ack_sample.rtt_us = ca_rtt_us: from the send time of the most recently sent
+        // segment the ACK covers, not from the TSecr echo (which names the oldest).
+        let mut c = new_cdg(linux_cfg(), 10, 1);
+        // (a) Segment 0 leaves at 0, segment 1 at 40.0005 ms (an ACK-clock gap); the
+        // receiver acknowledges both at once, echoing segment 0: the datapath's sample is
+        // 93 ms, Linux's is 93.0014 − 40.0005 = 53.0009 ms → 53000 µs (whole µs).
+        c.on_sent(Time(0), &sent(0, false));
+        c.on_sent(Time(40_000_500), &sent(1000, false));
+        c.on_ack(Time(93_001_400), &lack(2000, 100_000, 2000, 0, 93));
+        // That ACK closed the first interval (rtt_seq 0): rtt_prev = (53, 53) ms.
+        assert_eq!(c.prev, Some((53_000_000, 53_000_000)));
+        assert_eq!(c.last_rtt, 53_000_900);
+        // (b) Retransmitted data acknowledged (FLAG_RETRANS_DATA_ACKED): Linux falls back on
+        // the timestamp echo, i.e. the datapath's sample, 60 ms (own would be 360 − 291 = 69).
+        c.on_sent(Time(100_000_000), &sent(2000, false));
+        c.on_sent(Time(290_000_000), &sent(2000, true));
+        c.on_sent(Time(291_000_000), &sent(3000, false));
+        c.on_ack(Time(360_000_000), &lack(4000, 100_000, 2000, 0, 60));
+        assert_eq!((c.cur_min, c.cur_max), (60_000_000, 60_000_000));
+        // (c) SACKed data in the ACK (bytes_acked 2000 > cumulative 1000): the interface does
+        // not say which segment was SACKed, so the datapath's 45 ms is used (own: 60 ms).
+        c.on_sent(Time(400_000_000), &sent(4000, false));
+        c.on_sent(Time(401_000_000), &sent(5000, false));
+        c.on_sent(Time(402_000_000), &sent(6000, false));
+        c.on_ack(Time(460_000_000), &lack(5000, 100_000, 2000, 0, 45));
+        assert_eq!((c.cur_min, c.cur_max), (45_000_000, 60_000_000));
+        // (d) A plain cumulative ACK of segment 5000 (sent at 401 ms) at 455 ms → 54 ms,
+        // although the echo says 99 ms. pkts 1 with delack = 3 (three 2-segment ACKs): the
+        // delayed-ACK filter lets it lower the minimum only; 54 > 45, so nothing changes,
+        // and the 99 ms of the echo never reaches the maximum.
+        c.on_ack(Time(455_000_000), &lack(6000, 100_000, 1000, 0, 99));
+        assert_eq!(c.last_rtt, 54_000_000);
+        assert_eq!((c.cur_min, c.cur_max, c.delack), (45_000_000, 60_000_000, 2));
+        // Without transmission reports the datapath's sample is used as is.
+        let mut d = new_cdg(linux_cfg(), 10, 1);
+        d.on_ack(Time(93_000_000), &lack(2000, 100_000, 2000, 0, 93));
+        assert_eq!(d.prev, Some((93_000_000, 93_000_000)));
+        // The paper variant always uses the datapath's sample.
+        let mut e = new_cdg(CdgConfig::paper(), 10, 1);
+        e.on_sent(Time(0), &sent(0, false));
+        e.on_sent(Time(40_000_000), &sent(1000, false));
+        e.on_ack(Time(93_000_000), &lack(2000, 100_000, 2000, 0, 93));
+        assert_eq!(e.prev, Some((93_000_000, 93_000_000)));
+    }
+
+    /// Linux variant, cwnd 20 packets in CA, gradient P = 1: A0 opens, A1 backs off.
+    fn linux_backed_off() -> (Cdg, u64) {
+        let mut cfg = linux_cfg();
+        cfg.backoff_factor = 1_000_000;
+        cfg.hystart_detect = 0;
+        let mut c = new_cdg(cfg, 20, 1);
+        c.w.ssthresh = 0;
+        c.on_ack(Time(1_000_000), &lack(1000, 20_000, MSS, 19_000, 100));
+        c.on_ack(Time(2_000_000), &lack(21_000, 40_000, MSS, 19_000, 101));
+        (c, 40_000)
+    }
+
+    #[test]
+    fn linux_backoff_reduces_cwnd_with_prr_then_ends_at_ssthresh() {
+        let (mut c, mut next) = linux_backed_off();
+        // Gradient +1 ms ×8 → P = 1: tcp_enter_cwr: ssthresh = 20·724 >> 10 = 14480 >> 10
+        // = 14, prior_cwnd = 20, high_seq = snd_nxt = 40000; cwnd unchanged.
+        assert_eq!((c.cwnd(), c.ssthresh(), c.cwr_until), (20 * MSS, 14 * MSS, Some(40_000)));
+        // A toy datapath: sends while in flight < cwnd (each send counts in prr_out).
+        let mut in_flight = 19;
+        let send = |c: &mut Cdg, in_flight: &mut u64, next: &mut u64| {
+            while *in_flight < c.cwnd() / MSS {
+                c.on_sent(Time(0), &sent(*next, false));
+                *next += MSS;
+                *in_flight += 1;
+            }
+        };
+        send(&mut c, &mut in_flight, &mut next); // old cwnd 20: one send, prr_out 1
+        assert_eq!((in_flight, c.prr_out), (20, 1));
+        // Each ACK delivers one packet. delta = 14 − in_flight < 0 throughout, so
+        // sndcnt = ⌈14·k/20⌉ − prr_out (k = prr_delivered), cwnd = in_flight + sndcnt:
+        //  k=1: F 19, ⌈0.7⌉=1 − 1 = 0 → 19 (no send)     k=2: F 18, 2 − 1 = 1 → 19 (send, P 2)
+        //  k=3: F 18, ⌈2.1⌉=3 − 2 = 1 → 19 (send, P 3)   k=4: F 18, ⌈2.8⌉=3 − 3 = 0 → 18
+        //  k=5: F 17, ⌈3.5⌉=4 − 3 = 1 → 18 (send, P 4)   k=6: F 17, ⌈4.2⌉=5 − 4 = 1 → 18 (P 5)
+        //  k=7: F 17, ⌈4.9⌉=5 − 5 = 0 → 17               k=8: F 16, ⌈5.6⌉=6 − 5 = 1 → 17 (P 6)
+        let mut seen = Vec::new();
+        for k in 1..=8u64 {
+            in_flight -= 1;
+            c.on_ack(Time(2_000_000 + k), &lack(21_000 + k * MSS, next, MSS, in_flight * MSS, 101));
+            seen.push(c.cwnd() / MSS);
+            send(&mut c, &mut in_flight, &mut next);
+        }
+        assert_eq!(seen, [19, 19, 19, 18, 18, 18, 17, 17]);
+        assert_eq!((c.prr_delivered, c.prr_out, in_flight), (8, 6, 17));
+        // Once in flight ≤ ssthresh, sndcnt = min(delta, newly acked) (CRB). Force it:
+        // in flight 10 → delta = 4, sndcnt = min(4, 1) = 1 → cwnd 11.
+        c.on_ack(Time(3_000_000), &lack(30_000, next, MSS, 10 * MSS, 101));
+        assert_eq!(c.cwnd(), 11 * MSS);
+        // The first ACK above high_seq ends the CWR: cwnd = ssthresh = 14 (then the ACK's
+        // cong_avoid: Reno AI credit 1000 of 14000, no growth); state UNKNOWN.
+        c.on_ack(Time(4_000_000), &lack(41_000, next, MSS, 13 * MSS, 101));
+        assert_eq!((c.cwnd(), c.ssthresh(), c.cwr_until), (14 * MSS, 14 * MSS, None));
+        assert_eq!(c.queue_state(), QueueState::Unknown);
+        // The paper variant (FreeBSD, no PRR) cuts at once: see
+        // window_progression_backoff_skip_and_slow_start.
+    }
+
+    #[test]
+    fn linux_loss_or_ecn_during_cwr_keeps_the_backoff_ssthresh() {
+        // tcp_enter_recovery only calls ssthresh() when no reduction is in progress.
+        let (c, _) = linux_backed_off();
+        let mut l = c.clone();
+        l.on_congestion(Time(0), &loss());
+        // ssthresh stays 14 (not 14·724 >> 10 = 9, not the shadow rule); shadow untouched.
+        assert_eq!((l.cwnd(), l.ssthresh(), l.shadow()), (14 * MSS, 14 * MSS, 20 * MSS));
+        // An ECN echo in CWR does nothing (tcp_enter_cwr only from Open/Disorder).
+        let mut e = c.clone();
+        e.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Ecn, bytes_in_flight: 0, bytes_lost: 0, mss: MSS });
+        assert_eq!((e.cwnd(), e.ssthresh()), (20 * MSS, 14 * MSS));
+        // Outside a reduction, cwnd 20 and shadow 20 in state UNKNOWN: the loss rule,
+        // shadow = min(20 >> 1, 20) = 10, ssthresh = max3(2, 10, 20 >> 1) = 10.
+        let mut fresh = new_cdg(linux_cfg(), 20, 1);
+        fresh.on_congestion(Time(0), &loss());
+        assert_eq!((fresh.cwnd(), fresh.ssthresh(), fresh.shadow()), (10 * MSS, 10 * MSS, 10 * MSS));
+        // ECN outside a reduction: same ssthresh, but cwnd follows PRR from 20.
+        let mut ecn = new_cdg(linux_cfg(), 20, 1);
+        ecn.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Ecn, bytes_in_flight: 0, bytes_lost: 0, mss: MSS });
+        assert_eq!((ecn.cwnd(), ecn.ssthresh()), (20 * MSS, 10 * MSS));
+        // First ACK: in flight 19, delta = 10 − 19 < 0: ⌈10·1/20⌉ − 0 = 1 → cwnd 20.
+        ecn.on_ack(Time(0), &lack(0, 0, MSS, 19 * MSS, 100));
+        assert_eq!(ecn.cwnd(), 20 * MSS);
     }
 
     #[test]

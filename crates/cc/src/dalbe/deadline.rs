@@ -253,7 +253,7 @@ impl DeadlineSwitch {
 
 impl MetaController for DeadlineSwitch {
     fn name(&self) -> &'static str {
-        "dalbe-deadline-switch"
+        "deadline"
     }
 
     fn interval(&self) -> Dur {

@@ -416,7 +416,7 @@ impl CubicMbc {
 
 impl MetaController for CubicMbc {
     fn name(&self) -> &'static str {
-        "dalbe-cubic-mbc"
+        "cubic-mbc"
     }
 
     fn interval(&self) -> Dur {
@@ -619,7 +619,7 @@ impl VegasMbc {
 
 impl MetaController for VegasMbc {
     fn name(&self) -> &'static str {
-        "dalbe-vegas-mbc"
+        "vegas-mbc"
     }
 
     fn interval(&self) -> Dur {

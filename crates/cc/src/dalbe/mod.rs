@@ -17,6 +17,7 @@ pub mod examples;
 pub mod knobs;
 pub mod mbc;
 pub mod meta;
+pub mod registry;
 pub mod wrapper;
 
 #[cfg(test)]
@@ -26,4 +27,5 @@ pub use deadline::{DeadlineConfig, DeadlineSwitch, Mode, DEADLINE_PARAMS};
 pub use knobs::{DaLbeInfo, Knobs};
 pub use mbc::{CubicMbc, CubicMbcConfig, MbcCommon, VegasMbc, VegasMbcConfig, CUBIC_MBC_PARAMS, VEGAS_MBC_PARAMS};
 pub use meta::{ControlledFlow, FlowGoal, FlowView, MetaController};
+pub use registry::{controlled, find_controller, ControllerInfo, CONTROLLERS};
 pub use wrapper::DaLbe;

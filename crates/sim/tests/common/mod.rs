@@ -6,7 +6,7 @@ use scavenger_sim::{FlowConfig, MeasureConfig, SimConfig};
 /// A symmetric dumbbell: `rate`, base RTT `rtt` (all on the bottleneck), drop-tail
 /// buffer of `buffer` packets in each direction.
 pub fn dumbbell(rate_mbps: u64, rtt_ms: u64, buffer: u32, secs: u64) -> SimConfig {
-    let link = LinkConfig { rate: Rate::from_mbps(rate_mbps), delay: Dur::from_micros(rtt_ms * 500), limit: QueueLimit::Packets(buffer), loss: LossModel::None, outages: vec![] };
+    let link = LinkConfig::new(Rate::from_mbps(rate_mbps), Dur::from_micros(rtt_ms * 500), QueueLimit::Packets(buffer));
     SimConfig { duration: Dur::from_secs(secs), seed: 1, forward: link.clone(), reverse: link, flows: vec![], measure: MeasureConfig::default() }
 }
 
