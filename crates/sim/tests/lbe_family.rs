@@ -1,7 +1,7 @@
 //! Seed 001's LEDBAT pathologies and FLOWER's answer to them, on seed 001's dumbbell:
 //! 10 Mbit/s, 50 ms one-way delay (100 ms base RTT), 1500-byte packets (1448 B payload +
 //! 52 B headers), drop-tail buffers; BDP = 83.3 packets (spec 001 §4.2–4.3).
-//! Numbers and the thesis's figures side by side: docs/deviations.d/flower.md,
+//! Numbers and the thesis's figures side by side: docs/deviations.md (flower),
 //! ledbat-presets.md and ledbat-plus-plus.md.
 
 mod common;

@@ -96,7 +96,7 @@ fn evarate_benevolent_loop_alone_fills_the_link_with_tcp_style_smoothing() {
     // Eq. 4.11 acts on t_buff·C, which lags the queue by about an RTT. With Eq. 4.12 as
     // printed (new sample weight 7/8) a drained queue drags ρ̄ down at once and a lone
     // flow in benevolent mode used only ~72 % of this link; with the conventional
-    // ρ̄ = 7/8 ρ̄ + 1/8 ρ̂ it fills it (docs/deviations.d/evarate.md §3).
+    // ρ̄ = 7/8 ρ̄ + 1/8 ρ̂ it fills it (docs/deviations.md (evarate) §3).
     let mut c = baseline(30);
     let mut f = flow("f", "evarate");
     let mode = RawParam::Text("benevolent".into());

@@ -8,7 +8,7 @@
 //! The arithmetic is Linux's fixed point: bandwidth in packets per µs << 24 (`BW_UNIT`),
 //! gains in 1/256 (`BBR_UNIT`), cwnd in packets, min_rtt in µs. Parameters keep their
 //! Linux names (module constants of tcp_bbr.c) so the simulated behaviour can be compared
-//! with the kernel's. Deviations: docs/deviations.d/bbr.md.
+//! with the kernel's. Deviations: docs/deviations.md (bbr).
 
 use crate::api::*;
 use crate::estimators::receive_rate::LostBytes;

@@ -10,7 +10,7 @@
 //! 2·cwnd/RTTstanding. Competitive mode (§2.3): if the queue was not "nearly empty"
 //! (dq < 10 % of the max queueing delay of the last 4 RTTs) at least once in the last 5
 //! RTTs, a buffer filler is present and 1/δ follows AIMD (+1 per RTT, halved on loss,
-//! δ ≤ δ_default); otherwise δ = δ_default. Deviations: docs/deviations.d/copa.md.
+//! δ ≤ δ_default); otherwise δ = δ_default. Deviations: docs/deviations.md (copa).
 
 use crate::api::*;
 use crate::estimators::receive_rate::LostBytes;
@@ -38,7 +38,7 @@ static PARAMS: &[ParamSpec] = &[
     ParamSpec { name: "max_delay_rtts", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(4), unit: "RTTs", doc: "window of the max queueing delay (RTTmax − RTTmin)", source: "Copa §2.3" },
     ParamSpec { name: "empty_check_rtts", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(5), unit: "RTTs", doc: "competitive mode if the queue was not nearly empty in this many RTTs", source: "Copa §2.3; seed 004 §3 (\"once every 5 RTT\")" },
     ParamSpec { name: "pacing_gain", kind: ParamKind::Float { min: 0.1, max: 10.0 }, default: ParamValue::Float(2.0), unit: "", doc: "packets are paced at pacing_gain · cwnd / RTTstanding", source: "Copa §2.1" },
-    ParamSpec { name: "min_cwnd", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(2), unit: "packets", doc: "window floor (the paper states none)", source: "ours, see docs/deviations.d/copa.md" },
+    ParamSpec { name: "min_cwnd", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(2), unit: "packets", doc: "window floor (the paper states none)", source: "ours, see docs/deviations.md (copa)" },
 ];
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {

@@ -10,7 +10,7 @@
 //! Windows are bytes at the interface; Linux's packet counters become byte counters
 //! (`cnt` and the Reno estimate are kept in bytes, one segment = `ack.mss`). The cubic
 //! function is evaluated in f64 rather than Linux's fixed-point approximation.
-//! Where RFC 9438 and Linux differ we follow Linux; see docs/deviations.d/cubic.md.
+//! Where RFC 9438 and Linux differ we follow Linux; see docs/deviations.md (cubic).
 
 use crate::api::*;
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};

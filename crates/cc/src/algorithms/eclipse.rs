@@ -16,7 +16,7 @@
 //!
 //! Delays are one-way delays with the clock offset included; the offset cancels because
 //! target, s_min and the current delay carry the same offset. The choices the
-//! description leaves open are in docs/deviations.d/eclipse.md.
+//! description leaves open are in docs/deviations.md (eclipse).
 
 use crate::api::*;
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
@@ -58,7 +58,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.125),
         unit: "",
         doc: "EWMA weight of the interval minimum/maximum in s_min/s_max (not given by seed 000)",
-        source: "assumption (deviations.d/eclipse.md): 1/8, the usual TCP EWMA weight",
+        source: "assumption (deviations.md eclipse.md): 1/8, the usual TCP EWMA weight",
     },
     ParamSpec {
         name: "initial_interval",
@@ -66,7 +66,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_secs(1)),
         unit: "s",
         doc: "Length of the first adaptation interval (before any min/max pair was observed)",
-        source: "assumption (deviations.d/eclipse.md)",
+        source: "assumption (deviations.md eclipse.md)",
     },
     ParamSpec {
         name: "min_interval",
@@ -74,7 +74,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_millis(100)),
         unit: "ms",
         doc: "Floor of the adaptation interval (|t_max − t_min| may be tiny or zero)",
-        source: "assumption (deviations.d/eclipse.md)",
+        source: "assumption (deviations.md eclipse.md)",
     },
     ParamSpec {
         name: "min_target",
@@ -82,7 +82,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_millis(1)),
         unit: "ms",
         doc: "Floor of the queueing-delay target β·(s_max − s_min), e.g. before any queue was seen",
-        source: "assumption (deviations.d/eclipse.md)",
+        source: "assumption (deviations.md eclipse.md)",
     },
     ParamSpec {
         name: "current_filter",

@@ -14,7 +14,7 @@
 //! (§4.4.6). In-flight is capped at ρ̄·RTT_min + B_target (§4.4.7). Slow start sends a
 //! 10-packet burst then grows the rate 1.5× per RTT (chapter 4 intro).
 //!
-//! Every ambiguity the spec lists is resolved in docs/deviations.d/evarate.md.
+//! Every ambiguity the spec lists is resolved in docs/deviations.md (evarate).
 
 use std::collections::VecDeque;
 

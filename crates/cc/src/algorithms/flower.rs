@@ -23,7 +23,7 @@
 //! The membership functions and the rule base are data ([`FuzzyTable`]); the default is
 //! `crates/cc/data/flower_default.toml` (format documented there), and a user-supplied
 //! table can be given with [`Flower::with_table`]. Assumptions the thesis leaves open are
-//! in docs/deviations.d/flower.md.
+//! in docs/deviations.md (flower).
 
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
@@ -147,7 +147,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Bool(true),
         unit: "",
         doc: "Let the controller grow the (reset) window during loss recovery; false freezes it until recovery ends, as a Reno-style datapath would",
-        source: "assumption (deviations.d/flower.md): the thesis shows FLOWER regrowing right after its reset (seed 001 §5.2.1, Fig 5.1a)",
+        source: "assumption (deviations.md flower.md): the thesis shows FLOWER regrowing right after its reset (seed 001 §5.2.1, Fig 5.1a)",
     },
     ParamSpec {
         name: "restart_slow_start",

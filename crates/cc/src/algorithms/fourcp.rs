@@ -17,7 +17,7 @@
 //!
 //! p is estimated TFRC-style (RFC 5348 §5.4, unweighted): the inverse of the mean of the
 //! last `loss_intervals` loss intervals in packets, the open interval included when that
-//! lowers p. Ambiguities and their resolutions: docs/deviations.d/4cp.md.
+//! lowers p. Ambiguities and their resolutions: docs/deviations.md (4cp).
 
 use crate::api::*;
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
@@ -41,7 +41,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.01),
         unit: "",
         doc: "Target loss-event probability (the initial value in adaptive mode)",
-        source: "seed 000 §2.2.4 (value not given); assumption 0.01 (deviations.d/4cp.md)",
+        source: "seed 000 §2.2.4 (value not given); assumption 0.01 (deviations.md 4cp.md)",
     },
     ParamSpec {
         name: "tarp_mode",
@@ -57,7 +57,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.01),
         unit: "",
         doc: "α of eq. 2.2 (step of the adaptive tarp)",
-        source: "seed 000 eq. 2.2 (value not given); assumption (deviations.d/4cp.md)",
+        source: "seed 000 eq. 2.2 (value not given); assumption (deviations.md 4cp.md)",
     },
     ParamSpec {
         name: "cwnd_avg_weight",
@@ -73,7 +73,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(1e-4),
         unit: "",
         doc: "Lower bound of the adaptive tarp",
-        source: "assumption (deviations.d/4cp.md)",
+        source: "assumption (deviations.md 4cp.md)",
     },
     ParamSpec {
         name: "tarp_max",
@@ -81,7 +81,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.5),
         unit: "",
         doc: "Upper bound of the adaptive tarp",
-        source: "assumption (deviations.d/4cp.md)",
+        source: "assumption (deviations.md 4cp.md)",
     },
     ParamSpec {
         name: "mincwnd",
@@ -97,7 +97,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(8),
         unit: "",
         doc: "Loss intervals averaged to estimate p",
-        source: "RFC 5348 §5.4 (n = 8); assumption (deviations.d/4cp.md)",
+        source: "RFC 5348 §5.4 (n = 8); assumption (deviations.md 4cp.md)",
     },
 ];
 

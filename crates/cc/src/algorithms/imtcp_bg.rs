@@ -9,7 +9,7 @@
 //! - congestion when rtt_avg/rtt_min > δ = 1.2, answered with cwnd ← cwnd·rtt_min/rtt_avg;
 //! - otherwise Reno growth ("cwnd + 1 per RTT", Table 2.1), Reno halving on loss.
 //!
-//! Bandwidth estimator (ours, documented in docs/deviations.d/imtcp-bg.md): ImTCP
+//! Bandwidth estimator (ours, documented in docs/deviations.md (imtcp-bg)): ImTCP
 //! measures with packet streams it paces itself; this module does not control send
 //! times, so it measures *packet trains from ACK timing*: every `train_packets`
 //! consecutively acknowledged packets (outside recovery and application-limited periods)
@@ -62,7 +62,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(8),
         unit: "packets",
         doc: "Acknowledged packets per measurement train",
-        source: "assumption (deviations.d/imtcp-bg.md): ImTCP groups packets into streams; our trains come from ACK timing",
+        source: "assumption (deviations.md imtcp-bg.md): ImTCP groups packets into streams; our trains come from ACK timing",
     },
     ParamSpec {
         name: "spread",
@@ -70,7 +70,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(1.1),
         unit: "",
         doc: "A train measures available bandwidth when its ACK span exceeds this multiple of its send span",
-        source: "assumption (deviations.d/imtcp-bg.md): the ImTCP idea that a stream sent faster than the available bandwidth arrives spread out",
+        source: "assumption (deviations.md imtcp-bg.md): the ImTCP idea that a stream sent faster than the available bandwidth arrives spread out",
     },
     ParamSpec {
         name: "train_max_gap",
@@ -78,7 +78,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.25),
         unit: "× rtt_min",
         doc: "An ACK gap longer than this breaks a train (its packets were not in flight together)",
-        source: "assumption (deviations.d/imtcp-bg.md)",
+        source: "assumption (deviations.md imtcp-bg.md)",
     },
     ParamSpec {
         name: "bw_cap",

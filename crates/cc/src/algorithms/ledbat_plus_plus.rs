@@ -18,7 +18,7 @@
 //! Unchanged RFC 6817 rules: cwnd ≤ flightsize + ALLOWED_INCREASE, cwnd ≥ MIN_CWND = 2,
 //! halving on loss (at most once per RTT, the datapath's episode), 1 packet on timeout.
 //! Every draft constant is a parameter. The window is kept in fractional packets and
-//! reported in whole packets. Choices the draft leaves open: docs/deviations.d/ledbat-plus-plus.md.
+//! reported in whole packets. Choices the draft leaves open: docs/deviations.md (ledbat-plus-plus).
 
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};

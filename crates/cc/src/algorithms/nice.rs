@@ -108,7 +108,7 @@ pub struct Nice {
     last_rtt: u64,
     num_cong: u64,
     /// 2 = integer window (`w.cwnd` packets, at least 2); above 2 the window is
-    /// 4/fractional_cwnd packets per RTT (see docs/deviations.d/nice.md).
+    /// 4/fractional_cwnd packets per RTT (see docs/deviations.md (nice)).
     fractional_cwnd: u64,
     last_diff: Option<u64>,
 }

@@ -9,7 +9,7 @@
 //!
 //! The thesis gives neither the target nor the fill/drain gains ("take from [27]"); the
 //! defaults here and every other unstated detail are recorded in
-//! docs/deviations.d/proprate.md.
+//! docs/deviations.md (proprate).
 
 use crate::api::*;
 use crate::estimators::receive_rate::{LostBytes, ReceiveRateSampler};

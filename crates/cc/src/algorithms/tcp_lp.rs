@@ -88,7 +88,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_secs(7_200)),
         unit: "",
         doc: "receiver host's uptime when the simulation starts (its clock offset from the datapath adds to it) (linux-4.4 only)",
-        source: "[inference] as sender_uptime; receiver up longer than the sender (docs/deviations.d/tcp-lp.md §1)",
+        source: "[inference] as sender_uptime; receiver up longer than the sender (docs/deviations.md (tcp-lp) §1)",
     },
 ];
 

@@ -10,7 +10,7 @@
 //! γ = (u₊ − u₋)/(2εr); the rate moves by Δr = m·θ₀·γ, where the confidence amplifier m
 //! counts consecutive decisions in the same direction, bounded by the dynamic change
 //! boundary |Δr| ≤ ω·r with ω = ω₀ + k·δ and k the number of consecutive times the bound
-//! was hit. Deviations: docs/deviations.d/vivace.md.
+//! was hit. Deviations: docs/deviations.md (vivace).
 
 use std::collections::VecDeque;
 

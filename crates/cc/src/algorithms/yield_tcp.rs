@@ -17,7 +17,7 @@
 //! integer arithmetic (u32/s32/s8 types, wrap-around, truncating division) and its call
 //! pattern: the "per-ACK" part is `pkts_acked` and the "per-RTT" part is `cong_avoid`,
 //! which Linux calls on *every* ACK that advances the window outside recovery, so the
-//! decision runs per ACK as in the kernel (see docs/deviations.d/yield.md). Windows are
+//! decision runs per ACK as in the kernel (see docs/deviations.md (yield)). Windows are
 //! kept in packets internally (as `tp->snd_cwnd`) and reported in bytes.
 
 use crate::api::*;
@@ -115,7 +115,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_millis(1)),
         unit: "",
         doc: "TCP timestamp clock tick used to quantise the OWD before the module's ms arithmetic (Linux 4.4: 1000/HZ ms, HZ not stated by the thesis; modern Linux: 1 ms). Not a Yield parameter",
-        source: "seed 000 App. B OWD estimator `(tsval - offset) * 1000 / HZ`; spec 000 §2.0; docs/deviations.d/yield.md",
+        source: "seed 000 App. B OWD estimator `(tsval - offset) * 1000 / HZ`; spec 000 §2.0; docs/deviations.md (yield)",
     },
     ParamSpec {
         name: "shift_semantics",
@@ -123,7 +123,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Choice("x86"),
         unit: "",
         doc: "How `cwnd >> r` behaves once the unclamped r leaves 0..31 and how the s8 r overflows: \"x86\" as the kernel ran (shift count masked to 5 bits, s8 wrap), \"math\" as eq 5.1 reads (cut 0 for r ≥ 32, r saturates)",
-        source: "seed 000 App. B tcp_yield_cong_avoid (`reduction_factor += 1` without clamp); docs/deviations.d/yield.md",
+        source: "seed 000 App. B tcp_yield_cong_avoid (`reduction_factor += 1` without clamp); docs/deviations.md (yield)",
     },
 ];
 

@@ -2,7 +2,7 @@
 //! seed 003 §2.6 and §3.5.2): DA-LBE Cubic (phantom ECNs, Alg 1) and DA-LBE Vegas
 //! (queueing-delay scaling, Alg 3). Equation numbers refer to seed 003 chapter 2.
 //! Choices where the thesis is silent or inconsistent (spec 003 §11) are recorded in
-//! docs/deviations.d/dalbe.md.
+//! docs/deviations.md (dalbe).
 
 use super::knobs::{DaLbeInfo, Knobs, DEFAULT_EWMA_WEIGHT};
 use super::meta::{FlowView, MetaController};
@@ -192,7 +192,7 @@ macro_rules! common_params {
                 default: ParamValue::Float(10_000.0),
                 unit: "Mbit/s",
                 doc: "cap of the target rate, also used after the deadline; any value above the path capacity asks for full (BE) aggressiveness",
-                source: "not stated in seed 003 (§2.6.5 'a reasonable maximum'); see docs/deviations.d/dalbe.md",
+                source: "not stated in seed 003 (§2.6.5 'a reasonable maximum'); see docs/deviations.md (dalbe)",
             },
         ]
     };
@@ -249,7 +249,7 @@ impl MbcCore {
 
     /// The price window to evaluate at this tick, if any: every T_φ (with half a T_w
     /// of tolerance for tick jitter); before the first full window, a provisional
-    /// window from the start at every tick (deviations.d/dalbe.md).
+    /// window from the start at every tick (deviations.md dalbe.md).
     fn price_window(&mut self, v: &FlowView) -> Option<DaLbeInfo> {
         let since = v.now.since(self.price_t);
         if since + Dur(self.cfg.interval.nanos() / 2) >= self.cfg.price_interval {
@@ -334,7 +334,7 @@ pub static CUBIC_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Int(2),
             unit: "",
             doc: "phantom-ECN suppression factor: no phantom ECN once v x the mean time between real congestion events has passed without one (0 = off)",
-            source: "seed 003 §2.6.3, App. B (value not stated; our choice, deviations.d/dalbe.md)",
+            source: "seed 003 §2.6.3, App. B (value not stated; our choice, deviations.md dalbe.md)",
         },
         ParamSpec {
             name: "ewma_weight",
@@ -574,7 +574,7 @@ impl VegasMbc {
         VegasMbc {
             cfg,
             core: MbcCore::new(cfg.common),
-            // Eq. (2.7) with no delay reductions: W(reno)/W(cubic) (deviations.d/dalbe.md).
+            // Eq. (2.7) with no delay reductions: W(reno)/W(cubic) (deviations.md dalbe.md).
             phi: cfg.w_reno / cfg.w_cubic,
             phi_measured: false,
             d: f64::NAN,

@@ -10,7 +10,7 @@
 //! * [`CubicMbc`] and [`VegasMbc`] are the thesis's model-based controllers;
 //!   [`DeadlineSwitch`] is ours (docs/dalbe.md).
 //!
-//! Deviations and resolved ambiguities: docs/deviations.d/dalbe.md.
+//! Deviations and resolved ambiguities: docs/deviations.md (dalbe).
 
 pub mod deadline;
 pub mod examples;

@@ -253,7 +253,7 @@ impl<T: WirePacket> Pie<T> {
                     if self.dq_count >= th {
                         let tmp = now.since(self.measurement_start).secs_f64();
                         // The time to send DQ_THRESHOLD bytes, smoothed with weight 1/8
-                        // (Linux sch_pie; see docs/deviations.d/network-models.md).
+                        // (Linux sch_pie; see docs/deviations.md (network-models)).
                         self.avg_dq_time = if self.avg_dq_time == 0.0 { tmp } else { self.avg_dq_time * 7.0 / 8.0 + tmp / 8.0 };
                         self.in_measurement = false;
                     }
