@@ -162,14 +162,7 @@ impl CongestionControl for AppleLedbat {
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
-        let ms = |ns: i64| ns as f64 / 1e6;
-        if let Some(b) = self.delay.est.base.base() {
-            out.push(("base_delay_ms", ms(b)));
-        }
-        if let Some(c) = self.delay.est.current.current() {
-            out.push(("current_delay_ms", ms(c)));
-        }
-        out.push(("queuing_delay_ms", ms(self.queuing_delay)));
+        self.delay.trace(self.queuing_delay, out);
         out.push(("over_target", if self.queuing_delay > self.target_ns { 1.0 } else { 0.0 }));
     }
 }

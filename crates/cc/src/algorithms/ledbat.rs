@@ -181,6 +181,18 @@ impl DelaySignal {
     pub fn queuing_delay(&self) -> i64 {
         self.est.queuing_delay().unwrap_or(0).max(0)
     }
+
+    /// Base, current and queuing delay (ms) for traces; shared by the LEDBAT family.
+    pub fn trace(&self, queuing_delay: i64, out: &mut Vec<(&'static str, f64)>) {
+        let ms = |ns: i64| ns as f64 / 1e6;
+        if let Some(b) = self.est.base.base() {
+            out.push(("base_delay_ms", ms(b)));
+        }
+        if let Some(c) = self.est.current.current() {
+            out.push(("current_delay_ms", ms(c)));
+        }
+        out.push(("queuing_delay_ms", ms(queuing_delay)));
+    }
 }
 
 /// The segment-counted window with the module's slow start, cap, floor and ssthresh
@@ -366,14 +378,7 @@ impl CongestionControl for Ledbat {
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
-        let ms = |ns: i64| ns as f64 / 1e6;
-        if let Some(b) = self.delay.est.base.base() {
-            out.push(("base_delay_ms", ms(b)));
-        }
-        if let Some(c) = self.delay.est.current.current() {
-            out.push(("current_delay_ms", ms(c)));
-        }
-        out.push(("queuing_delay_ms", ms(self.queuing_delay)));
+        self.delay.trace(self.queuing_delay, out);
         out.push(("off_target", (self.target_ns - self.queuing_delay) as f64 / self.target_ns as f64));
         out.push(("cwnd_cnt_segments", self.cwnd_cnt / self.target_ns as f64 / (self.win.w.cwnd.max(1) as f64)));
     }
