@@ -117,11 +117,59 @@ pub struct FlowSpec {
     pub clock_offset_ns: i64,
     /// ECN-capable transport (RFC 3168).
     pub ecn: bool,
+    pub kind: FlowKind,
+    /// When the sender stops (from the start of the run); `None` runs to the end.
+    #[serde(serialize_with = "ser_opt_display")]
+    pub stop: Option<Dur>,
     /// Soft deadline of a finite transfer, from the flow's start (seed 003).
     #[serde(serialize_with = "ser_opt_display")]
     pub deadline: Option<Dur>,
     /// DA-LBE: the metacontroller that drives this flow's knobs.
     pub dalbe: Option<DalbeSpec>,
+}
+
+/// TCP-like connection, or unreliable datagrams at a rate (VoIP-like, UDP noise).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum FlowKind {
+    Tcp,
+    Cbr {
+        #[serde(serialize_with = "ser_display")]
+        rate: Rate,
+        /// Datagram payload bytes (28 header bytes are added: IPv4 + UDP).
+        packet_size: u32,
+        /// Exponential gaps ("poisson") or constant ones.
+        poisson: bool,
+    },
+}
+
+fn parse_kind(f: &Fields) -> Result<FlowKind, InputError> {
+    match f.str("kind")? {
+        None | Some("tcp") => {
+            for k in ["rate", "packet_size", "arrivals"] {
+                if f.raw(k).is_some() {
+                    return Err(f.err(k, "only datagram flows (kind = \"cbr\") take a rate, packet_size or arrivals"));
+                }
+            }
+            Ok(FlowKind::Tcp)
+        }
+        Some("cbr") => {
+            let rate = f.rate("rate")?.ok_or_else(|| f.err("rate", "is required for a datagram flow (e.g. rate = \"64kbit\")"))?;
+            let packet_size = f.int("packet_size", 1, 65_000)?.unwrap_or(1472) as u32;
+            let poisson = match f.str("arrivals")? {
+                None | Some("constant") => false,
+                Some("poisson") => true,
+                Some(other) => return Err(f.err("arrivals", format!("\"{other}\" is not an arrival process; allowed: \"constant\" or \"poisson\""))),
+            };
+            for k in ["size", "params", "deadline", "dalbe", "ecn"] {
+                if f.raw(k).is_some() {
+                    return Err(f.err(k, "does not apply to a datagram (kind = \"cbr\") flow"));
+                }
+            }
+            Ok(FlowKind::Cbr { rate, packet_size, poisson })
+        }
+        Some(other) => Err(f.err("kind", format!("\"{other}\" is not a flow kind; allowed: \"tcp\" or \"cbr\""))),
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -441,9 +489,16 @@ fn flow_path(f: &Fields, hosts: &[HostSpec]) -> Result<(FlowDirection, Dur, Opti
 
 /// Parses one `[[flow]]` (expanded `count` times) and returns its base name and members.
 fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowSpec>) -> Result<(String, Vec<String>), InputError> {
-    f.only(&["name", "algorithm", "params", "start", "size", "count", "from", "to", "direction", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset", "ecn", "deadline", "dalbe"])?;
+    f.only(&["name", "algorithm", "params", "start", "size", "count", "from", "to", "direction", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset", "ecn", "deadline", "dalbe", "kind", "rate", "packet_size", "arrivals", "stop"])?;
     let (direction, host_delay, from, to) = flow_path(f, hosts)?;
-    let alg_name = f.str("algorithm")?.ok_or_else(|| f.err("algorithm", format!("is required; known algorithms: {}", known_names())))?;
+    let kind = parse_kind(f)?;
+    let alg_name = match (kind, f.str("algorithm")?) {
+        (FlowKind::Tcp, Some(a)) => a,
+        (FlowKind::Tcp, None) => return Err(f.err("algorithm", format!("is required; known algorithms: {}", known_names()))),
+        (FlowKind::Cbr { .. }, Some(_)) => return Err(f.err("algorithm", "a datagram (kind = \"cbr\") flow has no congestion control; remove `algorithm`")),
+        // Datagram flows run no algorithm; the simulator needs an instance it never calls.
+        (FlowKind::Cbr { .. }, None) => "newreno",
+    };
     let info = find(alg_name).ok_or_else(|| f.err("algorithm", format!("unknown algorithm \"{alg_name}\"; known algorithms: {}", known_names())))?;
     let base = f.str("name")?.map_or_else(|| format!("flow{}", out.len()), str::to_string);
     if base.is_empty() {
@@ -462,6 +517,12 @@ fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowS
     let start = f.dur("start")?.unwrap_or(Dur::ZERO);
     if start >= duration {
         return Err(f.err("start", format!("{start} is at or after the end of the run ({duration})")));
+    }
+    let stop = f.dur("stop")?;
+    if let Some(st) = stop {
+        if st <= start {
+            return Err(f.err("stop", format!("{st} is not after the flow's start ({start})")));
+        }
     }
     let size = f.bytes("size")?;
     if size == Some(0) {
@@ -485,7 +546,7 @@ fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowS
     };
     let template = FlowSpec {
         name: base.clone(),
-        algorithm: info.name.to_string(),
+        algorithm: if matches!(kind, FlowKind::Cbr { .. }) { "none".to_string() } else { info.name.to_string() },
         params,
         start,
         size_bytes: size,
@@ -500,6 +561,8 @@ fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowS
         delayed_ack: f.bool("delayed_ack")?.unwrap_or(true),
         clock_offset_ns,
         ecn: f.bool("ecn")?.unwrap_or(false),
+        kind,
+        stop,
         deadline: f.dur("deadline")?,
         dalbe: parse_dalbe(f)?,
     };
@@ -553,7 +616,8 @@ impl Scenario {
             .flows
             .iter()
             .map(|f| {
-                let info = find(&f.algorithm).expect("validated at parse time");
+                // Datagram flows run no algorithm; the simulator still holds a (never called) one.
+                let info = find(if f.algorithm == "none" { "newreno" } else { &f.algorithm }).expect("validated at parse time");
                 let mut fc = FlowConfig::bulk(&f.name, info);
                 fc.params = f.params.clone();
                 fc.start = Time::ZERO + f.start;
@@ -570,6 +634,11 @@ impl Scenario {
                 fc.ack_every = if f.delayed_ack { 2 } else { 1 };
                 fc.clock_offset = f.clock_offset_ns;
                 fc.ecn = f.ecn;
+                fc.stop = f.stop.map(|s| Time::ZERO + s);
+                if let FlowKind::Cbr { rate, packet_size, poisson } = f.kind {
+                    fc.traffic = scavenger_sim::Traffic::Cbr { rate, payload: packet_size, poisson };
+                    fc.header = 28;
+                }
                 if let Some(d) = &f.dalbe {
                     let ctrl = scavenger_cc::dalbe::find_controller(&d.controller).expect("validated at parse time");
                     let params = d.params.clone();

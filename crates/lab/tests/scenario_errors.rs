@@ -179,3 +179,19 @@ to = "server"
     let m = error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\ndirection = \"sideways\"");
     assert_mentions(&m, &["flow[0].direction", "sideways", "upload"]);
 }
+
+#[test]
+fn datagram_flows_and_stop_times() {
+    let cbr = GOOD.replace("algorithm = \"newreno\"", "kind = \"cbr\"\nrate = \"64kbit\"\npacket_size = 160\narrivals = \"poisson\"\nstop = \"8s\"");
+    let s = parse("ok.toml", &cbr).unwrap();
+    assert_eq!(s.flows[0].algorithm, "none");
+    let c = s.to_sim(1);
+    assert_eq!(c.flows[0].traffic, scavenger_sim::Traffic::Cbr { rate: scavenger_cc::Rate(64_000), payload: 160, poisson: true });
+    assert_eq!(c.flows[0].stop, Some(scavenger_cc::Time(8_000_000_000)));
+    assert_mentions(&error_with("algorithm = \"newreno\"", "kind = \"cbr\""), &["flow[0].rate", "required"]);
+    assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nkind = \"cbr\"\nrate = \"1Mbit\""), &["flow[0].algorithm", "no congestion control"]);
+    assert_mentions(&error_with("algorithm = \"newreno\"", "kind = \"quic\""), &["flow[0].kind", "quic", "cbr"]);
+    assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nrate = \"1Mbit\""), &["flow[0].rate", "datagram"]);
+    assert_mentions(&error_with("algorithm = \"newreno\"", "kind = \"cbr\"\nrate = \"1Mbit\"\narrivals = \"bursty\""), &["flow[0].arrivals", "bursty", "poisson"]);
+    assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nstart = \"2s\"\nstop = \"1s\""), &["flow[0].stop", "1s", "start"]);
+}

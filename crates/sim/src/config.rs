@@ -47,6 +47,21 @@ pub struct FlowConfig {
     /// Wraps the algorithm instance when the flow starts (e.g. DA-LBE under a
     /// metacontroller); `None` runs the algorithm as it is.
     pub wrap: Option<CcWrapper>,
+    /// The sender stops here (no new data, no retransmissions); `None` runs to the end.
+    pub stop: Option<Time>,
+    pub traffic: Traffic,
+}
+
+/// What a flow carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Traffic {
+    /// A TCP-like connection driven by `algorithm`.
+    #[default]
+    Tcp,
+    /// Unreliable constant-bit-rate datagrams (VoIP-like, or seed 003's UDP noise):
+    /// `payload` bytes each plus `header` bytes, at `rate` on average; with `poisson`
+    /// the gaps are exponential. No ACKs; the receiver records one-way delay and loss.
+    Cbr { rate: scavenger_cc::Rate, payload: u32, poisson: bool },
 }
 
 /// Builds a flow's controller around its algorithm instance.
@@ -81,6 +96,8 @@ impl FlowConfig {
             direction: Direction::Forward,
             ecn: false,
             wrap: None,
+            stop: None,
+            traffic: Traffic::Tcp,
         }
     }
 }

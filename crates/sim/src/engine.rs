@@ -12,6 +12,9 @@ pub enum Event {
     /// A flow's access delay line has packets due: (flow, 0 towards the bottleneck / 1 back).
     Access(u32, u8),
     FlowStart(u32),
+    FlowStop(u32),
+    /// The next datagram of a constant-bit-rate flow.
+    CbrSend(u32),
     /// Pacing timer.
     Send(u32),
     Rto(u32),

@@ -11,6 +11,6 @@ pub mod rtt;
 pub mod sender;
 pub mod world;
 
-pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig};
+pub use config::{Direction, FlowConfig, Traffic, JainSpec, MeasureConfig, SimConfig};
 pub use result::SimResult;
 pub use world::{run, Simulation};

@@ -52,6 +52,12 @@ pub struct FlowResult {
     #[serde(default)]
     pub ecn_responses: u64,
     pub final_cwnd_bytes: u64,
+    /// Datagram flows: one-way delay of every datagram received (ms) and the fraction
+    /// lost among those that were not still in flight at the end.
+    #[serde(default)]
+    pub owd_ms: Option<Stats>,
+    #[serde(default)]
+    pub loss_rate: Option<f64>,
     pub conservation: Conservation,
 }
 

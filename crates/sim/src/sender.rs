@@ -424,6 +424,12 @@ impl Sender {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
+    /// The application stops: nothing more is sent or retransmitted.
+    pub fn stop(&mut self) {
+        self.completed = true;
+        self.rto_deadline = None;
+    }
+
     /// Payload bytes acknowledged cumulatively.
     pub fn acked_bytes(&self) -> u64 {
         self.una as u64 * self.cfg.mss as u64

@@ -2,7 +2,7 @@
 //! forward (data) and a reverse (ACK) direction, each with its own rate, queue, delay
 //! and loss. Each flow may add its own access delay on the sender side.
 
-use crate::config::{Direction, SimConfig};
+use crate::config::{Direction, SimConfig, Traffic};
 use crate::engine::{Event, EventQueue};
 use crate::packet::{Kind, Packet};
 use crate::receiver::{DataOutcome, Receiver, ReceiverConfig};
@@ -20,6 +20,9 @@ struct FlowCounters {
     ack_sent: u64,
     ack_dropped: u64,
     ack_received: u64,
+    /// Datagram flows: packets and wire bytes sent.
+    cbr_sent_pkts: u64,
+    cbr_sent_bytes: u64,
 }
 
 struct Flow {
@@ -34,6 +37,11 @@ struct Flow {
     delack_wake: Option<Time>,
     send_wake: Option<Time>,
     counters: FlowCounters,
+    /// Datagram flows: next sequence number, inter-departure draws, one-way delays.
+    cbr_seq: u32,
+    cbr_rng: Rng,
+    cbr_owd: scavenger_net::Histogram,
+    stopped: bool,
 }
 
 struct SeriesState {
@@ -88,6 +96,9 @@ impl Simulation {
             .map(|(i, f)| {
                 let total_segs = f.size.map(|s| s.div_ceil(f.mss as u64).max(1) as u32);
                 q.push(f.start, Event::FlowStart(i as u32));
+                if let Some(stop) = f.stop {
+                    q.push(stop, Event::FlowStop(i as u32));
+                }
                 let line = || (f.extra_delay.nanos() > 0).then(|| DelayLine::new(f.extra_delay));
                 Flow {
                     sender: None,
@@ -100,6 +111,10 @@ impl Simulation {
                     delack_wake: None,
                     send_wake: None,
                     counters: FlowCounters::default(),
+                    cbr_seq: 0,
+                    cbr_rng: Rng::derive(seed, 2000 + i as u64),
+                    cbr_owd: scavenger_net::Histogram::new(),
+                    stopped: false,
                 }
             })
             .collect();
@@ -145,6 +160,8 @@ impl Simulation {
             Event::Link(d) => self.on_link(d as usize),
             Event::Access(f, dir) => self.on_access(f as usize, dir),
             Event::FlowStart(f) => self.on_flow_start(f as usize),
+            Event::FlowStop(f) => self.on_flow_stop(f as usize),
+            Event::CbrSend(f) => self.on_cbr_send(f as usize),
             Event::Send(f) => {
                 fired(&mut self.flows[f as usize].send_wake, self.now);
                 self.try_send(f as usize);
@@ -156,7 +173,40 @@ impl Simulation {
         }
     }
 
+    fn on_flow_stop(&mut self, f: usize) {
+        let flow = &mut self.flows[f];
+        flow.stopped = true;
+        if let Some(s) = flow.sender.as_mut() {
+            s.stop();
+        }
+    }
+
+    fn on_cbr_send(&mut self, f: usize) {
+        let Traffic::Cbr { rate, payload, poisson } = self.cfg.flows[f].traffic else { return };
+        let header = self.cfg.flows[f].header;
+        let flow = &mut self.flows[f];
+        if flow.stopped {
+            return;
+        }
+        let p = Packet::data(f as u32, flow.cbr_seq, payload, header, self.now.nanos(), false);
+        flow.cbr_seq = flow.cbr_seq.wrapping_add(1);
+        flow.counters.cbr_sent_pkts += 1;
+        flow.counters.cbr_sent_bytes += p.wire as u64;
+        let mean = rate.tx_time(p.wire as u64);
+        // Exponential gaps (seed 003's noise) by inversion; 1 − u is never zero.
+        let gap = if poisson { mean.mul_f64(-(1.0 - flow.cbr_rng.uniform()).ln()) } else { mean };
+        self.q.push(self.now + gap, Event::CbrSend(f as u32));
+        self.route_data(f, p);
+    }
+
     fn on_flow_start(&mut self, f: usize) {
+        if matches!(self.cfg.flows[f].traffic, Traffic::Cbr { .. }) {
+            self.on_cbr_send(f);
+            return;
+        }
+        if self.flows[f].stopped {
+            return;
+        }
         let fc = &self.cfg.flows[f];
         let total_segs = fc.size.map(|s| s.div_ceil(fc.mss as u64).max(1) as u32);
         let last_seg_len = fc.size.map_or(fc.mss, |s| (s - (s.div_ceil(fc.mss as u64).max(1) - 1) * fc.mss as u64) as u32);
@@ -269,6 +319,16 @@ impl Simulation {
 
     fn on_data_arrival(&mut self, p: Packet) {
         let f = p.flow as usize;
+        if matches!(self.cfg.flows[f].traffic, Traffic::Cbr { .. }) {
+            let flow = &mut self.flows[f];
+            flow.cbr_owd.record(self.now.nanos().saturating_sub(p.tsval));
+            let st = &mut flow.receiver.stats;
+            st.data_pkts += 1;
+            st.data_wire_bytes += p.wire as u64;
+            st.unique_bytes += p.len as u64;
+            st.first_byte.get_or_insert(self.now);
+            return;
+        }
         match self.flows[f].receiver.on_data(self.now, &p) {
             DataOutcome::AckNow => self.send_ack(f),
             DataOutcome::Delay(t) => arm(&mut self.q, &mut self.flows[f].delack_wake, Some(t), Event::DelAck(f as u32)),
@@ -377,9 +437,13 @@ impl Simulation {
         let n = self.flows.len();
         // Bytes still inside the network, per flow and kind.
         let mut data_in_flight = vec![0u64; n];
+        let mut data_in_flight_pkts = vec![0u64; n];
         let mut ack_in_flight = vec![0u64; n];
         let mut tally = |p: &Packet| match p.kind {
-            Kind::Data => data_in_flight[p.flow as usize] += p.wire as u64,
+            Kind::Data => {
+                data_in_flight[p.flow as usize] += p.wire as u64;
+                data_in_flight_pkts[p.flow as usize] += 1;
+            }
             Kind::Ack => ack_in_flight[p.flow as usize] += p.wire as u64,
         };
         for l in &self.links {
@@ -396,16 +460,19 @@ impl Simulation {
             .enumerate()
             .map(|(i, (f, fc))| {
                 let rs = &f.receiver.stats;
-                let stop = rs.completed_at.unwrap_or(end);
+                let stop = rs.completed_at.unwrap_or(fc.stop.map_or(end, |s| s.min(end)));
                 let active = stop.since(fc.start).secs_f64();
                 let per_s = |b: u64| if active > 0.0 { b as f64 * 8.0 / active } else { 0.0 };
                 let (sent, rtt, retrans, frs, tos, cwnd, ecn) = match f.sender.as_ref() {
                     Some(s) => (s.stats.data_wire_bytes_sent, stats_from(&s.stats.rtt, 1e-6), s.stats.retransmits, s.stats.fast_recoveries, s.stats.timeouts, s.cwnd(), s.stats.ecn_responses),
-                    None => (0, stats_from(&scavenger_net::Histogram::new(), 1e-6), 0, 0, 0, 0, 0),
+                    None => (f.counters.cbr_sent_bytes, stats_from(&scavenger_net::Histogram::new(), 1e-6), 0, 0, 0, 0, 0),
                 };
                 FlowResult {
                     name: fc.name.clone(),
-                    algorithm: fc.algorithm.name.to_string(),
+                    algorithm: match fc.traffic {
+                        Traffic::Tcp => fc.algorithm.name.to_string(),
+                        Traffic::Cbr { .. } => "cbr".to_string(),
+                    },
                     start_s: fc.start.secs_f64(),
                     size_bytes: fc.size,
                     completion_time_s: rs.completed_at.map(|c| c.since(rs.first_byte.unwrap_or(fc.start)).secs_f64()),
@@ -420,6 +487,16 @@ impl Simulation {
                     timeouts: tos,
                     ecn_responses: ecn,
                     final_cwnd_bytes: cwnd,
+                    owd_ms: matches!(fc.traffic, Traffic::Cbr { .. }).then(|| stats_from(&f.cbr_owd, 1e-6)),
+                    loss_rate: match fc.traffic {
+                        Traffic::Cbr { .. } if f.counters.cbr_sent_pkts > 0 => {
+                            // Datagrams still in the network at the end are neither lost nor received.
+                            let in_flight_pkts = data_in_flight_pkts[i];
+                            let settled = f.counters.cbr_sent_pkts - in_flight_pkts;
+                            Some(if settled > 0 { 1.0 - rs.data_pkts as f64 / settled as f64 } else { 0.0 })
+                        }
+                        _ => None,
+                    },
                     conservation: Conservation { sent_bytes: sent, delivered_bytes: rs.data_wire_bytes, dropped_bytes: f.counters.data_dropped, in_flight_bytes: data_in_flight[i] },
                 }
             })
