@@ -141,6 +141,32 @@ pub enum FlowKind {
         /// Exponential gaps ("poisson") or constant ones.
         poisson: bool,
     },
+    /// Web-like load: TCP flows arriving as a Poisson process, sizes from a distribution;
+    /// drawn per run from the run's seed, named `NAME.1`, `NAME.2`, ...
+    Web { flows_per_s: f64, mean_size: u64, dist: SizeDist },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "dist", rename_all = "lowercase")]
+pub enum SizeDist {
+    Exponential,
+    Fixed,
+    /// Pareto with this shape (> 1) and the given mean.
+    Pareto { shape: f64 },
+}
+
+impl SizeDist {
+    /// A size with mean `mean` from a uniform draw in [0, 1).
+    fn draw(self, mean: u64, u: f64) -> u64 {
+        let m = mean as f64;
+        let x = match self {
+            SizeDist::Fixed => m,
+            SizeDist::Exponential => -m * (1.0 - u).ln(),
+            // Scale x_m = m (a − 1)/a gives mean m; inversion x = x_m / (1 − u)^(1/a).
+            SizeDist::Pareto { shape } => m * (shape - 1.0) / shape / (1.0 - u).powf(1.0 / shape),
+        };
+        (x.round() as u64).max(1)
+    }
 }
 
 fn parse_kind(f: &Fields) -> Result<FlowKind, InputError> {
@@ -168,7 +194,26 @@ fn parse_kind(f: &Fields) -> Result<FlowKind, InputError> {
             }
             Ok(FlowKind::Cbr { rate, packet_size, poisson })
         }
-        Some(other) => Err(f.err("kind", format!("\"{other}\" is not a flow kind; allowed: \"tcp\" or \"cbr\""))),
+        Some("web") => {
+            let per_s = f.float("flows_per_s", 1e-6, 1e6)?.ok_or_else(|| f.err("flows_per_s", "is required for web traffic: the mean rate of Poisson flow arrivals"))?;
+            let mean = f.bytes("mean_size")?.ok_or_else(|| f.err("mean_size", "is required for web traffic (e.g. mean_size = \"100KB\")"))?;
+            if mean == 0 {
+                return Err(f.err("mean_size", "must be greater than zero"));
+            }
+            let dist = match f.str("size_dist")? {
+                None | Some("exponential") => SizeDist::Exponential,
+                Some("fixed") => SizeDist::Fixed,
+                Some("pareto") => SizeDist::Pareto { shape: f.float("pareto_shape", 1.0001, 100.0)?.unwrap_or(1.2) },
+                Some(other) => return Err(f.err("size_dist", format!("\"{other}\" is not a size distribution; allowed: \"exponential\", \"pareto\", \"fixed\""))),
+            };
+            for k in ["size", "total_size", "count", "deadline", "dalbe"] {
+                if f.raw(k).is_some() {
+                    return Err(f.err(k, "does not apply to web traffic (its flows' sizes and number are drawn)"));
+                }
+            }
+            Ok(FlowKind::Web { flows_per_s: per_s, mean_size: mean, dist })
+        }
+        Some(other) => Err(f.err("kind", format!("\"{other}\" is not a flow kind; allowed: \"tcp\", \"cbr\" or \"web\""))),
     }
 }
 
@@ -285,6 +330,9 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
                     None if flows.iter().any(|f| f.name == n) => members.push(n.to_string()),
                     None => return Err(j.err("flows", format!("no flow is named \"{n}\"; flows: {}", flows.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")))),
                 }
+            }
+            if let Some(w) = members.iter().find(|m| flows.iter().any(|f| &f.name == *m && matches!(f.kind, FlowKind::Web { .. }))) {
+                return Err(j.err("flows", format!("\"{w}\" is web traffic, whose flows are drawn per run; Jain's index takes named flows")));
             }
             let from = j.dur("from")?.unwrap_or(Dur::ZERO);
             let to = j.dur("to")?.unwrap_or(duration);
@@ -489,15 +537,20 @@ fn flow_path(f: &Fields, hosts: &[HostSpec]) -> Result<(FlowDirection, Dur, Opti
 
 /// Parses one `[[flow]]` (expanded `count` times) and returns its base name and members.
 fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowSpec>) -> Result<(String, Vec<String>), InputError> {
-    f.only(&["name", "algorithm", "params", "start", "size", "count", "from", "to", "direction", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset", "ecn", "deadline", "dalbe", "kind", "rate", "packet_size", "arrivals", "stop"])?;
+    f.only(&["name", "algorithm", "params", "start", "size", "count", "from", "to", "direction", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset", "ecn", "deadline", "dalbe", "kind", "rate", "packet_size", "arrivals", "stop", "total_size", "flows_per_s", "mean_size", "size_dist", "pareto_shape"])?;
     let (direction, host_delay, from, to) = flow_path(f, hosts)?;
     let kind = parse_kind(f)?;
+    if matches!(kind, FlowKind::Web { .. }) && f.raw("name").is_none() {
+        return Err(f.err("name", "web traffic needs a name: its flows are called NAME.1, NAME.2, ..."));
+    }
     let alg_name = match (kind, f.str("algorithm")?) {
         (FlowKind::Tcp, Some(a)) => a,
         (FlowKind::Tcp, None) => return Err(f.err("algorithm", format!("is required; known algorithms: {}", known_names()))),
         (FlowKind::Cbr { .. }, Some(_)) => return Err(f.err("algorithm", "a datagram (kind = \"cbr\") flow has no congestion control; remove `algorithm`")),
         // Datagram flows run no algorithm; the simulator needs an instance it never calls.
         (FlowKind::Cbr { .. }, None) => "newreno",
+        (FlowKind::Web { .. }, Some(a)) => a,
+        (FlowKind::Web { .. }, None) => return Err(f.err("algorithm", format!("is required for web traffic; known algorithms: {}", known_names()))),
     };
     let info = find(alg_name).ok_or_else(|| f.err("algorithm", format!("unknown algorithm \"{alg_name}\"; known algorithms: {}", known_names())))?;
     let base = f.str("name")?.map_or_else(|| format!("flow{}", out.len()), str::to_string);
@@ -524,11 +577,16 @@ fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowS
             return Err(f.err("stop", format!("{st} is not after the flow's start ({start})")));
         }
     }
-    let size = f.bytes("size")?;
+    let count = f.int("count", 1, 100_000)?.unwrap_or(1) as usize;
+    // httperf-like: `count` connections split `total_size` equally (seed 000 §3.4).
+    let size = match (f.bytes("size")?, f.bytes("total_size")?) {
+        (Some(_), Some(_)) => return Err(f.err("total_size", "give either `size` (per connection) or `total_size` (split over `count`), not both")),
+        (s, None) => s,
+        (None, Some(t)) => Some(((t as f64) / count as f64).round() as u64),
+    };
     if size == Some(0) {
         return Err(f.err("size", "must be greater than zero (omit it for a long-lived flow)"));
     }
-    let count = f.int("count", 1, 100_000)?.unwrap_or(1) as usize;
     let mss = f.int("mss", 64, 65_000)?.unwrap_or(1448) as u32;
     let clock_offset_ns = match f.raw("clock_offset") {
         None => 0,
@@ -593,6 +651,30 @@ fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowS
 }
 
 impl Scenario {
+    /// A web-traffic entry becomes its drawn flows (Poisson arrivals over the run, sizes
+    /// from its distribution, from a generator derived from the run's seed); any other
+    /// entry is itself.
+    fn expand_web(&self, idx: usize, f: &FlowSpec, seed: u64) -> Vec<FlowSpec> {
+        let FlowKind::Web { flows_per_s, mean_size, dist } = f.kind else { return vec![f.clone()] };
+        let mut rng = scavenger_cc::Rng::derive(seed, 3000 + idx as u64);
+        let end = f.stop.unwrap_or(self.duration).min(self.duration);
+        let mut t = f.start.secs_f64();
+        let mut out = Vec::new();
+        loop {
+            t += -(1.0 - rng.uniform()).ln() / flows_per_s;
+            if t >= end.secs_f64() {
+                return out;
+            }
+            let mut g = f.clone();
+            g.name = format!("{}.{}", f.name, out.len() + 1);
+            g.kind = FlowKind::Tcp;
+            g.start = Dur::from_secs_f64(t);
+            g.size_bytes = Some(dist.draw(mean_size, rng.uniform()));
+            g.stop = None;
+            out.push(g);
+        }
+    }
+
     /// The simulator configuration for this scenario and seed.
     pub fn to_sim(&self, seed: u64) -> SimConfig {
         let l = &self.link;
@@ -612,9 +694,11 @@ impl Scenario {
         };
         let forward = link(l.rate, l.buffer, &l.qdisc, l.loss, l.jitter, &l.trace, 0x5749_4649_0001);
         let reverse = link(l.reverse_rate, l.reverse_buffer, &l.reverse_qdisc, l.reverse_loss, l.reverse_jitter, &l.reverse_trace, 0x5749_4649_0002);
-        let flows = self
+        let flows: Vec<FlowConfig> = self
             .flows
             .iter()
+            .enumerate()
+            .flat_map(|(i, f)| self.expand_web(i, f, seed))
             .map(|f| {
                 // Datagram flows run no algorithm; the simulator still holds a (never called) one.
                 let info = find(if f.algorithm == "none" { "newreno" } else { &f.algorithm }).expect("validated at parse time");
@@ -648,7 +732,7 @@ impl Scenario {
                 fc
             })
             .collect();
-        let index = |n: &str| self.flows.iter().position(|f| f.name == n).expect("validated at parse time");
+        let index = |n: &str| flows.iter().position(|f| f.name == n).expect("validated at parse time");
         let jain = self.jain.iter().map(|j| JainSpec { name: j.name.clone(), flows: j.flows.iter().map(|n| index(n)).collect(), from: Time::ZERO + j.from, to: Time::ZERO + j.to }).collect();
         SimConfig {
             duration: self.duration,

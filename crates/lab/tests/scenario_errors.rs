@@ -195,3 +195,42 @@ fn datagram_flows_and_stop_times() {
     assert_mentions(&error_with("algorithm = \"newreno\"", "kind = \"cbr\"\nrate = \"1Mbit\"\narrivals = \"bursty\""), &["flow[0].arrivals", "bursty", "poisson"]);
     assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nstart = \"2s\"\nstop = \"1s\""), &["flow[0].stop", "1s", "start"]);
 }
+
+#[test]
+fn httperf_split_and_web_traffic() {
+    let split = GOOD.replace("algorithm = \"newreno\"", "algorithm = \"newreno\"\ncount = 4\ntotal_size = \"2469KiB\"");
+    let s = parse("ok.toml", &split).unwrap();
+    assert_eq!(s.flows.len(), 4);
+    assert!(s.flows.iter().all(|f| f.size_bytes == Some((2469.0f64 * 1024.0 / 4.0).round() as u64)));
+    assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nsize = \"1KB\"\ntotal_size = \"4KB\""), &["flow[0].total_size", "not both"]);
+
+    let web = GOOD.replace("algorithm = \"newreno\"", "algorithm = \"cubic\"\nkind = \"web\"\nflows_per_s = 2.0\nmean_size = \"100KB\"\nsize_dist = \"pareto\"");
+    let s = parse("ok.toml", &web).unwrap();
+    let a = s.to_sim(1);
+    let b = s.to_sim(1);
+    let c = s.to_sim(2);
+    // About 2 arrivals per second over 10 s, the same for the same seed.
+    let n = a.flows.len();
+    assert!((8..=35).contains(&n), "{n} flows");
+    assert_eq!(a.flows.iter().map(|f| (f.start, f.size)).collect::<Vec<_>>(), b.flows.iter().map(|f| (f.start, f.size)).collect::<Vec<_>>());
+    assert_ne!(a.flows.iter().map(|f| f.start).collect::<Vec<_>>(), c.flows.iter().map(|f| f.start).collect::<Vec<_>>());
+    assert_eq!(a.flows[0].name, "a.1");
+    assert!(a.flows.windows(2).all(|w| w[0].start <= w[1].start));
+    let r = scavenger_sim::run(a);
+    assert!(r.flows.iter().filter(|f| f.completion_time_s.is_some()).count() >= n / 2);
+    assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"cubic\"\nkind = \"web\"\nmean_size = \"1KB\""), &["flow[0].flows_per_s", "required"]);
+    assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"cubic\"\nkind = \"web\"\nflows_per_s = 1\nmean_size = \"1KB\"\nsize_dist = \"zipf\""), &["flow[0].size_dist", "zipf", "pareto"]);
+    let m = parse("x.toml", &(web + "[measure]\njain = [{ flows = [\"a\"] }]\n")).unwrap_err().to_string();
+    assert_mentions(&m, &["measure.jain[0].flows", "web traffic"]);
+}
+
+#[test]
+fn web_flow_sizes_have_the_asked_mean() {
+    // Through the scenario layer: 20 000 draws at 1000 flows/s.
+    let web = GOOD.replace("duration = \"10s\"", "duration = \"20s\"").replace("algorithm = \"newreno\"", "algorithm = \"cubic\"\nkind = \"web\"\nflows_per_s = 1000\nmean_size = \"100KB\"\nsize_dist = \"exponential\"");
+    let cfg = parse("ok.toml", &web).unwrap().to_sim(3);
+    let sizes: Vec<f64> = cfg.flows.iter().map(|f| f.size.unwrap() as f64).collect();
+    let mean = sizes.iter().sum::<f64>() / sizes.len() as f64;
+    assert!((sizes.len() as f64 - 20_000.0).abs() < 600.0, "{}", sizes.len());
+    assert!((mean - 100_000.0).abs() / 100_000.0 < 0.03, "{mean}");
+}

@@ -81,7 +81,10 @@ pub struct Experiment {
 }
 
 /// A number the source publishes. With `relative_to`, the value is the percentage change
-/// of our metric against that experiment's ("X % lower FTT than with NewReno").
+/// of our metric against that experiment's ("X % lower FTT than with NewReno"). With
+/// `pool`, the value is one median over the runs of `experiment` and of every experiment
+/// in `pool` together (a figure that pools settings, e.g. Jain's index by delay over link
+/// speeds and flow counts); ours is then only given once all of them have runs.
 #[derive(Clone, Debug)]
 pub struct Published {
     pub source: &'static str,
@@ -89,6 +92,7 @@ pub struct Published {
     pub metric: Metric,
     pub relative_to: Option<String>,
     pub value: f64,
+    pub pool: Vec<String>,
 }
 
 pub struct ClaimOutcome {
@@ -114,7 +118,7 @@ pub struct StudyDef {
     pub notes: Vec<&'static str>,
 }
 
-pub const STUDIES: &[(&str, &str)] = &[("ong2020", "Ong 2020 (seed 000): LBE mechanisms on asymmetric access links, chapter 4")];
+pub const STUDIES: &[(&str, &str)] = &[("ong2020", "Ong 2020 (seed 000): LBE mechanisms and Yield on asymmetric access links, chapters 4 and 5")];
 
 pub fn study(name: &str, quick: bool) -> Result<StudyDef, String> {
     match name {
@@ -166,10 +170,29 @@ impl Results {
         median(&self.values(exp, m))
     }
 
-    /// Our value for a published number: the median, or the percentage change of the
-    /// median against the reference experiment.
+    /// The median over the runs of several experiments together; `None` unless every one
+    /// of them has runs with the metric.
+    pub fn pooled_median<S: AsRef<str>>(&self, exps: &[S], m: Metric) -> Option<f64> {
+        let mut all = Vec::new();
+        for e in exps {
+            let v = self.values(e.as_ref(), m);
+            if v.is_empty() {
+                return None;
+            }
+            all.extend(v);
+        }
+        median(&all)
+    }
+
+    /// Our value for a published number: the median (pooled over `pool` when given), or
+    /// the percentage change of the median against the reference experiment.
     pub fn ours(&self, p: &Published) -> Option<f64> {
-        let v = self.median(&p.experiment, p.metric)?;
+        let v = if p.pool.is_empty() {
+            self.median(&p.experiment, p.metric)?
+        } else {
+            let exps: Vec<&str> = std::iter::once(p.experiment.as_str()).chain(p.pool.iter().map(String::as_str)).collect();
+            self.pooled_median(&exps, p.metric)?
+        };
         match &p.relative_to {
             None => Some(v),
             Some(r) => {
@@ -206,7 +229,7 @@ mod tests {
 
     #[test]
     fn verdicts_use_relative_error_or_percentage_points() {
-        let p = Published { source: "t", experiment: "e".into(), metric: Metric::FgFtt, relative_to: None, value: 10.0 };
+        let p = Published { source: "t", experiment: "e".into(), metric: Metric::FgFtt, relative_to: None, value: 10.0, pool: vec![] };
         assert_eq!(verdict(&p, Some(10.5)).0, "close");
         assert_eq!(verdict(&p, Some(12.0)).0, "near");
         assert_eq!(verdict(&p, Some(20.0)).0, "differs");
@@ -214,5 +237,22 @@ mod tests {
         let r = Published { relative_to: Some("b".into()), value: -60.0, ..p };
         let (v, d) = verdict(&r, Some(-45.0));
         assert_eq!((v, d), ("near", Some(15.0)));
+    }
+
+    #[test]
+    fn pooled_numbers_need_every_experiment() {
+        let res = |exps: &[&str]| -> Results {
+            let mut runs = BTreeMap::new();
+            for (i, e) in exps.iter().enumerate() {
+                let jain = scavenger_sim::result::JainResult { name: "all".into(), flows: vec![], from_s: 0.0, to_s: 1.0, index: 0.5 + 0.1 * i as f64, goodput_bps: vec![] };
+                let r = SimResult { duration_s: 1.0, events: 0, flows: vec![], links: vec![], jain: vec![jain], series: None };
+                runs.insert(e.to_string(), vec![(1, r)]);
+            }
+            Results { runs }
+        };
+        let p = Published { source: "t", experiment: "a".into(), metric: Metric::Jain, relative_to: None, value: 0.6, pool: vec!["b".into(), "c".into()] };
+        assert_eq!(res(&["a", "b"]).ours(&p), None);
+        let got = res(&["a", "b", "c"]).ours(&p).unwrap();
+        assert!((got - 0.6).abs() < 1e-9, "{got}");
     }
 }
