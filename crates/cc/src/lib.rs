@@ -7,6 +7,8 @@ pub mod api;
 pub mod dalbe;
 pub mod estimators;
 pub mod params;
+pub mod receiver_api;
+pub mod receivers;
 pub mod registry;
 pub mod reno;
 pub mod rng;
@@ -14,6 +16,7 @@ pub mod units;
 
 pub use api::*;
 pub use params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue, RawParam};
+pub use receiver_api::{find_receiver, non_shrinking_window, ReceiveWindowControl, ReceiverAlgorithmInfo, RecvInit, RecvSample};
 pub use registry::{algorithms, find, AlgorithmInfo};
 pub use rng::Rng;
 pub use units::{Dur, Rate, Time};

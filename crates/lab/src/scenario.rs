@@ -126,6 +126,17 @@ pub struct FlowSpec {
     pub deadline: Option<Dur>,
     /// DA-LBE: the metacontroller that drives this flow's knobs.
     pub dalbe: Option<DalbeSpec>,
+    /// A receive-side window controller at the flow's receiver (rLEDBAT, RFC 9840).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<ReceiverSpec>,
+}
+
+/// `receiver = { controller = NAME, ...its parameters }` on a flow.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReceiverSpec {
+    pub controller: String,
+    #[serde(serialize_with = "ser_params")]
+    pub params: ParamSet,
 }
 
 /// TCP-like connection, or unreliable datagrams at a rate (VoIP-like, UDP noise).
@@ -187,7 +198,7 @@ fn parse_kind(f: &Fields) -> Result<FlowKind, InputError> {
                 Some("poisson") => true,
                 Some(other) => return Err(f.err("arrivals", format!("\"{other}\" is not an arrival process; allowed: \"constant\" or \"poisson\""))),
             };
-            for k in ["size", "params", "deadline", "dalbe", "ecn"] {
+            for k in ["size", "params", "deadline", "dalbe", "ecn", "receiver"] {
                 if f.raw(k).is_some() {
                     return Err(f.err(k, "does not apply to a datagram (kind = \"cbr\") flow"));
                 }
@@ -480,6 +491,20 @@ fn parse_dalbe(f: &Fields) -> Result<Option<DalbeSpec>, InputError> {
     Ok(Some(DalbeSpec { controller: info.name.to_string(), params }))
 }
 
+/// `receiver = { controller = "rledbat", ...its parameters }` on a flow.
+fn parse_receiver(f: &Fields) -> Result<Option<ReceiverSpec>, InputError> {
+    let Some(d) = f.table("receiver")? else { return Ok(None) };
+    let names = scavenger_cc::receiver_api::known_receiver_names();
+    let name = d.str("controller")?.ok_or_else(|| d.err("controller", format!("is required; receive-side controllers: {names}")))?;
+    let info = scavenger_cc::find_receiver(name).ok_or_else(|| d.err("controller", format!("unknown receive-side controller \"{name}\"; controllers: {names}")))?;
+    let mut raws = Vec::new();
+    for (k, v) in d.table.iter().filter(|(k, _)| k.as_str() != "controller") {
+        raws.push((k.as_str(), raw_param(&d, k, v)?));
+    }
+    let params = info.resolve(raws.iter().map(|(k, v)| (*k, v))).map_err(|e| d.err(&e.param, format!("{} = {} is not accepted by receive-side controller `{}`; allowed: {}", e.param, e.value, info.name, e.allowed)))?;
+    Ok(Some(ReceiverSpec { controller: info.name.to_string(), params }))
+}
+
 fn parse_hosts(top: &Fields) -> Result<Vec<HostSpec>, InputError> {
     let mut hosts: Vec<HostSpec> = Vec::new();
     for h in top.tables("host")? {
@@ -537,7 +562,7 @@ fn flow_path(f: &Fields, hosts: &[HostSpec]) -> Result<(FlowDirection, Dur, Opti
 
 /// Parses one `[[flow]]` (expanded `count` times) and returns its base name and members.
 fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowSpec>) -> Result<(String, Vec<String>), InputError> {
-    f.only(&["name", "algorithm", "params", "start", "size", "count", "from", "to", "direction", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset", "ecn", "deadline", "dalbe", "kind", "rate", "packet_size", "arrivals", "stop", "total_size", "flows_per_s", "mean_size", "size_dist", "pareto_shape"])?;
+    f.only(&["name", "algorithm", "params", "start", "size", "count", "from", "to", "direction", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset", "ecn", "deadline", "dalbe", "receiver", "kind", "rate", "packet_size", "arrivals", "stop", "total_size", "flows_per_s", "mean_size", "size_dist", "pareto_shape"])?;
     let (direction, host_delay, from, to) = flow_path(f, hosts)?;
     let kind = parse_kind(f)?;
     if matches!(kind, FlowKind::Web { .. }) && f.raw("name").is_none() {
@@ -623,6 +648,7 @@ fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowS
         stop,
         deadline: f.dur("deadline")?,
         dalbe: parse_dalbe(f)?,
+        receiver: parse_receiver(f)?,
     };
     if template.deadline.is_some() && template.size_bytes.is_none() {
         return Err(f.err("deadline", "needs a finite transfer: give the flow a `size`"));
@@ -722,6 +748,10 @@ impl Scenario {
                 if let FlowKind::Cbr { rate, packet_size, poisson } = f.kind {
                     fc.traffic = scavenger_sim::Traffic::Cbr { rate, payload: packet_size, poisson };
                     fc.header = 28;
+                }
+                if let Some(r) = &f.receiver {
+                    let algorithm = scavenger_cc::find_receiver(&r.controller).expect("validated at parse time");
+                    fc.receiver = Some(scavenger_sim::config::ReceiverControl { algorithm, params: r.params.clone() });
                 }
                 if let Some(d) = &f.dalbe {
                     let ctrl = scavenger_cc::dalbe::find_controller(&d.controller).expect("validated at parse time");

@@ -1,7 +1,7 @@
 //! What a simulation run needs, already validated (the lab layer turns scenario files
 //! into this).
 
-use scavenger_cc::{AlgorithmInfo, CcInit, CongestionControl, Dur, ParamSet, Time};
+use scavenger_cc::{AlgorithmInfo, CcInit, CongestionControl, Dur, ParamSet, ReceiverAlgorithmInfo, Time};
 use scavenger_net::LinkConfig;
 
 #[derive(Clone)]
@@ -50,6 +50,24 @@ pub struct FlowConfig {
     /// The sender stops here (no new data, no retransmissions); `None` runs to the end.
     pub stop: Option<Time>,
     pub traffic: Traffic,
+    /// A receive-side window controller at the receiver (rLEDBAT, RFC 9840): ACKs
+    /// advertise min(`rwnd`, its window) without moving the right edge left, and the
+    /// sender honours the advertised edge. `None`: the static `rwnd`.
+    pub receiver: Option<ReceiverControl>,
+}
+
+/// A receive-side controller and its parameters.
+#[derive(Clone)]
+pub struct ReceiverControl {
+    pub algorithm: &'static ReceiverAlgorithmInfo,
+    pub params: ParamSet,
+}
+
+impl ReceiverControl {
+    /// The controller with its default parameters.
+    pub fn new(algorithm: &'static ReceiverAlgorithmInfo) -> ReceiverControl {
+        ReceiverControl { algorithm, params: ParamSet::defaults(algorithm.params) }
+    }
 }
 
 /// What a flow carries.
@@ -98,6 +116,7 @@ impl FlowConfig {
             wrap: None,
             stop: None,
             traffic: Traffic::Tcp,
+            receiver: None,
         }
     }
 }

@@ -7,6 +7,9 @@ use scavenger_net::WirePacket;
 /// timestamp option padded to 12.
 pub const DEFAULT_HEADER_BYTES: u32 = 52;
 
+/// `Packet::rx_tsval` of a data packet sent before the sender saw any ACK.
+pub const NO_TS_ECHO: i64 = i64::MIN;
+
 /// Up to three SACK blocks fit next to the timestamp option (RFC 2018 §3).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
@@ -37,8 +40,14 @@ pub struct Packet {
     /// Echoed sender timestamp (TSecr) and whether the echoed segment was a retransmission.
     pub ts_ecr: u64,
     pub ecr_retrans: bool,
-    /// Receiver's clock when it sent the ACK (its TSval), ns, including the clock offset.
+    /// The receiver's timestamp clock (ns, including the clock offset). On an ACK: the
+    /// receiver's TSval. On a data packet: the TSecr, i.e. the latest receiver TSval the
+    /// sender had seen (RFC 7323 TS.Recent), `NO_TS_ECHO` before any; rLEDBAT (RFC 9840)
+    /// measures the round trip from it.
     pub rx_tsval: i64,
+    /// ACK: the advertised receive window in bytes from `ack` (window scaling is not
+    /// modelled: full byte resolution).
+    pub wnd: u32,
     // ECN (RFC 3168).
     /// IP ECN field ECT(0): the data packet's flow negotiated ECN.
     pub ect: bool,
@@ -73,7 +82,7 @@ impl WirePacket for Packet {
 
 impl Packet {
     pub fn data(flow: u32, seg: u32, len: u32, header: u32, tsval: u64, retrans: bool) -> Packet {
-        Packet { flow, kind: Kind::Data, wire: len + header, seg, len, tsval, retrans, ack: 0, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, ts_ecr: 0, ecr_retrans: false, rx_tsval: 0, ect: false, ce: false, ece: false, cwr: false }
+        Packet { flow, kind: Kind::Data, wire: len + header, seg, len, tsval, retrans, ack: 0, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, ts_ecr: 0, ecr_retrans: false, rx_tsval: 0, wnd: 0, ect: false, ce: false, ece: false, cwr: false }
     }
 
     /// ACK size: headers plus the SACK option (2 bytes + 8 per block, padded with two NOPs).

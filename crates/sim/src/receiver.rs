@@ -1,10 +1,12 @@
 //! The TCP-like receiver: in-order delivery with out-of-order ranges for SACK
 //! (RFC 2018), delayed ACKs (every second full segment or a timer; immediate ACKs for
 //! out-of-order data and hole fills, as RFC 5681 §4.2 asks), and RFC 7323 timestamp
-//! echo, with a configurable receiver clock offset.
+//! echo, with a configurable receiver clock offset. ACKs advertise a receive window:
+//! the configured one, or, with a receive-side controller (rLEDBAT, RFC 9840),
+//! min(configured, the controller's) without ever moving the window's right edge left.
 
-use crate::packet::{Packet, MAX_SACK_BLOCKS};
-use scavenger_cc::{Dur, Time};
+use crate::packet::{Packet, MAX_SACK_BLOCKS, NO_TS_ECHO};
+use scavenger_cc::{non_shrinking_window, Dur, ReceiveWindowControl, RecvSample, Time};
 
 #[derive(Clone, Debug)]
 pub struct ReceiverConfig {
@@ -16,6 +18,11 @@ pub struct ReceiverConfig {
     pub delack_timeout: Dur,
     /// Added to the true time to give the receiver's clock (ns).
     pub clock_offset: i64,
+    /// Segment size: segment `i` starts at byte `i * mss` (sequence numbers in bytes for
+    /// the advertised window and the receive-side controller).
+    pub mss: u32,
+    /// Flow-control window (receive buffer; the application reads at once), bytes.
+    pub rwnd: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -46,6 +53,10 @@ pub struct Receiver {
     ts_recent_retrans: bool,
     /// RFC 3168 §6.1.3: set ECE on every ACK until a CWR arrives.
     ece: bool,
+    /// Receive-side window controller (rLEDBAT), if any.
+    control: Option<Box<dyn ReceiveWindowControl>>,
+    /// Right edge (bytes) of the last advertised window: RCV.NXT + RCV.WND.
+    right_edge: u64,
     pub stats: ReceiverStats,
 }
 
@@ -57,7 +68,31 @@ pub enum DataOutcome {
 
 impl Receiver {
     pub fn new(cfg: ReceiverConfig) -> Receiver {
-        Receiver { cfg, rcv_nxt: 0, ooo: Vec::new(), recent: None, pending: 0, delack_deadline: None, last_ack_sent: 0, ts_recent: 0, ts_recent_retrans: false, ece: false, stats: ReceiverStats::default() }
+        Receiver { cfg, rcv_nxt: 0, ooo: Vec::new(), recent: None, pending: 0, delack_deadline: None, last_ack_sent: 0, ts_recent: 0, ts_recent_retrans: false, ece: false, control: None, right_edge: 0, stats: ReceiverStats::default() }
+    }
+
+    /// Lets `c` choose the advertised window (RFC 9840 RCV.WND = min(fc.WND, RLWND)).
+    pub fn set_window_control(&mut self, c: Box<dyn ReceiveWindowControl>) {
+        self.control = Some(c);
+    }
+    pub fn window_control(&self) -> Option<&dyn ReceiveWindowControl> {
+        self.control.as_deref()
+    }
+
+    /// The window to advertise now, in bytes from RCV.NXT, and the right edge it sets.
+    /// Without a controller: the configured window. With one: min(configured, the
+    /// controller's), but never less than keeps the right edge of the previous
+    /// advertisement (RFC 9293 §3.8.6.2.2, RFC 9840 "Avoiding window shrinking"). The
+    /// first call is the window of the handshake.
+    pub fn advertise(&mut self) -> u64 {
+        let nxt = self.rcv_nxt as u64 * self.cfg.mss as u64;
+        let wnd = match &self.control {
+            None => self.cfg.rwnd,
+            Some(c) => non_shrinking_window(c.rwnd().min(self.cfg.rwnd), self.right_edge, nxt),
+        }
+        .min(u32::MAX as u64);
+        self.right_edge = nxt + wnd;
+        wnd
     }
 
     pub fn delack_deadline(&self) -> Option<Time> {
@@ -132,6 +167,20 @@ impl Receiver {
                 self.stats.completed_at = Some(now);
             }
         }
+        if let Some(c) = self.control.as_mut() {
+            let mss = self.cfg.mss as u64;
+            let s = RecvSample {
+                seq: p.seg as u64 * mss,
+                bytes: p.len as u64,
+                new_data: new,
+                rcv_nxt: self.rcv_nxt as u64 * mss,
+                ts_val: p.tsval,
+                ts_ecr: (p.rx_tsval != NO_TS_ECHO).then_some(p.rx_tsval),
+                ts_now: now.nanos() as i64 + self.cfg.clock_offset,
+                mss,
+            };
+            c.on_data(now, &s);
+        }
         self.pending += 1;
         if immediate || self.pending >= self.cfg.ack_every {
             DataOutcome::AckNow
@@ -174,6 +223,7 @@ impl Receiver {
         p.ecr_retrans = self.ts_recent_retrans;
         p.rx_tsval = now.nanos() as i64 + self.cfg.clock_offset;
         p.ece = self.ece;
+        p.wnd = self.advertise() as u32;
         self.pending = 0;
         self.delack_deadline = None;
         self.last_ack_sent = self.rcv_nxt;
@@ -187,7 +237,7 @@ mod tests {
     use super::*;
 
     fn rx() -> Receiver {
-        Receiver::new(ReceiverConfig { flow: 0, header: 52, total_segs: Some(10), ack_every: 2, delack_timeout: Dur::from_millis(40), clock_offset: 1_000 })
+        Receiver::new(ReceiverConfig { flow: 0, header: 52, total_segs: Some(10), ack_every: 2, delack_timeout: Dur::from_millis(40), clock_offset: 1_000, mss: 1000, rwnd: 64 << 20 })
     }
     fn data(seg: u32, ts: u64) -> Packet {
         Packet::data(0, seg, 1000, 52, ts, false)

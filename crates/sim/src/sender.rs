@@ -2,7 +2,7 @@
 //! pipe), fast recovery until the recovery point, RTO recovery (RFC 6298), delivery-rate
 //! samples, optional pacing, and the calls into the congestion controller.
 
-use crate::packet::{Packet, MAX_SACK_BLOCKS};
+use crate::packet::{Packet, MAX_SACK_BLOCKS, NO_TS_ECHO};
 use crate::rtt::RttEstimator;
 use scavenger_cc::estimators::delivery_rate::{DeliveryRateEstimator, TxSnapshot};
 use scavenger_cc::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Dur, Rate, RtoEvent, SentInfo, Time};
@@ -27,8 +27,13 @@ pub struct SenderConfig {
     pub flow: u32,
     pub mss: u32,
     pub header: u32,
-    /// Receiver's advertised window in bytes.
+    /// Receiver's advertised window in bytes (with `receiver_window`: the window of the
+    /// handshake, counted from sequence 0).
     pub rwnd: u64,
+    /// The receiver runs a receive-window controller (rLEDBAT): send new data only up
+    /// to the right edge the latest ACK advertised (SND.UNA + SND.WND), instead of
+    /// holding a static `rwnd` against the pipe.
+    pub receiver_window: bool,
     /// Segments to send; `None` for a bulk flow that never ends.
     pub total_segs: Option<u32>,
     pub last_seg_len: u32,
@@ -84,12 +89,19 @@ pub struct Sender {
     ecn_recover: Option<u32>,
     /// Set CWR on the next new data segment.
     cwr_pending: bool,
+    /// RFC 7323 TS.Recent: the newest receiver TSval seen, echoed on data as TSecr.
+    ts_recent: i64,
+    /// With `receiver_window`: right edge of the advertised window (bytes), and how many
+    /// ACKs moved it left (the receiver must never do that; checked by tests).
+    snd_edge: u64,
+    edge_retreats: u64,
     pub stats: SenderStats,
     trace_buf: Vec<(&'static str, f64)>,
 }
 
 impl Sender {
     pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>, now: Time) -> Sender {
+        let snd_edge = cfg.rwnd;
         Sender {
             cfg,
             cc,
@@ -111,6 +123,9 @@ impl Sender {
             completed: false,
             ecn_recover: None,
             cwr_pending: false,
+            ts_recent: NO_TS_ECHO,
+            snd_edge,
+            edge_retreats: 0,
             stats: SenderStats::default(),
             trace_buf: Vec::new(),
         }
@@ -140,6 +155,10 @@ impl Sender {
     pub fn trace(&mut self) -> &[(&'static str, f64)] {
         self.trace_buf.clear();
         self.cc.trace(&mut self.trace_buf);
+        if self.cfg.receiver_window {
+            self.trace_buf.push(("snd_wnd_bytes", self.snd_edge.saturating_sub(self.acked_bytes()) as f64));
+            self.trace_buf.push(("rwnd_edge_retreats", self.edge_retreats as f64));
+        }
         &self.trace_buf
     }
 
@@ -206,11 +225,19 @@ impl Sender {
             }
         };
         let len = self.seg_len(seg);
-        let window = self.cc.cwnd().min(self.cfg.rwnd);
+        let window = if self.cfg.receiver_window { self.cc.cwnd() } else { self.cc.cwnd().min(self.cfg.rwnd) };
         // RFC 6675 §5: send while cwnd - pipe >= 1 SMSS; one segment is always allowed
         // with nothing in flight so a window below one segment cannot stall the flow.
         if self.pipe > 0 && self.pipe + len as u64 > window {
             self.cwnd_limited = true;
+            return None;
+        }
+        // RFC 9293 §3.8.6.2.1: new data only within SND.UNA + SND.WND (retransmissions lie
+        // below SND.NXT, inside it). The receive window, not cwnd, is the limit then, so the
+        // round is not cwnd-limited (Linux tcp_is_cwnd_limited looks at cwnd only). One
+        // segment may go when nothing is outstanding (a zero-window probe stand-in).
+        if self.cfg.receiver_window && !retrans && self.nxt > self.una && seg as u64 * self.cfg.mss as u64 + len as u64 > self.snd_edge {
+            self.cwnd_limited = false;
             return None;
         }
         self.app_limited = false;
@@ -227,6 +254,7 @@ impl Sender {
         }
         self.pipe += len as u64;
         let mut pkt = Packet::data(self.cfg.flow, seg, len, self.cfg.header, now.nanos(), retrans);
+        pkt.rx_tsval = self.ts_recent;
         if self.cfg.ecn {
             // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
             pkt.ect = !retrans;
@@ -304,6 +332,16 @@ impl Sender {
     /// Processes one ACK.
     pub fn on_ack(&mut self, now: Time, ack: &Packet) -> AckOutcome {
         let prior_in_flight = self.pipe;
+        // RFC 7323 §4.3: TS.Recent follows the newest TSval.
+        self.ts_recent = self.ts_recent.max(ack.rx_tsval);
+        if self.cfg.receiver_window && ack.ack >= self.una {
+            // RFC 9293 SND.WND update from an ACK that is not older than SND.UNA.
+            let edge = ack.ack as u64 * self.cfg.mss as u64 + ack.wnd as u64;
+            if edge < self.snd_edge {
+                self.edge_retreats += 1;
+            }
+            self.snd_edge = edge;
+        }
         let mut newly = 0u64;
         // Cumulative part.
         let cum = ack.ack.min(self.nxt);

@@ -8,7 +8,7 @@ use crate::packet::{Kind, Packet};
 use crate::receiver::{DataOutcome, Receiver, ReceiverConfig};
 use crate::result::*;
 use crate::sender::{Sender, SenderConfig};
-use scavenger_cc::{CcInit, Rng, Time};
+use scavenger_cc::{CcInit, RecvInit, Rng, Time};
 use scavenger_net::{DelayLine, Link, WirePacket};
 
 const FWD: usize = 0;
@@ -100,9 +100,13 @@ impl Simulation {
                     q.push(stop, Event::FlowStop(i as u32));
                 }
                 let line = || (f.extra_delay.nanos() > 0).then(|| DelayLine::new(f.extra_delay));
+                let mut receiver = Receiver::new(ReceiverConfig { flow: i as u32, header: f.header, total_segs, ack_every: f.ack_every, delack_timeout: f.delack_timeout, clock_offset: f.clock_offset, mss: f.mss, rwnd: f.rwnd });
+                if let (Some(rc), Traffic::Tcp) = (&f.receiver, f.traffic) {
+                    receiver.set_window_control(rc.algorithm.instantiate(&rc.params, RecvInit { now: f.start, mss: f.mss as u64, max_window: f.rwnd }));
+                }
                 Flow {
                     sender: None,
-                    receiver: Receiver::new(ReceiverConfig { flow: i as u32, header: f.header, total_segs, ack_every: f.ack_every, delack_timeout: f.delack_timeout, clock_offset: f.clock_offset }),
+                    receiver,
                     up: line(),
                     down: line(),
                     up_wake: None,
@@ -218,7 +222,11 @@ impl Simulation {
             }
             None => fc.algorithm.instantiate(&fc.params, init),
         };
-        let scfg = SenderConfig { flow: f as u32, mss: fc.mss, header: fc.header, rwnd: fc.rwnd, total_segs, last_seg_len, pacing: fc.pacing, ecn: fc.ecn };
+        // With a receive-side controller the connection starts with the window the
+        // receiver advertises in the handshake (not modelled otherwise).
+        let receiver_window = self.flows[f].receiver.window_control().is_some();
+        let rwnd = if receiver_window { self.flows[f].receiver.advertise() } else { fc.rwnd };
+        let scfg = SenderConfig { flow: f as u32, mss: fc.mss, header: fc.header, rwnd, receiver_window, total_segs, last_seg_len, pacing: fc.pacing, ecn: fc.ecn };
         self.flows[f].sender = Some(Sender::new(scfg, cc, self.now));
         self.try_send(f);
     }
@@ -405,7 +413,11 @@ impl Simulation {
             let bins = st.out.time_s.len();
             if let Some(s) = f.sender.as_mut() {
                 let tr = &mut st.out.flow_trace[i];
-                for &(name, v) in s.trace() {
+                let mut vars = s.trace().to_vec();
+                if let Some(c) = f.receiver.window_control() {
+                    c.trace(&mut vars);
+                }
+                for &(name, v) in &vars {
                     let col = match tr.iter().position(|(n, _)| n == name) {
                         Some(c) => c,
                         None => {
@@ -469,9 +481,11 @@ impl Simulation {
                 };
                 FlowResult {
                     name: fc.name.clone(),
-                    algorithm: match fc.traffic {
-                        Traffic::Tcp => fc.algorithm.name.to_string(),
-                        Traffic::Cbr { .. } => "cbr".to_string(),
+                    algorithm: match (fc.traffic, &fc.receiver) {
+                        (Traffic::Tcp, None) => fc.algorithm.name.to_string(),
+                        // The sender's algorithm and the receiver's window controller.
+                        (Traffic::Tcp, Some(rc)) => format!("{}+{}", fc.algorithm.name, rc.algorithm.name),
+                        (Traffic::Cbr { .. }, _) => "cbr".to_string(),
                     },
                     start_s: fc.start.secs_f64(),
                     size_bytes: fc.size,

@@ -287,7 +287,8 @@ impl CongestionControl for Copa {
         out.push(("velocity", self.velocity));
         out.push(("delta", self.delta));
         out.push(("dq_ms", self.dq.secs_f64() * 1e3));
-        out.push(("competitive", if self.mode == CopaMode::Competitive { 1.0 } else { 0.0 }));
+        // 1 = competitive (a buffer filler is present), 0 = default mode (§2.3).
+        out.push(("mode", if self.mode == CopaMode::Competitive { 1.0 } else { 0.0 }));
         out.push(("slow_start", if self.slow_start { 1.0 } else { 0.0 }));
         out.push(("standing_rtt_ms", self.standing_rtt().map_or(0.0, |d| d.secs_f64() * 1e3)));
     }

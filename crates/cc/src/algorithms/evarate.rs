@@ -51,21 +51,23 @@ const fn float(min: f64, max: f64) -> ParamKind {
     ParamKind::Float { min, max }
 }
 
-const N_PARAMS: usize = 22;
+const N_PARAMS: usize = 24;
 
 const fn params(alpha: f64, alpha_source: &'static str) -> [ParamSpec; N_PARAMS] {
     [
         p("l_max", ParamKind::Duration { min: Dur::ZERO, max: Dur::from_secs(100) }, ParamValue::Dur(Dur::from_millis(100)), "", "application's maximum tolerable RTT L_max; sets B_target_initial = ρ̄(L_max − RTT_min) (Eq. 4.6)", "seed 004 §4.1, §5.1 (100 ms in experiments)"),
         p("alpha", float(0.1, 10.0), ParamValue::Float(alpha), "", "aggression factor α of the hostile-mode loop (Eq. 4.5)", alpha_source),
         p("k", float(0.01, 10.0), ParamValue::Float(0.5), "", "convergence gain k of the control loop (Eq. 4.5, 4.11)", "seed 004 §4.4.4"),
-        p("rho_ewma_alpha", float(0.0, 1.0), ParamValue::Float(0.125), "", "weight of the old value in ρ̄ = a·ρ̄ + (1 − a)·ρ̂ (Eq. 4.12 as printed: 1/8; TCP-style smoothing is 7/8)", "seed 004 §4.4.1 Eq. 4.12"),
+        p("rho_ewma_alpha", float(0.0, 1.0), ParamValue::Float(0.875), "", "weight of the old value in ρ̄ = a·ρ̄ + (1 − a)·ρ̂; 7/8 (TCP-style smoothing) by default, 1/8 is Eq. 4.12 as printed", "seed 004 §4.4.1 Eq. 4.12 (\"α is set to 1/8\"), weights read as swapped: docs/deviations.md (evarate) §3"),
         p("reset_threshold", float(0.0, 10_000.0), ParamValue::Float(10.0), "packets", "re-arm B_target when the occupancy (B, or B + B' in benevolent mode) falls below this", "seed 004 §4.4.5"),
         p("bt_fallback", float(1.0, 10_000.0), ParamValue::Float(10.0), "packets", "B_target_initial when L_max < RTT_min (the slow-start burst size)", "seed 004 §4.4.5"),
         p("rearm_floor", ParamKind::Bool, ParamValue::Bool(true), "", "never re-arm B_target_initial below reset_threshold (the thesis states no floor)", "ours, spec 004 §2.4 item 3"),
         p("c_window_rtts", ParamKind::Int { min: 1, max: 1000 }, ParamValue::Int(10), "RTTs", "C is the max ρ̂ over this many smoothed RTTs", "seed 004 §4.4.3"),
+        p("c_window", ParamKind::Choice(&["detection", "rtts"]), ParamValue::Choice("detection"), "", "rtts: C is the max ρ̂ over c_window_rtts smoothed RTTs (§4.4.3 as printed); detection: over the longer of that and the span of the B' window of the hostile detector, so that one window's B' samples share one C", "ours, docs/deviations.md (evarate) §20; seed 004 §4.4.3, §4.4.6, §5.2"),
         p("hostile_std", float(0.0, 100_000.0), ParamValue::Float(50.0), "packets", "hostile when the standard deviation of B' exceeds this", "seed 004 §4.4.6"),
         p("hostile_window", ParamKind::Duration { min: Dur::from_millis(1), max: Dur::from_secs(100_000) }, ParamValue::Dur(Dur::from_secs(100)), "", "time window over which the standard deviation of B' is computed", "seed 004 §4.4.6"),
-        p("hostile_window_kind", ParamKind::Choice(&["tumbling", "sliding"]), ParamValue::Choice("tumbling"), "", "tumbling: decide at the end of each window (the literal reading); sliding: decide every RTT over the last window", "ours, spec 004 §2.6 [AMBIG]"),
+        p("hostile_window_kind", ParamKind::Choice(&["tumbling", "sliding", "samples"]), ParamValue::Choice("tumbling"), "", "tumbling: decide at the end of each window (the literal reading); sliding: decide every RTT over the last window", "ours, spec 004 §2.6 [AMBIG]"),
+        p("hostile_window_samples", ParamKind::Int { min: 2, max: 1_000_000 }, ParamValue::Int(100), "samples", "with hostile_window_kind = samples: the standard deviation is over the last this many B' samples (one per RTT)", "ours, spec 004 §2.6 [AMBIG] (\"100\" read as samples)"),
         p("hostile_min_samples", ParamKind::Int { min: 2, max: 100_000 }, ParamValue::Int(10), "samples", "B' samples (one per RTT) needed before a sliding window decides", "ours, spec 004 §2.6 [AMBIG]"),
         p("initial_mode", ParamKind::Choice(&["hostile", "benevolent"]), ParamValue::Choice("hostile"), "", "mode before the first decision", "ours, spec 004 §2.6 [AMBIG] (A1 measures a detection delay)"),
         p("decay", ParamKind::Choice(&["piecewise", "exact"]), ParamValue::Choice("piecewise"), "", "B_target decay: the kernel's piecewise-linear approximation (typo fixed, floor 1/8) or exp(−t·ln2/(2·RTT))", "seed 004 §4.4.5 / Eq. 4.7"),
@@ -129,9 +131,11 @@ struct Cfg {
     bt_fallback: f64,
     rearm_floor: bool,
     c_window_rtts: u64,
+    c_over_detection: bool,
     hostile_std: f64,
     hostile_window: Dur,
     sliding: bool,
+    by_samples: Option<usize>,
     hostile_min_samples: usize,
     initial_mode: Env,
     piecewise: bool,
@@ -192,9 +196,11 @@ impl EvaRate {
             bt_fallback: p.f64("bt_fallback"),
             rearm_floor: p.bool("rearm_floor"),
             c_window_rtts: p.int("c_window_rtts") as u64,
+            c_over_detection: p.choice("c_window") == "detection",
             hostile_std: p.f64("hostile_std"),
             hostile_window: p.dur("hostile_window"),
-            sliding: p.choice("hostile_window_kind") == "sliding",
+            sliding: p.choice("hostile_window_kind") != "tumbling",
+            by_samples: (p.choice("hostile_window_kind") == "samples").then(|| p.int("hostile_window_samples") as usize),
             hostile_min_samples: p.int("hostile_min_samples") as usize,
             initial_mode: if p.choice("initial_mode") == "benevolent" { Env::Benevolent } else { Env::Hostile },
             piecewise: p.choice("decay") == "piecewise",
@@ -268,10 +274,24 @@ impl EvaRate {
         self.window_start = now;
     }
 
+    /// The time the hostile detector's B' window covers: its length, or for a window of
+    /// samples the age of the oldest sample kept.
+    fn detection_span(&self, now: Time) -> Dur {
+        match self.c.by_samples {
+            Some(_) => self.bp_samples.front().map_or(Dur::ZERO, |(t, _)| now.since(*t)),
+            None => self.c.hostile_window,
+        }
+    }
+
     fn push_bp(&mut self, now: Time, bp: f64) {
         self.bp_samples.push_back((now, bp));
         let w = self.c.hostile_window;
-        let decide = if self.c.sliding {
+        let decide = if let Some(n) = self.c.by_samples {
+            while self.bp_samples.len() > n {
+                self.bp_samples.pop_front();
+            }
+            self.bp_samples.len() >= self.c.hostile_min_samples
+        } else if self.c.sliding {
             while self.bp_samples.front().is_some_and(|(t, _)| now.since(*t) > w) {
                 self.bp_samples.pop_front();
             }
@@ -355,7 +375,13 @@ impl EvaRate {
             Some(old) => self.c.rho_a * old + (1.0 - self.c.rho_a) * rho_hat,
         });
         let rtt = self.srtt_or(Dur::from_millis(100));
-        self.c_filter.update_at(now, rho_hat.round() as u64, Dur(rtt.nanos() * self.c.c_window_rtts));
+        // §4.4.3: C = the largest ρ̂ within the last 10 RTT — by default stretched to the
+        // span of the B' window (docs/deviations.md (evarate) §20).
+        let mut window = Dur(rtt.nanos() * self.c.c_window_rtts);
+        if self.c.c_over_detection {
+            window = window.max(self.detection_span(now));
+        }
+        self.c_filter.update_at(now, rho_hat.round() as u64, window);
         if self.phase == Phase::SlowStart {
             let lost_pkts = self.lost.lost(ack).saturating_sub(self.lost_at_ss.unwrap_or(0)) / self.mss;
             let exit = match (self.rate, self.rate_measured, self.prev_rho_hat) {
@@ -460,7 +486,8 @@ impl CongestionControl for EvaRate {
         out.push(("b_comp_pkts", self.bp));
         out.push(("b_target_init_pkts", self.bt_init));
         out.push(("b_comp_std_pkts", self.bp_std));
-        out.push(("hostile", if self.env == Env::Hostile { 1.0 } else { 0.0 }));
+        // 1 = hostile (buffer fillers present), 0 = benevolent (§4.4.6).
+        out.push(("mode", if self.env == Env::Hostile { 1.0 } else { 0.0 }));
         out.push(("slow_start", if self.phase == Phase::SlowStart { 1.0 } else { 0.0 }));
     }
 }
@@ -601,17 +628,69 @@ mod tests {
     }
 
     #[test]
-    fn receive_rate_ewma_as_printed() {
+    fn receive_rate_ewma_tcp_style_by_default_and_as_printed_on_request() {
         let mut e = eva();
         e.phase = Phase::CongestionAvoidance;
         e.rtt_min = Some(Dur::from_millis(40));
         e.on_sample(ms(100), &in_flight(10), 1e6);
         assert_eq!(e.rho_bar, Some(1e6));
-        // Eq. 4.12: ρ̄ = 1/8 · 1e6 + 7/8 · 2e6 = 1.875e6.
+        // Default (weights of Eq. 4.12 swapped): ρ̄ = 7/8 · 1e6 + 1/8 · 2e6 = 1.125e6.
         e.on_sample(ms(140), &in_flight(10), 2e6);
-        assert_eq!(e.rho_bar, Some(1.875e6));
+        assert_eq!(e.rho_bar, Some(1.125e6));
         // C = max ρ̂ over 10 RTTs.
         assert_eq!(e.c_filter.get(), Some(2_000_000));
+        // Eq. 4.12 as printed (α = 1/8 on the old value): 1/8 · 1e6 + 7/8 · 2e6 = 1.875e6.
+        let mut e = eva_with(&INFO, &[("rho_ewma_alpha", RawParam::Float(0.125))]);
+        e.phase = Phase::CongestionAvoidance;
+        e.rtt_min = Some(Dur::from_millis(40));
+        e.on_sample(ms(100), &in_flight(10), 1e6);
+        e.on_sample(ms(140), &in_flight(10), 2e6);
+        assert_eq!(e.rho_bar, Some(1.875e6));
+    }
+
+    #[test]
+    fn capacity_window_spans_the_detection_window() {
+        // SRTT 100 ms: 10 RTT = 1 s. With the literal window (c_window = rtts) a 2e6
+        // sample at 0 s is gone once a 1e6 sample arrives 1.5 s later.
+        let lit = RawParam::Text("rtts".into());
+        let mut e = eva_with(&INFO, &[("c_window", lit)]);
+        e.srtt = Some(Dur::from_millis(100));
+        e.on_sample(ms(0), &in_flight(10), 2e6);
+        e.on_sample(ms(1500), &in_flight(10), 1e6);
+        assert_eq!(e.c_filter.get(), Some(1_000_000));
+        // Default: the window is at least the detector's (tumbling 100 s): C stays 2e6.
+        let mut e = eva();
+        e.srtt = Some(Dur::from_millis(100));
+        e.on_sample(ms(0), &in_flight(10), 2e6);
+        e.on_sample(ms(1500), &in_flight(10), 1e6);
+        assert_eq!(e.c_filter.get(), Some(2_000_000));
+        // A window of B' samples spans from its oldest sample: B' samples at 0 and 4 s,
+        // so at 5 s the C window is 5 s; at 12 s (oldest kept sample 4 s) it is 8 s.
+        let k = RawParam::Text("samples".into());
+        let mut e = eva_with(&INFO, &[("hostile_window_kind", k), ("hostile_window_samples", RawParam::Int(2))]);
+        e.push_bp(ms(0), 0.0);
+        e.push_bp(ms(4000), 0.0);
+        assert_eq!(e.detection_span(ms(5000)), Dur::from_secs(5));
+        e.push_bp(ms(10_000), 0.0);
+        assert_eq!(e.detection_span(ms(12_000)), Dur::from_secs(8));
+    }
+
+    #[test]
+    fn window_of_samples_keeps_the_last_n() {
+        // N = 3, decide from 2 samples: {0, 100} → std 50, not > 50: benevolent; {0, 100,
+        // 200} → std 81.6: hostile; then {100, 200, 200} → std 47.1: benevolent.
+        let k = RawParam::Text("samples".into());
+        let mut e = eva_with(&INFO, &[("hostile_window_kind", k), ("hostile_window_samples", RawParam::Int(3)), ("hostile_min_samples", RawParam::Int(2))]);
+        e.push_bp(ms(0), 0.0);
+        assert_eq!(e.env(), Env::Hostile); // initial mode, one sample
+        e.push_bp(ms(100), 100.0);
+        assert_eq!((e.env(), e.bp_std), (Env::Benevolent, 50.0));
+        e.push_bp(ms(200), 200.0);
+        assert_eq!(e.env(), Env::Hostile);
+        assert!((e.bp_std - (20_000.0f64 / 3.0).sqrt()).abs() < 1e-9);
+        e.push_bp(ms(300), 200.0);
+        assert_eq!(e.env(), Env::Benevolent);
+        assert!((e.bp_std - (20_000.0f64 / 9.0).sqrt()).abs() < 1e-9);
     }
 
     #[test]
@@ -640,7 +719,8 @@ mod tests {
 
     #[test]
     fn slow_start_grows_one_and_a_half_per_round_and_exits_when_sending_above_receive_rate() {
-        let mut e = eva();
+        // Eq. 4.12 as printed, for the arithmetic below.
+        let mut e = eva_with(&INFO, &[("rho_ewma_alpha", RawParam::Float(0.125))]);
         e.rtt_min = Some(Dur::from_millis(40));
         e.srtt = Some(Dur::from_millis(40));
         e.rtt_max = Dur::from_millis(40);
