@@ -1,0 +1,715 @@
+//! rLEDBAT, receiver-driven LEDBAT for TCP (RFC 9840, Bagnulo, García-Martínez,
+//! Montenegro, Balasubramanian, Sept. 2025; was draft-irtf-iccrg-rledbat). The receiver
+//! runs the LEDBAT++ window algorithm (draft-irtf-iccrg-ledbat-plus-plus) on its own
+//! window RLWND and advertises RCV.WND = min(fc.WND, RLWND), so an unmodified sender
+//! (CUBIC, NewReno, ...) is held to an LBE rate:
+//! - delay signal: round-trip times measured at the receiver with TCP timestamps, from
+//!   the moment it sent a TSval on an ACK to the arrival of the first data segment
+//!   echoing it in TSecr (RFC 9840 "Measuring RTT to estimate the queueing delay");
+//!   queueing delay = MIN(last CURRENT_FILTER RTTs) − MIN(BASE_HISTORY one-minute RTT
+//!   minima), as in LEDBAT++;
+//! - loss signal: a retransmitted segment, recognised as SEG.SEQ < RCV.HGH with a TSval
+//!   newer than TSV.HGH (the TSval of the segment holding RCV.HGH) (RFC 9840 "Detecting
+//!   retransmissions"); RLWND is halved, at most once per RTT;
+//! - LEDBAT++ window rules on RLWND: dynamic GAIN = 1/min(16, ⌈2·TARGET/base⌉), slow
+//!   start growing GAIN per received segment and ending at 3/4 TARGET, W += max(GAIN −
+//!   C·W·(q/TARGET − 1), −W/2) per RTT, periodic slowdowns to 2 packets for 2 RTTs every
+//!   9 slowdown durations; TARGET 60 ms; RLWND ≥ 2 packets.
+//!
+//! The no-shrinking rule (the advertised right edge never moves left, so a reduction
+//! takes effect as data drains; RFC 9840 "Avoiding window shrinking") is the datapath's
+//! (`receiver_api::non_shrinking_window`). The full RFC text was not available while
+//! writing this; where the facts come from and every choice: docs/deviations.md
+//! "rLEDBAT (RFC 9840)".
+
+use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
+use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::receiver_api::{ReceiveWindowControl, ReceiverAlgorithmInfo, RecvInit, RecvSample};
+use crate::units::{Dur, Time};
+
+pub static INFO: ReceiverAlgorithmInfo = ReceiverAlgorithmInfo {
+    name: "rledbat",
+    aliases: &["r-ledbat"],
+    summary: "rLEDBAT: receiver-driven LEDBAT++ on the advertised receive window, RTT from TCP timestamps",
+    source: "RFC 9840 §4 (rLEDBAT mechanisms); window algorithm draft-irtf-iccrg-ledbat-plus-plus; Apple XNU tcp_rledbat.c",
+    params: PARAMS,
+    build,
+};
+
+static PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "target",
+        kind: ParamKind::Duration { min: Dur::from_millis(1), max: Dur::from_secs(10) },
+        default: ParamValue::Dur(Dur::from_millis(60)),
+        unit: "ms",
+        doc: "TARGET queueing delay",
+        source: "RFC 9840 (LEDBAT++ TARGET = 60 ms); UC3M rledbat_module TARGET 60 ms",
+    },
+    ParamSpec {
+        name: "max_gain_divisor",
+        kind: ParamKind::Int { min: 1, max: 1024 },
+        default: ParamValue::Int(16),
+        unit: "",
+        doc: "GAIN = 1/min(max_gain_divisor, ceil(gain_target_factor·TARGET/base RTT))",
+        source: "LEDBAT++ \"Reduced GAIN\" (16); Apple tcp_rledbat.c GAIN_CONSTANT 16",
+    },
+    ParamSpec {
+        name: "gain_target_factor",
+        kind: ParamKind::Float { min: 0.0, max: 100.0 },
+        default: ParamValue::Float(2.0),
+        unit: "",
+        doc: "The 2 in ceil(2·TARGET/base RTT)",
+        source: "LEDBAT++ \"Reduced GAIN\"; Apple rledbat_gain()",
+    },
+    ParamSpec {
+        name: "decrease_constant",
+        kind: ParamKind::Float { min: 0.0, max: 100.0 },
+        default: ParamValue::Float(1.0),
+        unit: "",
+        doc: "C in W += max(GAIN − C·W·(q/TARGET − 1), −W·md_cap) per RTT",
+        source: "LEDBAT++ \"Multiplicative decrease\" (Constant = 1); UC3M rledbat_module CONSTANT 1",
+    },
+    ParamSpec {
+        name: "md_cap",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: ParamValue::Float(0.5),
+        unit: "of RLWND per RTT",
+        doc: "Largest delay-based decrease per RTT as a fraction of RLWND (−W/2)",
+        source: "LEDBAT++ \"Multiplicative decrease\" (capped at W/2); Apple min(q/T − 1, 1/2)",
+    },
+    ParamSpec {
+        name: "ss_exit",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: ParamValue::Float(0.75),
+        unit: "of target",
+        doc: "Slow start ends when the queueing delay exceeds this fraction of TARGET",
+        source: "LEDBAT++ \"Modified slow start\" (3/4 TARGET); Apple ss_target = 3·target/4",
+    },
+    ParamSpec {
+        name: "slowdown",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(true),
+        unit: "",
+        doc: "Periodic slowdowns (RLWND to slowdown_window for slowdown_rtts)",
+        source: "LEDBAT++ \"Periodic slowdown\"; Apple tcp_rledbat.c, UC3M module (periodic reduction)",
+    },
+    ParamSpec {
+        name: "slowdown_window",
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: ParamValue::Int(2),
+        unit: "packets",
+        doc: "RLWND during a slowdown",
+        source: "LEDBAT++ \"Periodic slowdown\" (2 packets); Apple bg_ss_fltsz 2",
+    },
+    ParamSpec {
+        name: "slowdown_rtts",
+        kind: ParamKind::Float { min: 0.0, max: 100.0 },
+        default: ParamValue::Float(2.0),
+        unit: "RTTs",
+        doc: "How long RLWND stays frozen at slowdown_window",
+        source: "LEDBAT++ \"Periodic slowdown\" (2 RTTs); Apple 2·rcv_srtt",
+    },
+    ParamSpec {
+        name: "slowdown_interval",
+        kind: ParamKind::Float { min: 0.0, max: 1000.0 },
+        default: ParamValue::Float(9.0),
+        unit: "× duration",
+        doc: "The next slowdown starts this many slowdown durations after a slowdown ends",
+        source: "LEDBAT++ \"Periodic slowdown\" (9 times); Apple, UC3M 9 × duration",
+    },
+    ParamSpec {
+        name: "initial_slowdown_rtts",
+        kind: ParamKind::Float { min: 0.0, max: 1000.0 },
+        default: ParamValue::Float(2.0),
+        unit: "RTTs",
+        doc: "The first slowdown starts this many RTTs after the initial slow start ends",
+        source: "LEDBAT++ \"Periodic slowdown\" (2 RTTs); Apple, UC3M 2·RTT",
+    },
+    ParamSpec {
+        name: "base_history",
+        kind: ParamKind::Int { min: 1, max: 60 },
+        default: ParamValue::Int(10),
+        unit: "minutes",
+        doc: "BASE_HISTORY one-minute RTT minima (base RTT = their minimum)",
+        source: "RFC 6817 §2.5 (10), kept by LEDBAT++ and rLEDBAT",
+    },
+    ParamSpec {
+        name: "current_filter",
+        kind: ParamKind::Int { min: 1, max: 100 },
+        default: ParamValue::Int(4),
+        unit: "samples",
+        doc: "Current RTT = minimum of this many latest RTT samples",
+        source: "RFC 6817 §2.4.2 CURRENT_FILTER as used by LEDBAT++ (4); see deviations",
+    },
+    ParamSpec {
+        name: "min_window",
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: ParamValue::Int(2),
+        unit: "packets",
+        doc: "Smallest RLWND after a decrease",
+        source: "LEDBAT++/RFC 6817 MIN_CWND 2; Apple bg_ss_fltsz 2; UC3M MIN_REDUCTION_BYTES 2 MSS",
+    },
+    ParamSpec {
+        name: "initial_window",
+        kind: ParamKind::Int { min: 1, max: 1000 },
+        default: ParamValue::Int(2),
+        unit: "packets",
+        doc: "RLWND when the connection starts (advertised from the handshake on)",
+        source: "Apple tcp_rledbat_rwnd_init (bg_ss_fltsz = 2 segments); UC3M module 1 MSS; see deviations",
+    },
+    ParamSpec {
+        name: "loss_holdoff_rtts",
+        kind: ParamKind::Float { min: 0.0, max: 100.0 },
+        default: ParamValue::Float(1.0),
+        unit: "RTTs",
+        doc: "After a retransmission halves RLWND, RLWND is left alone for this many RTTs (one reaction per RTT)",
+        source: "RFC 9840 (react once per RTT, as LEDBAT++ on loss); Apple uses 2·rcv_srtt",
+    },
+];
+
+fn build(p: &ParamSet, init: RecvInit) -> Box<dyn ReceiveWindowControl> {
+    Box::new(Rledbat::new(p, &init))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Phase {
+    /// Slow start; `initial` for the one at connection start (its exit schedules the
+    /// first slowdown).
+    SlowStart { initial: bool },
+    CongestionAvoidance,
+    /// Slowdown: RLWND held at `slowdown_window` until `until`.
+    Frozen { until: Time },
+    /// Slowdown: slow start back to ssthresh (RLWND before the slowdown).
+    RampUp,
+}
+
+#[derive(Clone, Debug)]
+pub struct Rledbat {
+    est: LedbatDelayEstimator,
+    target: f64, // ns
+    max_div: f64,
+    gain_factor: f64,
+    c: f64,
+    md_cap: f64,
+    ss_exit: f64,
+    slowdown: bool,
+    slowdown_window: f64,
+    slowdown_rtts: f64,
+    slowdown_interval: f64,
+    initial_slowdown_rtts: f64,
+    min_window: f64,
+    loss_holdoff_rtts: f64,
+    /// fc.WND in packets: RLWND never grows beyond what could be advertised.
+    max_window: f64,
+    /// RLWND in packets (fractional).
+    w: f64,
+    ssthresh: f64,
+    mss: u64,
+    phase: Phase,
+    next_slowdown: Option<Time>,
+    slowdown_start: Option<Time>,
+    slowdowns: u64,
+    queuing_delay: f64,
+    /// The newest TSecr already used for an RTT sample.
+    last_ecr: Option<i64>,
+    last_rtt: Option<i64>,
+    /// RCV.HGH (highest sequence number of a received byte) and TSV.HGH (the TSval of
+    /// the segment that carried it).
+    rcv_hgh: Option<u64>,
+    tsv_hgh: u64,
+    /// No window change before this time (after a retransmission-triggered halving).
+    hold_until: Option<Time>,
+    retransmissions: u64,
+    rtt_samples: u64,
+}
+
+impl Rledbat {
+    pub fn new(p: &ParamSet, init: &RecvInit) -> Rledbat {
+        let mss = init.mss.max(1);
+        let min_window = p.int("min_window") as f64;
+        let max_window = ((init.max_window / mss) as f64).max(1.0);
+        Rledbat {
+            est: LedbatDelayEstimator::new(p.int("base_history") as usize, p.int("current_filter") as usize, Rollover::MinuteBoundary),
+            target: p.dur("target").nanos() as f64,
+            max_div: p.int("max_gain_divisor") as f64,
+            gain_factor: p.f64("gain_target_factor"),
+            c: p.f64("decrease_constant"),
+            md_cap: p.f64("md_cap"),
+            ss_exit: p.f64("ss_exit"),
+            slowdown: p.bool("slowdown"),
+            slowdown_window: p.int("slowdown_window") as f64,
+            slowdown_rtts: p.f64("slowdown_rtts"),
+            slowdown_interval: p.f64("slowdown_interval"),
+            initial_slowdown_rtts: p.f64("initial_slowdown_rtts"),
+            min_window,
+            loss_holdoff_rtts: p.f64("loss_holdoff_rtts"),
+            max_window,
+            w: (p.int("initial_window") as f64).min(max_window),
+            ssthresh: f64::INFINITY,
+            mss,
+            phase: Phase::SlowStart { initial: true },
+            next_slowdown: None,
+            slowdown_start: None,
+            slowdowns: 0,
+            queuing_delay: 0.0,
+            last_ecr: None,
+            last_rtt: None,
+            rcv_hgh: None,
+            tsv_hgh: 0,
+            hold_until: None,
+            retransmissions: 0,
+            rtt_samples: 0,
+        }
+    }
+
+    /// RLWND in packets.
+    pub fn window_pkts(&self) -> f64 {
+        self.w
+    }
+    pub fn ssthresh_pkts(&self) -> f64 {
+        self.ssthresh
+    }
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    pub fn next_slowdown(&self) -> Option<Time> {
+        self.next_slowdown
+    }
+    pub fn slowdowns(&self) -> u64 {
+        self.slowdowns
+    }
+    /// Retransmissions that triggered a halving.
+    pub fn retransmissions(&self) -> u64 {
+        self.retransmissions
+    }
+    pub fn rtt_samples(&self) -> u64 {
+        self.rtt_samples
+    }
+    /// The latest raw RTT sample (ns).
+    pub fn last_rtt(&self) -> Option<i64> {
+        self.last_rtt
+    }
+    /// Queueing delay (ns) at the latest segment.
+    pub fn queuing_delay(&self) -> f64 {
+        self.queuing_delay
+    }
+    pub fn base_rtt(&self) -> Option<i64> {
+        self.est.base.base()
+    }
+
+    /// GAIN = 1 / min(16, ⌈2·TARGET/base⌉) (LEDBAT++ "Reduced GAIN", Apple
+    /// `rledbat_gain`); the largest divisor before any base RTT is known.
+    pub fn gain(&self) -> f64 {
+        let div = match self.est.base.base() {
+            Some(b) if b > 0 => (self.gain_factor * self.target / b as f64).ceil().clamp(1.0, self.max_div),
+            _ => self.max_div,
+        };
+        1.0 / div
+    }
+
+    /// The RTT used for timing (slowdowns, the retransmission hold-off): the filtered
+    /// current RTT (MIN of the last CURRENT_FILTER samples).
+    fn rtt(&self) -> Dur {
+        Dur(self.est.current.current().unwrap_or(0).max(0) as u64)
+    }
+
+    fn schedule_after(&mut self, now: Time, d: Dur) {
+        if self.slowdown {
+            self.next_slowdown = Some(now + d);
+        }
+    }
+
+    /// A slow start (initial, or the ramp of a slowdown) ends.
+    fn end_slow_start(&mut self, now: Time) {
+        match self.phase {
+            Phase::SlowStart { initial: true } => {
+                // LEDBAT++: the first slowdown 2 RTTs after the initial slow start exit.
+                let d = self.rtt().mul_f64(self.initial_slowdown_rtts);
+                self.schedule_after(now, d);
+            }
+            Phase::RampUp => {
+                // LEDBAT++: next slowdown 9 × this slowdown's duration (start to now) later.
+                let dur = now.since(self.slowdown_start.unwrap_or(now));
+                self.schedule_after(now, dur.mul_f64(self.slowdown_interval));
+                self.slowdown_start = None;
+            }
+            _ => {}
+        }
+        self.phase = Phase::CongestionAvoidance;
+    }
+}
+
+impl ReceiveWindowControl for Rledbat {
+    fn name(&self) -> &'static str {
+        "rledbat"
+    }
+
+    fn on_data(&mut self, now: Time, s: &RecvSample) {
+        self.mss = s.mss.max(1);
+        // RFC 9840 RTT measurement: the receiver's own TSval comes back in TSecr; RTT =
+        // now (receiver TS clock) − TSecr. Only the first segment echoing a (newer) TSval
+        // gives a sample: the segments sent after it in the same burst would add their
+        // serialisation behind it (UC3M module `tsecr_already_checked`).
+        if let Some(ecr) = s.ts_ecr {
+            if self.last_ecr.is_none_or(|l| ecr > l) {
+                self.last_ecr = Some(ecr);
+                if s.ts_now >= ecr {
+                    let rtt = s.ts_now - ecr;
+                    self.est.update(now, rtt);
+                    self.last_rtt = Some(rtt);
+                    self.rtt_samples += 1;
+                }
+            }
+        }
+        // RFC 9840 retransmission detection: SEG.SEQ < RCV.HGH and TSV.SEQ > TSV.HGH (a
+        // segment below the highest byte received, sent after the segment that carried
+        // it: a retransmission, not a reordered original).
+        let retransmission = self.rcv_hgh.is_some_and(|h| s.seq < h) && s.ts_val > self.tsv_hgh;
+        if s.bytes > 0 {
+            let last = s.seq + s.bytes - 1;
+            if self.rcv_hgh.is_none_or(|h| last > h) {
+                self.rcv_hgh = Some(last);
+                self.tsv_hgh = s.ts_val;
+            }
+        }
+        let q = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
+        self.queuing_delay = q;
+
+        if let Phase::Frozen { until } = self.phase {
+            if now < until {
+                return; // LEDBAT++ slowdown: RLWND held at slowdown_window
+            }
+            self.phase = Phase::RampUp;
+        }
+        let holding = self.hold_until.is_some_and(|t| now < t);
+        if retransmission && !holding {
+            // RFC 9840: a retransmission is a loss signal; LEDBAT++/RFC 6817 halve the
+            // window, at most once per RTT.
+            self.retransmissions += 1;
+            self.w = (self.w / 2.0).max(self.min_window);
+            self.ssthresh = self.w;
+            self.hold_until = Some(now + self.rtt().mul_f64(self.loss_holdoff_rtts));
+            if matches!(self.phase, Phase::SlowStart { .. } | Phase::RampUp) {
+                self.end_slow_start(now);
+            }
+            return;
+        }
+        if holding {
+            return; // like a sender in recovery: no window change
+        }
+
+        let acked = if s.new_data { s.bytes as f64 / self.mss as f64 } else { 0.0 };
+        let gain = self.gain();
+        match self.phase {
+            Phase::SlowStart { .. } | Phase::RampUp => {
+                if q > self.ss_exit * self.target {
+                    // LEDBAT++: slow start ends when the queueing delay exceeds 3/4 TARGET.
+                    if matches!(self.phase, Phase::SlowStart { .. }) {
+                        self.ssthresh = self.w;
+                    }
+                    self.end_slow_start(now);
+                } else {
+                    // LEDBAT++ modified slow start: GAIN per received segment.
+                    self.w += gain * acked;
+                    if self.w >= self.ssthresh {
+                        self.w = self.ssthresh;
+                        self.end_slow_start(now);
+                    }
+                }
+            }
+            Phase::CongestionAvoidance => {
+                if self.next_slowdown.is_some_and(|t| now >= t) {
+                    // LEDBAT++ periodic slowdown: remember RLWND as ssthresh, RLWND = 2
+                    // packets, frozen for 2 RTTs.
+                    self.ssthresh = self.w;
+                    self.w = self.slowdown_window;
+                    self.slowdown_start = Some(now);
+                    self.next_slowdown = None;
+                    self.slowdowns += 1;
+                    self.phase = Phase::Frozen { until: now + self.rtt().mul_f64(self.slowdown_rtts) };
+                    return;
+                }
+                let w = self.w;
+                if q < self.target {
+                    // RFC 6817 additive increase with the reduced GAIN: GAIN·acked/W.
+                    self.w += gain * acked / w;
+                } else {
+                    // LEDBAT++: W += max(GAIN − C·W·(q/TARGET − 1), −W/2) per RTT, spread
+                    // over the RTT's segments (acked/W of it per segment).
+                    let per_rtt = (gain - self.c * w * (q / self.target - 1.0)).max(-self.md_cap * w);
+                    self.w += per_rtt * acked / w;
+                }
+            }
+            Phase::Frozen { .. } => {}
+        }
+        self.w = self.w.min(self.max_window).max(self.min_window);
+    }
+
+    fn rwnd(&self) -> u64 {
+        // Whole segments (Apple tcp_round_to(win, t_maxseg)); the 1e-9 keeps sums of
+        // fractions such as 6 × 1/6 from rounding down a whole packet.
+        ((self.w + 1e-9).floor().max(1.0) as u64).saturating_mul(self.mss)
+    }
+
+    fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("rlwnd_pkts", self.w));
+        out.push(("rx_queuing_delay_ms", self.queuing_delay / 1e6));
+        if let Some(b) = self.est.base.base() {
+            out.push(("rx_base_rtt_ms", b as f64 / 1e6));
+        }
+        if let Some(r) = self.last_rtt {
+            out.push(("rx_rtt_ms", r as f64 / 1e6));
+        }
+        out.push(("rx_gain", self.gain()));
+        let phase = match self.phase {
+            Phase::SlowStart { .. } => 0.0,
+            Phase::CongestionAvoidance => 1.0,
+            Phase::Frozen { .. } => 2.0,
+            Phase::RampUp => 3.0,
+        };
+        out.push(("rx_phase", phase));
+        out.push(("rx_slowdowns", self.slowdowns as f64));
+        out.push(("rx_retx_halvings", self.retransmissions as f64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::RawParam;
+
+    const MSS: u64 = 1000;
+    const MS: u64 = 1_000_000;
+
+    fn make(user: &[(&str, RawParam)]) -> Rledbat {
+        let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
+        Rledbat::new(&p, &RecvInit { now: Time(0), mss: MSS, max_window: 1000 * MSS })
+    }
+
+    fn at(ms: u64) -> Time {
+        Time(ms * MS)
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    /// A driver that hands out in-order segments of `MSS` bytes, each sent (TSval) at the
+    /// receive time and echoing a receiver TSval `rtt_ms` old.
+    struct Feed {
+        next_seq: u64,
+    }
+
+    impl Feed {
+        fn new() -> Feed {
+            Feed { next_seq: 0 }
+        }
+        /// `segs` new segments arriving at `now_ms` with an RTT of `rtt_ms`; the first one
+        /// carries a fresh TSecr, so exactly one RTT sample is taken per call.
+        fn data(&mut self, r: &mut Rledbat, now_ms: u64, segs: u64, rtt_ms: u64) {
+            let now = at(now_ms);
+            let ecr = now.nanos() as i64 - (rtt_ms * MS) as i64;
+            for _ in 0..segs.max(1) {
+                let bytes = if segs == 0 { 0 } else { MSS };
+                let s = RecvSample { seq: self.next_seq, bytes, new_data: bytes > 0, rcv_nxt: self.next_seq + bytes, ts_val: now.nanos(), ts_ecr: Some(ecr), ts_now: now.nanos() as i64, mss: MSS };
+                self.next_seq += bytes;
+                r.on_data(now, &s);
+            }
+        }
+    }
+
+    #[test]
+    fn rtt_is_now_minus_the_first_new_tsecr() {
+        let mut r = make(&[]);
+        // A segment with no echo gives no sample.
+        r.on_data(at(1), &RecvSample { seq: 0, bytes: MSS, new_data: true, rcv_nxt: MSS, ts_val: 1, ts_ecr: None, ts_now: 1_000_000, mss: MSS });
+        assert_eq!(r.rtt_samples(), 0);
+        // TSecr 5 ms (receiver clock, offset included) arriving at receiver clock 55 ms:
+        // RTT 50 ms.
+        let s = |seq: u64, ecr_ms: i64, now_ms: i64| RecvSample { seq: seq * MSS, bytes: MSS, new_data: true, rcv_nxt: (seq + 1) * MSS, ts_val: now_ms as u64, ts_ecr: Some(ecr_ms * MS as i64), ts_now: now_ms * MS as i64, mss: MSS };
+        r.on_data(at(55), &s(1, 5, 55));
+        assert_eq!((r.rtt_samples(), r.last_rtt()), (1, Some(50 * MS as i64)));
+        // The next segment of the same burst echoes the same TSval: no sample (it would
+        // read 52 ms).
+        r.on_data(at(57), &s(2, 5, 57));
+        assert_eq!((r.rtt_samples(), r.last_rtt()), (1, Some(50 * MS as i64)));
+        // An older echo (reordered segment) is ignored too; a newer one counts: 70 − 12.
+        r.on_data(at(60), &s(3, 4, 60));
+        r.on_data(at(70), &s(4, 12, 70));
+        assert_eq!((r.rtt_samples(), r.last_rtt()), (2, Some(58 * MS as i64)));
+        // Base = min(50, 58) = 50; current = min(50, 58) = 50 → queueing delay 0.
+        assert_eq!(r.base_rtt(), Some(50 * MS as i64));
+        assert_eq!(r.queuing_delay(), 0.0);
+    }
+
+    #[test]
+    fn dynamic_gain() {
+        let mut r = make(&[]);
+        assert_eq!(r.gain(), 1.0 / 16.0); // no base yet
+        let mut f = Feed::new();
+        // Base 50 ms: ⌈2·60/50⌉ = ⌈2.4⌉ = 3 → 1/3.
+        f.data(&mut r, 100, 0, 50);
+        assert_eq!(r.gain(), 1.0 / 3.0);
+        // Base 10 ms: ⌈12⌉ = 12 → 1/12; base 2 ms: min(16, 60) = 16.
+        f.data(&mut r, 101, 0, 10);
+        assert_eq!(r.gain(), 1.0 / 12.0);
+        f.data(&mut r, 102, 0, 2);
+        assert_eq!(r.gain(), 1.0 / 16.0);
+        // Base 150 ms: ⌈0.8⌉ = 1 → GAIN 1.
+        let mut r = make(&[]);
+        Feed::new().data(&mut r, 200, 0, 150);
+        assert_eq!(r.gain(), 1.0);
+    }
+
+    #[test]
+    fn slow_start_grows_gain_per_segment_and_ends_above_three_quarters_of_target() {
+        let mut r = make(&[]);
+        let mut f = Feed::new();
+        assert_eq!(r.rwnd(), 2 * MSS); // initial_window 2
+        // RTT 20 ms → base 20 → GAIN = 1/⌈120/20⌉ = 1/6. Six segments add one packet: 3.
+        f.data(&mut r, 20, 6, 20);
+        assert!(close(r.window_pkts(), 3.0), "{}", r.window_pkts());
+        assert_eq!(r.rwnd(), 3 * MSS);
+        // RTT 65 ms: q = 45 ms (once the filter, min of the last 4 samples, has lost the
+        // 20) = exactly 3/4 of 60, not above: still slow start, +1 per call: 7.
+        for k in 0..4 {
+            f.data(&mut r, 100 + k, 6, 65);
+        }
+        assert!(close(r.window_pkts(), 7.0), "{}", r.window_pkts());
+        assert_eq!(r.phase(), Phase::SlowStart { initial: true });
+        // 66 ms: the first three calls still see a 65 in the filter (q = 45) and grow by
+        // 1 each: 10; with four 66s q = 46 ms > 45 → exit with ssthresh = RLWND = 10.
+        for k in 0..3 {
+            f.data(&mut r, 200 + k, 6, 66);
+        }
+        assert!(close(r.window_pkts(), 10.0), "{}", r.window_pkts());
+        f.data(&mut r, 300, 6, 66);
+        assert_eq!(r.phase(), Phase::CongestionAvoidance);
+        assert!(close(r.ssthresh_pkts(), 10.0));
+        // First slowdown 2 RTTs (filtered RTT 66 ms) after the exit at 300 ms: 432 ms.
+        assert_eq!(r.next_slowdown(), Some(at(300 + 132)));
+    }
+
+    fn in_ca(w: f64) -> (Rledbat, Feed) {
+        let mut r = make(&[("slowdown", RawParam::Bool(false))]);
+        let mut f = Feed::new();
+        f.data(&mut r, 0, 0, 20); // base 20 ms → GAIN 1/6
+        r.phase = Phase::CongestionAvoidance;
+        r.w = w;
+        (r, f)
+    }
+
+    #[test]
+    fn additive_increase_below_target() {
+        let (mut r, mut f) = in_ca(20.0);
+        // q = 0: W += GAIN·acked/W per segment: (1/6)·1/20 = 1/120, then (1/6)/W1.
+        f.data(&mut r, 1, 2, 20);
+        let w1 = 20.0 + 1.0 / 120.0;
+        assert!(close(r.window_pkts(), w1 + 1.0 / 6.0 / w1), "{}", r.window_pkts());
+    }
+
+    #[test]
+    fn multiplicative_decrease_and_its_cap() {
+        let (mut r, mut f) = in_ca(20.0);
+        // RTT 90 ms: the filter (min of 4) needs four 90-ms samples before q = 70 ms;
+        // zero-byte probes give the samples without moving the window.
+        // (Echoes must get newer: TSecr = now − RTT, so the times start at 100 ms.)
+        for k in 0..4 {
+            f.data(&mut r, 100 + k, 0, 90);
+        }
+        assert_eq!(r.window_pkts(), 20.0);
+        // q/T − 1 = 70/60 − 1 = 1/6: GAIN − C·W·(1/6) = 1/6 − 20/6 = −19/6 > −W/2 = −10.
+        // One segment: W += (−19/6)·(1/20) = −19/120.
+        f.data(&mut r, 120, 1, 90);
+        assert!(close(r.window_pkts(), 20.0 - 19.0 / 120.0), "{}", r.window_pkts());
+        // RTT 200 ms: q = 180 ms: 1/6 − 20·2 < −10 → capped: each segment removes
+        // (W/2)/W = 1/2 packet; 20 segments (one window) remove W/2 = 10.
+        let (mut r, mut f) = in_ca(20.0);
+        for k in 0..4 {
+            f.data(&mut r, 300 + k, 0, 200);
+        }
+        f.data(&mut r, 320, 20, 200);
+        assert!(close(r.window_pkts(), 10.0), "{}", r.window_pkts());
+        // Floor: min_window = 2 packets.
+        f.data(&mut r, 330, 100, 200);
+        assert_eq!(r.window_pkts(), 2.0);
+        assert_eq!(r.rwnd(), 2 * MSS);
+    }
+
+    #[test]
+    fn the_window_never_exceeds_the_flow_control_window() {
+        let p = INFO.resolve(std::iter::empty()).unwrap();
+        let mut r = Rledbat::new(&p, &RecvInit { now: Time(0), mss: MSS, max_window: 5 * MSS + 500 });
+        let mut f = Feed::new();
+        // Base 150 ms → GAIN 1: slow start doubles, but fc.WND = 5.5 packets → 5.
+        f.data(&mut r, 150, 10, 150);
+        assert_eq!(r.window_pkts(), 5.0);
+        assert_eq!(r.rwnd(), 5 * MSS);
+    }
+
+    #[test]
+    fn a_retransmission_halves_the_window_once_per_rtt() {
+        let (mut r, _) = in_ca(20.0);
+        // Segments 0..10 sent at t = 1..10 ms (TSval = send time), RTT 20 ms; segment 3
+        // was lost. RCV.HGH = byte 9999, TSV.HGH = 10 ms.
+        let seg = |i: u64, ts_ms: u64, now_ms: u64| RecvSample { seq: i * MSS, bytes: MSS, new_data: true, rcv_nxt: 3 * MSS, ts_val: ts_ms * MS, ts_ecr: None, ts_now: (now_ms * MS) as i64, mss: MSS };
+        for i in (0..10).filter(|&i| i != 3) {
+            r.on_data(at(20 + i), &seg(i, i + 1, 20 + i));
+        }
+        let w = r.window_pkts();
+        // A reordered original (segment 3 sent at 4 ms < TSV.HGH 10 ms) is not a signal.
+        let mut w1 = r.clone();
+        w1.on_data(at(31), &seg(3, 4, 31));
+        assert_eq!(w1.retransmissions(), 0);
+        // The retransmission of 3, sent at 12 ms > 10 ms: RLWND halves, ssthresh = RLWND.
+        r.on_data(at(32), &seg(3, 12, 32));
+        assert_eq!(r.retransmissions(), 1);
+        assert!(close(r.window_pkts(), w / 2.0) && close(r.ssthresh_pkts(), w / 2.0), "{} {}", r.window_pkts(), w);
+        // Another retransmission (of 5, spurious, sent at 13 ms) within the RTT (20 ms
+        // filtered): ignored, and the window is held.
+        r.on_data(at(40), &seg(5, 13, 40));
+        assert_eq!(r.retransmissions(), 1);
+        assert!(close(r.window_pkts(), w / 2.0));
+        // After one RTT (32 + 20 = 52 ms) another one halves again.
+        r.on_data(at(52), &seg(6, 14, 52));
+        assert_eq!(r.retransmissions(), 2);
+        assert!(close(r.window_pkts(), w / 4.0));
+    }
+
+    #[test]
+    fn periodic_slowdown_cycle() {
+        let mut r = make(&[]);
+        let mut f = Feed::new();
+        // Base 100 ms → GAIN = 1/⌈1.2⌉ = 1/2. Slow start from 2: 36 segments → +18 = 20.
+        f.data(&mut r, 100, 36, 100);
+        assert!(close(r.window_pkts(), 20.0));
+        // q = 46 ms (four 146-ms samples, no data): exit at 1 s, ssthresh 20, first
+        // slowdown 2 RTTs later (filtered RTT 146 ms): 1.292 s.
+        for k in 0..4 {
+            f.data(&mut r, 997 + k, 0, 146);
+        }
+        assert_eq!(r.phase(), Phase::CongestionAvoidance);
+        assert_eq!(r.next_slowdown(), Some(at(1000 + 292)));
+        // Back to RTT 100 ms (q = 0) — the filter needs four samples.
+        for k in 0..4 {
+            f.data(&mut r, 1100 + k, 0, 100);
+        }
+        // At 1.292 s: ssthresh = 20, RLWND = 2, frozen for 2·100 ms.
+        f.data(&mut r, 1292, 1, 100);
+        assert_eq!((r.rwnd(), r.phase()), (2 * MSS, Phase::Frozen { until: at(1492) }));
+        assert!(close(r.ssthresh_pkts(), 20.0));
+        f.data(&mut r, 1491, 10, 100);
+        assert_eq!(r.window_pkts(), 2.0);
+        // From 1.492 s: slow start with GAIN 1/2: 4 segments → 4 packets.
+        f.data(&mut r, 1492, 4, 100);
+        assert_eq!((r.window_pkts(), r.phase()), (4.0, Phase::RampUp));
+        // Up to ssthresh 20: 32 more segments; the ramp ends at 1.692 s. Duration
+        // 1.292 → 1.692 = 400 ms; next slowdown 9·400 ms later: 5.292 s.
+        f.data(&mut r, 1600, 28, 100);
+        assert_eq!(r.window_pkts(), 18.0);
+        f.data(&mut r, 1692, 4, 100);
+        assert_eq!((r.window_pkts(), r.phase()), (20.0, Phase::CongestionAvoidance));
+        assert_eq!(r.next_slowdown(), Some(at(5292)));
+        assert_eq!(r.slowdowns(), 1);
+    }
+}
