@@ -112,13 +112,11 @@ fn main() -> ExitCode {
         Cmd::Sweep { plan, out, force, jobs } => finish(sweep(&plan, &out, force, jobs)),
         Cmd::Report { dir } => finish(report(&dir)),
         Cmd::Algorithms => {
-            for a in algorithms() {
-                println!("{}{}  —  {}", a.name, if a.aliases.is_empty() { String::new() } else { format!(" (also: {})", a.aliases.join(", ")) }, a.summary);
-                println!("    source: {}", a.source);
-                if a.params.is_empty() {
+            let print_params = |params: &[scavenger_cc::ParamSpec]| {
+                if params.is_empty() {
                     println!("    no parameters");
                 }
-                for p in a.params {
+                for p in params {
                     let unit = if p.unit.is_empty() { String::new() } else { format!(" {}", p.unit) };
                     let range = match p.kind {
                         ParamKind::Bool => String::new(),
@@ -128,6 +126,23 @@ fn main() -> ExitCode {
                     println!("    {:<22}   {} ({})", "", p.doc, p.source);
                 }
                 println!();
+            };
+            println!("# Sender-side congestion control (flow `algorithm`)\n");
+            for a in algorithms() {
+                println!("{}{}  —  {}", a.name, if a.aliases.is_empty() { String::new() } else { format!(" (also: {})", a.aliases.join(", ")) }, a.summary);
+                println!("    source: {}", a.source);
+                print_params(a.params);
+            }
+            println!("# Receiver-side window control (flow `receiver = {{ controller = ... }}`)\n");
+            for r in scavenger_cc::receiver_api::receiver_algorithms() {
+                println!("{}  —  {}", r.name, r.summary);
+                println!("    source: {}", r.source);
+                print_params(r.params);
+            }
+            println!("# DA-LBE metacontrollers (flow `dalbe = {{ controller = ... }}`)\n");
+            for c in scavenger_cc::dalbe::CONTROLLERS {
+                println!("{}  —  {}{}", c.name, c.summary, if c.needs_deadline { " (needs a deadline)" } else { "" });
+                print_params(c.params);
             }
             ExitCode::SUCCESS
         }

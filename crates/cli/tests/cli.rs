@@ -71,6 +71,9 @@ fn algorithms_lists_parameters_with_defaults_and_sources() {
         assert!(out.lines().any(|l| l.starts_with(name)), "{name} missing from:\n{out}");
     }
     assert!(out.contains("beta") && out.contains("0.7") && out.contains("RFC 9438"), "{out}");
+    for name in ["rledbat", "cubic-mbc", "vegas-mbc", "deadline", "yield", "cdg", "flower", "evarate"] {
+        assert!(out.lines().any(|l| l.starts_with(name)), "{name} missing");
+    }
 }
 
 #[test]
