@@ -4,7 +4,8 @@
 //! A rate-based sender whose control variable is the estimated bottleneck-buffer
 //! occupancy. Once per RTT (a "signal packet", §4.4.1) it measures the receive rate ρ̂
 //! from receiver timestamps, smooths it into ρ̄ (Eq. 4.12), tracks the capacity C as the
-//! max ρ̂ over 10 RTTs (§4.4.3), RTT_min over the connection (§4.4.2), its own occupancy
+//! max ρ̂ over 10 RTTs (§4.4.3; by default at least over the B' detection window,
+//! deviation §20), RTT_min over the connection (§4.4.2), its own occupancy
 //! B = P_if − ρ̂·RTT_min (Eq. 4.4) and the competitors' B' = t_buff·C − B (Eq. 4.9,
 //! 4.10). The sending rate follows S = α·ρ̄·(1 − k(B − B_target)/B_target) (Eq. 4.5,
 //! hostile mode) or S = ρ̄·(1 − k(B + B' − B_target)/B_target) (Eq. 4.11, benevolent),
@@ -58,7 +59,7 @@ const fn params(alpha: f64, alpha_source: &'static str) -> [ParamSpec; N_PARAMS]
         p("l_max", ParamKind::Duration { min: Dur::ZERO, max: Dur::from_secs(100) }, ParamValue::Dur(Dur::from_millis(100)), "", "application's maximum tolerable RTT L_max; sets B_target_initial = ρ̄(L_max − RTT_min) (Eq. 4.6)", "seed 004 §4.1, §5.1 (100 ms in experiments)"),
         p("alpha", float(0.1, 10.0), ParamValue::Float(alpha), "", "aggression factor α of the hostile-mode loop (Eq. 4.5)", alpha_source),
         p("k", float(0.01, 10.0), ParamValue::Float(0.5), "", "convergence gain k of the control loop (Eq. 4.5, 4.11)", "seed 004 §4.4.4"),
-        p("rho_ewma_alpha", float(0.0, 1.0), ParamValue::Float(0.875), "", "weight of the old value in ρ̄ = a·ρ̄ + (1 − a)·ρ̂; 7/8 (TCP-style smoothing) by default, 1/8 is Eq. 4.12 as printed", "seed 004 §4.4.1 Eq. 4.12 (\"α is set to 1/8\"), weights read as swapped: docs/deviations.md (evarate) §3"),
+        p("rho_ewma_alpha", float(0.0, 1.0), ParamValue::Float(0.875), "", "weight of the old value in ρ̄ = a·ρ̄ + (1 − a)·ρ̂; 7/8 (TCP-style smoothing) by default, 1/8 is Eq. 4.12 as printed", "seed 004 §4.4.1 Eq. 4.12 (\"α is set to 1/8\"), weights read as swapped: docs/deviations.md (evarate) §3, §21"),
         p("reset_threshold", float(0.0, 10_000.0), ParamValue::Float(10.0), "packets", "re-arm B_target when the occupancy (B, or B + B' in benevolent mode) falls below this", "seed 004 §4.4.5"),
         p("bt_fallback", float(1.0, 10_000.0), ParamValue::Float(10.0), "packets", "B_target_initial when L_max < RTT_min (the slow-start burst size)", "seed 004 §4.4.5"),
         p("rearm_floor", ParamKind::Bool, ParamValue::Bool(true), "", "never re-arm B_target_initial below reset_threshold (the thesis states no floor)", "ours, spec 004 §2.4 item 3"),
@@ -66,7 +67,7 @@ const fn params(alpha: f64, alpha_source: &'static str) -> [ParamSpec; N_PARAMS]
         p("c_window", ParamKind::Choice(&["detection", "rtts"]), ParamValue::Choice("detection"), "", "rtts: C is the max ρ̂ over c_window_rtts smoothed RTTs (§4.4.3 as printed); detection: over the longer of that and the span of the B' window of the hostile detector, so that one window's B' samples share one C", "ours, docs/deviations.md (evarate) §20; seed 004 §4.4.3, §4.4.6, §5.2"),
         p("hostile_std", float(0.0, 100_000.0), ParamValue::Float(50.0), "packets", "hostile when the standard deviation of B' exceeds this", "seed 004 §4.4.6"),
         p("hostile_window", ParamKind::Duration { min: Dur::from_millis(1), max: Dur::from_secs(100_000) }, ParamValue::Dur(Dur::from_secs(100)), "", "time window over which the standard deviation of B' is computed", "seed 004 §4.4.6"),
-        p("hostile_window_kind", ParamKind::Choice(&["tumbling", "sliding", "samples"]), ParamValue::Choice("tumbling"), "", "tumbling: decide at the end of each window (the literal reading); sliding: decide every RTT over the last window", "ours, spec 004 §2.6 [AMBIG]"),
+        p("hostile_window_kind", ParamKind::Choice(&["tumbling", "sliding", "samples"]), ParamValue::Choice("tumbling"), "", "tumbling: decide at the end of each window (the literal reading); sliding: decide every RTT over the last hostile_window; samples: decide every RTT over the last hostile_window_samples samples (50 reproduces §5.5's delays)", "ours, spec 004 §2.6 [AMBIG]"),
         p("hostile_window_samples", ParamKind::Int { min: 2, max: 1_000_000 }, ParamValue::Int(100), "samples", "with hostile_window_kind = samples: the standard deviation is over the last this many B' samples (one per RTT)", "ours, spec 004 §2.6 [AMBIG] (\"100\" read as samples)"),
         p("hostile_min_samples", ParamKind::Int { min: 2, max: 100_000 }, ParamValue::Int(10), "samples", "B' samples (one per RTT) needed before a sliding window decides", "ours, spec 004 §2.6 [AMBIG]"),
         p("initial_mode", ParamKind::Choice(&["hostile", "benevolent"]), ParamValue::Choice("hostile"), "", "mode before the first decision", "ours, spec 004 §2.6 [AMBIG] (A1 measures a detection delay)"),

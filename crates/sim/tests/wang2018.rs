@@ -1,0 +1,359 @@
+//! Seed 004 (Wang Zixiao, NUS PhD thesis 2018) in the simulator: the remaining
+//! acceptance of issue 6.
+//!
+//! - §5.1 baseline on a constant 16 Mbit/s **trace** link (the thesis's Cellsim replays a
+//!   generated constant-rate trace; we generate the mahimahi file here): every algorithm
+//!   alone fills the link, the low-delay ones keep the queue short, CUBIC fills the buffer.
+//! - §5.5 mode detection: CUBIC flows join and leave a running EvaRate or Copa flow;
+//!   detection delay, false-positive and false-negative rates from the per-bin `mode`
+//!   trace (definitions in `detection`).
+//! - §5.3 shallow-buffer flow mixes (10 flows, 32 Mbit/s, 80 ms, 210 packets), in
+//!   direction.
+//!
+//! Numbers and the thesis's are in docs/reproduction.md ("wang2018 (seed 004) —
+//! simulator tests").
+
+mod common;
+use common::*;
+use scavenger_cc::{Dur, RawParam, Time};
+use scavenger_net::DeliveryTrace;
+use scavenger_sim::{run, FlowConfig, SimConfig, SimResult};
+use std::sync::Arc;
+
+const SECOND: u64 = 1_000_000_000;
+
+/// A mahimahi trace (one millisecond timestamp per 1500-byte delivery opportunity) of a
+/// constant `mbps`: over a 3 s period, opportunity k (1-based) of n at ⌈3000·k/n⌉ ms.
+fn constant_mahimahi(mbps: u64) -> String {
+    let n = mbps * 1_000_000 / 8 * 3 / 1500;
+    (1..=n).map(|k| format!("{}\n", (3000 * k).div_ceil(n))).collect()
+}
+
+/// `dumbbell` with both directions driven by the constant trace (Cellsim replays a trace
+/// on the uplink and the downlink).
+fn trace_dumbbell(mbps: u64, rtt_ms: u64, buffer: u32, secs: u64) -> SimConfig {
+    let trace = Arc::new(DeliveryTrace::parse_mahimahi(&constant_mahimahi(mbps), 1500).unwrap());
+    let mut c = dumbbell(mbps, rtt_ms, buffer, secs);
+    c.forward = c.forward.clone().with_trace(trace.clone());
+    c.reverse = c.reverse.clone().with_trace(trace);
+    c
+}
+
+fn with_params(mut f: FlowConfig, user: &[(&str, RawParam)]) -> FlowConfig {
+    f.params = f.algorithm.resolve(user.iter().map(|(n, v)| (*n, v))).unwrap();
+    f
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+#[test]
+fn the_generated_trace_is_exactly_16_mbit_per_second() {
+    let t = DeliveryTrace::parse_mahimahi(&constant_mahimahi(16), 1500).unwrap();
+    // 4000 opportunities of 1500 B in 3 s = 2,000,000 B/s ("2000 KB/s", §5.2).
+    assert_eq!((t.len(), t.period(), t.cycle_bytes()), (4000, Dur::from_secs(3), 6_000_000));
+    assert_eq!(t.mean_rate().bps(), 16_000_000);
+}
+
+// ---------------------------------------------------------------------------------------
+// §5.1: one flow alone on the constant 16 Mbit/s trace, 40 ms, 2000 packets.
+// ---------------------------------------------------------------------------------------
+
+const ALONE: &[&str] = &["bbr", "copa", "evarate", "evarate++", "proprate", "vivace", "cubic"];
+const LOW_DELAY: &[&str] = &["evarate", "copa", "proprate"];
+
+/// (utilisation over 5–30 s, p95 queueing delay over the run in ms, drops).
+fn alone_on_trace(alg: &str) -> (f64, f64, u64, SimResult) {
+    let mut c = trace_dumbbell(16, 40, 2000, 30);
+    c.measure.series_bin = Some(Dur::from_secs(1));
+    c.flows.push(flow("f", alg));
+    let r = run(c);
+    let util = mean(&r.series.as_ref().unwrap().link_utilisation[5..30]);
+    (util, r.links[0].qdelay_ms.p95.unwrap_or(0.0), r.links[0].queue_drops, r)
+}
+
+#[test]
+fn each_algorithm_alone_uses_at_least_90_percent_of_the_trace_link() {
+    for &alg in ALONE {
+        let (util, p95, drops, _) = alone_on_trace(alg);
+        eprintln!("{alg}: utilisation {util:.3}, p95 queueing delay {p95:.1} ms, drops {drops}");
+        assert!(util >= 0.90, "{alg}: utilisation over 5-30 s is {util:.3}, want >= 0.90");
+    }
+}
+
+#[test]
+fn evarate_copa_and_proprate_keep_the_p95_queueing_delay_within_20_ms_on_the_trace_link() {
+    for &alg in LOW_DELAY {
+        let (_, p95, drops, _) = alone_on_trace(alg);
+        assert!(p95 <= 20.0, "{alg}: p95 queueing delay {p95:.1} ms > 20 ms");
+        assert_eq!(drops, 0, "{alg} overflowed a 2000-packet buffer");
+    }
+}
+
+#[test]
+fn cubic_fills_the_buffer_of_the_trace_link() {
+    let (_, p95, drops, r) = alone_on_trace("cubic");
+    let max_q = *r.series.as_ref().unwrap().queue_pkts.iter().max().unwrap();
+    assert!(max_q >= 1950, "CUBIC's largest queue was {max_q} of 2000 packets");
+    assert!(drops > 0, "CUBIC never overflowed the buffer");
+    // 2000 packets drain in 1.5 s at 16 Mbit/s.
+    assert!(p95 >= 750.0, "CUBIC p95 queueing delay {p95:.0} ms");
+}
+
+// ---------------------------------------------------------------------------------------
+// §5.5: mode detection.
+// ---------------------------------------------------------------------------------------
+
+mod detection {
+    /// One environment change: at `at` seconds the correct mode becomes `hostile`
+    /// (a buffer filler is present) or not.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Event {
+        pub label: &'static str,
+        pub at: f64,
+        pub hostile: bool,
+    }
+
+    #[derive(Clone, Debug)]
+    pub struct Metrics {
+        /// Per event: seconds from the change to the end of the first bin whose mode is
+        /// the correct one (0 if it already was); `None` if not before the next event.
+        pub delays: Vec<Option<f64>>,
+        /// Fraction of bins in hostile mode while no buffer filler was present, counted
+        /// in each phase after the first correct detection.
+        pub false_positive: f64,
+        /// Fraction of bins in benevolent mode while CUBIC was present, likewise.
+        pub false_negative: f64,
+    }
+
+    /// Seed 004 §5.5 metrics from a per-bin mode series (`time` = bin ends, `mode` = 1
+    /// hostile / 0 benevolent, NaN before the flow starts). Phases run from one event to
+    /// the next (the last to the end of the series). The thesis does not say whether its
+    /// false-positive/negative rates are fractions of time or of decisions; we count
+    /// time (bins) after the first correct detection (spec 004 §4.7).
+    pub fn metrics(time: &[f64], mode: &[f64], events: &[Event]) -> Metrics {
+        let mut delays = Vec::new();
+        let (mut fp, mut fp_bins, mut fneg, mut fn_bins) = (0usize, 0usize, 0usize, 0usize);
+        for (k, e) in events.iter().enumerate() {
+            let end = events.get(k + 1).map_or(f64::INFINITY, |n| n.at);
+            let in_phase = |t: f64| t >= e.at && t < end;
+            let first = time.iter().zip(mode).position(|(&t, &m)| in_phase(t) && !m.is_nan() && (m > 0.5) == e.hostile);
+            delays.push(first.map(|i| time[i] - e.at));
+            let Some(i0) = first else { continue };
+            for (&t, &m) in time.iter().zip(mode).skip(i0 + 1) {
+                if !in_phase(t) || m.is_nan() {
+                    continue;
+                }
+                let hostile = m > 0.5;
+                if e.hostile {
+                    fn_bins += 1;
+                    fneg += usize::from(!hostile);
+                } else {
+                    fp_bins += 1;
+                    fp += usize::from(hostile);
+                }
+            }
+        }
+        let rate = |n: usize, d: usize| if d == 0 { 0.0 } else { n as f64 / d as f64 };
+        Metrics { delays, false_positive: rate(fp, fp_bins), false_negative: rate(fneg, fn_bins) }
+    }
+}
+use detection::{metrics, Event, Metrics};
+
+#[test]
+fn detection_metrics_follow_their_definitions() {
+    // Bins of 0.5 s ending at 0.5 .. 6.0; events at 0 (benevolent), 2 (hostile), 4
+    // (benevolent). Modes: 1 1 0 0 | 0 1 1 0 | 1 0 0 1.
+    let time: Vec<f64> = (1..=12).map(|i| i as f64 * 0.5).collect();
+    let mode = [1., 1., 0., 0., 0., 1., 1., 0., 1., 0., 0., 1.];
+    let ev = [Event { label: "1", at: 0.0, hostile: false }, Event { label: "2", at: 2.0, hostile: true }, Event { label: "3", at: 4.0, hostile: false }];
+    let m = metrics(&time, &mode, &ev);
+    // Phase 1 (bins ending 0.5, 1.0, 1.5; 2.0 is not < 2): first benevolent bin ends at
+    // 1.5 → delay 1.5, no bins after it. Phase 2 (2.0 .. 3.5): first hostile bin ends at
+    // 3.0 → delay 1.0; after it 3.5 is hostile → FN 0 of 1. Phase 3 (4.0 .. 6.0): 4.0 is
+    // already benevolent → delay 0; after it 4.5 (1), 5.0 (0), 5.5 (0), 6.0 (1) → FP 2 of 4.
+    assert_eq!(m.delays, vec![Some(1.5), Some(1.0), Some(0.0)]);
+    assert_eq!((m.false_positive, m.false_negative), (0.5, 0.0));
+    // NaN bins (flow not started) never count, and an undetected phase gives None.
+    // Phase 1 is all NaN, phase 2 never hostile; phase 3 benevolent at once (4.0), then
+    // hostile in all four later bins → FP 4 of 4; no FN bins at all.
+    let mode = [f64::NAN, f64::NAN, f64::NAN, f64::NAN, 0., 0., 0., 0., 1., 1., 1., 1.];
+    let m = metrics(&time, &mode, &ev);
+    assert_eq!(m.delays, vec![None, None, Some(0.0)]);
+    assert_eq!((m.false_positive, m.false_negative), (1.0, 0.0));
+}
+
+/// EvaRate's detector as it reproduces §5.5's time scale: the standard deviation of B'
+/// over the last 50 samples (one per RTT) instead of 100-second windows, with C over the
+/// same span (the default `c_window = "detection"`). Everything else default.
+fn evarate_section_5_5() -> FlowConfig {
+    let k = RawParam::Text("samples".into());
+    with_params(flow("test", "evarate"), &[("hostile_window_kind", k), ("hostile_window_samples", RawParam::Int(50))])
+}
+
+fn cubic_between(name: &str, from_s: u64, to_s: u64) -> FlowConfig {
+    let mut f = flow(name, "cubic");
+    f.start = Time(from_s * SECOND);
+    f.stop = Some(Time(to_s * SECOND));
+    f
+}
+
+/// Runs `flows` (the test flow first) on the mode-detection link: a constant 32 Mbit/s
+/// trace, 40 ms, 2000-packet drop-tail buffer (seed 004 does not give §5.5's link; see
+/// docs/reproduction.md), 100 ms bins; returns the test flow's metrics.
+fn detect(flows: Vec<FlowConfig>, secs: u64, events: &[Event]) -> (Metrics, SimResult) {
+    let mut c = trace_dumbbell(32, 40, 2000, secs);
+    c.measure.series_bin = Some(Dur::from_millis(100));
+    c.flows = flows;
+    let r = run(c);
+    let s = r.series.as_ref().unwrap();
+    let mode = &s.flow_trace[0].iter().find(|(n, _)| n == "mode").expect("mode trace").1;
+    (metrics(&s.time_s, mode, events), r)
+}
+
+fn report(name: &str, m: &Metrics, events: &[Event]) {
+    let d: Vec<String> = events.iter().zip(&m.delays).map(|(e, d)| format!("{} {}", e.label, d.map_or("never".into(), |d| format!("{d:.1} s")))).collect();
+    eprintln!("{name}: {}; false positives {:.3}, false negatives {:.3}", d.join(", "), m.false_positive, m.false_negative);
+}
+
+/// The scripted sequence: the test flow runs throughout; CUBIC joins at 20 s and leaves at
+/// 40 s, and another CUBIC flow joins at 60 s and leaves at 80 s.
+const JOIN_LEAVE: &[Event] = &[
+    Event { label: "alone", at: 0.0, hostile: false },
+    Event { label: "join", at: 20.0, hostile: true },
+    Event { label: "leave", at: 40.0, hostile: false },
+    Event { label: "join", at: 60.0, hostile: true },
+    Event { label: "leave", at: 80.0, hostile: false },
+];
+
+fn join_leave(test: FlowConfig) -> (Metrics, SimResult) {
+    detect(vec![test, cubic_between("cubic1", 20, 40), cubic_between("cubic2", 60, 80)], 100, JOIN_LEAVE)
+}
+
+fn assert_switches_within_3_s(name: &str, m: &Metrics) {
+    for (e, d) in JOIN_LEAVE.iter().zip(&m.delays).skip(1) {
+        let d = d.unwrap_or_else(|| panic!("{name} never switched after the {} at {} s: {m:?}", e.label, e.at));
+        assert!(d <= 3.0, "{name} took {d:.1} s to switch after the {} at {} s: {m:?}", e.label, e.at);
+    }
+}
+
+#[test]
+fn evarate_goes_hostile_within_3_s_of_a_cubic_join_and_back_within_3_s_of_its_leaving() {
+    let (m, r) = join_leave(evarate_section_5_5());
+    report("evarate", &m, JOIN_LEAVE);
+    assert_switches_within_3_s("evarate", &m);
+    // Once it has switched it mostly stays right (the thesis: EvaRate's false-positive
+    // and false-negative rates are "very much" lower than Copa's).
+    assert!(m.false_positive <= 0.1 && m.false_negative <= 0.1, "{m:?}");
+    // And it takes the link back when CUBIC has gone: ≥ 90 % over the last 10 s.
+    let s = r.series.as_ref().unwrap();
+    let util = mean(&s.link_utilisation[900..1000]);
+    assert!(util >= 0.9, "utilisation over 90-100 s: {util:.3}");
+}
+
+#[test]
+fn copa_goes_competitive_within_3_s_of_a_cubic_join_and_back_within_3_s_of_its_leaving() {
+    let (m, _) = join_leave(flow("test", "copa"));
+    report("copa", &m, JOIN_LEAVE);
+    assert_switches_within_3_s("copa", &m);
+}
+
+#[test]
+fn evarate_detection_is_slower_but_more_accurate_than_copa_in_scenarios_a_and_b() {
+    // §5.5, Fig. 5.21: A: test flow at 0 s, CUBIC from 20 to 40 s; B: CUBIC from 0 to 40 s,
+    // test flow from 20 s. Events A1 (alone), A2 (CUBIC joins), A3 (CUBIC leaves); B2
+    // (the test flow starts beside CUBIC), B3 (CUBIC leaves).
+    let a = [Event { label: "A1", at: 0.0, hostile: false }, Event { label: "A2", at: 20.0, hostile: true }, Event { label: "A3", at: 40.0, hostile: false }];
+    let b = [Event { label: "B2", at: 20.0, hostile: true }, Event { label: "B3", at: 40.0, hostile: false }];
+    let scenario_a = |t: FlowConfig| detect(vec![t, cubic_between("cubic", 20, 40)], 60, &a).0;
+    let scenario_b = |mut t: FlowConfig| {
+        t.start = Time(20 * SECOND);
+        detect(vec![t, cubic_between("cubic", 0, 40)], 60, &b).0
+    };
+    let (ea, eb) = (scenario_a(evarate_section_5_5()), scenario_b(evarate_section_5_5()));
+    let (ca, cb) = (scenario_a(flow("test", "copa")), scenario_b(flow("test", "copa")));
+    report("evarate A", &ea, &a);
+    report("evarate B", &eb, &b);
+    report("copa A", &ca, &a);
+    report("copa B", &cb, &b);
+    // Copa decides "no buffer filler" in A1 and A3 in under 0.5 s (§5.5; its B3 takes
+    // longer here, see docs/reproduction.md).
+    for i in [0, 2] {
+        assert!(ca.delays[i].is_some_and(|d| d < 0.5), "copa: {ca:?}");
+    }
+    // EvaRate is slower to conclude "no buffer filler" after starting alone (A1).
+    assert!(ea.delays[0].unwrap() > ca.delays[0].unwrap(), "{ea:?} vs {ca:?}");
+    // In scenario A, EvaRate is wrong less often than Copa once it has decided.
+    assert!(ea.false_positive + ea.false_negative < ca.false_positive + ca.false_negative, "{ea:?} vs {ca:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// §5.3: shallow-buffer flow mixes, 10 flows on 32 Mbit/s, 80 ms, 210 packets.
+// ---------------------------------------------------------------------------------------
+
+/// `n` flows of `alg` and 10 − n CUBIC flows, started 100 ms apart, 60 s on the constant
+/// 32 Mbit/s trace. Returns (aggregate loss rate at the bottleneck, mean goodput of the
+/// `alg` flows in Mbit/s, mean goodput of the CUBIC flows).
+fn mix(alg: &str, n: usize) -> (f64, f64, f64) {
+    let mut c = trace_dumbbell(32, 80, 210, 60);
+    for i in 0..10 {
+        let mut f = if i < n { flow(&format!("{alg}{i}"), alg) } else { flow(&format!("cubic{i}"), "cubic") };
+        f.start = Time(i as u64 * SECOND / 10);
+        c.flows.push(f);
+    }
+    let r = run(c);
+    let l = &r.links[0];
+    // Loss rate "for all the 10 flows" (§5.3): drops at the bottleneck / packets offered.
+    let loss = l.queue_drops as f64 / (l.tx_pkts + l.queue_drops) as f64;
+    let avg = |fs: &[scavenger_sim::result::FlowResult]| if fs.is_empty() { f64::NAN } else { fs.iter().map(|f| f.goodput_bps / 1e6).sum::<f64>() / fs.len() as f64 };
+    let out = (loss, avg(&r.flows[..n]), avg(&r.flows[n..]));
+    eprintln!("{n} {alg} + {} cubic: loss {:.4}, {alg} {:.2} Mbit/s, cubic {:.2} Mbit/s", 10 - n, out.0, out.1, out.2);
+    out
+}
+
+#[test]
+fn one_bbr_flow_takes_far_more_than_a_tenth_of_a_shallow_link_from_nine_cubic_flows() {
+    // Seed 004 §5.3: "one BBR flow takes ~25 Mbps of 32 Mbps against 9 CUBIC".
+    let (_, bbr, cubic) = mix("bbr", 1);
+    assert!(bbr >= 16.0, "BBR got {bbr:.1} Mbit/s of 32 (a fair share is 3.2)");
+    assert!(bbr >= 10.0 * cubic, "BBR {bbr:.1} vs CUBIC {cubic:.2} Mbit/s each");
+}
+
+#[test]
+fn an_all_evarate_mix_loses_less_than_any_mix_with_cubic_in_a_shallow_buffer() {
+    // Seed 004 §5.3: "100% EvaRate has lower loss than mixes with CUBIC".
+    let (all_eva, _, _) = mix("evarate", 10);
+    for n in [0, 1, 5, 9] {
+        let (loss, _, _) = mix("evarate", n);
+        assert!(all_eva < loss, "10 EvaRate: loss {all_eva:.5}; {n} EvaRate + {} CUBIC: {loss:.5}", 10 - n);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// §5.7: cellular links, on the synthetic stand-in of examples/rate/cellular-like.toml.
+// ---------------------------------------------------------------------------------------
+
+/// (goodput Mbit/s, mean RTT ms) of one flow alone on examples/rate/cellular-like.toml's
+/// link: the synthetic cellular-like trace down, a constant 5 Mbit/s up, 50 ms base RTT,
+/// 1000-packet buffer, 60 s.
+fn on_cellular_like(alg: &str) -> (f64, f64) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/rate/traces/cellular-like.down");
+    let trace = Arc::new(DeliveryTrace::parse_mahimahi(&std::fs::read_to_string(path).unwrap(), 1500).unwrap());
+    let mut c = dumbbell(5, 50, 1000, 60);
+    c.forward = c.forward.clone().with_trace(trace);
+    c.flows.push(flow("f", alg));
+    let r = run(c);
+    let f = &r.flows[0];
+    eprintln!("{alg} on the cellular-like trace: {:.2} Mbit/s, mean RTT {:.0} ms", f.goodput_bps / 1e6, f.rtt_ms.mean.unwrap());
+    (f.goodput_bps / 1e6, f.rtt_ms.mean.unwrap())
+}
+
+#[test]
+fn on_a_cellular_like_trace_evarate_gets_most_of_cubics_throughput_at_a_fraction_of_its_delay() {
+    // §5.7: "throughput close to CUBIC, much lower latency".
+    let (eva, eva_rtt) = on_cellular_like("evarate");
+    let (cubic, cubic_rtt) = on_cellular_like("cubic");
+    assert!(eva >= 0.6 * cubic, "EvaRate {eva:.2} vs CUBIC {cubic:.2} Mbit/s");
+    assert!(eva_rtt <= 0.25 * cubic_rtt, "EvaRate mean RTT {eva_rtt:.0} ms vs CUBIC {cubic_rtt:.0} ms");
+}
