@@ -293,3 +293,27 @@ fn bernoulli_and_gilbert_elliott_long_run_loss_rates_match_their_parameters() {
     let rate = link.stats().lost_pkts as f64 / 1e6;
     assert!(((rate - m.mean_loss()) / m.mean_loss()).abs() < 0.05, "{rate}");
 }
+
+#[test]
+fn fq_codel_gives_a_sparse_cbr_stream_low_one_way_delay_beside_a_bulk_flow() {
+    // The form of the FQ-CoDel acceptance: a VoIP-like datagram stream.
+    let run_with = |qdisc: QdiscConfig| {
+        let mut cfg = dumbbell(10, 50, 1000, 60);
+        cfg.forward.qdisc = qdisc.clone();
+        cfg.reverse.qdisc = qdisc;
+        cfg.flows.push(flow("bulk", "cubic"));
+        let mut voip = flow("voip", "newreno");
+        voip.traffic = scavenger_sim::Traffic::Cbr { rate: scavenger_cc::Rate(64_000), payload: 160, poisson: false };
+        voip.header = 28;
+        voip.start = Time(2_000_000_000);
+        cfg.flows.push(voip);
+        run(cfg)
+    };
+    let r = run_with(QdiscConfig::FqCodel(FqCodelParams::default()));
+    let owd = r.flows[1].owd_ms.as_ref().unwrap();
+    // One-way propagation is 25 ms: the stream's p95 queueing stays below 10 ms.
+    assert!(owd.p95.unwrap() - 25.0 < 10.0, "{owd:?}");
+    assert!(r.links[0].utilisation > 0.9, "utilisation {}", r.links[0].utilisation);
+    let dt = run_with(QdiscConfig::DropTail);
+    assert!(dt.flows[1].owd_ms.as_ref().unwrap().p95.unwrap() > 100.0);
+}
