@@ -145,9 +145,13 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
         html += &format!("<li>{}</li>", esc(n));
     }
     html += "</ul><h2>All experiments (medians over runs)</h2><table><tr><th class=l>experiment</th><th>runs</th>";
-    let metrics = [Metric::FgFtt, Metric::BgTput, Metric::FgTput, Metric::FgRttMean, Metric::BgRttMean, Metric::Jain];
+    let metrics = [Metric::FgFtt, Metric::BgTput, Metric::FgTput, Metric::FgRttMean, Metric::BgRttMean, Metric::Jain, Metric::BgSpareShare];
+    let cvs = [Metric::FgFtt, Metric::BgTput];
     for m in metrics {
         html += &format!("<th>{}</th>", esc(m.name()));
+    }
+    for m in cvs {
+        html += &format!("<th>CV of {}</th>", esc(m.name()));
     }
     html += "</tr>";
     for e in &def.experiments {
@@ -158,6 +162,9 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
         html += &format!("<tr><td class=l>{}</td><td>{n}</td>", esc(&e.id));
         for m in metrics {
             html += &format!("<td>{}</td>", f2(results.median(&e.id, m)));
+        }
+        for m in cvs {
+            html += &format!("<td>{}</td>", results.cv(&e.id, m).map_or("–".into(), |c| format!("{c:.3}")));
         }
         html += "</tr>";
     }
@@ -181,6 +188,7 @@ fn short_metric(m: Metric) -> &'static str {
         Metric::BgRttMean => "bg_rtt_mean_ms",
         Metric::BgRttStdev => "bg_rtt_stdev_ms",
         Metric::Jain => "jain",
+        Metric::BgSpareShare => "bg_spare_share",
     }
 }
 

@@ -33,6 +33,16 @@ fn quick_studies_run_and_report() {
             assert!(ours.parse::<f64>().is_ok(), "{name}: no value of ours for {} ({row})", p.experiment);
         }
         assert!(r.summary.contains("claims:"));
+        // The background can use at most the capacity the foreground leaves (IP bytes).
+        let results = scavenger_lab::study::Results::from_stored(&Store::read(&dir).unwrap(), |_| true).unwrap();
+        let mut checked = 0;
+        for e in def.experiments.iter().filter(|e| e.id.starts_with("dl/")) {
+            if let Some(x) = results.median(&e.id, scavenger_lab::study::Metric::BgSpareShare) {
+                assert!(x > 0.0 && x <= 1.02, "{}: spare share {x}", e.id);
+                checked += 1;
+            }
+        }
+        assert!(checked > 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

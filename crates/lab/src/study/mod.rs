@@ -28,6 +28,10 @@ pub enum Metric {
     BgRttStdev,
     /// Jain's index over the background flows (the scenario's first Jain group).
     Jain,
+    /// Share of the spare capacity the background used: background IP bits over (forward
+    /// link capacity − foreground IP bits), over the whole run. Meaningful for downloads
+    /// with a foreground.
+    BgSpareShare,
 }
 
 impl Metric {
@@ -41,6 +45,7 @@ impl Metric {
             Metric::BgRttMean => "background RTT mean (ms)",
             Metric::BgRttStdev => "background RTT stdev (ms)",
             Metric::Jain => "Jain's index",
+            Metric::BgSpareShare => "share of spare capacity used by the background",
         }
     }
 
@@ -66,6 +71,14 @@ impl Metric {
             Metric::BgRttMean => mean(role("bg").map(|f| f.rtt_ms.mean).collect()),
             Metric::BgRttStdev => mean(role("bg").map(|f| f.rtt_ms.stdev).collect()),
             Metric::Jain => r.jain.first().map(|j| j.index),
+            Metric::BgSpareShare => {
+                // In bits over the whole run, since the flows are active for different times.
+                let bits = |f: &scavenger_sim::result::FlowResult| f.throughput_bps * f.active_s;
+                let bg: f64 = role("bg").map(bits).sum();
+                let fg: Vec<f64> = role("fg").map(bits).collect();
+                let spare = r.links.first()?.rate_bps as f64 * r.duration_s - fg.iter().sum::<f64>();
+                (!fg.is_empty() && spare > 0.0).then(|| bg / spare)
+            }
         }
     }
 }
@@ -165,6 +178,17 @@ impl Results {
         self.runs.get(exp).map_or(vec![], |rs| rs.iter().filter_map(|(_, r)| m.of(r)).collect())
     }
 
+    /// Coefficient of variation over runs (seed 000 §3.6): sample stdev / mean.
+    pub fn cv(&self, exp: &str, m: Metric) -> Option<f64> {
+        let v = self.values(exp, m);
+        if v.len() < 2 {
+            return None;
+        }
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
+        (mean != 0.0).then(|| var.sqrt() / mean)
+    }
+
     /// The median over runs, as seed 000 reports.
     pub fn median(&self, exp: &str, m: Metric) -> Option<f64> {
         median(&self.values(exp, m))
@@ -219,6 +243,21 @@ pub fn verdict(p: &Published, ours: Option<f64>) -> (&'static str, Option<f64>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn coefficient_of_variation_is_sample_stdev_over_mean() {
+        let mk = |tput: f64| {
+            let mut r: SimResult = serde_json::from_str(r#"{"duration_s":1,"events":0,"flows":[],"links":[],"jain":[{"name":"j","flows":[],"from_s":0,"to_s":1,"index":0,"goodput_bps":[]}]}"#).unwrap();
+            r.jain[0].index = tput;
+            r
+        };
+        let mut runs = BTreeMap::new();
+        runs.insert("e".to_string(), vec![(1, mk(1.0)), (2, mk(2.0)), (3, mk(3.0))]);
+        let res = Results { runs };
+        // mean 2, sample stdev 1.
+        assert_eq!(res.cv("e", Metric::Jain), Some(0.5));
+        assert_eq!(res.cv("nope", Metric::Jain), None);
+    }
 
     #[test]
     fn median_of_even_and_odd_counts() {
