@@ -174,89 +174,49 @@ pub enum Phase {
     RampUp,
 }
 
+/// LEDBAT++'s reduced gain and periodic-slowdown schedule, shared by the sender
+/// (`ledbat-plus-plus`) and the receiver (`rledbat`): both read the same parameter names.
 #[derive(Clone, Debug)]
-pub struct LedbatPlusPlus {
-    est: LedbatDelayEstimator,
-    target: f64, // ns
+pub struct PlusPlusClock {
+    /// TARGET in ns.
+    pub target: f64,
     max_div: f64,
     gain_factor: f64,
-    c: f64,
-    md_cap: f64,
-    ss_exit: f64,
-    slowdown: bool,
-    slowdown_cwnd: f64,
-    slowdown_rtts: f64,
+    pub slowdown: bool,
+    pub slowdown_rtts: f64,
     slowdown_interval: f64,
     initial_slowdown_rtts: f64,
-    min_cwnd: f64,
-    allowed_increase: f64,
-    /// Packets (fractional).
-    cwnd: f64,
-    ssthresh: f64,
-    mss: u64,
-    phase: Phase,
-    next_slowdown: Option<Time>,
-    slowdown_start: Option<Time>,
-    slowdowns: u64,
-    queuing_delay: f64,
+    pub phase: Phase,
+    pub next_slowdown: Option<Time>,
+    pub slowdown_start: Option<Time>,
+    pub slowdowns: u64,
 }
 
-impl LedbatPlusPlus {
-    pub fn new(p: &ParamSet, init: &CcInit) -> LedbatPlusPlus {
-        let mss = init.mss.max(1);
-        LedbatPlusPlus {
-            est: LedbatDelayEstimator::new(p.int("base_history") as usize, p.int("current_filter") as usize, Rollover::MinuteBoundary),
+impl PlusPlusClock {
+    pub fn from_params(p: &ParamSet) -> PlusPlusClock {
+        PlusPlusClock {
             target: p.dur("target").nanos() as f64,
             max_div: p.int("max_gain_divisor") as f64,
             gain_factor: p.f64("gain_target_factor"),
-            c: p.f64("decrease_constant"),
-            md_cap: p.f64("md_cap"),
-            ss_exit: p.f64("ss_exit"),
             slowdown: p.bool("slowdown"),
-            slowdown_cwnd: p.int("slowdown_cwnd") as f64,
             slowdown_rtts: p.f64("slowdown_rtts"),
             slowdown_interval: p.f64("slowdown_interval"),
             initial_slowdown_rtts: p.f64("initial_slowdown_rtts"),
-            min_cwnd: p.int("min_cwnd") as f64,
-            allowed_increase: p.int("allowed_increase") as f64,
-            cwnd: (init.initial_cwnd / mss).max(1) as f64,
-            ssthresh: f64::INFINITY,
-            mss,
             phase: Phase::SlowStart { initial: true },
             next_slowdown: None,
             slowdown_start: None,
             slowdowns: 0,
-            queuing_delay: 0.0,
         }
-    }
-
-    pub fn cwnd_pkts(&self) -> f64 {
-        self.cwnd
-    }
-    pub fn phase(&self) -> Phase {
-        self.phase
-    }
-    pub fn next_slowdown(&self) -> Option<Time> {
-        self.next_slowdown
-    }
-    pub fn slowdowns(&self) -> u64 {
-        self.slowdowns
     }
 
     /// GAIN = 1 / min(16, ⌈2·TARGET/base⌉) (draft "Reduced GAIN"); the largest divisor
     /// before any base delay is known or when it is zero.
-    pub fn gain(&self) -> f64 {
-        let div = match self.est.base.base() {
+    pub fn gain(&self, base: Option<i64>) -> f64 {
+        let div = match base {
             Some(b) if b > 0 => (self.gain_factor * self.target / b as f64).ceil().clamp(1.0, self.max_div),
             _ => self.max_div,
         };
         1.0 / div
-    }
-
-    /// The RTT used to time slowdowns: the filtered current RTT (MIN of the last
-    /// CURRENT_FILTER samples).
-    fn rtt(&self) -> Dur {
-        Dur(self.est.current.current().unwrap_or(0).max(0) as u64)
     }
 
     fn schedule_after(&mut self, now: Time, d: Dur) {
@@ -265,13 +225,13 @@ impl LedbatPlusPlus {
         }
     }
 
-    /// A slow start (initial, or the ramp of a slowdown) ends.
-    fn end_slow_start(&mut self, now: Time) {
+    /// A slow start (initial, or the ramp of a slowdown) ends at `now`; `rtt` is the
+    /// current filtered RTT.
+    pub fn end_slow_start(&mut self, now: Time, rtt: Dur) {
         match self.phase {
             Phase::SlowStart { initial: true } => {
                 // The first slowdown 2 RTTs after the initial slow start exit.
-                let d = self.rtt().mul_f64(self.initial_slowdown_rtts);
-                self.schedule_after(now, d);
+                self.schedule_after(now, rtt.mul_f64(self.initial_slowdown_rtts));
             }
             Phase::RampUp => {
                 // Next slowdown 9 × this slowdown's duration (from its start to now) later.
@@ -282,6 +242,74 @@ impl LedbatPlusPlus {
             _ => {}
         }
         self.phase = Phase::CongestionAvoidance;
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct LedbatPlusPlus {
+    est: LedbatDelayEstimator,
+    clock: PlusPlusClock,
+    c: f64,
+    md_cap: f64,
+    ss_exit: f64,
+    slowdown_cwnd: f64,
+    min_cwnd: f64,
+    allowed_increase: f64,
+    /// Packets (fractional).
+    cwnd: f64,
+    ssthresh: f64,
+    mss: u64,
+    queuing_delay: f64,
+}
+
+impl LedbatPlusPlus {
+    pub fn new(p: &ParamSet, init: &CcInit) -> LedbatPlusPlus {
+        let mss = init.mss.max(1);
+        LedbatPlusPlus {
+            est: LedbatDelayEstimator::new(p.int("base_history") as usize, p.int("current_filter") as usize, Rollover::MinuteBoundary),
+            clock: PlusPlusClock::from_params(p),
+            c: p.f64("decrease_constant"),
+            md_cap: p.f64("md_cap"),
+            ss_exit: p.f64("ss_exit"),
+            slowdown_cwnd: p.int("slowdown_cwnd") as f64,
+            min_cwnd: p.int("min_cwnd") as f64,
+            allowed_increase: p.int("allowed_increase") as f64,
+            cwnd: (init.initial_cwnd / mss).max(1) as f64,
+            ssthresh: f64::INFINITY,
+            mss,
+            queuing_delay: 0.0,
+        }
+    }
+
+    pub fn cwnd_pkts(&self) -> f64 {
+        self.cwnd
+    }
+    pub fn phase(&self) -> Phase {
+        self.clock.phase
+    }
+    pub fn next_slowdown(&self) -> Option<Time> {
+        self.clock.next_slowdown
+    }
+    pub fn slowdowns(&self) -> u64 {
+        self.clock.slowdowns
+    }
+
+    /// GAIN = 1 / min(16, ⌈2·TARGET/base⌉) (draft "Reduced GAIN"); the largest divisor
+    /// before any base delay is known or when it is zero.
+    pub fn gain(&self) -> f64 {
+        self.clock.gain(self.est.base.base())
+    }
+
+    /// The RTT used to time slowdowns: the filtered current RTT (MIN of the last
+    /// CURRENT_FILTER samples).
+    fn rtt(&self) -> Dur {
+        Dur(self.est.current.current().unwrap_or(0).max(0) as u64)
+    }
+
+    /// A slow start (initial, or the ramp of a slowdown) ends.
+    fn end_slow_start(&mut self, now: Time) {
+        let rtt = self.rtt();
+        self.clock.end_slow_start(now, rtt);
     }
 }
 
@@ -305,17 +333,17 @@ impl CongestionControl for LedbatPlusPlus {
         let gain = self.gain();
         let before = self.cwnd;
 
-        if let Phase::Frozen { until } = self.phase {
+        if let Phase::Frozen { until } = self.clock.phase {
             if now < until {
                 return; // cwnd held at slowdown_cwnd
             }
-            self.phase = Phase::RampUp;
+            self.clock.phase = Phase::RampUp;
         }
-        match self.phase {
+        match self.clock.phase {
             Phase::SlowStart { .. } | Phase::RampUp => {
-                if q > self.ss_exit * self.target {
+                if q > self.ss_exit * self.clock.target {
                     // draft: exit slow start when the queueing delay exceeds 3/4 TARGET.
-                    if matches!(self.phase, Phase::SlowStart { .. }) {
+                    if matches!(self.clock.phase, Phase::SlowStart { .. }) {
                         self.ssthresh = self.cwnd;
                     }
                     self.end_slow_start(now);
@@ -329,26 +357,26 @@ impl CongestionControl for LedbatPlusPlus {
                 }
             }
             Phase::CongestionAvoidance => {
-                if self.next_slowdown.is_some_and(|t| now >= t) {
+                if self.clock.next_slowdown.is_some_and(|t| now >= t) {
                     // draft: slowdown: remember cwnd as ssthresh, cwnd = 2 packets, frozen
                     // for 2 RTTs.
                     self.ssthresh = self.cwnd;
                     self.cwnd = self.slowdown_cwnd;
-                    self.slowdown_start = Some(now);
-                    self.next_slowdown = None;
-                    self.slowdowns += 1;
-                    self.phase = Phase::Frozen { until: now + self.rtt().mul_f64(self.slowdown_rtts) };
+                    self.clock.slowdown_start = Some(now);
+                    self.clock.next_slowdown = None;
+                    self.clock.slowdowns += 1;
+                    self.clock.phase = Phase::Frozen { until: now + self.rtt().mul_f64(self.clock.slowdown_rtts) };
                     return;
                 }
                 let w = self.cwnd;
-                if q < self.target {
+                if q < self.clock.target {
                     // RFC 6817 increase with the reduced GAIN: GAIN·acked/W per ACK.
                     if ack.cwnd_limited {
                         self.cwnd += gain * acked / w;
                     }
                 } else {
                     // draft: W += max(GAIN − C·W·(delay/TARGET − 1), −W/2)·acked/W.
-                    let per_rtt = (gain - self.c * w * (q / self.target - 1.0)).max(-self.md_cap * w);
+                    let per_rtt = (gain - self.c * w * (q / self.clock.target - 1.0)).max(-self.md_cap * w);
                     self.cwnd += per_rtt * acked / w;
                 }
             }
@@ -366,7 +394,7 @@ impl CongestionControl for LedbatPlusPlus {
     fn on_congestion(&mut self, now: Time, _ev: &CongestionEvent) {
         // RFC 6817 §2.4.2: cwnd = min(cwnd, max(cwnd/2, MIN_CWND)).
         self.cwnd = (self.cwnd / 2.0).max(self.min_cwnd).min(self.cwnd);
-        match self.phase {
+        match self.clock.phase {
             Phase::SlowStart { .. } | Phase::RampUp => {
                 self.ssthresh = self.cwnd;
                 self.end_slow_start(now);
@@ -381,11 +409,11 @@ impl CongestionControl for LedbatPlusPlus {
         // window, as TCP.
         self.ssthresh = (self.cwnd / 2.0).max(self.min_cwnd);
         self.cwnd = 1.0;
-        let initial = matches!(self.phase, Phase::SlowStart { initial: true });
-        if matches!(self.phase, Phase::Frozen { .. } | Phase::RampUp) {
-            self.slowdown_start = None;
+        let initial = matches!(self.clock.phase, Phase::SlowStart { initial: true });
+        if matches!(self.clock.phase, Phase::Frozen { .. } | Phase::RampUp) {
+            self.clock.slowdown_start = None;
         }
-        self.phase = Phase::SlowStart { initial };
+        self.clock.phase = Phase::SlowStart { initial };
     }
 
     fn cwnd(&self) -> u64 {
@@ -407,14 +435,14 @@ impl CongestionControl for LedbatPlusPlus {
             out.push(("base_rtt_ms", b as f64 / 1e6));
         }
         out.push(("gain", self.gain()));
-        let phase = match self.phase {
+        let phase = match self.clock.phase {
             Phase::SlowStart { .. } => 0.0,
             Phase::CongestionAvoidance => 1.0,
             Phase::Frozen { .. } => 2.0,
             Phase::RampUp => 3.0,
         };
         out.push(("phase", phase));
-        out.push(("slowdowns", self.slowdowns as f64));
+        out.push(("slowdowns", self.clock.slowdowns as f64));
     }
 }
 
@@ -491,7 +519,7 @@ mod tests {
     fn in_ca(cwnd: f64) -> LedbatPlusPlus {
         let mut l = make(&[("slowdown", RawParam::Bool(false))]);
         l.on_ack(at(0), &ack(0, 20)); // base 20 ms → GAIN 1/6
-        l.phase = Phase::CongestionAvoidance;
+        l.clock.phase = Phase::CongestionAvoidance;
         l.cwnd = cwnd;
         l
     }

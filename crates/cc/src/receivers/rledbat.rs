@@ -22,6 +22,7 @@
 //! writing this; where the facts come from and every choice: docs/deviations.md
 //! "rLEDBAT (RFC 9840)".
 
+use crate::algorithms::ledbat_plus_plus::{Phase, PlusPlusClock};
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::receiver_api::{ReceiveWindowControl, ReceiverAlgorithmInfo, RecvInit, RecvSample};
@@ -171,32 +172,15 @@ fn build(p: &ParamSet, init: RecvInit) -> Box<dyn ReceiveWindowControl> {
     Box::new(Rledbat::new(p, &init))
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Phase {
-    /// Slow start; `initial` for the one at connection start (its exit schedules the
-    /// first slowdown).
-    SlowStart { initial: bool },
-    CongestionAvoidance,
-    /// Slowdown: RLWND held at `slowdown_window` until `until`.
-    Frozen { until: Time },
-    /// Slowdown: slow start back to ssthresh (RLWND before the slowdown).
-    RampUp,
-}
 
 #[derive(Clone, Debug)]
 pub struct Rledbat {
     est: LedbatDelayEstimator,
-    target: f64, // ns
-    max_div: f64,
-    gain_factor: f64,
+    clock: PlusPlusClock,
     c: f64,
     md_cap: f64,
     ss_exit: f64,
-    slowdown: bool,
     slowdown_window: f64,
-    slowdown_rtts: f64,
-    slowdown_interval: f64,
-    initial_slowdown_rtts: f64,
     min_window: f64,
     loss_holdoff_rtts: f64,
     /// fc.WND in packets: RLWND never grows beyond what could be advertised.
@@ -205,10 +189,6 @@ pub struct Rledbat {
     w: f64,
     ssthresh: f64,
     mss: u64,
-    phase: Phase,
-    next_slowdown: Option<Time>,
-    slowdown_start: Option<Time>,
-    slowdowns: u64,
     queuing_delay: f64,
     /// The newest TSecr already used for an RTT sample.
     last_ecr: Option<i64>,
@@ -230,27 +210,17 @@ impl Rledbat {
         let max_window = ((init.max_window / mss) as f64).max(1.0);
         Rledbat {
             est: LedbatDelayEstimator::new(p.int("base_history") as usize, p.int("current_filter") as usize, Rollover::MinuteBoundary),
-            target: p.dur("target").nanos() as f64,
-            max_div: p.int("max_gain_divisor") as f64,
-            gain_factor: p.f64("gain_target_factor"),
+            clock: PlusPlusClock::from_params(p),
             c: p.f64("decrease_constant"),
             md_cap: p.f64("md_cap"),
             ss_exit: p.f64("ss_exit"),
-            slowdown: p.bool("slowdown"),
             slowdown_window: p.int("slowdown_window") as f64,
-            slowdown_rtts: p.f64("slowdown_rtts"),
-            slowdown_interval: p.f64("slowdown_interval"),
-            initial_slowdown_rtts: p.f64("initial_slowdown_rtts"),
             min_window,
             loss_holdoff_rtts: p.f64("loss_holdoff_rtts"),
             max_window,
             w: (p.int("initial_window") as f64).min(max_window),
             ssthresh: f64::INFINITY,
             mss,
-            phase: Phase::SlowStart { initial: true },
-            next_slowdown: None,
-            slowdown_start: None,
-            slowdowns: 0,
             queuing_delay: 0.0,
             last_ecr: None,
             last_rtt: None,
@@ -270,13 +240,13 @@ impl Rledbat {
         self.ssthresh
     }
     pub fn phase(&self) -> Phase {
-        self.phase
+        self.clock.phase
     }
     pub fn next_slowdown(&self) -> Option<Time> {
-        self.next_slowdown
+        self.clock.next_slowdown
     }
     pub fn slowdowns(&self) -> u64 {
-        self.slowdowns
+        self.clock.slowdowns
     }
     /// Retransmissions that triggered a halving.
     pub fn retransmissions(&self) -> u64 {
@@ -300,11 +270,7 @@ impl Rledbat {
     /// GAIN = 1 / min(16, ⌈2·TARGET/base⌉) (LEDBAT++ "Reduced GAIN", Apple
     /// `rledbat_gain`); the largest divisor before any base RTT is known.
     pub fn gain(&self) -> f64 {
-        let div = match self.est.base.base() {
-            Some(b) if b > 0 => (self.gain_factor * self.target / b as f64).ceil().clamp(1.0, self.max_div),
-            _ => self.max_div,
-        };
-        1.0 / div
+        self.clock.gain(self.est.base.base())
     }
 
     /// The RTT used for timing (slowdowns, the retransmission hold-off): the filtered
@@ -313,29 +279,10 @@ impl Rledbat {
         Dur(self.est.current.current().unwrap_or(0).max(0) as u64)
     }
 
-    fn schedule_after(&mut self, now: Time, d: Dur) {
-        if self.slowdown {
-            self.next_slowdown = Some(now + d);
-        }
-    }
-
     /// A slow start (initial, or the ramp of a slowdown) ends.
     fn end_slow_start(&mut self, now: Time) {
-        match self.phase {
-            Phase::SlowStart { initial: true } => {
-                // LEDBAT++: the first slowdown 2 RTTs after the initial slow start exit.
-                let d = self.rtt().mul_f64(self.initial_slowdown_rtts);
-                self.schedule_after(now, d);
-            }
-            Phase::RampUp => {
-                // LEDBAT++: next slowdown 9 × this slowdown's duration (start to now) later.
-                let dur = now.since(self.slowdown_start.unwrap_or(now));
-                self.schedule_after(now, dur.mul_f64(self.slowdown_interval));
-                self.slowdown_start = None;
-            }
-            _ => {}
-        }
-        self.phase = Phase::CongestionAvoidance;
+        let rtt = self.rtt();
+        self.clock.end_slow_start(now, rtt);
     }
 }
 
@@ -375,11 +322,11 @@ impl ReceiveWindowControl for Rledbat {
         let q = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
         self.queuing_delay = q;
 
-        if let Phase::Frozen { until } = self.phase {
+        if let Phase::Frozen { until } = self.clock.phase {
             if now < until {
                 return; // LEDBAT++ slowdown: RLWND held at slowdown_window
             }
-            self.phase = Phase::RampUp;
+            self.clock.phase = Phase::RampUp;
         }
         let holding = self.hold_until.is_some_and(|t| now < t);
         if retransmission && !holding {
@@ -389,7 +336,7 @@ impl ReceiveWindowControl for Rledbat {
             self.w = (self.w / 2.0).max(self.min_window);
             self.ssthresh = self.w;
             self.hold_until = Some(now + self.rtt().mul_f64(self.loss_holdoff_rtts));
-            if matches!(self.phase, Phase::SlowStart { .. } | Phase::RampUp) {
+            if matches!(self.clock.phase, Phase::SlowStart { .. } | Phase::RampUp) {
                 self.end_slow_start(now);
             }
             return;
@@ -400,11 +347,11 @@ impl ReceiveWindowControl for Rledbat {
 
         let acked = if s.new_data { s.bytes as f64 / self.mss as f64 } else { 0.0 };
         let gain = self.gain();
-        match self.phase {
+        match self.clock.phase {
             Phase::SlowStart { .. } | Phase::RampUp => {
-                if q > self.ss_exit * self.target {
+                if q > self.ss_exit * self.clock.target {
                     // LEDBAT++: slow start ends when the queueing delay exceeds 3/4 TARGET.
-                    if matches!(self.phase, Phase::SlowStart { .. }) {
+                    if matches!(self.clock.phase, Phase::SlowStart { .. }) {
                         self.ssthresh = self.w;
                     }
                     self.end_slow_start(now);
@@ -418,25 +365,25 @@ impl ReceiveWindowControl for Rledbat {
                 }
             }
             Phase::CongestionAvoidance => {
-                if self.next_slowdown.is_some_and(|t| now >= t) {
+                if self.clock.next_slowdown.is_some_and(|t| now >= t) {
                     // LEDBAT++ periodic slowdown: remember RLWND as ssthresh, RLWND = 2
                     // packets, frozen for 2 RTTs.
                     self.ssthresh = self.w;
                     self.w = self.slowdown_window;
-                    self.slowdown_start = Some(now);
-                    self.next_slowdown = None;
-                    self.slowdowns += 1;
-                    self.phase = Phase::Frozen { until: now + self.rtt().mul_f64(self.slowdown_rtts) };
+                    self.clock.slowdown_start = Some(now);
+                    self.clock.next_slowdown = None;
+                    self.clock.slowdowns += 1;
+                    self.clock.phase = Phase::Frozen { until: now + self.rtt().mul_f64(self.clock.slowdown_rtts) };
                     return;
                 }
                 let w = self.w;
-                if q < self.target {
+                if q < self.clock.target {
                     // RFC 6817 additive increase with the reduced GAIN: GAIN·acked/W.
                     self.w += gain * acked / w;
                 } else {
                     // LEDBAT++: W += max(GAIN − C·W·(q/TARGET − 1), −W/2) per RTT, spread
                     // over the RTT's segments (acked/W of it per segment).
-                    let per_rtt = (gain - self.c * w * (q / self.target - 1.0)).max(-self.md_cap * w);
+                    let per_rtt = (gain - self.c * w * (q / self.clock.target - 1.0)).max(-self.md_cap * w);
                     self.w += per_rtt * acked / w;
                 }
             }
@@ -461,14 +408,14 @@ impl ReceiveWindowControl for Rledbat {
             out.push(("rx_rtt_ms", r as f64 / 1e6));
         }
         out.push(("rx_gain", self.gain()));
-        let phase = match self.phase {
+        let phase = match self.clock.phase {
             Phase::SlowStart { .. } => 0.0,
             Phase::CongestionAvoidance => 1.0,
             Phase::Frozen { .. } => 2.0,
             Phase::RampUp => 3.0,
         };
         out.push(("rx_phase", phase));
-        out.push(("rx_slowdowns", self.slowdowns as f64));
+        out.push(("rx_slowdowns", self.clock.slowdowns as f64));
         out.push(("rx_retx_halvings", self.retransmissions as f64));
     }
 }
@@ -594,7 +541,7 @@ mod tests {
         let mut r = make(&[("slowdown", RawParam::Bool(false))]);
         let mut f = Feed::new();
         f.data(&mut r, 0, 0, 20); // base 20 ms → GAIN 1/6
-        r.phase = Phase::CongestionAvoidance;
+        r.clock.phase = Phase::CongestionAvoidance;
         r.w = w;
         (r, f)
     }
