@@ -4,8 +4,8 @@
 //! and a text summary.
 
 use crate::store::{Store, Stored};
-use crate::study::{median, verdict, Metric, Results, StudyDef};
-use crate::svg::{scatter, Series2};
+use crate::study::{median, verdict, Plot, Results, StudyDef};
+use crate::svg::{cdf, scatter_with, Series2, XAxis};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -62,7 +62,7 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     let _ = writeln!(summary);
     let _ = writeln!(summary, "{:<10} {:<44} {:<34} {:>9} {:>9} {:>8}  {}", "source", "experiment", "metric", "published", "ours", "diff", "verdict");
     for (p, ours, v, d, _) in rows.iter().filter(|r| r.1.is_some()) {
-        let metric = if p.relative_to.is_some() { format!("{} Δ% vs ref", short_metric(p.metric)) } else { p.metric.name().to_string() };
+        let metric = if p.relative_to.is_some() { format!("{} Δ% vs ref", p.metric.key()) } else { p.metric.name().to_string() };
         let diff = d.map_or("".into(), |d| if p.relative_to.is_some() { format!("{d:+.1}pp") } else { format!("{d:+.0}%") });
         let _ = writeln!(summary, "{:<10} {:<44} {:<34} {:>9} {:>9} {:>8}  {}", p.source, p.experiment, metric, f2(Some(p.value)), f2(*ours), diff, v);
     }
@@ -83,7 +83,7 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     for (p, ours, v, d, n) in &rows {
         let metric = if let Some(r) = &p.relative_to { format!("{} (% vs {r})", p.metric.name()) } else { p.metric.name().to_string() };
         md += &format!("| {} | `{}` | {} | {} | {} | {} | {} | {} |\n", p.source, p.experiment, metric, f2(Some(p.value)), f2(*ours), n, d.map_or("".into(), |d| format!("{d:+.1}")), v);
-        csv += &format!("{},{},{},{},{},{},{},{},{}\n", p.source, p.experiment, short_metric(p.metric), p.relative_to.clone().unwrap_or_default(), p.value, ours.map_or(String::new(), |x| x.to_string()), n, d.map_or(String::new(), |x| x.to_string()), v);
+        csv += &format!("{},{},{},{},{},{},{},{},{}\n", p.source, p.experiment, p.metric.key(), p.relative_to.clone().unwrap_or_default(), p.value, ours.map_or(String::new(), |x| x.to_string()), n, d.map_or(String::new(), |x| x.to_string()), v);
     }
     md += "\n## Claims\n\n";
     for (c, o) in &claim_rows {
@@ -111,47 +111,24 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
         let metric = if let Some(r) = &p.relative_to { format!("{} (% vs {r})", p.metric.name()) } else { p.metric.name().to_string() };
         html += &format!("<tr class=\"{}\"><td class=l>{}</td><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{}</td><td>{n}</td><td>{}</td><td class=l>{v}</td></tr>", v.replace(' ', "-"), esc(p.source), esc(&p.experiment), esc(&metric), f2(Some(p.value)), f2(*ours), d.map_or("".into(), |d| format!("{d:+.1}")));
     }
-    html += "</table><h2>Foreground transaction time against background throughput</h2><p>One point per run, one colour per background mechanism, shaded: 95 % confidence ellipse (as seed 000's figures).</p><div class=plots>";
+    html += "</table>";
     let mut groups: BTreeMap<&str, Vec<&crate::study::Experiment>> = BTreeMap::new();
     for e in &def.experiments {
         groups.entry(e.group.as_str()).or_default().push(e);
     }
-    for (g, exps) in &groups {
-        let series: Vec<Series2> = exps
-            .iter()
-            .map(|e| {
-                let pts = results.runs.get(&e.id).map_or(vec![], |rs| rs.iter().filter_map(|(_, r)| Some((Metric::FgFtt.of(r)?, Metric::BgTput.of(r)?))).collect());
-                Series2 { name: e.mechanism.clone(), points: pts }
-            })
-            .filter(|s| !s.points.is_empty())
-            .collect();
-        if !series.is_empty() {
-            html += &scatter(g, "foreground transaction time (s)", "background throughput (KiB/s)", &series);
-        }
+    for plot in &def.plots {
+        html += &plot_section(plot, &groups, &results);
     }
-    html += "</div><h2>Fairness</h2><div class=plots>";
-    for (g, exps) in &groups {
-        let series: Vec<Series2> = exps
-            .iter()
-            .map(|e| Series2 { name: e.mechanism.clone(), points: results.runs.get(&e.id).map_or(vec![], |rs| rs.iter().filter_map(|(_, r)| Some((Metric::Jain.of(r)?, Metric::BgRttMean.of(r)?))).collect()) })
-            .filter(|s| !s.points.is_empty())
-            .collect();
-        if !series.is_empty() {
-            html += &scatter(g, "Jain's index", "RTT mean (ms)", &series);
-        }
-    }
-    html += "</div><h2>Set-up choices</h2><ul>";
+    html += "<h2>Set-up choices</h2><ul>";
     for n in &def.notes {
         html += &format!("<li>{}</li>", esc(n));
     }
     html += "</ul><h2>All experiments (medians over runs)</h2><table><tr><th class=l>experiment</th><th>runs</th>";
-    let metrics = [Metric::FgFtt, Metric::BgTput, Metric::FgTput, Metric::FgRttMean, Metric::BgRttMean, Metric::Jain, Metric::BgSpareShare];
-    let cvs = [Metric::FgFtt, Metric::BgTput];
-    for m in metrics {
-        html += &format!("<th>{}</th>", esc(m.name()));
+    for m in &def.table {
+        html += &format!("<th>{}</th>", esc(&m.name()));
     }
-    for m in cvs {
-        html += &format!("<th>CV of {}</th>", esc(m.name()));
+    for m in &def.cv {
+        html += &format!("<th>CV of {}</th>", esc(&m.name()));
     }
     html += "</tr>";
     for e in &def.experiments {
@@ -160,11 +137,11 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
             continue;
         }
         html += &format!("<tr><td class=l>{}</td><td>{n}</td>", esc(&e.id));
-        for m in metrics {
-            html += &format!("<td>{}</td>", f2(results.median(&e.id, m)));
+        for m in &def.table {
+            html += &format!("<td>{}</td>", f2(results.median(&e.id, *m)));
         }
-        for m in cvs {
-            html += &format!("<td>{}</td>", results.cv(&e.id, m).map_or("–".into(), |c| format!("{c:.3}")));
+        for m in &def.cv {
+            html += &format!("<td>{}</td>", results.cv(&e.id, *m).map_or("–".into(), |c| format!("{c:.3}")));
         }
         html += "</tr>";
     }
@@ -178,18 +155,36 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     Ok(Rendered { summary, files })
 }
 
-fn short_metric(m: Metric) -> &'static str {
-    match m {
-        Metric::FgFtt => "fg_ftt_s",
-        Metric::BgTput => "bg_tput_kib",
-        Metric::FgTput => "fg_tput_kib",
-        Metric::FgRttMean => "fg_rtt_mean_ms",
-        Metric::FgRttStdev => "fg_rtt_stdev_ms",
-        Metric::BgRttMean => "bg_rtt_mean_ms",
-        Metric::BgRttStdev => "bg_rtt_stdev_ms",
-        Metric::Jain => "jain",
-        Metric::BgSpareShare => "bg_spare_share",
+/// One plot kind of a study, drawn once per experiment group that has runs.
+fn plot_section(plot: &Plot, groups: &BTreeMap<&str, Vec<&crate::study::Experiment>>, results: &Results) -> String {
+    let (heading, caption) = match plot {
+        Plot::Scatter { heading, pantheon: false, .. } => (*heading, "One point per run, one colour per mechanism; shaded: 95 % confidence ellipse."),
+        Plot::Scatter { heading, pantheon: true, .. } => (*heading, "One point per run; delay axis logarithmic and inverted, so better is up and to the right; shaded: 95 % confidence ellipse."),
+        Plot::Cdf { heading, .. } => (*heading, "Empirical distribution over runs, one line per mechanism."),
+    };
+    let mut html = format!("<h2>{}</h2><p>{caption}</p><div class=plots>", esc(heading));
+    for (g, exps) in groups {
+        let series: Vec<Series2> = exps
+            .iter()
+            .map(|e| {
+                let runs = results.runs.get(&e.id).map_or(&[][..], Vec::as_slice);
+                let points = match plot {
+                    Plot::Scatter { x, y, .. } => runs.iter().filter_map(|(_, r)| Some((x.of(r)?, y.of(r)?))).collect(),
+                    Plot::Cdf { metric, .. } => runs.iter().filter_map(|(_, r)| Some((metric.of(r)?, 0.0))).collect(),
+                };
+                Series2 { name: e.mechanism.clone(), points }
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        if series.is_empty() {
+            continue;
+        }
+        html += &match plot {
+            Plot::Scatter { x, y, pantheon, .. } => scatter_with(g, &x.name(), &y.name(), &series, if *pantheon { XAxis::LogInverted } else { XAxis::Linear }),
+            Plot::Cdf { metric, .. } => cdf(g, &metric.name(), &series),
+        };
     }
+    html + "</div>"
 }
 
 /// A sweep's report: per setting, the median over seeds of each flow's goodput and RTT,

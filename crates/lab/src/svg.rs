@@ -49,8 +49,25 @@ pub fn confidence_ellipse(pts: &[(f64, f64)]) -> Option<((f64, f64), (f64, f64),
     Some(((mx, my), ((k * l1).sqrt(), (k * l2).sqrt()), angle))
 }
 
+/// How the x axis maps data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XAxis {
+    Linear,
+    /// log10 and inverted: large values on the left (Pantheon's delay axis).
+    LogInverted,
+}
+
 /// Scatter plot, one colour per series, with each series' 95 % confidence ellipse.
 pub fn scatter(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> String {
+    scatter_with(title, xlabel, ylabel, series, XAxis::Linear)
+}
+
+/// Scatter plot with a choice of x axis. On a log axis the ellipse is computed in log
+/// space (delays are closer to log-normal than normal) and points ≤ 0 are left out.
+pub fn scatter_with(title: &str, xlabel: &str, ylabel: &str, series: &[Series2], xaxis: XAxis) -> String {
+    let log = xaxis == XAxis::LogInverted;
+    let tf = |x: f64| if log { x.log10() } else { x };
+    let series: Vec<Series2> = series.iter().map(|s| Series2 { name: s.name.clone(), points: s.points.iter().filter(|p| !log || p.0 > 0.0).map(|&(x, y)| (tf(x), y)).collect() }).collect();
     let (w, h, ml, mr, mt, mb) = (560.0, 360.0, 60.0, 150.0, 30.0, 45.0);
     let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
     let mut svg = String::new();
@@ -69,17 +86,36 @@ pub fn scatter(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> S
     }
     let pad = |a: f64, b: f64| if b > a { (b - a) * 0.1 } else { a.abs().max(1.0) * 0.1 };
     let (px, py) = (pad(x0, x1), pad(y0, y1));
-    let (x0, x1, y0, y1) = ((x0 - px).max(0.0), x1 + px, (y0 - py).max(0.0), y1 + py);
+    let (x0, x1, y0, y1) = (if log { x0 - px } else { (x0 - px).max(0.0) }, x1 + px, (y0 - py).max(0.0), y1 + py);
     let pw = w - ml - mr;
     let ph = h - mt - mb;
-    let sx = |x: f64| ml + (x - x0) / (x1 - x0) * pw;
+    let sx = |x: f64| if log { ml + (x1 - x) / (x1 - x0) * pw } else { ml + (x - x0) / (x1 - x0) * pw };
     let sy = |y: f64| mt + ph - (y - y0) / (y1 - y0) * ph;
     let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
     let (tx, ty) = (tick_step(x1 - x0), tick_step(y1 - y0));
-    let mut t = (x0 / tx).ceil() * tx;
-    while t <= x1 {
-        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>", sx(t), mt, mt + ph, mt + ph + 14.0, fmt_tick(t));
-        t += tx;
+    let xticks: Vec<(f64, f64)> = if log {
+        // 1, 2, 5 × 10^k within the range, in data units.
+        let mut v = Vec::new();
+        for k in (x0.floor() as i32)..=(x1.ceil() as i32) {
+            for m in [1.0, 2.0, 5.0] {
+                let t = (m * 10f64.powi(k)).log10();
+                if t >= x0 && t <= x1 {
+                    v.push((t, 10f64.powf(t)));
+                }
+            }
+        }
+        v
+    } else {
+        let mut v = Vec::new();
+        let mut t = (x0 / tx).ceil() * tx;
+        while t <= x1 {
+            v.push((t, t));
+            t += tx;
+        }
+        v
+    };
+    for (t, label) in xticks {
+        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>", sx(t), mt, mt + ph, mt + ph + 14.0, fmt_tick(label));
     }
     let mut t = (y0 / ty).ceil() * ty;
     while t <= y1 {
@@ -113,6 +149,54 @@ pub fn scatter(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> S
     svg
 }
 
+/// Empirical CDFs of the x values of each series (y values are ignored), as step lines.
+pub fn cdf(title: &str, xlabel: &str, series: &[Series2]) -> String {
+    let (w, h, ml, mr, mt, mb) = (560.0, 300.0, 60.0, 150.0, 30.0, 45.0);
+    let mut svg = String::new();
+    let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
+    let _ = write!(svg, "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>", (w - mr + ml) / 2.0, esc(title));
+    let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).filter(|x| x.is_finite()).collect();
+    if xs.is_empty() {
+        svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
+        return svg;
+    }
+    let (lo, hi) = xs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    let pad = if hi > lo { (hi - lo) * 0.05 } else { lo.abs().max(1.0) * 0.05 };
+    let (x0, x1) = (lo - pad, hi + pad);
+    let (pw, ph) = (w - ml - mr, h - mt - mb);
+    let sx = |x: f64| ml + (x - x0) / (x1 - x0) * pw;
+    let sy = |p: f64| mt + ph - p * ph;
+    let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
+    let tx = tick_step(x1 - x0);
+    let mut t = (x0 / tx).ceil() * tx;
+    while t <= x1 {
+        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>", sx(t), mt, mt + ph, mt + ph + 14.0, fmt_tick(t));
+        t += tx;
+    }
+    for p in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{p}</text>", ml, ml + pw, sy(p), ml - 4.0, sy(p) + 4.0);
+    }
+    let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel));
+    let _ = write!(svg, "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">fraction of runs ≤ x</text>", mt + ph / 2.0);
+    for (i, s) in series.iter().enumerate() {
+        let col = PALETTE[i % PALETTE.len()];
+        let mut v: Vec<f64> = s.points.iter().map(|p| p.0).filter(|x| x.is_finite()).collect();
+        v.sort_by(f64::total_cmp);
+        let n = v.len() as f64;
+        let mut pts = vec![format!("{:.1},{:.1}", sx(x0), sy(0.0))];
+        for (k, x) in v.iter().enumerate() {
+            pts.push(format!("{:.1},{:.1}", sx(*x), sy(k as f64 / n)));
+            pts.push(format!("{:.1},{:.1}", sx(*x), sy((k + 1) as f64 / n)));
+        }
+        pts.push(format!("{:.1},{:.1}", sx(x1), sy(1.0)));
+        let _ = write!(svg, "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.5\"/>", pts.join(" "));
+        let ly = mt + 12.0 + i as f64 * 15.0;
+        let _ = write!(svg, "<line x1=\"{}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"{col}\" stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">{}</text>", w - mr + 6.0, w - mr + 18.0, w - mr + 22.0, ly, esc(&s.name), y = ly - 4.0);
+    }
+    svg += "</svg>";
+    svg
+}
+
 fn fmt_tick(t: f64) -> String {
     if t.abs() >= 100.0 || t.fract().abs() < 1e-9 {
         format!("{:.0}", t)
@@ -141,5 +225,24 @@ mod tests {
         let s = scatter("t<1>", "x", "y", &[Series2 { name: "a".into(), points: vec![(1.0, 2.0), (2.0, 3.0), (3.0, 5.0)] }]);
         assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
         assert!(s.contains("t&lt;1&gt;") && s.contains("<polygon"));
+    }
+
+    #[test]
+    fn log_inverted_axis_puts_large_delays_left() {
+        let pts = vec![(10.0, 1.0), (100.0, 2.0), (1000.0, 3.0)];
+        let s = scatter_with("p", "delay", "tput", &[Series2 { name: "a".into(), points: pts }], XAxis::LogInverted);
+        // The circles in drawing order: x of 10 ms must be right of x of 1000 ms.
+        let cx: Vec<f64> = s.split("<circle cx=\"").skip(1).take(3).map(|t| t.split('"').next().unwrap().parse().unwrap()).collect();
+        assert!(cx[0] > cx[1] && cx[1] > cx[2], "{cx:?}");
+        // Decade ticks are labelled in data units.
+        assert!(s.contains(">100<") && s.contains(">10<"));
+    }
+
+    #[test]
+    fn cdf_steps_reach_one() {
+        let s = cdf("c", "x", &[Series2 { name: "a".into(), points: vec![(1.0, 0.0), (2.0, 0.0)] }]);
+        assert!(s.starts_with("<svg") && s.ends_with("</svg>") && s.contains("<polyline"));
+        // Two samples: steps at 0, 0.5 and 1 of the plot height (y = 30 + 225 − p·225).
+        assert!(s.contains(",142.5") && s.contains(",30.0"), "{s}");
     }
 }

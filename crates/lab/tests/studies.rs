@@ -23,7 +23,7 @@ fn quick_studies_run_and_report() {
         let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
         assert!(html.starts_with("<!doctype html>") && html.trim_end().ends_with("</html>"));
         assert_eq!(html.matches("<svg").count(), html.matches("</svg>").count());
-        assert!(html.matches("<svg").count() >= 3, "plots expected");
+        assert!(html.matches("<svg").count() >= def.plots.len(), "{name}: one plot per plot kind expected at least");
         // Every published number whose experiment ran has our value beside it.
         let ran_ids: std::collections::HashSet<&str> = def.experiments.iter().map(|e| e.id.as_str()).collect();
         let csv = std::fs::read_to_string(dir.join("published-vs-ours.csv")).unwrap();
@@ -33,16 +33,18 @@ fn quick_studies_run_and_report() {
             assert!(ours.parse::<f64>().is_ok(), "{name}: no value of ours for {} ({row})", p.experiment);
         }
         assert!(r.summary.contains("claims:"));
-        // The background can use at most the capacity the foreground leaves (IP bytes).
-        let results = scavenger_lab::study::Results::from_stored(&Store::read(&dir).unwrap(), |_| true).unwrap();
-        let mut checked = 0;
-        for e in def.experiments.iter().filter(|e| e.id.starts_with("dl/")) {
-            if let Some(x) = results.median(&e.id, scavenger_lab::study::Metric::BgSpareShare) {
-                assert!(x > 0.0 && x <= 1.02, "{}: spare share {x}", e.id);
-                checked += 1;
+        if *name == "ong2020" {
+            // The background can use at most the capacity the foreground leaves (IP bytes).
+            let results = scavenger_lab::study::Results::from_stored(&Store::read(&dir).unwrap(), |_| true).unwrap();
+            let mut checked = 0;
+            for e in def.experiments.iter().filter(|e| e.id.starts_with("dl/")) {
+                if let Some(x) = results.median(&e.id, scavenger_lab::study::Metric::BgSpareShare) {
+                    assert!(x > 0.0 && x <= 1.02, "{}: spare share {x}", e.id);
+                    checked += 1;
+                }
             }
+            assert!(checked > 0);
         }
-        assert!(checked > 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -8,8 +8,10 @@ use crate::work::WorkItem;
 use scavenger_sim::SimResult;
 use std::collections::BTreeMap;
 
-/// What a study reports per run. Flows are assigned roles by name: `fg*` foreground,
-/// `bg*` background (the mechanism under test).
+/// What a study reports per run. Flows are assigned roles by name: a role is a flow's
+/// name or the prefix before its first '.', e.g. `fg` for `fg`, `fg.1`, `fg.2`; `*` is
+/// every flow. Seed 000's metrics use the roles `fg` (foreground) and `bg` (background,
+/// the mechanism under test).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Metric {
     /// Foreground transaction time (s): first to last byte at the receiver, mean over the
@@ -32,27 +34,109 @@ pub enum Metric {
     /// link capacity − foreground IP bits), over the whole run. Meaningful for downloads
     /// with a foreground.
     BgSpareShare,
+    /// Mean per flow of the role of the IP throughput over its active time (Mbit/s).
+    Tput(&'static str),
+    /// Sum over the role's flows of the IP throughput (Mbit/s).
+    SumTput(&'static str),
+    /// Mean per flow of the goodput (Mbit/s).
+    Goodput(&'static str),
+    /// The role's share of all bits the flows of the run delivered (IP bytes × active
+    /// time), 0..1.
+    Share(&'static str),
+    /// Mean over the role's flows of the per-run RTT mean, stdev and p95 (ms).
+    RttMean(&'static str),
+    RttStdev(&'static str),
+    RttP95(&'static str),
+    /// Mean over the role's flows of the one-way delay mean and p95 (ms): per datagram for
+    /// CBR flows, from timestamp echoes for TCP.
+    OwdMean(&'static str),
+    OwdP95(&'static str),
+    /// Mean over the role's flows of the completion time (s from its start); None if one
+    /// did not complete.
+    Completion(&'static str),
+    /// The latest completion instant of the role's flows (s from the run's start).
+    CompletedAt(&'static str),
+    /// Mean over the role's flows of the loss rate (datagrams lost / sent, or for TCP
+    /// retransmitted / sent bytes).
+    LossRate(&'static str),
+    /// Utilisation of the first (bottleneck) link, 0..1.
+    LinkUtil,
+    /// Queueing delay at the first link: mean and p95 (ms).
+    QdelayMean,
+    QdelayP95,
+    /// Jain's index of the scenario's n-th Jain group.
+    JainAt(usize),
 }
 
 impl Metric {
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
+        let s = |x: &str| x.to_string();
         match self {
-            Metric::FgFtt => "foreground transaction time (s)",
-            Metric::BgTput => "background throughput (KiB/s)",
-            Metric::FgTput => "foreground throughput per connection (KiB/s)",
-            Metric::FgRttMean => "foreground RTT mean (ms)",
-            Metric::FgRttStdev => "foreground RTT stdev (ms)",
-            Metric::BgRttMean => "background RTT mean (ms)",
-            Metric::BgRttStdev => "background RTT stdev (ms)",
-            Metric::Jain => "Jain's index",
-            Metric::BgSpareShare => "share of spare capacity used by the background",
+            Metric::FgFtt => s("foreground transaction time (s)"),
+            Metric::BgTput => s("background throughput (KiB/s)"),
+            Metric::FgTput => s("foreground throughput per connection (KiB/s)"),
+            Metric::FgRttMean => s("foreground RTT mean (ms)"),
+            Metric::FgRttStdev => s("foreground RTT stdev (ms)"),
+            Metric::BgRttMean => s("background RTT mean (ms)"),
+            Metric::BgRttStdev => s("background RTT stdev (ms)"),
+            Metric::Jain => s("Jain's index"),
+            Metric::BgSpareShare => s("share of spare capacity used by the background"),
+            Metric::Tput(r) => format!("{r} throughput per flow (Mbit/s)"),
+            Metric::SumTput(r) => format!("{r} throughput, sum (Mbit/s)"),
+            Metric::Goodput(r) => format!("{r} goodput per flow (Mbit/s)"),
+            Metric::Share(r) => format!("{r} share of delivered bits"),
+            Metric::RttMean(r) => format!("{r} RTT mean (ms)"),
+            Metric::RttStdev(r) => format!("{r} RTT stdev (ms)"),
+            Metric::RttP95(r) => format!("{r} RTT p95 (ms)"),
+            Metric::OwdMean(r) => format!("{r} one-way delay mean (ms)"),
+            Metric::OwdP95(r) => format!("{r} one-way delay p95 (ms)"),
+            Metric::Completion(r) => format!("{r} completion time (s)"),
+            Metric::CompletedAt(r) => format!("{r} completed at (s)"),
+            Metric::LossRate(r) => format!("{r} loss rate"),
+            Metric::LinkUtil => s("bottleneck utilisation"),
+            Metric::QdelayMean => s("queueing delay mean (ms)"),
+            Metric::QdelayP95 => s("queueing delay p95 (ms)"),
+            Metric::JainAt(i) => format!("Jain's index (group {i})"),
+        }
+    }
+
+    /// A short machine-readable key (CSV columns).
+    pub fn key(self) -> String {
+        let s = |x: &str| x.to_string();
+        match self {
+            Metric::FgFtt => s("fg_ftt_s"),
+            Metric::BgTput => s("bg_tput_kib"),
+            Metric::FgTput => s("fg_tput_kib"),
+            Metric::FgRttMean => s("fg_rtt_mean_ms"),
+            Metric::FgRttStdev => s("fg_rtt_stdev_ms"),
+            Metric::BgRttMean => s("bg_rtt_mean_ms"),
+            Metric::BgRttStdev => s("bg_rtt_stdev_ms"),
+            Metric::Jain => s("jain"),
+            Metric::BgSpareShare => s("bg_spare_share"),
+            Metric::Tput(r) => format!("{r}_tput_mbps"),
+            Metric::SumTput(r) => format!("{r}_sum_tput_mbps"),
+            Metric::Goodput(r) => format!("{r}_goodput_mbps"),
+            Metric::Share(r) => format!("{r}_share"),
+            Metric::RttMean(r) => format!("{r}_rtt_mean_ms"),
+            Metric::RttStdev(r) => format!("{r}_rtt_stdev_ms"),
+            Metric::RttP95(r) => format!("{r}_rtt_p95_ms"),
+            Metric::OwdMean(r) => format!("{r}_owd_mean_ms"),
+            Metric::OwdP95(r) => format!("{r}_owd_p95_ms"),
+            Metric::Completion(r) => format!("{r}_completion_s"),
+            Metric::CompletedAt(r) => format!("{r}_completed_at_s"),
+            Metric::LossRate(r) => format!("{r}_loss_rate"),
+            Metric::LinkUtil => s("link_util"),
+            Metric::QdelayMean => s("qdelay_mean_ms"),
+            Metric::QdelayP95 => s("qdelay_p95_ms"),
+            Metric::JainAt(i) => format!("jain_{i}"),
         }
     }
 
     /// The metric of one run, if the run has what it needs.
     pub fn of(self, r: &SimResult) -> Option<f64> {
+        use scavenger_sim::result::FlowResult;
         fn in_role(name: &str, role: &str) -> bool {
-            name == role || name.strip_prefix(role).is_some_and(|rest| rest.starts_with('.'))
+            role == "*" || name == role || name.strip_prefix(role).is_some_and(|rest| rest.starts_with('.'))
         }
         let role = |p: &'static str| r.flows.iter().filter(move |f| in_role(&f.name, p));
         let mean = |xs: Vec<Option<f64>>| -> Option<f64> {
@@ -62,6 +146,8 @@ impl Metric {
             Some(xs.iter().flatten().sum::<f64>() / xs.len() as f64)
         };
         let kib = |bps: f64| bps / 8.0 / 1024.0;
+        // IP bits a flow delivered over the run (flows are active for different times).
+        let bits = |f: &FlowResult| f.throughput_bps * f.active_s;
         match self {
             Metric::FgFtt => mean(role("fg").map(|f| f.completion_time_s).collect()),
             Metric::BgTput => mean(role("bg").map(|f| Some(kib(f.throughput_bps))).collect()),
@@ -72,15 +158,54 @@ impl Metric {
             Metric::BgRttStdev => mean(role("bg").map(|f| f.rtt_ms.stdev).collect()),
             Metric::Jain => r.jain.first().map(|j| j.index),
             Metric::BgSpareShare => {
-                // In bits over the whole run, since the flows are active for different times.
-                let bits = |f: &scavenger_sim::result::FlowResult| f.throughput_bps * f.active_s;
                 let bg: f64 = role("bg").map(bits).sum();
                 let fg: Vec<f64> = role("fg").map(bits).collect();
                 let spare = r.links.first()?.rate_bps as f64 * r.duration_s - fg.iter().sum::<f64>();
                 (!fg.is_empty() && spare > 0.0).then(|| bg / spare)
             }
+            Metric::Tput(p) => mean(role(p).map(|f| Some(f.throughput_bps / 1e6)).collect()),
+            Metric::SumTput(p) => {
+                let v: Vec<f64> = role(p).map(|f| f.throughput_bps / 1e6).collect();
+                (!v.is_empty()).then(|| v.iter().sum())
+            }
+            Metric::Goodput(p) => mean(role(p).map(|f| Some(f.goodput_bps / 1e6)).collect()),
+            Metric::Share(p) => {
+                let all: f64 = r.flows.iter().map(bits).sum();
+                let mine: Vec<f64> = role(p).map(bits).collect();
+                (!mine.is_empty() && all > 0.0).then(|| mine.iter().sum::<f64>() / all)
+            }
+            Metric::RttMean(p) => mean(role(p).map(|f| f.rtt_ms.mean).collect()),
+            Metric::RttStdev(p) => mean(role(p).map(|f| f.rtt_ms.stdev).collect()),
+            Metric::RttP95(p) => mean(role(p).map(|f| f.rtt_ms.p95).collect()),
+            Metric::OwdMean(p) => mean(role(p).map(|f| f.owd_ms.as_ref().and_then(|s| s.mean)).collect()),
+            Metric::OwdP95(p) => mean(role(p).map(|f| f.owd_ms.as_ref().and_then(|s| s.p95)).collect()),
+            Metric::Completion(p) => mean(role(p).map(|f| f.completion_time_s).collect()),
+            Metric::CompletedAt(p) => {
+                let v: Vec<Option<f64>> = role(p).map(|f| f.completed_at_s).collect();
+                if v.is_empty() || v.iter().any(Option::is_none) {
+                    return None;
+                }
+                v.into_iter().flatten().reduce(f64::max)
+            }
+            Metric::LossRate(p) => mean(role(p).map(|f| f.loss_rate).collect()),
+            Metric::LinkUtil => r.links.first().map(|l| l.utilisation),
+            Metric::QdelayMean => r.links.first()?.qdelay_ms.mean,
+            Metric::QdelayP95 => r.links.first()?.qdelay_ms.p95,
+            Metric::JainAt(i) => r.jain.get(i).map(|j| j.index),
         }
     }
+}
+
+/// How a report plots a study's runs: one plot per experiment group, one colour per
+/// experiment (its mechanism).
+#[derive(Clone, Debug)]
+pub enum Plot {
+    /// One point per run with each mechanism's 95 % confidence ellipse (seed 000's
+    /// figures). `pantheon`: the x axis is a delay, drawn logarithmic and inverted
+    /// (better is up and to the right, as Pantheon's throughput-versus-delay plots).
+    Scatter { heading: &'static str, x: Metric, y: Metric, pantheon: bool },
+    /// The empirical CDF over runs of a metric, one line per mechanism.
+    Cdf { heading: &'static str, metric: Metric },
 }
 
 /// One experiment: a scenario run over the study's seeds.
@@ -129,6 +254,11 @@ pub struct StudyDef {
     pub claims: Vec<Claim>,
     /// Set-up choices the source leaves open, shown in the report.
     pub notes: Vec<&'static str>,
+    /// The columns of the report's per-experiment table (medians over runs).
+    pub table: Vec<Metric>,
+    /// Metrics whose coefficient of variation over runs the table shows.
+    pub cv: Vec<Metric>,
+    pub plots: Vec<Plot>,
 }
 
 pub const STUDIES: &[(&str, &str)] = &[("ong2020", "Ong 2020 (seed 000): LBE mechanisms and Yield on asymmetric access links, chapters 4 and 5")];

@@ -1062,6 +1062,13 @@ pub fn study(quick: bool) -> StudyDef {
         seeds: if quick { (1..=3).collect() } else { (1..=10).collect() },
         published: published(),
         claims: claims(),
+        table: vec![Metric::FgFtt, Metric::BgTput, Metric::FgTput, Metric::FgRttMean, Metric::BgRttMean, Metric::Jain, Metric::BgSpareShare],
+        cv: vec![Metric::FgFtt, Metric::BgTput],
+        plots: vec![
+            Plot::Scatter { heading: "Foreground transaction time against background throughput", x: Metric::FgFtt, y: Metric::BgTput, pantheon: false },
+            Plot::Scatter { heading: "Fairness: Jain's index against RTT", x: Metric::Jain, y: Metric::BgRttMean, pantheon: false },
+            Plot::Cdf { heading: "Distribution of Jain's index over runs", metric: Metric::Jain },
+        ],
         notes: vec![
             "Links of Table 3.1; buffers 2 × BDP of the downlink rounded up to 5 packets, the same packet count on the uplink; drop-tail, no ECN.",
             "Runs last 60 s. The short foreground (2469 KiB split over N connections) starts at 10 s, long-lived foreground flows at 5 s; the source does not say when.",
