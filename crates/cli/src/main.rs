@@ -85,6 +85,15 @@ fn main() -> ExitCode {
                 }
             };
             let rec = scavenger_lab::run_scenario(&sc, seed.unwrap_or(sc.seed));
+            let slowdown = scavenger_lab::slowdown::foreground_slowdown(&sc, rec.seed, &rec.metrics);
+            if let (Some(dir), Some(sd)) = (&out, &slowdown) {
+                let path = dir.join("slowdown.json");
+                if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, serde_json::to_string_pretty(sd).expect("serialises") + "\n")) {
+                    eprintln!("error: cannot write {}: {e}", path.display());
+                    return ExitCode::from(1);
+                }
+                eprintln!("wrote {}", path.display());
+            }
             if let Some(dir) = out {
                 match rec.write_to(&dir) {
                     Ok(files) => {
@@ -102,6 +111,9 @@ fn main() -> ExitCode {
                 println!("{}", rec.to_json());
             } else {
                 print!("{}", rec.table());
+                if let Some(sd) = &slowdown {
+                    print!("{}", sd.table());
+                }
             }
             ExitCode::SUCCESS
         }

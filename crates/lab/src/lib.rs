@@ -8,6 +8,7 @@ pub mod plan;
 pub mod record;
 pub mod report;
 pub mod scenario;
+pub mod slowdown;
 pub mod store;
 pub mod study;
 pub mod svg;

@@ -283,6 +283,10 @@ pub struct Scenario {
     #[serde(serialize_with = "ser_opt_display")]
     pub series_bin: Option<Dur>,
     pub jain: Vec<JainGroup>,
+    /// Flows (names, or group names of `count` flows) that are background traffic: the
+    /// run is repeated without them to measure the others' slowdown (issue 3 §6).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub background: Vec<String>,
 }
 
 /// Reads and parses a scenario file.
@@ -325,8 +329,19 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
     }
     let mut jain = Vec::new();
     let mut series_bin = None;
+    let mut background = Vec::new();
     if let Some(m) = top.table("measure")? {
-        m.only(&["series_bin", "jain"])?;
+        m.only(&["series_bin", "jain", "background"])?;
+        for n in m.strings("background")?.unwrap_or_default() {
+            match groups.iter().find(|(g, _)| g == n) {
+                Some((_, ms)) => background.extend(ms.iter().cloned()),
+                None if flows.iter().any(|f| f.name == n) => background.push(n.to_string()),
+                None => return Err(m.err("background", format!("no flow is named \"{n}\"; flows: {}", flows.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")))),
+            }
+        }
+        if !background.is_empty() && background.len() == flows.len() {
+            return Err(m.err("background", "names every flow; the slowdown needs at least one flow that is not background"));
+        }
         series_bin = m.dur("series_bin")?;
         if series_bin == Some(Dur::ZERO) {
             return Err(m.err("series_bin", "must be greater than zero"));
@@ -356,7 +371,7 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
             jain.push(JainGroup { name: j.str("name")?.map_or_else(|| format!("jain{i}"), str::to_string), flows: members, from, to });
         }
     }
-    Ok(Scenario { name: top.str("name")?.unwrap_or("").to_string(), description: top.str("description")?.unwrap_or("").to_string(), duration, seed, link, hosts, flows, series_bin, jain })
+    Ok(Scenario { name: top.str("name")?.unwrap_or("").to_string(), description: top.str("description")?.unwrap_or("").to_string(), duration, seed, link, hosts, flows, series_bin, jain, background })
 }
 
 fn parse_buffer(f: &Fields, key: &str, rate: Rate, rtt: Dur) -> Result<Option<Buffer>, InputError> {

@@ -5,7 +5,7 @@
 use crate::record::RunRecord;
 use scavenger_sim::SimResult;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -21,19 +21,34 @@ struct LineOut<'a> {
     record: &'a RunRecord,
 }
 
-/// A stored result as read back: the metrics are typed, the rest of the record is kept
-/// as JSON.
+/// A stored result as read back: only the metrics of the record are parsed and kept
+/// (the scenario and tool information are skipped), so a store of tens of thousands of
+/// runs fits in memory.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Stored {
     pub key: String,
     pub label: String,
     pub seed: u64,
-    pub record: serde_json::Value,
+    record: StoredRecord,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+struct StoredRecord {
+    metrics: SimResult,
+}
+
+/// The part of a line `Store::open` needs.
+#[derive(Deserialize)]
+struct KeyOnly {
+    key: String,
 }
 
 impl Stored {
     pub fn metrics(&self) -> Result<SimResult, String> {
-        serde_json::from_value(self.record["metrics"].clone()).map_err(|e| format!("result {} ({}): bad metrics: {e}", self.key, self.label))
+        Ok(self.record.metrics.clone())
+    }
+    pub fn metrics_ref(&self) -> &SimResult {
+        &self.record.metrics
     }
 }
 
@@ -49,7 +64,10 @@ impl Store {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create result store {}: {e}", dir.display()))?;
         let path = dir.join(RESULTS_FILE);
         Self::drop_torn_tail(&path)?;
-        let done = Self::read(dir)?.into_iter().map(|s| s.key).collect();
+        let mut done = HashSet::new();
+        Self::for_each_line::<KeyOnly>(&path, |k| {
+            done.insert(k.key);
+        })?;
         let file = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         Ok(Store { dir: dir.to_path_buf(), file, done })
     }
@@ -97,29 +115,41 @@ impl Store {
     /// Every complete result in the store in `dir`. When a key appears more than once
     /// (a `--force` re-run), the last one wins.
     pub fn read(dir: &Path) -> Result<Vec<Stored>, String> {
-        let path = dir.join(RESULTS_FILE);
-        let f = match File::open(&path) {
+        let mut out: Vec<Stored> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        Self::for_each_line::<Stored>(&dir.join(RESULTS_FILE), |s| match index.get(&s.key) {
+            Some(&i) => out[i] = s,
+            None => {
+                index.insert(s.key.clone(), out.len());
+                out.push(s);
+            }
+        })?;
+        Ok(out)
+    }
+
+    /// Parses the store's lines one at a time (never the whole file in memory). A line
+    /// that does not parse is an error unless it is the last one: a torn last line from a
+    /// crash, whose item simply runs again.
+    fn for_each_line<T: serde::de::DeserializeOwned>(path: &Path, mut f: impl FnMut(T)) -> Result<(), String> {
+        let file = match File::open(path) {
             Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
         };
-        let lines: Vec<String> = BufReader::new(f).lines().collect::<Result<_, _>>().map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let mut out: Vec<Stored> = Vec::new();
-        let n = lines.len();
-        for (i, l) in lines.iter().enumerate() {
-            if l.trim().is_empty() {
+        let mut pending: Option<String> = None;
+        for (i, line) in BufReader::new(file).lines().enumerate() {
+            let line = line.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            if let Some(e) = pending.take() {
+                return Err(e);
+            }
+            if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Stored>(l) {
-                Ok(s) => {
-                    out.retain(|o| o.key != s.key);
-                    out.push(s);
-                }
-                // A torn last line from a crash: that item will simply run again.
-                Err(_) if i + 1 == n => {}
-                Err(e) => return Err(format!("{} line {}: not a result record: {e}", path.display(), i + 1)),
+            match serde_json::from_str::<T>(&line) {
+                Ok(v) => f(v),
+                Err(e) => pending = Some(format!("{} line {}: not a result record: {e}", path.display(), i + 1)),
             }
         }
-        Ok(out)
+        Ok(())
     }
 }
