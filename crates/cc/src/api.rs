@@ -54,8 +54,11 @@ pub struct AckSample {
     pub cwnd_limited: bool,
     /// The ACK carried an ECN echo (the data it acknowledges was CE-marked).
     pub ecn_ce: bool,
-    /// The datapath is in fast recovery or RTO recovery; Linux does not call
-    /// `cong_avoid` then, and classic algorithms should not grow.
+    /// The datapath is in fast recovery, or in RTO recovery on an ACK that does not
+    /// advance the cumulative ACK. Linux does not call `cong_avoid` then, and classic
+    /// algorithms should not grow. In RTO recovery an ACK that advances SND.UNA has it
+    /// false, because Linux (CA_Loss) calls `cong_avoid` then: the window slow-starts
+    /// while the lost flight is retransmitted.
     pub in_recovery: bool,
     /// Sequence state in bytes: highest cumulative ACK and next new byte to send.
     pub snd_una: u64,

@@ -20,6 +20,8 @@ struct Seg {
     lost: bool,
     in_flight: bool,
     retransmitted: bool,
+    /// SND.NXT when this segment was last retransmitted (Linux's TCP_SKB_CB->ack_seq).
+    retx_nxt: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -41,6 +43,8 @@ pub struct SenderConfig {
     pub pacing: bool,
     /// ECN-capable transport (RFC 3168): data is sent ECT(0) and ECE is acted on.
     pub ecn: bool,
+    /// Proportional rate reduction in fast recovery (RFC 6937, Linux's default).
+    pub prr: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -56,6 +60,35 @@ pub struct SenderStats {
     pub ece_acks: u64,
     /// RTT samples (ns); samples echoing retransmissions are excluded (Karn).
     pub rtt: Histogram,
+}
+
+/// RFC 6937 state for one fast recovery.
+#[derive(Clone, Copy, Debug)]
+struct Prr {
+    /// Linux prior_cwnd (RFC 6937 RecoverFS): the window when recovery began.
+    recover_fs: u64,
+    delivered: u64,
+    out: u64,
+    /// Bytes the last ACK allows in flight (Linux: snd_cwnd = in_flight + sndcnt).
+    window: u64,
+}
+
+impl Prr {
+    /// RFC 6937 §3 on each ACK in recovery, as Linux tcp_cwnd_reduction (PRR-SSRB).
+    fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64) {
+        self.delivered += delivered;
+        let sndcnt = if pipe > ssthresh {
+            // Proportional part: CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
+            ((self.delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs.max(1) as u128) as u64).saturating_sub(self.out)
+        } else {
+            // Slow-start reduction bound: MIN(ssthresh - pipe, MAX(prr_delivered - prr_out, DeliveredData) + MSS).
+            let limit = self.delivered.saturating_sub(self.out).max(delivered) + mss;
+            (ssthresh - pipe).min(limit)
+        };
+        // Linux: sndcnt = max(sndcnt, (tp->prr_out ? 0 : 1)) -- one segment on the first ACK.
+        let sndcnt = sndcnt.max(if self.out == 0 { mss } else { 0 });
+        self.window = pipe + sndcnt;
+    }
 }
 
 /// What happened when an ACK was processed, for the world to schedule timers.
@@ -76,7 +109,16 @@ pub struct Sender {
     /// No segment below this index awaits retransmission.
     retx_cursor: u32,
     in_recovery: bool,
+    /// The recovery began with a retransmission timeout (Linux's CA_Loss), not with fast
+    /// retransmit (CA_Recovery).
+    rto_recovery: bool,
     recovery_point: u32,
+    /// Retransmissions in flight (an upper bound: cleared lazily), so that the search
+    /// for lost retransmissions is skipped when there are none.
+    retx_in_flight: u32,
+    /// RFC 6937 proportional rate reduction in fast recovery (Linux tcp_cwnd_reduction):
+    /// the window the datapath allows instead of the algorithm's while recovering.
+    prr: Option<Prr>,
     pub rtt: RttEstimator,
     rate: DeliveryRateEstimator,
     next_send: Time,
@@ -113,7 +155,10 @@ impl Sender {
             lost_cursor: 0,
             retx_cursor: 0,
             in_recovery: false,
+            rto_recovery: false,
             recovery_point: 0,
+            retx_in_flight: 0,
+            prr: None,
             rtt: RttEstimator::default(),
             rate: DeliveryRateEstimator::new(now),
             next_send: now,
@@ -225,7 +270,8 @@ impl Sender {
             }
         };
         let len = self.seg_len(seg);
-        let window = if self.cfg.receiver_window { self.cc.cwnd() } else { self.cc.cwnd().min(self.cfg.rwnd) };
+        let cwnd = self.prr.map_or(self.cc.cwnd(), |p| p.window);
+        let window = if self.cfg.receiver_window { cwnd } else { cwnd.min(self.cfg.rwnd) };
         // RFC 6675 §5: send while cwnd - pipe >= 1 SMSS; one segment is always allowed
         // with nothing in flight so a window below one segment cannot stall the flow.
         if self.pipe > 0 && self.pipe + len as u64 > window {
@@ -243,16 +289,22 @@ impl Sender {
         self.app_limited = false;
         let snap = self.rate.on_send(now, self.pipe);
         if retrans {
+            let nxt = self.nxt;
             let s = self.seg(seg);
             s.retransmitted = true;
             s.in_flight = true;
             s.snap = snap;
+            s.retx_nxt = nxt;
+            self.retx_in_flight += 1;
             self.stats.retransmits += 1;
         } else {
-            self.segs.push_back(Seg { len, snap, sacked: false, lost: false, in_flight: true, retransmitted: false });
+            self.segs.push_back(Seg { len, snap, sacked: false, lost: false, in_flight: true, retransmitted: false, retx_nxt: 0 });
             self.nxt += 1;
         }
         self.pipe += len as u64;
+        if let Some(p) = &mut self.prr {
+            p.out += len as u64;
+        }
         let mut pkt = Packet::data(self.cfg.flow, seg, len, self.cfg.header, now.nanos(), retrans);
         pkt.rx_tsval = self.ts_recent;
         if self.cfg.ecn {
@@ -329,6 +381,35 @@ impl Sender {
         lost
     }
 
+    /// Linux 4.4 tcp_mark_lost_retrans (FACK, on by default then): in fast recovery, a
+    /// retransmission is lost when the receiver SACKs data sent after it, i.e. above the
+    /// SND.NXT of its retransmission. Without this only the RTO finds a lost
+    /// retransmission. Returns the bytes newly marked lost.
+    fn mark_lost_retransmissions(&mut self) -> u64 {
+        if self.retx_in_flight == 0 || !self.in_recovery || self.rto_recovery {
+            return 0;
+        }
+        let Some(high) = self.high_sacked else { return 0 };
+        let mut lost = 0;
+        let mut still = 0;
+        for (k, s) in self.segs.iter_mut().enumerate() {
+            if !(s.retransmitted && s.in_flight && !s.sacked) {
+                continue;
+            }
+            if high >= s.retx_nxt {
+                s.in_flight = false;
+                s.lost = true;
+                self.pipe -= s.len as u64;
+                lost += s.len as u64;
+                self.retx_cursor = self.retx_cursor.min(self.una + k as u32);
+            } else {
+                still += 1;
+            }
+        }
+        self.retx_in_flight = still;
+        lost
+    }
+
     /// Processes one ACK.
     pub fn on_ack(&mut self, now: Time, ack: &Packet) -> AckOutcome {
         let prior_in_flight = self.pipe;
@@ -346,7 +427,20 @@ impl Sender {
         // Cumulative part.
         let cum = ack.ack.min(self.nxt);
         let advanced = cum > self.una;
+        // Send times of the oldest and newest newly acknowledged segments that were never
+        // retransmitted, cumulatively and by SACK (Linux tcp_clean_rtx_queue first_ackt /
+        // last_ackt and tcp_sacktag_one first_sackt / last_sackt); Karn: an ACK that
+        // covers retransmitted data gives no cumulative sample.
+        let (mut first_cum, mut last_cum, mut retrans_acked) = (None, None, false);
+        let (mut first_sack, mut last_sack) = (None, None);
         while self.una < cum {
+            let s = self.segs[0];
+            if s.retransmitted {
+                retrans_acked = true;
+            } else if !s.sacked {
+                first_cum.get_or_insert(s.snap.sent_time);
+                last_cum = Some(s.snap.sent_time);
+            }
             newly += self.deliver(now, self.una);
             self.segs.pop_front();
             self.una += 1;
@@ -358,7 +452,13 @@ impl Sender {
         for &(s, e) in &ack.sack[..(ack.nsack as usize).min(MAX_SACK_BLOCKS)] {
             let (s, e) = (s.max(self.una), e.min(self.nxt));
             for i in s..e {
-                if !self.segs[(i - self.una) as usize].sacked {
+                let seg = self.segs[(i - self.una) as usize];
+                if !seg.sacked {
+                    if !seg.retransmitted {
+                        let t = seg.snap.sent_time;
+                        first_sack = Some(first_sack.map_or(t, |f: Time| f.min(t)));
+                        last_sack = Some(last_sack.map_or(t, |l: Time| l.max(t)));
+                    }
                     newly += self.deliver(now, i);
                     let seg = self.seg(i);
                     seg.sacked = true;
@@ -367,20 +467,34 @@ impl Sender {
                 }
             }
         }
-        // Round-trip and one-way samples from the timestamp echo (RFC 7323).
-        let mut rtt = None;
-        if newly > 0 && !ack.ecr_retrans && ack.ts_ecr <= now.nanos() {
-            let r = Dur(now.nanos() - ack.ts_ecr);
-            rtt = Some(r);
-            self.stats.rtt.record(r.nanos());
-            self.rtt.on_sample(r);
+        // Round-trip samples from the sender's own send times, as Linux
+        // tcp_ack_update_rtt prefers them to the timestamp echo: the echo of a SACK-only
+        // ACK in recovery is TS.Recent from before the hole (RFC 7323 §4.3), which
+        // inflates the RTT by the recovery time and with it the RTO. SRTT/RTO take the
+        // oldest newly acknowledged segment (cumulative, else SACKed); the algorithm the
+        // newest (Linux ca_rtt_us, the ack_sample/rate_sample RTT); the reported RTT the
+        // newest cumulatively acknowledged one (what Wireshark's ack_rtt measures).
+        let since = |t: Time| Dur(now.nanos().saturating_sub(t.nanos()));
+        let (first_cum, last_cum) = if retrans_acked { (None, None) } else { (first_cum, last_cum) };
+        if let Some(f) = first_cum.or(first_sack) {
+            self.rtt.on_sample(since(f));
         }
+        if let Some(l) = last_cum {
+            self.stats.rtt.record(since(l).nanos());
+        }
+        // The algorithm's sample stays the timestamp echo (our algorithms' Linux-module
+        // ports were validated against it; moving them to Linux's send-time ca_rtt is
+        // tracked in docs/deviations.md).
+        let rtt = (newly > 0 && !ack.ecr_retrans && ack.ts_ecr <= now.nanos()).then(|| Dur(now.nanos() - ack.ts_ecr));
         let owd = Some(ack.rx_tsval - ack.ts_ecr as i64);
 
         if self.in_recovery && self.una >= self.recovery_point {
             self.in_recovery = false;
+            self.rto_recovery = false;
+            self.prr = None;
             self.cc.on_recovery_exit(now);
         }
+        self.mark_lost_retransmissions();
         let lost = self.detect_losses();
         if lost > 0 && !self.in_recovery {
             self.in_recovery = true;
@@ -389,7 +503,14 @@ impl Sender {
             // A loss response covers ECN marks of the same window (RFC 3168 §6.1.2).
             self.ecn_recover = Some(self.nxt);
             let mss = self.cfg.mss as u64;
+            let prior_cwnd = self.cc.cwnd();
             self.cc.on_congestion(now, &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: prior_in_flight, bytes_lost: lost, mss });
+            if self.cfg.prr {
+                self.prr = Some(Prr { recover_fs: prior_cwnd, delivered: 0, out: 0, window: 0 });
+            }
+        }
+        if let Some(p) = &mut self.prr {
+            p.on_ack(newly, self.pipe, self.cc.ssthresh(), self.cfg.mss as u64);
         }
         let ece = self.cfg.ecn && ack.ece;
         if ece {
@@ -417,7 +538,11 @@ impl Sender {
             app_limited: self.app_limited,
             cwnd_limited: self.cwnd_limited,
             ecn_ce: ece,
-            in_recovery: self.in_recovery,
+            // After a timeout Linux (CA_Loss) still calls cong_avoid when the cumulative
+            // ACK advances (tcp_may_raise_cwnd: not in CWR/Recovery, FLAG_DATA_ACKED), so
+            // the window slow-starts while the lost flight is retransmitted (RFC 5681
+            // §3.1); only fast recovery holds growth.
+            in_recovery: self.in_recovery && !(self.rto_recovery && advanced),
             snd_una: self.una as u64 * mss,
             snd_nxt: self.nxt as u64 * mss,
             mss,
@@ -451,9 +576,12 @@ impl Sender {
             }
         }
         self.pipe = 0;
+        self.retx_in_flight = 0;
+        self.prr = None;
         self.retx_cursor = self.una;
         self.lost_cursor = self.nxt;
         self.in_recovery = true;
+        self.rto_recovery = true;
         self.recovery_point = self.nxt;
         self.ecn_recover = Some(self.nxt);
         self.next_send = now;
@@ -471,5 +599,43 @@ impl Sender {
     /// Payload bytes acknowledged cumulatively.
     pub fn acked_bytes(&self) -> u64 {
         self.una as u64 * self.cfg.mss as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Prr;
+
+    const MSS: u64 = 1448;
+
+    #[test]
+    fn prr_sends_in_proportion_while_the_pipe_is_above_ssthresh() {
+        // RFC 6937 §3 with RecoverFS = 20 MSS and ssthresh = 10 MSS: one segment for every
+        // two delivered. sndcnt = ceil(prr_delivered · 10/20) − prr_out, at least one
+        // segment on the first ACK (Linux).
+        let mut p = Prr { recover_fs: 20 * MSS, delivered: 0, out: 0, window: 0 };
+        let pipe = 18 * MSS;
+        p.on_ack(MSS, pipe, 10 * MSS, MSS);
+        assert_eq!(p.window, pipe + MSS, "ceil(724) = 724 bytes, raised to one segment");
+        p.out += MSS;
+        p.on_ack(MSS, pipe, 10 * MSS, MSS);
+        assert_eq!(p.window, pipe, "ceil(2896 · 10/20) − 1448 = 0");
+        p.on_ack(MSS, pipe, 10 * MSS, MSS);
+        assert_eq!(p.window, pipe + MSS / 2, "ceil(4344 · 10/20) − 1448 = 724");
+        p.on_ack(MSS, pipe, 10 * MSS, MSS);
+        assert_eq!(p.window, pipe + MSS, "2896 − 1448");
+    }
+
+    #[test]
+    fn prr_slow_start_reduction_bound_below_ssthresh() {
+        // Pipe 6 MSS below ssthresh 10 MSS: sndcnt = min(ssthresh − pipe,
+        // max(prr_delivered − prr_out, DeliveredData) + MSS).
+        let mut p = Prr { recover_fs: 20 * MSS, delivered: 4 * MSS, out: 4 * MSS, window: 0 };
+        p.on_ack(2 * MSS, 6 * MSS, 10 * MSS, MSS);
+        // delivered 6, out 4: max(2, 2) + 1 = 3 MSS, below ssthresh − pipe = 4 MSS.
+        assert_eq!(p.window, 9 * MSS);
+        p.on_ack(5 * MSS, 6 * MSS, 10 * MSS, MSS);
+        // delivered 11, out 4: max(7, 5) + 1 = 8 MSS, capped at ssthresh − pipe = 4 MSS.
+        assert_eq!(p.window, 10 * MSS);
     }
 }

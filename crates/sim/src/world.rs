@@ -226,7 +226,7 @@ impl Simulation {
         // receiver advertises in the handshake (not modelled otherwise).
         let receiver_window = self.flows[f].receiver.window_control().is_some();
         let rwnd = if receiver_window { self.flows[f].receiver.advertise() } else { fc.rwnd };
-        let scfg = SenderConfig { flow: f as u32, mss: fc.mss, header: fc.header, rwnd, receiver_window, total_segs, last_seg_len, pacing: fc.pacing, ecn: fc.ecn };
+        let scfg = SenderConfig { flow: f as u32, mss: fc.mss, header: fc.header, rwnd, receiver_window, total_segs, last_seg_len, pacing: fc.pacing, ecn: fc.ecn, prr: true };
         self.flows[f].sender = Some(Sender::new(scfg, cc, self.now));
         self.try_send(f);
     }

@@ -117,6 +117,31 @@ fn two_cubic_flows_share_fairly() {
 }
 
 #[test]
+fn a_download_finishes_against_a_reno_upload_because_the_window_slow_starts_after_a_timeout() {
+    // Seed 000 §3.3's upload scenario: the download's slow-start overshoot loses most of
+    // a window, the RTO fires, and the lost flight is retransmitted. Linux (CA_Loss) keeps
+    // calling cong_avoid on cumulative ACKs then, so the window slow-starts; holding it at
+    // one segment (as in fast recovery) retransmitted one segment per 0.8 s RTT and the
+    // transfer never finished within the run.
+    let mut c = dumbbell(8, 50, 70, 60);
+    c.reverse.rate = scavenger_cc::Rate::from_mbps(1);
+    let mut up = flow("up", "newreno");
+    up.direction = scavenger_sim::Direction::Reverse;
+    c.flows.push(up);
+    let mut fg = flow("fg", "newreno");
+    fg.start = Time(10_000_000_000);
+    fg.size = Some(2469 * 1024);
+    c.flows.push(fg);
+    let r = run(c);
+    let fg = &r.flows[1];
+    assert!(fg.timeouts >= 1, "the scenario is meant to exercise RTO recovery: {fg:?}");
+    let fct = fg.completion_time_s.expect("the download must finish");
+    // 2469 KiB over what the ACK-starved path allows: the uplink queue adds up to 840 ms.
+    assert!(fct < 30.0, "completion {fct} s");
+    assert!(fg.conservation.holds());
+}
+
+#[test]
 fn an_upload_queues_behind_itself_and_delays_a_downloads_acks() {
     // Seed 000 §3.3: on an 8/1 Mbit/s access link a saturating upload fills the uplink
     // queue, and the download's ACKs wait in it.
