@@ -65,6 +65,18 @@ enum Cmd {
     Report { dir: PathBuf },
     /// List every algorithm with its parameters, defaults, units and sources.
     Algorithms,
+    /// Emulated testbed: network namespaces, the link emulator, real kernel TCP flows.
+    Testbed {
+        #[command(subcommand)]
+        cmd: scavenger_testbed::cli::TestbedCmd,
+    },
+    /// Real Linux TCP through BPF struct_ops: native algorithms, the shim agent, live parameters.
+    Kernel {
+        #[command(subcommand)]
+        cmd: scavenger_kernel::cli::KernelCmd,
+    },
+    /// Compare two result records (record.json) or two result stores, per flow and metric.
+    Compare { a: PathBuf, b: PathBuf },
     /// Run the simulator speed benchmark (one line per case).
     Bench {
         /// Run only this case (each case runs in its own process so peak memory is per case).
@@ -158,6 +170,18 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Cmd::Testbed { cmd } => scavenger_testbed::cli::run(cmd),
+        Cmd::Kernel { cmd } => scavenger_kernel::cli::run(cmd),
+        Cmd::Compare { a, b } => match scavenger_testbed::compare::compare_paths(&a, &b) {
+            Ok(t) => {
+                print!("{t}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
         Cmd::Bench { case } => match case {
             Some(name) => match CASES.iter().find(|c| c.name == name) {
                 Some(c) => {

@@ -30,13 +30,17 @@ pub struct RunRecord {
     /// Wall-clock seconds the run took: the one field that differs between identical runs.
     pub wall_time_s: f64,
     pub metrics: SimResult,
+    /// Set on testbed runs (crates/testbed): kernel version, emulator and socket
+    /// settings. Absent from simulator records, which stay byte-identical.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub testbed: Option<serde_json::Value>,
 }
 
 /// Runs a scenario on the simulator with `seed`.
 pub fn run_scenario(scenario: &Scenario, seed: u64) -> RunRecord {
     let t0 = std::time::Instant::now();
     let metrics = scavenger_sim::run(scenario.to_sim(seed));
-    RunRecord { format: RECORD_FORMAT, tool: tool_info(), datapath: "sim", seed, scenario: scenario.clone(), events: metrics.events, wall_time_s: t0.elapsed().as_secs_f64(), metrics }
+    RunRecord { format: RECORD_FORMAT, tool: tool_info(), datapath: "sim", seed, scenario: scenario.clone(), events: metrics.events, wall_time_s: t0.elapsed().as_secs_f64(), metrics, testbed: None }
 }
 
 impl RunRecord {

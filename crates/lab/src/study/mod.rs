@@ -1,7 +1,11 @@
 //! Reproduction studies: a source's evaluation as experiments (scenarios), seeds, the
 //! source's published numbers and its qualitative claims, each checked against ours.
 
+pub mod hayes2011;
 pub mod ong2020;
+pub mod trang2015;
+pub mod wallenburg2018;
+pub mod wang2018;
 
 use crate::store::Stored;
 use crate::work::WorkItem;
@@ -57,7 +61,7 @@ pub enum Metric {
     /// The latest completion instant of the role's flows (s from the run's start).
     CompletedAt(&'static str),
     /// Mean over the role's flows of the loss rate (datagrams lost / sent, or for TCP
-    /// retransmitted / sent bytes).
+    /// the share of the data bytes it sent that the network dropped).
     LossRate(&'static str),
     /// Utilisation of the first (bottleneck) link, 0..1.
     LinkUtil,
@@ -66,6 +70,15 @@ pub enum Metric {
     QdelayP95,
     /// Jain's index of the scenario's n-th Jain group.
     JainAt(usize),
+    /// The role's payload goodput over the n-th Jain group's window as a percentage of
+    /// the bottleneck rate (seed 001's η over a tail window; flows of the role outside the
+    /// group are not counted).
+    WinUtil(usize, &'static str),
+    /// Seconds by which the role's last flow finished after its deadline, given here in s
+    /// from the flow's start (seed 003 Table 5.4: completion minus deadline, negative =
+    /// early). A flow unfinished at the end of the run counts as finishing then (a lower
+    /// bound, as the thesis counted killed runs).
+    DeadlineMargin(&'static str, u32),
 }
 
 impl Metric {
@@ -97,6 +110,8 @@ impl Metric {
             Metric::QdelayMean => s("queueing delay mean (ms)"),
             Metric::QdelayP95 => s("queueing delay p95 (ms)"),
             Metric::JainAt(i) => format!("Jain's index (group {i})"),
+            Metric::WinUtil(i, r) => format!("{r} goodput in window {i} (% of capacity)"),
+            Metric::DeadlineMargin(r, d) => format!("{r} completion minus its {d} s deadline (s)"),
         }
     }
 
@@ -129,6 +144,8 @@ impl Metric {
             Metric::QdelayMean => s("qdelay_mean_ms"),
             Metric::QdelayP95 => s("qdelay_p95_ms"),
             Metric::JainAt(i) => format!("jain_{i}"),
+            Metric::WinUtil(i, r) => format!("{r}_win{i}_util_pct"),
+            Metric::DeadlineMargin(r, _) => format!("{r}_deadline_margin_s"),
         }
     }
 
@@ -187,11 +204,20 @@ impl Metric {
                 }
                 v.into_iter().flatten().reduce(f64::max)
             }
-            Metric::LossRate(p) => mean(role(p).map(|f| f.loss_rate).collect()),
+            // The simulator gives datagram flows a loss rate; a TCP flow's is its dropped
+            // over sent data bytes.
+            Metric::LossRate(p) => mean(role(p).map(|f| f.loss_rate.or_else(|| (f.conservation.sent_bytes > 0).then(|| f.conservation.dropped_bytes as f64 / f.conservation.sent_bytes as f64))).collect()),
             Metric::LinkUtil => r.links.first().map(|l| l.utilisation),
             Metric::QdelayMean => r.links.first()?.qdelay_ms.mean,
             Metric::QdelayP95 => r.links.first()?.qdelay_ms.p95,
             Metric::JainAt(i) => r.jain.get(i).map(|j| j.index),
+            Metric::WinUtil(i, p) => {
+                let j = r.jain.get(i)?;
+                let rate = r.links.first()?.rate_bps as f64;
+                let mine: Vec<f64> = j.flows.iter().zip(&j.goodput_bps).filter(|(n, _)| in_role(n, p)).map(|(_, g)| *g).collect();
+                (!mine.is_empty() && rate > 0.0).then(|| 100.0 * mine.iter().sum::<f64>() / rate)
+            }
+            Metric::DeadlineMargin(p, d) => role(p).map(|f| f.completed_at_s.unwrap_or(r.duration_s) - (f.start_s + d as f64)).reduce(f64::max),
         }
     }
 }
@@ -261,11 +287,15 @@ pub struct StudyDef {
     pub plots: Vec<Plot>,
 }
 
-pub const STUDIES: &[(&str, &str)] = &[("ong2020", "Ong 2020 (seed 000): LBE mechanisms and Yield on asymmetric access links, chapters 4 and 5")];
+pub const STUDIES: &[(&str, &str)] = &[("ong2020", "Ong 2020 (seed 000): LBE mechanisms and Yield on asymmetric access links, chapters 4 and 5"), ("hayes2011", "Hayes & Armitage 2011 (seed 002): CDG under random loss, sharing, against NewReno, mixed RTTs"), ("wallenburg2018", "Wallenburg 2018 (seed 003): deadline-aware LBE over CUBIC and Vegas, short- and long-term testbed scenarios"), ("trang2015", "Trang 2015 (seed 001): LEDBAT target/gain analysis, latecomer, 100 flows; FLOWER with DropTail, RED, CoDel, PIE"), ("wang2018", "Wang 2018 (seed 004): EvaRate and low-latency CC in flow mixes, mode detection, fairness, cellular and satellite links, chapter 5")];
 
 pub fn study(name: &str, quick: bool) -> Result<StudyDef, String> {
     match name {
         "ong2020" => Ok(ong2020::study(quick)),
+        "trang2015" => Ok(trang2015::study(quick)),
+        "hayes2011" => Ok(hayes2011::study(quick)),
+        "wallenburg2018" => Ok(wallenburg2018::study(quick)),
+        "wang2018" => Ok(wang2018::study(quick)),
         other => Err(format!("unknown study \"{other}\"; studies: {}", STUDIES.iter().map(|s| s.0).collect::<Vec<_>>().join(", "))),
     }
 }

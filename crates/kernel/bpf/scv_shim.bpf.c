@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* scv_shim: the kernel half of "algorithm in userspace, actuator in BPF". Every ACK is
+ * streamed to `scavenger kernel agent` through a ring buffer; the agent runs a crates/cc
+ * CongestionControl per socket and writes back cwnd (and optionally a pacing rate) into
+ * scv_shim_cmd; cong_control applies the latest decision. While the agent's heartbeat is
+ * older than max(200 ms, 2·srtt) (or it never wrote for this socket), the shim runs Reno
+ * (tcp_reno_cong_avoid) so that a socket never stalls. */
+#include "scv_common.bpf.h"
+#include "scv_shim.h"
+#include <bpf/bpf_endian.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} scv_shim_ring SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, SCV_SHIM_SLOTS);
+	__type(key, __u32);
+	__type(value, struct scv_shim_cmd);
+} scv_shim_cmd SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, SCV_HB_N);
+	__type(key, __u32);
+	__type(value, __u64);
+} scv_shim_hb SEC(".maps");
+
+SCV_STATS_MAP(scv_shim_sts);
+#define SCV_STAT_APPLIED 8
+#define SCV_STAT_FALLBACK 9
+#define SCV_STAT_DROPS 10
+
+/* Per-socket state in icsk_ca_priv. */
+struct shim_sock {
+	__u64 id;
+	__u8 paced; /* we set SK_PACING_NEEDED */
+	__u8 reduced; /* fallback: cwnd already cut to ssthresh in this recovery */
+};
+
+static __always_inline struct shim_sock *shim_sock(struct sock *sk)
+{
+	return (struct shim_sock *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+}
+
+static __always_inline __u64 hb_get(__u32 k)
+{
+	__u64 *p = bpf_map_lookup_elem(&scv_shim_hb, &k);
+	return p ? *p : 0;
+}
+
+static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = scv_tcp_sk(sk);
+	struct scv_shim_ev *e;
+
+	e = bpf_ringbuf_reserve(&scv_shim_ring, sizeof(*e), 0);
+	if (!e) {
+		SCV_STAT_ADD(scv_shim_sts, SCV_STAT_DROPS, 1);
+		return;
+	}
+	e->id = shim_sock(sk)->id;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->kind = kind;
+	e->mss = tp->mss_cache;
+	e->delivered = tp->delivered;
+	e->srtt_us = tp->srtt_us >> 3;
+	e->snd_cwnd = tp->snd_cwnd;
+	e->snd_ssthresh = tp->snd_ssthresh;
+	e->in_flight = tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+	e->ca_state = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	e->cwnd_limited = scv_cwnd_limited(tp);
+	e->flag = flag;
+	if (tp->rx_opt.tstamp_ok) {
+		e->tsval = tp->rx_opt.rcv_tsval;
+		e->tsecr = tp->rx_opt.rcv_tsecr;
+	} else {
+		e->tsval = 0;
+		e->tsecr = 0;
+	}
+	e->usec_ts = tp->tcp_usec_ts;
+	e->sport = sk->__sk_common.skc_num;
+	e->dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	if (rs) {
+		e->rtt_us = rs->rtt_us;
+		e->interval_us = rs->interval_us;
+		e->acked_sacked = rs->acked_sacked;
+		e->rs_delivered = rs->delivered;
+		e->prior_in_flight = rs->prior_in_flight;
+		e->losses = rs->losses;
+		e->app_limited = rs->is_app_limited;
+	} else {
+		e->rtt_us = -1;
+		e->interval_us = 0;
+		e->acked_sacked = 0;
+		e->rs_delivered = 0;
+		e->prior_in_flight = 0;
+		e->losses = 0;
+		e->app_limited = 0;
+	}
+	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("struct_ops/shim_init")
+void BPF_PROG(bpf_shim_init, struct sock *sk)
+{
+	__u32 k = SCV_HB_NEXT_ID;
+	__u64 *ctr = bpf_map_lookup_elem(&scv_shim_hb, &k);
+	struct shim_sock *s = shim_sock(sk);
+
+	s->id = ctr ? __sync_fetch_and_add(ctr, 1) + 1 : 0;
+	s->paced = 0;
+	s->reduced = 0;
+	SCV_STAT_ADD(scv_shim_sts, SCV_STAT_INIT, 1);
+	emit(sk, SCV_EV_OPEN, 0, 0);
+}
+
+SEC("struct_ops/shim_release")
+void BPF_PROG(bpf_shim_release, struct sock *sk)
+{
+	__u64 id = shim_sock(sk)->id;
+	__u32 slot = (__u32)id & (SCV_SHIM_SLOTS - 1);
+	struct scv_shim_cmd *c = bpf_map_lookup_elem(&scv_shim_cmd, &slot);
+
+	emit(sk, SCV_EV_CLOSE, 0, 0);
+	if (c && c->id == id)
+		c->cwnd = 0; /* free the slot's decision */
+}
+
+/* Reno for when the agent is away: Linux's tcp_cong_control without cong_control —
+ * one cut to ssthresh when a reduction (CWR/Recovery) starts, no growth during it
+ * (PRR simplified), tcp_reno_cong_avoid otherwise (also slow start after an RTO). */
+static __always_inline void fallback(struct sock *sk, __u32 ack, const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = scv_tcp_sk(sk);
+	struct shim_sock *s = shim_sock(sk);
+	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+
+	if (st == TCP_CA_CWR || st == TCP_CA_Recovery) {
+		if (!s->reduced) {
+			s->reduced = 1;
+			if (tp->snd_ssthresh < tp->snd_cwnd)
+				tp->snd_cwnd = tp->snd_ssthresh > 2 ? tp->snd_ssthresh : 2;
+		}
+		return;
+	}
+	s->reduced = 0;
+	if (rs->acked_sacked > 0)
+		tcp_reno_cong_avoid(sk, ack, rs->acked_sacked);
+	if (s->paced)
+		sk->sk_pacing_rate = ~0UL;
+}
+
+SEC("struct_ops/shim_cong_control")
+void BPF_PROG(bpf_shim_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = scv_tcp_sk(sk);
+	struct shim_sock *s = shim_sock(sk);
+	__u64 now = bpf_ktime_get_ns(), hb = hb_get(SCV_HB_AGENT_NS), stale = hb_get(SCV_HB_STALE_NS);
+	__u64 two_srtt = (__u64)(tp->srtt_us >> 3) * 2000;
+	struct scv_shim_cmd *c;
+	__u64 id = s->id;
+	__u32 slot = (__u32)id & (SCV_SHIM_SLOTS - 1);
+
+	emit(sk, SCV_EV_ACK, (__u32)flag, rs);
+	SCV_STAT_ADD(scv_shim_sts, SCV_STAT_ACKS, 1);
+	if (!stale)
+		stale = 200000000ULL;
+	if (two_srtt > stale)
+		stale = two_srtt;
+	c = bpf_map_lookup_elem(&scv_shim_cmd, &slot);
+	if (!hb || now > hb + stale || !c || c->id != id || !c->cwnd) {
+		fallback(sk, ack, rs);
+		SCV_STAT_ADD(scv_shim_sts, SCV_STAT_FALLBACK, 1);
+	} else {
+		__u32 w = c->cwnd;
+		if (w > tp->snd_cwnd_clamp)
+			w = tp->snd_cwnd_clamp;
+		tp->snd_cwnd = w;
+		if (c->ssthresh)
+			tp->snd_ssthresh = c->ssthresh;
+		if (c->pacing_rate) {
+			sk->sk_pacing_status = SK_PACING_NEEDED;
+			sk->sk_pacing_rate = c->pacing_rate;
+			s->paced = 1;
+		} else if (s->paced) {
+			sk->sk_pacing_rate = ~0UL;
+		}
+		SCV_STAT_ADD(scv_shim_sts, SCV_STAT_APPLIED, 1);
+	}
+	SCV_STAT_SET(scv_shim_sts, SCV_STAT_CWND, tp->snd_cwnd);
+}
+
+SEC("struct_ops/shim_ssthresh")
+__u32 BPF_PROG(bpf_shim_ssthresh, struct sock *sk)
+{
+	SCV_STAT_ADD(scv_shim_sts, SCV_STAT_LOSS, 1);
+	emit(sk, SCV_EV_CONGESTION, 0, 0);
+	return tcp_reno_ssthresh(sk);
+}
+
+SEC("struct_ops/shim_set_state")
+void BPF_PROG(bpf_shim_set_state, struct sock *sk, __u8 new_state)
+{
+	emit(sk, SCV_EV_STATE, new_state, 0);
+}
+
+SEC("struct_ops/shim_undo_cwnd")
+__u32 BPF_PROG(bpf_shim_undo_cwnd, struct sock *sk)
+{
+	return tcp_reno_undo_cwnd(sk);
+}
+
+SEC(".struct_ops")
+struct tcp_congestion_ops scv_shim = {
+	.init = (void *)bpf_shim_init,
+	.release = (void *)bpf_shim_release,
+	.cong_control = (void *)bpf_shim_cong_control,
+	.ssthresh = (void *)bpf_shim_ssthresh,
+	.set_state = (void *)bpf_shim_set_state,
+	.undo_cwnd = (void *)bpf_shim_undo_cwnd,
+	.name = "scv_shim",
+};

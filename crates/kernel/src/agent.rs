@@ -1,0 +1,643 @@
+//! The userspace half of `scv_shim`: reads the per-ACK records the shim streams through
+//! its ring buffer, runs one crates/cc `CongestionControl` per socket, and writes each
+//! socket's window (and pacing rate, if the algorithm paces) back into `scv_shim_cmd`.
+//! A heartbeat in `scv_shim_hb` tells the shim the agent is alive; when it stops (or is
+//! older than max(200 ms, 2·srtt)) the shim falls back to Reno on its own.
+//!
+//! Event mapping to the `CongestionControl` calls (crates/cc/src/api.rs call order):
+//! ACK → `on_ack`; ca_state entering CWR → `on_congestion(Ecn)`, Recovery →
+//! `on_congestion(Loss)`, Loss → `on_rto`; back to Open → `on_recovery_exit`.
+
+use crate::libbpf::RingBuffer;
+use crate::manage::{self, NativeAlg};
+use crate::params::parse_raw;
+use crate::sys;
+use scavenger_cc::api::*;
+use scavenger_cc::params::{ParamSet, RawParam};
+use scavenger_cc::registry::AlgorithmInfo;
+use scavenger_cc::rng::Rng;
+use scavenger_cc::units::{Dur, Rate, Time};
+use std::collections::HashMap;
+use std::ffi::{c_int, c_void};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// `struct scv_shim_ev` (bpf/scv_shim.h).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ShimEvent {
+    pub id: u64,
+    pub ts_ns: u64,
+    pub delivered: u64,
+    pub srtt_us: u64,
+    pub rtt_us: i64,
+    pub interval_us: i64,
+    pub kind: u32,
+    pub mss: u32,
+    pub acked_sacked: u32,
+    pub rs_delivered: i32,
+    pub prior_in_flight: u32,
+    pub in_flight: u32,
+    pub snd_cwnd: u32,
+    pub snd_ssthresh: u32,
+    pub tsval: u32,
+    pub tsecr: u32,
+    pub losses: i32,
+    pub flag: u32,
+    pub ca_state: u8,
+    pub app_limited: u8,
+    pub cwnd_limited: u8,
+    pub usec_ts: u8,
+    pub sport: u16,
+    pub dport: u16,
+}
+
+/// `struct scv_shim_cmd` (bpf/scv_shim.h).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShimCmd {
+    pub id: u64,
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub pacing_rate: u64,
+    pub written_ns: u64,
+    pub seq: u64,
+}
+
+const EV_OPEN: u32 = 0;
+const EV_ACK: u32 = 1;
+const EV_CONGESTION: u32 = 2;
+const EV_STATE: u32 = 3;
+const EV_CLOSE: u32 = 4;
+const HB_AGENT_NS: u32 = 0;
+const HB_STALE_NS: u32 = 2;
+/// `SCV_SHIM_SLOTS` and `SCV_HB_N` (bpf/scv_shim.h).
+const SLOTS: usize = 16384;
+const HB_N: usize = 4;
+const CMD_SIZE: usize = std::mem::size_of::<ShimCmd>();
+/// Linux FLAG_ECE (net/ipv4/tcp_input.c): the ACK carried an ECN echo.
+const FLAG_ECE: u32 = 0x40;
+const CA_OPEN: u8 = 0;
+const CA_CWR: u8 = 2;
+const CA_RECOVERY: u8 = 3;
+const CA_LOSS: u8 = 4;
+const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid timespec to write into.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: as above.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// A DA-LBE metacontroller around the agent's algorithm (crates/cc/src/dalbe): every
+/// socket's instance is wrapped in DA-LBE and driven by its own controller instance.
+#[derive(Clone, Debug, Default)]
+pub struct DalbeConfig {
+    /// A name from `scavenger_cc::dalbe::CONTROLLERS` ("deadline", "working-hours", ...).
+    pub controller: String,
+    pub params: Vec<(String, String)>,
+    /// Bytes each socket will send (S), for controllers that steer to a deadline.
+    pub size: Option<u64>,
+    /// Soft deadline after each socket's start.
+    pub deadline: Option<Dur>,
+}
+
+type Controller = (
+    &'static scavenger_cc::dalbe::ControllerInfo,
+    ParamSet,
+    scavenger_cc::dalbe::FlowGoal,
+);
+
+impl DalbeConfig {
+    fn resolve(&self) -> Result<Controller, String> {
+        use scavenger_cc::dalbe::{find_controller, registry::controller_names};
+        let c = find_controller(&self.controller).ok_or_else(|| {
+            format!(
+                "unknown DA-LBE controller `{}`; known: {}",
+                self.controller,
+                controller_names()
+            )
+        })?;
+        let set = resolve_params(c.name, c.params, &self.params)?;
+        if c.needs_deadline && (self.deadline.is_none() || self.size.is_none()) {
+            return Err(format!("DA-LBE controller `{}` steers to a deadline: give --size BYTES and --deadline DURATION", c.name));
+        }
+        Ok((
+            c,
+            set,
+            scavenger_cc::dalbe::FlowGoal {
+                size: self.size,
+                deadline: self.deadline,
+            },
+        ))
+    }
+}
+
+/// Validates NAME=VALUE pairs against a parameter table.
+fn resolve_params(
+    owner: &str,
+    specs: &'static [scavenger_cc::params::ParamSpec],
+    user: &[(String, String)],
+) -> Result<ParamSet, String> {
+    let mut raws: Vec<(&str, RawParam)> = Vec::new();
+    for (n, v) in user {
+        let spec = specs.iter().find(|p| p.name == n).ok_or_else(|| {
+            format!(
+                "unknown parameter `{n}` for {owner}; known: {}",
+                specs.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+            )
+        })?;
+        raws.push((spec.name, parse_raw(spec, v)?));
+    }
+    ParamSet::resolve(owner, specs, raws.iter().map(|(n, r)| (*n, r))).map_err(|e| e.to_string())
+}
+
+/// What the agent runs.
+#[derive(Clone, Debug)]
+pub struct AgentConfig {
+    /// A crates/cc algorithm name ("ledbat", "yield", "cdg", "vegas", ...).
+    pub algorithm: String,
+    pub params: Vec<(String, String)>,
+    /// How old the heartbeat may get before the shim falls back to Reno.
+    pub stale: Dur,
+    pub seed: u64,
+    /// Optional DA-LBE metacontroller around the algorithm.
+    pub dalbe: Option<DalbeConfig>,
+}
+
+impl AgentConfig {
+    pub fn new(algorithm: &str) -> AgentConfig {
+        AgentConfig {
+            algorithm: algorithm.to_string(),
+            params: Vec::new(),
+            stale: crate::params::SHIM_DEFAULT_STALE,
+            seed: 1,
+            dalbe: None,
+        }
+    }
+
+    /// Validates the algorithm and its parameters against the crates/cc registry.
+    pub fn resolve(&self) -> Result<(&'static AlgorithmInfo, ParamSet), String> {
+        let info = scavenger_cc::registry::find(&self.algorithm).ok_or_else(|| {
+            format!(
+                "unknown algorithm `{}`; known: {}",
+                self.algorithm,
+                scavenger_cc::registry::known_names()
+            )
+        })?;
+        let set = resolve_params(info.name, info.params, &self.params)?;
+        if let Some(d) = &self.dalbe {
+            d.resolve()?;
+        }
+        Ok((info, set))
+    }
+}
+
+/// Counters of one agent run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AgentStats {
+    pub events: u64,
+    pub acks: u64,
+    pub opens: u64,
+    pub closes: u64,
+    pub congestion_events: u64,
+    pub rtos: u64,
+    pub commands: u64,
+    /// CPU time of the agent thread while it ran, ns (includes polling and heartbeats).
+    pub cpu_ns: u64,
+    /// Wall time spent turning records into `CongestionControl` calls, ns (the
+    /// algorithm's own cost plus decoding).
+    pub handle_ns: u64,
+    /// Wall time spent writing decisions into the (memory-mapped) kernel map, ns.
+    pub write_ns: u64,
+    pub wall_ns: u64,
+}
+
+impl AgentStats {
+    /// Algorithm + decoding cost per ACK, ns.
+    pub fn handle_ns_per_ack(&self) -> f64 {
+        if self.acks == 0 {
+            0.0
+        } else {
+            self.handle_ns as f64 / self.acks as f64
+        }
+    }
+
+    pub fn cpu_ns_per_ack(&self) -> f64 {
+        if self.acks == 0 {
+            0.0
+        } else {
+            self.cpu_ns as f64 / self.acks as f64
+        }
+    }
+}
+
+struct Flow {
+    cc: Box<dyn CongestionControl>,
+    mss: u64,
+    ca_state: u8,
+    rto_count: u32,
+    last_ece: bool,
+    sport: u16,
+    dport: u16,
+    dirty: bool,
+    last: ShimCmd,
+}
+
+/// Latest commands (newest last, at most 32) per (local port, remote port), for tests
+/// and status output.
+pub type Commanded = Arc<Mutex<HashMap<(u16, u16), Vec<ShimCmd>>>>;
+
+struct Core {
+    info: &'static AlgorithmInfo,
+    params: ParamSet,
+    dalbe: Option<Controller>,
+    seed: u64,
+    flows: HashMap<u64, Flow>,
+    stats: AgentStats,
+    closed: Vec<u64>,
+    commanded: Commanded,
+}
+
+impl Core {
+    fn flow(&mut self, ev: &ShimEvent) -> &mut Flow {
+        let (info, params, seed, dalbe) = (self.info, &self.params, self.seed, &self.dalbe);
+        self.flows.entry(ev.id).or_insert_with(|| {
+            let mss = (ev.mss as u64).max(1);
+            let init = CcInit {
+                now: Time(ev.ts_ns),
+                mss,
+                initial_cwnd: ev.snd_cwnd.max(1) as u64 * mss,
+                rng: Rng::new(seed ^ ev.id.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            };
+            let cc = match dalbe {
+                // DA-LBE (crates/cc/src/dalbe): the socket's instance under its own
+                // controller, ticked by the socket's events.
+                Some((c, cp, goal)) => {
+                    let inner = info.instantiate(params, init.clone());
+                    scavenger_cc::dalbe::controlled(inner, (c.build)(cp), *goal, &init)
+                }
+                None => info.instantiate(params, init),
+            };
+            Flow {
+                cc,
+                mss,
+                ca_state: CA_OPEN,
+                rto_count: 0,
+                last_ece: false,
+                sport: ev.sport,
+                dport: ev.dport,
+                dirty: true,
+                last: ShimCmd::default(),
+            }
+        })
+    }
+
+    fn handle(&mut self, ev: &ShimEvent) {
+        self.stats.events += 1;
+        let now = Time(ev.ts_ns);
+        match ev.kind {
+            EV_OPEN => {
+                self.stats.opens += 1;
+                self.flow(ev);
+            }
+            EV_CLOSE => {
+                self.stats.closes += 1;
+                self.flows.remove(&ev.id);
+                self.closed.push(ev.id);
+            }
+            EV_CONGESTION => self.stats.congestion_events += 1,
+            EV_STATE => {
+                let new = ev.flag as u8;
+                let f = self.flow(ev);
+                let old = f.ca_state;
+                let mss = f.mss;
+                let in_flight = ev.in_flight as u64 * mss;
+                if new == CA_LOSS {
+                    f.rto_count += 1;
+                    let n = f.rto_count;
+                    f.cc.on_rto(
+                        now,
+                        &RtoEvent {
+                            bytes_in_flight: in_flight,
+                            backoff_count: n,
+                            mss,
+                        },
+                    );
+                    f.ca_state = new;
+                    f.dirty = true;
+                    self.stats.rtos += 1;
+                    return;
+                } else if (new == CA_RECOVERY || new == CA_CWR) && old < CA_CWR {
+                    let kind = if new == CA_CWR {
+                        CongestionKind::Ecn
+                    } else {
+                        CongestionKind::Loss
+                    };
+                    let lost = if kind == CongestionKind::Loss { mss } else { 0 };
+                    f.cc.on_congestion(
+                        now,
+                        &CongestionEvent {
+                            kind,
+                            bytes_in_flight: in_flight,
+                            bytes_lost: lost,
+                            mss,
+                        },
+                    );
+                } else if new == CA_OPEN && old >= CA_CWR {
+                    f.cc.on_recovery_exit(now);
+                    f.rto_count = 0;
+                }
+                f.ca_state = new;
+                f.dirty = true;
+            }
+            EV_ACK => {
+                self.stats.acks += 1;
+                let f = self.flow(ev);
+                let mss = (ev.mss as u64).max(1);
+                f.mss = mss;
+                f.ca_state = ev.ca_state;
+                f.last_ece = ev.flag & FLAG_ECE != 0;
+                let unit = if ev.usec_ts != 0 { 1_000 } else { 1_000_000 };
+                let owd =
+                    (ev.tsecr != 0).then(|| ev.tsval.wrapping_sub(ev.tsecr) as i32 as i64 * unit);
+                let rate = (ev.interval_us > 0 && ev.rs_delivered > 0).then(|| {
+                    let interval = Dur::from_micros(ev.interval_us as u64);
+                    let delivered = ev.rs_delivered as u64 * mss;
+                    RateSample {
+                        rate: Rate::from_bytes_over(delivered, interval),
+                        interval,
+                        delivered,
+                        app_limited: ev.app_limited != 0,
+                    }
+                });
+                let ack = AckSample {
+                    bytes_acked: ev.acked_sacked as u64 * mss,
+                    rtt: (ev.rtt_us > 0).then(|| Dur::from_micros(ev.rtt_us as u64)),
+                    owd,
+                    delivered: ev.delivered * mss,
+                    rate,
+                    prior_in_flight: ev.prior_in_flight as u64 * mss,
+                    bytes_in_flight: ev.in_flight as u64 * mss,
+                    app_limited: ev.app_limited != 0,
+                    cwnd_limited: ev.cwnd_limited != 0,
+                    ecn_ce: f.last_ece,
+                    in_recovery: ev.ca_state >= CA_CWR,
+                    snd_una: 0,
+                    snd_nxt: 0,
+                    mss,
+                };
+                f.cc.on_ack(now, &ack);
+                f.dirty = true;
+            }
+            _ => {}
+        }
+    }
+}
+
+unsafe extern "C" fn on_record(ctx: *mut c_void, data: *mut c_void, size: usize) -> c_int {
+    if size < std::mem::size_of::<ShimEvent>() {
+        return 0;
+    }
+    // SAFETY: ctx is the `Core` the agent loop owns and keeps alive (and does not touch)
+    // while ring_buffer__poll runs; data points to `size` readable bytes of one record.
+    let core = unsafe { &mut *(ctx as *mut Core) };
+    let ev = unsafe { std::ptr::read_unaligned(data as *const ShimEvent) };
+    let t = Instant::now();
+    core.handle(&ev);
+    core.stats.handle_ns += t.elapsed().as_nanos() as u64;
+    0
+}
+
+struct ShimMaps {
+    ring: OwnedFd,
+    cmd: sys::MmapArray,
+    hb: sys::MmapArray,
+}
+
+fn shim() -> &'static NativeAlg {
+    manage::find("scv_shim").expect("scv_shim is in the catalogue")
+}
+
+fn open_maps() -> Result<ShimMaps, String> {
+    let s = shim();
+    let cmd = s.open_pinned("cmd")?;
+    let hb = s.open_pinned("hb")?;
+    let map = |fd: &OwnedFd, n: usize, what: &str| {
+        sys::MmapArray::map(fd, n).map_err(|e| format!("mapping the shim's {what} map: {e}"))
+    };
+    Ok(ShimMaps {
+        ring: s.open_pinned("ring")?,
+        cmd: map(&cmd, SLOTS * CMD_SIZE, "command")?,
+        hb: map(&hb, HB_N * 8, "heartbeat")?,
+    })
+}
+
+fn write_hb(hb: &sys::MmapArray, slot: u32, v: u64) {
+    hb.write_u64(slot as usize * 8, v);
+}
+
+/// Stores a decision in the socket's slot with plain stores (the map is mmapped); cwnd
+/// goes last, as a non-zero cwnd is what makes the slot valid for the shim. A slot shared
+/// by two live sockets (ids 16384 apart) goes to the newer writer and the other socket
+/// runs the Reno fallback.
+fn write_cmd(cmd: &sys::MmapArray, c: &ShimCmd) {
+    let base = (c.id as usize & (SLOTS - 1)) * CMD_SIZE;
+    if cmd.read_u64(base) != c.id {
+        cmd.write_u32(base + 8, 0);
+        cmd.write_u64(base, c.id);
+    }
+    cmd.write_u32(base + 12, c.ssthresh);
+    cmd.write_u64(base + 16, c.pacing_rate);
+    cmd.write_u64(base + 24, c.written_ns);
+    cmd.write_u64(base + 32, c.seq);
+    std::sync::atomic::fence(Ordering::Release);
+    cmd.write_u32(base + 8, c.cwnd);
+}
+
+fn clear_cmd(cmd: &sys::MmapArray, id: u64) {
+    let base = (id as usize & (SLOTS - 1)) * CMD_SIZE;
+    if cmd.read_u64(base) == id {
+        cmd.write_u32(base + 8, 0);
+    }
+}
+
+/// Runs the agent until `stop` is set (or `duration` passes). Needs `scv_shim` loaded.
+pub fn run(
+    cfg: &AgentConfig,
+    stop: &AtomicBool,
+    duration: Option<Duration>,
+    commanded: Commanded,
+) -> Result<AgentStats, String> {
+    let (info, params) = cfg.resolve()?;
+    let maps = open_maps()?;
+    // The ring buffer callback gets this pointer; the loop below uses it only between polls.
+    let dalbe = cfg.dalbe.as_ref().map(|d| d.resolve()).transpose()?;
+    let core_ptr: *mut Core = Box::into_raw(Box::new(Core {
+        info,
+        params,
+        dalbe,
+        seed: cfg.seed,
+        flows: HashMap::new(),
+        stats: AgentStats::default(),
+        closed: Vec::new(),
+        commanded,
+    }));
+    // SAFETY: core_ptr is the `Core` on_record expects; it lives until after `rb` is
+    // dropped below, and this loop touches it only between polls.
+    let rb =
+        match unsafe { RingBuffer::new(maps.ring.as_raw_fd(), on_record, core_ptr as *mut c_void) }
+        {
+            Ok(rb) => rb,
+            Err(e) => {
+                // SAFETY: nobody else got the pointer.
+                drop(unsafe { Box::from_raw(core_ptr) });
+                return Err(e);
+            }
+        };
+    write_hb(&maps.hb, HB_STALE_NS, cfg.stale.nanos());
+    let started = Instant::now();
+    let cpu0 = thread_cpu_ns();
+    let mut result = Ok(());
+    while !stop.load(Ordering::Relaxed) && duration.is_none_or(|d| started.elapsed() < d) {
+        write_hb(&maps.hb, HB_AGENT_NS, monotonic_ns());
+        if let Err(e) = rb.poll(10) {
+            result = Err(e);
+            break;
+        }
+        // SAFETY: poll has returned, so the callback no longer holds the pointer.
+        let core = unsafe { &mut *core_ptr };
+        let now = monotonic_ns();
+        let mut cmds = Vec::new();
+        for (id, f) in core.flows.iter_mut().filter(|(_, f)| f.dirty) {
+            f.dirty = false;
+            let ss = f.cc.ssthresh();
+            let c = ShimCmd {
+                id: *id,
+                cwnd: (f.cc.cwnd() / f.mss).clamp(1, INFINITE_SSTHRESH as u64) as u32,
+                ssthresh: if ss == u64::MAX {
+                    INFINITE_SSTHRESH
+                } else {
+                    (ss / f.mss).clamp(1, INFINITE_SSTHRESH as u64) as u32
+                },
+                pacing_rate: f.cc.pacing_rate().map_or(0, |r| (r.bps() / 8).max(1)),
+                written_ns: now,
+                seq: f.last.seq + 1,
+            };
+            if (c.cwnd, c.ssthresh, c.pacing_rate)
+                != (f.last.cwnd, f.last.ssthresh, f.last.pacing_rate)
+            {
+                f.last = c;
+                cmds.push((c, f.sport, f.dport));
+            }
+        }
+        let tw = Instant::now();
+        let had = !cmds.is_empty();
+        for (c, sport, dport) in cmds {
+            write_cmd(&maps.cmd, &c);
+            core.stats.commands += 1;
+            if let Ok(mut m) = core.commanded.lock() {
+                let h = m.entry((sport, dport)).or_default();
+                if h.len() == 32 {
+                    h.remove(0);
+                }
+                h.push(c);
+            }
+        }
+        if had {
+            core.stats.write_ns += tw.elapsed().as_nanos() as u64;
+        }
+        for id in core.closed.drain(..) {
+            clear_cmd(&maps.cmd, id);
+        }
+    }
+    // Tell the shim at once that nobody is deciding any more (Reno from the next ACK).
+    write_hb(&maps.hb, HB_AGENT_NS, 0);
+    drop(rb);
+    // SAFETY: the ring buffer (the only other user of the pointer) is gone.
+    let core = unsafe { Box::from_raw(core_ptr) };
+    let mut stats = core.stats;
+    stats.cpu_ns = thread_cpu_ns().saturating_sub(cpu0);
+    stats.wall_ns = started.elapsed().as_nanos() as u64;
+    result.map(|_| stats)
+}
+
+/// An agent on its own thread.
+pub struct AgentHandle {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<Result<AgentStats, String>>>,
+    pub commanded: Commanded,
+}
+
+impl AgentHandle {
+    pub fn spawn(cfg: AgentConfig) -> Result<AgentHandle, String> {
+        cfg.resolve()?;
+        open_maps()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let commanded: Commanded = Arc::default();
+        let (s, c) = (stop.clone(), commanded.clone());
+        let thread = std::thread::Builder::new()
+            .name("scv-agent".into())
+            .spawn(move || run(&cfg, &s, None, c))
+            .map_err(|e| format!("starting the agent thread: {e}"))?;
+        Ok(AgentHandle {
+            stop,
+            thread: Some(thread),
+            commanded,
+        })
+    }
+
+    /// The agent's latest command for the socket with these ports.
+    pub fn command_for(&self, sport: u16, dport: u16) -> Option<ShimCmd> {
+        self.commanded
+            .lock()
+            .ok()?
+            .get(&(sport, dport))
+            .and_then(|h| h.last().copied())
+    }
+
+    /// The windows of the agent's last (up to 32) commands for that socket.
+    pub fn recent_cwnds(&self, sport: u16, dport: u16) -> Vec<u32> {
+        self.commanded
+            .lock()
+            .ok()
+            .and_then(|m| {
+                m.get(&(sport, dport))
+                    .map(|h| h.iter().map(|c| c.cwnd).collect())
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn stop(mut self) -> Result<AgentStats, String> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread
+            .take()
+            .map(|t| t.join().map_err(|_| "agent thread panicked".to_string())?)
+            .unwrap_or(Err("agent already stopped".into()))
+    }
+}
+
+impl Drop for AgentHandle {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -1,0 +1,363 @@
+//! `scavenger kernel …`: list, load, unload, status, set, agent.
+
+use crate::agent::{self, AgentConfig};
+use crate::manage::{self, ALGS};
+use clap::Subcommand;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+#[derive(Subcommand, Debug)]
+pub enum KernelCmd {
+    /// The kernel congestion controls this build carries, and whether each is registered.
+    List,
+    /// Register one (e.g. `scv_ledbat` or `ledbat`) with optional NAME=VALUE parameters;
+    /// it stays registered after this command exits (maps pinned under /sys/fs/bpf/scavenger).
+    Load {
+        alg: String,
+        /// Parameters as NAME=VALUE (same names, units and ranges as `scavenger algorithms`).
+        params: Vec<String>,
+    },
+    /// Unregister one and remove its pins (`all` for every scv_ algorithm).
+    Unload { alg: String },
+    /// What is registered, where it is pinned, its parameters, overrides and counters.
+    Status,
+    /// Change a parameter live: every socket (default) or one socket by its cookie
+    /// (SO_COOKIE; `ss -te` prints it as `sk:<hex>`).
+    Set {
+        alg: String,
+        /// NAME=VALUE
+        assignment: String,
+        /// Apply to this socket only (decimal or 0x hex cookie).
+        #[arg(long)]
+        cookie: Option<String>,
+        /// Remove this socket's override instead of setting a value (give NAME=any).
+        #[arg(long)]
+        clear: bool,
+    },
+    /// Run a crates/cc algorithm in userspace for every socket using `scv_shim`
+    /// (load it first: `scavenger kernel load scv_shim`). Stops on Ctrl-C.
+    Agent {
+        /// Algorithm name as in `scavenger algorithms` (ledbat, yield, cdg, vegas, ...).
+        alg: String,
+        /// NAME=VALUE parameters of that algorithm.
+        params: Vec<String>,
+        /// Stop after this many seconds.
+        #[arg(long)]
+        duration: Option<f64>,
+        /// Heartbeat age after which the shim falls back to Reno, in ms (at least 2·srtt is used).
+        #[arg(long, default_value_t = 200)]
+        stale_ms: u64,
+        /// Wrap the algorithm in DA-LBE under this metacontroller (deadline, working-hours,
+        /// cubic-mbc, vegas-mbc, linear-phantom), one controller per socket.
+        #[arg(long)]
+        dalbe: Option<String>,
+        /// A metacontroller parameter NAME=VALUE (repeatable).
+        #[arg(long = "dalbe-param")]
+        dalbe_params: Vec<String>,
+        /// Bytes each socket will send (for deadline controllers).
+        #[arg(long)]
+        size: Option<u64>,
+        /// Soft deadline after each socket's start, e.g. 30s (for deadline controllers).
+        #[arg(long)]
+        deadline: Option<String>,
+    },
+}
+
+fn split_assignments(v: &[String]) -> Result<Vec<(String, String)>, String> {
+    v.iter()
+        .map(|a| match a.split_once('=') {
+            Some((n, x)) if !n.is_empty() => Ok((n.trim().to_string(), x.trim().to_string())),
+            _ => Err(format!("parameter `{a}` is not NAME=VALUE")),
+        })
+        .collect()
+}
+
+fn parse_cookie(s: &str) -> Result<u64, String> {
+    let r = match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    r.map_err(|_| format!("--cookie {s:?} is not a number (decimal or 0x hex)"))
+}
+
+/// The agent's heartbeat age, from the shim's pinned heartbeat map.
+fn agent_heartbeat() -> String {
+    let Ok(shim) = manage::find("scv_shim") else {
+        return "unknown".into();
+    };
+    let Ok(fd) = shim.open_pinned("hb") else {
+        return "unknown (no pin)".into();
+    };
+    let mut v = [0u8; 8];
+    if crate::sys::map_lookup(&fd, &0u32.to_ne_bytes(), &mut v).is_err() {
+        return "unknown (cannot read the heartbeat)".into();
+    }
+    let hb = u64::from_ne_bytes(v);
+    if hb == 0 {
+        return "none running (sockets use the Reno fallback)".into();
+    }
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid timespec to write into.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    let now = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+    format!(
+        "heartbeat {:.1} ms ago",
+        now.saturating_sub(hb) as f64 / 1e6
+    )
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+fn catch_sigint() {
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_sigint as *const () as libc::sighandler_t);
+    }
+}
+
+pub fn run(cmd: KernelCmd) -> ExitCode {
+    match run_inner(cmd) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run_inner(cmd: KernelCmd) -> Result<(), String> {
+    match cmd {
+        KernelCmd::List => {
+            if let Err(e) = crate::objects::built() {
+                println!("note: {e}");
+            }
+            for a in ALGS {
+                let state = if manage::is_registered(a.name) {
+                    "registered"
+                } else {
+                    "-"
+                };
+                println!("{:<14} {:<11} {}", a.name, state, a.summary);
+            }
+            Ok(())
+        }
+        KernelCmd::Load { alg, params } => {
+            let a = manage::find(&alg)?;
+            let dir = manage::load(a, &split_assignments(&params)?)?;
+            println!("registered {} (maps pinned in {}); sockets select it with setsockopt(TCP_CONGESTION, \"{}\")", a.name, dir.display(), a.name);
+            Ok(())
+        }
+        KernelCmd::Unload { alg } => {
+            let targets: Vec<_> = if alg == "all" {
+                ALGS.iter().collect()
+            } else {
+                vec![manage::find(&alg)?]
+            };
+            for a in targets {
+                let u = manage::unload(a)?;
+                if u.was_registered {
+                    println!(
+                        "unregistered {}{}",
+                        a.name,
+                        if u.via_pin {
+                            ""
+                        } else {
+                            " (found by name: its pins were missing)"
+                        }
+                    );
+                } else if alg != "all" {
+                    println!("{} was not registered; pins (if any) removed", a.name);
+                }
+            }
+            Ok(())
+        }
+        KernelCmd::Status => {
+            if let Err(e) = crate::objects::built() {
+                println!("note: {e}");
+            }
+            for s in manage::status() {
+                if !s.registered && s.pinned.is_none() {
+                    println!("{:<14} not loaded", s.name);
+                    continue;
+                }
+                let pin = s
+                    .pinned
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| "no pins (registered outside scavenger?)".into());
+                println!(
+                    "{:<14} {} at {}",
+                    s.name,
+                    if s.registered {
+                        "registered"
+                    } else {
+                        "NOT registered (stale pins)"
+                    },
+                    pin
+                );
+                if !s.params.is_empty() {
+                    let p: Vec<String> = s.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                    println!("  params: {}", p.join(" "));
+                }
+                if !s.overrides.is_empty() {
+                    println!("  per-socket overrides (cookies): {:?}", s.overrides);
+                }
+                if let Some(st) = s.stats {
+                    println!(
+                        "  sockets {} acks {} last_cwnd {} last_qdelay {:.3} ms ssthresh_calls {} owd_samples {} rtt_samples {} override_acks {}",
+                        st.sockets,
+                        st.acks,
+                        st.last_cwnd,
+                        st.last_queuing_delay_ns as f64 / 1e6,
+                        st.ssthresh_calls,
+                        st.owd_samples,
+                        st.rtt_samples,
+                        st.override_acks
+                    );
+                    if s.name == "scv_shim" {
+                        println!("  agent: {}", agent_heartbeat());
+                        println!(
+                            "  agent_applied {} reno_fallback {} ring_drops {}",
+                            st.agent_applied, st.fallback_acks, st.ring_drops
+                        );
+                    }
+                }
+            }
+            Ok(())
+        }
+        KernelCmd::Set {
+            alg,
+            assignment,
+            cookie,
+            clear,
+        } => {
+            let a = manage::find(&alg)?;
+            let (name, value) = split_assignments(std::slice::from_ref(&assignment))?.remove(0);
+            let cookie = cookie.as_deref().map(parse_cookie).transpose()?;
+            if clear {
+                let c = cookie.ok_or("--clear needs --cookie")?;
+                manage::clear_override(a, c)?;
+                println!("{}: socket {c} follows the global parameters again", a.name);
+                return Ok(());
+            }
+            let v = manage::set_param(a, &name, &value, cookie)?;
+            let shown = a.layout.map(|l| l.describe(&v)).unwrap_or_default();
+            let now = shown
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
+            match cookie {
+                None => println!(
+                    "{}: {name} = {now} for every socket (from its next ACK)",
+                    a.name
+                ),
+                Some(c) => println!("{}: {name} = {now} for socket {c}", a.name),
+            }
+            Ok(())
+        }
+        KernelCmd::Agent {
+            alg,
+            params,
+            duration,
+            stale_ms,
+            dalbe,
+            dalbe_params,
+            size,
+            deadline,
+        } => {
+            let mut cfg = AgentConfig::new(&alg);
+            cfg.params = split_assignments(&params)?;
+            cfg.stale = scavenger_cc::units::Dur::from_millis(stale_ms);
+            if let Some(controller) = dalbe {
+                let deadline = deadline
+                    .as_deref()
+                    .map(|d| {
+                        scavenger_cc::units::parse_duration(d)
+                            .map_err(|e| format!("--deadline {d:?}: {e}"))
+                    })
+                    .transpose()?;
+                cfg.dalbe = Some(crate::agent::DalbeConfig {
+                    controller,
+                    params: split_assignments(&dalbe_params)?,
+                    size,
+                    deadline,
+                });
+            } else if !dalbe_params.is_empty() || size.is_some() || deadline.is_some() {
+                return Err("--dalbe-param, --size and --deadline need --dalbe CONTROLLER".into());
+            }
+            cfg.resolve()?;
+            catch_sigint();
+            eprintln!(
+                "agent running {} for sockets using scv_shim; Ctrl-C to stop",
+                cfg.algorithm
+            );
+            let st = agent::run(
+                &cfg,
+                &INTERRUPTED,
+                duration.map(Duration::from_secs_f64),
+                Default::default(),
+            )?;
+            println!(
+                "agent stopped: {} ACKs, {} sockets opened, {} closed, {} commands, {} RTOs; CPU {:.0} ns per ACK ({:.1} % of one core)",
+                st.acks,
+                st.opens,
+                st.closes,
+                st.commands,
+                st.rtos,
+                st.cpu_ns_per_ack(),
+                100.0 * st.cpu_ns as f64 / st.wall_ns.max(1) as f64
+            );
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn assignments_and_cookies_parse_or_say_why_not() {
+        let a = split_assignments(&["target=25ms".into(), " gain = 0.5".into()]).unwrap();
+        assert_eq!(
+            a,
+            vec![
+                ("target".into(), "25ms".into()),
+                ("gain".into(), "0.5".into())
+            ]
+        );
+        let e = split_assignments(&["target".into()]).unwrap_err();
+        assert!(e.contains("`target` is not NAME=VALUE"), "{e}");
+        assert!(split_assignments(&["=3".into()]).is_err());
+        assert_eq!(parse_cookie("42").unwrap(), 42);
+        assert_eq!(parse_cookie("0x2a").unwrap(), 42);
+        let e = parse_cookie("cookie").unwrap_err();
+        assert!(e.contains("--cookie") && e.contains("cookie"), "{e}");
+    }
+
+    #[test]
+    fn algorithms_are_found_by_kernel_or_crates_cc_name() {
+        assert_eq!(manage::find("scv_ledbat").unwrap().name, "scv_ledbat");
+        assert_eq!(manage::find("ledbat").unwrap().name, "scv_ledbat");
+        assert_eq!(
+            manage::find("ledbat-plus-plus").unwrap().name,
+            "scv_ledbatpp"
+        );
+        assert_eq!(manage::find("SHIM").unwrap().name, "scv_shim");
+        let e = manage::find("cubic").err().unwrap();
+        assert!(
+            e.contains("unknown kernel algorithm `cubic`") && e.contains("scv_yield"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,240 @@
+//! Real endpoints: kernel TCP sockets on threads that entered the hosts' namespaces.
+//! The receiver listens on the flow's port and counts what arrives; the sender sets the
+//! congestion control with TCP_CONGESTION before its SYN, writes (bulk, or `size`
+//! bytes), and polls TCP_INFO every `SAMPLE_EVERY`.
+
+use crate::clock::Clock;
+use crate::netns;
+use crate::sys::{self, TcpInfo};
+use scavenger_cc::{Dur, Time};
+use scavenger_net::Histogram;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, Shutdown, SocketAddrV4, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// TCP_INFO polling period.
+pub const SAMPLE_EVERY: Dur = Dur::from_millis(10);
+/// Receiver progress is kept in bins of this width (goodput windows, Jain, series).
+pub const BIN: Dur = Dur::from_millis(1);
+
+#[derive(Clone, Debug)]
+pub struct FlowPlan {
+    pub name: String,
+    /// The kernel's name of the congestion control.
+    pub kernel_cc: String,
+    pub sender_ns: String,
+    pub receiver_ns: String,
+    pub receiver_addr: Ipv4Addr,
+    pub port: u16,
+    pub start: Time,
+    /// When the sender stops (the run's end at the latest).
+    pub end: Time,
+    pub size: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    pub t: Time,
+    pub info: TcpInfo,
+}
+
+#[derive(Debug, Default)]
+pub struct SenderReport {
+    pub samples: Vec<Sample>,
+    /// Smoothed RTT at each sample, ns.
+    pub rtt: Histogram,
+    /// Entries into TCP_CA_Recovery / TCP_CA_CWR seen between samples (lower bounds).
+    pub recoveries_seen: u64,
+    pub cwr_seen: u64,
+    pub bytes_written: u64,
+    pub cc_in_use: String,
+    pub connected_at: Option<Time>,
+}
+
+#[derive(Debug, Default)]
+pub struct ReceiverReport {
+    pub bytes: u64,
+    pub first_byte: Option<Time>,
+    pub last_byte: Option<Time>,
+    pub completed_at: Option<Time>,
+    /// Bytes received in each `BIN` since the run started.
+    pub bins: Vec<u64>,
+}
+
+/// Aborts instead of closing gracefully: an orphaned socket still sending would keep
+/// its namespace alive long after `ip netns del` (notes §1 "lingering object").
+fn abort(s: &TcpStream) {
+    let b = linger_bytes(libc::linger { l_onoff: 1, l_linger: 0 });
+    let _ = setsockopt_raw(s.as_raw_fd(), libc::SOL_SOCKET, libc::SO_LINGER, &b);
+}
+
+fn linger_bytes(l: libc::linger) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&l.l_onoff.to_ne_bytes());
+    b[4..].copy_from_slice(&l.l_linger.to_ne_bytes());
+    b
+}
+
+fn setsockopt_raw(fd: i32, level: i32, opt: i32, val: &[u8]) -> std::io::Result<()> {
+    // SAFETY: passes `val` with its exact length.
+    let r = unsafe { libc::setsockopt(fd, level, opt, val.as_ptr().cast(), val.len() as libc::socklen_t) };
+    if r < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Starts the receiver of `plan`: it is listening when this returns.
+pub fn start_receiver(plan: &FlowPlan, clock: Clock, run_end: Time, stop: Arc<AtomicBool>, done: Arc<AtomicBool>) -> Result<JoinHandle<Result<ReceiverReport, String>>, String> {
+    let (tx, rx) = std::sync::mpsc::channel::<Result<(), String>>();
+    let p = plan.clone();
+    let h = netns::spawn_in(&plan.receiver_ns, &format!("rcv-{}", plan.name), move || {
+        let l = match TcpListener::bind(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, p.port)) {
+            Ok(l) => l,
+            Err(e) => {
+                let m = format!("flow {}: cannot listen on port {}: {e}", p.name, p.port);
+                let _ = tx.send(Err(m.clone()));
+                return Err(m);
+            }
+        };
+        let _ = tx.send(Ok(()));
+        receive(&p, l, clock, run_end, &stop, &done)
+    })
+    .map_err(|e| format!("cannot start a thread: {e}"))?;
+    match rx.recv() {
+        Ok(Ok(())) => Ok(h),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(h.join().map_or_else(|_| "receiver thread panicked".to_string(), |r| r.err().unwrap_or_default())),
+    }
+}
+
+fn receive(p: &FlowPlan, l: TcpListener, clock: Clock, run_end: Time, stop: &AtomicBool, done: &AtomicBool) -> Result<ReceiverReport, String> {
+    let mut rep = ReceiverReport { bins: vec![0; (run_end.nanos() / BIN.nanos() + 1) as usize], ..Default::default() };
+    l.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let mut s = loop {
+        if stop.load(Ordering::Relaxed) || clock.now() >= run_end {
+            return Ok(rep);
+        }
+        match l.accept() {
+            Ok((s, _)) => break s,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(std::time::Duration::from_millis(1)),
+            Err(e) => return Err(format!("flow {}: accept: {e}", p.name)),
+        }
+    };
+    drop(l);
+    s.set_nonblocking(false).map_err(|e| e.to_string())?;
+    s.set_read_timeout(Some(std::time::Duration::from_millis(20))).map_err(|e| e.to_string())?;
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                let t = clock.now();
+                if t >= run_end {
+                    break;
+                }
+                rep.first_byte.get_or_insert(t);
+                rep.last_byte = Some(t);
+                rep.bytes += n as u64;
+                rep.bins[(t.nanos() / BIN.nanos()) as usize] += n as u64;
+                if p.size.is_some_and(|sz| rep.bytes >= sz) {
+                    rep.completed_at = Some(t);
+                    done.store(true, Ordering::SeqCst);
+                    break;
+                }
+            }
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted) => {
+                if clock.now() >= run_end {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(e) => return Err(format!("flow {}: read: {e}", p.name)),
+        }
+    }
+    abort(&s);
+    Ok(rep)
+}
+
+/// Starts the sender of `plan`; it connects at `plan.start`.
+pub fn start_sender(plan: &FlowPlan, clock: Clock, stop: Arc<AtomicBool>, done: Arc<AtomicBool>) -> Result<JoinHandle<Result<SenderReport, String>>, String> {
+    let p = plan.clone();
+    netns::spawn_in(&plan.sender_ns, &format!("snd-{}", plan.name), move || send(&p, clock, &stop, &done)).map_err(|e| format!("cannot start a thread: {e}"))
+}
+
+fn sample(s: &TcpStream, t: Time, rep: &mut SenderReport) {
+    if let Ok(info) = sys::tcp_info(s.as_raw_fd()) {
+        let prev = rep.samples.last().map(|x| x.info.ca_state);
+        // TCP_CA_CWR = 2, TCP_CA_Recovery = 3 (include/net/tcp.h enum tcp_ca_state).
+        if info.ca_state == 3 && prev != Some(3) {
+            rep.recoveries_seen += 1;
+        }
+        if info.ca_state == 2 && prev != Some(2) {
+            rep.cwr_seen += 1;
+        }
+        if info.rtt_us > 0 {
+            rep.rtt.record(info.rtt_us as u64 * 1000);
+        }
+        rep.samples.push(Sample { t, info });
+    }
+}
+
+fn send(p: &FlowPlan, clock: Clock, stop: &AtomicBool, done: &AtomicBool) -> Result<SenderReport, String> {
+    let mut rep = SenderReport::default();
+    while clock.now() < p.start {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(rep);
+        }
+        let left = p.start.since(clock.now()).nanos().min(5_000_000);
+        std::thread::sleep(std::time::Duration::from_nanos(left));
+    }
+    let mut s = sys::tcp_connect(p.receiver_addr, p.port, &p.kernel_cc).map_err(|e| format!("flow {}: connect to {}:{}: {e}", p.name, p.receiver_addr, p.port))?;
+    rep.connected_at = Some(clock.now());
+    rep.cc_in_use = sys::tcp_congestion(s.as_raw_fd()).unwrap_or_default();
+    if rep.cc_in_use != p.kernel_cc {
+        abort(&s);
+        return Err(format!("flow {}: asked the kernel for {} but the socket uses {:?}", p.name, p.kernel_cc, rep.cc_in_use));
+    }
+    s.set_write_timeout(Some(std::time::Duration::from_millis(2))).map_err(|e| e.to_string())?;
+    let buf = vec![0x5au8; 64 * 1024];
+    let mut next_sample = clock.now();
+    let mut shut = false;
+    loop {
+        let now = clock.now();
+        if now >= next_sample {
+            sample(&s, now, &mut rep);
+            next_sample += SAMPLE_EVERY;
+        }
+        if now >= p.end || stop.load(Ordering::Relaxed) || done.load(Ordering::Relaxed) {
+            break;
+        }
+        let want = p.size.map_or(buf.len() as u64, |sz| (sz - rep.bytes_written).min(buf.len() as u64)) as usize;
+        if want == 0 {
+            if !shut {
+                let _ = s.shutdown(Shutdown::Write);
+                shut = true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            continue;
+        }
+        match s.write(&buf[..want]) {
+            Ok(n) => rep.bytes_written += n as u64,
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted) => {}
+            Err(e) => {
+                abort(&s);
+                return Err(format!("flow {}: write: {e}", p.name));
+            }
+        }
+    }
+    let _ = s.flush();
+    // The flow stops here: whatever the kernel still buffers is discarded (RST).
+    abort(&s);
+    Ok(rep)
+}

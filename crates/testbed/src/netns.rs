@@ -1,0 +1,202 @@
+//! Network namespaces with guaranteed cleanup. Every namespace this process creates is
+//! registered before it exists, so the guard's `Drop` (normal exit, error, panic) and
+//! the SIGINT/SIGTERM path both find it. Names are `scvtb-<pid>-<n>-<role>`: unique per
+//! process and per testbed, and a namespace left by a killed process (SIGKILL cannot be
+//! caught) is recognised as stale because its pid is gone.
+
+use crate::sys;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Mutex;
+
+/// Every testbed namespace starts with this.
+pub const PREFIX: &str = "scvtb-";
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// A fresh testbed id, `scvtb-<pid>-<n>`.
+pub fn unique_id() -> String {
+    format!("{PREFIX}{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst))
+}
+
+extern "C" fn on_signal(_: libc::c_int) {
+    // Only an atomic store: async-signal-safe. The run loop sees it and unwinds through
+    // the guards, which kill threads first and delete namespaces last.
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Routes SIGINT, SIGTERM and SIGHUP to a stop request (once per process).
+pub fn install_signal_handlers() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: installs a handler that only stores to an atomic.
+            unsafe { libc::signal(sig, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t) };
+        }
+    });
+}
+
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
+/// For tests: ask running testbeds to stop as a signal would.
+pub fn request_stop() {
+    STOP.store(true, Ordering::SeqCst);
+}
+pub fn clear_stop() {
+    STOP.store(false, Ordering::SeqCst);
+}
+
+/// Runs `ip` with `args`; the error names the command and its stderr.
+pub fn ip(args: &[&str]) -> Result<(), String> {
+    let out = Command::new("ip").args(args).stdin(Stdio::null()).output().map_err(|e| format!("cannot run `ip` (install iproute2): {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("`ip {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+/// Runs several `ip` commands in one process (`ip [-n NS] -batch -`).
+pub fn ip_batch(ns: Option<&str>, lines: &[String]) -> Result<(), String> {
+    let mut cmd = Command::new("ip");
+    if let Some(n) = ns {
+        cmd.args(["-n", n]);
+    }
+    let mut child = cmd.args(["-batch", "-"]).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run `ip` (install iproute2): {e}"))?;
+    child.stdin.take().expect("piped").write_all(lines.join("\n").as_bytes()).map_err(|e| format!("ip -batch: {e}"))?;
+    let out = child.wait_with_output().map_err(|e| format!("ip -batch: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("`ip{} -batch` failed: {}\ncommands:\n{}", ns.map_or(String::new(), |n| format!(" -n {n}")), String::from_utf8_lossy(&out.stderr).trim(), lines.join("\n")))
+    }
+}
+
+/// Runs `f` on a new thread that has entered namespace `ns`; sockets and devices it
+/// opens belong there.
+pub fn spawn_in<F, R>(ns: &str, name: &str, f: F) -> std::io::Result<std::thread::JoinHandle<Result<R, String>>>
+where
+    F: FnOnce() -> Result<R, String> + Send + 'static,
+    R: Send + 'static,
+{
+    let ns = ns.to_string();
+    std::thread::Builder::new().name(name.to_string()).spawn(move || {
+        sys::enter_netns(&ns).map_err(|e| e.to_string())?;
+        f()
+    })
+}
+
+/// Runs `f` inside namespace `ns` and waits for it.
+pub fn run_in<F, R>(ns: &str, f: F) -> Result<R, String>
+where
+    F: FnOnce() -> Result<R, String> + Send + 'static,
+    R: Send + 'static,
+{
+    spawn_in(ns, "scvtb-ns", f).map_err(|e| format!("cannot start a thread: {e}"))?.join().map_err(|_| format!("a thread inside namespace {ns} panicked"))?
+}
+
+/// Writes a sysctl of namespace `ns` (/proc/sys/net resolves to the writer's namespace).
+pub fn sysctl(ns: &str, key: &str, value: &str) -> Result<(), String> {
+    let path = format!("/proc/sys/{}", key.replace('.', "/"));
+    let (v, ns_name) = (value.to_string(), ns.to_string());
+    run_in(ns, move || std::fs::write(&path, &v).map_err(|e| format!("cannot set {path} = {v} in {ns_name}: {e}")))
+}
+
+/// Namespaces `ip netns list` shows that start with `prefix`.
+pub fn list(prefix: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir("/run/netns").into_iter().flatten().flatten().filter_map(|e| e.file_name().into_string().ok()).filter(|n| n.starts_with(prefix)).collect();
+    v.sort();
+    v
+}
+
+fn delete(name: &str) -> Result<(), String> {
+    ip(&["netns", "del", name])
+}
+
+/// Deletes testbed namespaces whose creating process no longer exists (left by SIGKILL
+/// or a crash). Returns the names removed.
+pub fn clean_stale() -> Result<Vec<String>, String> {
+    let stale = list_stale();
+    for n in &stale {
+        delete(n)?;
+    }
+    Ok(stale)
+}
+
+/// Testbed namespaces whose creating process no longer exists.
+pub fn list_stale() -> Vec<String> {
+    list(PREFIX)
+        .into_iter()
+        .filter(|n| {
+            let pid = n[PREFIX.len()..].split('-').next().and_then(|p| p.parse::<u32>().ok());
+            !pid.is_some_and(|p| std::path::Path::new(&format!("/proc/{p}")).exists())
+        })
+        .collect()
+}
+
+/// Namespaces created by this process, deleted on drop (and by `delete_all_now` from a
+/// stop path). Children before namespaces: callers stop their threads and processes
+/// first, since a namespace deleted under a running process lives on with it.
+#[derive(Default)]
+pub struct Namespaces {
+    names: Mutex<Vec<String>>,
+}
+
+impl Namespaces {
+    pub fn new() -> Namespaces {
+        Namespaces::default()
+    }
+
+    /// Creates namespace `name` with its loopback up.
+    pub fn add(&self, name: &str) -> Result<(), String> {
+        self.names.lock().expect("not poisoned").push(name.to_string());
+        ip(&["netns", "add", name])?;
+        ip(&["-n", name, "link", "set", "lo", "up"])
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.names.lock().expect("not poisoned").clone()
+    }
+
+    /// Deletes every namespace; reports those it could not delete.
+    pub fn delete_all(&self) -> Result<(), String> {
+        let names: Vec<String> = std::mem::take(&mut *self.names.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut errs = Vec::new();
+        for n in names.iter().rev() {
+            if std::path::Path::new(&format!("/run/netns/{n}")).exists() {
+                if let Err(e) = delete(n) {
+                    errs.push(e);
+                }
+            }
+        }
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(errs.join("; "))
+        }
+    }
+}
+
+impl Drop for Namespaces {
+    fn drop(&mut self) {
+        if let Err(e) = self.delete_all() {
+            eprintln!("testbed cleanup: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_carry_the_pid() {
+        let a = unique_id();
+        let b = unique_id();
+        assert_ne!(a, b);
+        assert!(a.starts_with(&format!("{PREFIX}{}-", std::process::id())));
+    }
+}

@@ -1,0 +1,425 @@
+//! `scavenger testbed run`: a scenario on real kernel TCP through the emulator, written
+//! as the same result record as a simulator run (`datapath = "testbed"`, plus a
+//! `testbed` block with the kernel version and the settings used).
+
+use crate::emulator::{EmulatorConfig, EmulatorReport, FlowRoute, FORWARD};
+use crate::endpoints::{self, FlowPlan, ReceiverReport, SenderReport, BIN};
+use crate::netns;
+use crate::testbed::Testbed;
+use scavenger_cc::{Dur, ParamSet, Time};
+use scavenger_lab::record::{tool_info, RunRecord, RECORD_FORMAT};
+use scavenger_lab::scenario::{FlowDirection, FlowKind, FlowSpec, Scenario, Side};
+use scavenger_net::Histogram;
+use scavenger_sim::result::{jain_index, stats_from, Conservation, FlowResult, JainResult, LinkResult, Series, SimResult};
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// First port the receivers listen on (below Linux's ephemeral range, 32768–60999, so
+/// senders' ports never collide with a receiver's).
+pub const FIRST_PORT: u16 = 5001;
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub seed: u64,
+    /// Run the emulator under SCHED_FIFO when permitted.
+    pub realtime: bool,
+    /// Keep the per-packet log (for the mahimahi export); records per direction.
+    pub log_limit: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { seed: 1, realtime: true, log_limit: 8 << 20 }
+    }
+}
+
+pub struct TestbedRun {
+    pub record: RunRecord,
+    pub emulator: EmulatorReport,
+}
+
+/// The congestion controls the kernel offers (/proc/sys/net/ipv4/tcp_available_congestion_control).
+pub fn kernel_ccs() -> Vec<String> {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").map(|s| s.split_whitespace().map(str::to_string).collect()).unwrap_or_default()
+}
+
+pub fn kernel_version() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+}
+
+/// The kernel's name for one of our algorithms, if the kernel has an implementation of
+/// it: ours are `newreno` (Linux `reno` is NewReno, RFC 6582), `cubic`, `bbr` (v1).
+pub fn kernel_cc_for(ours: &str, available: &[String]) -> Result<String, String> {
+    let k = match ours {
+        "newreno" => "reno",
+        "cubic" => "cubic",
+        "bbr" => "bbr",
+        other => {
+            return Err(format!(
+                "algorithm `{other}` has no kernel implementation on the testbed; the kernel offers: {} (scenario names: newreno → reno, cubic, bbr). BPF algorithms come with crates/kernel",
+                available.join(", ")
+            ))
+        }
+    };
+    if available.iter().any(|a| a == k) {
+        Ok(k.to_string())
+    } else {
+        Err(format!("algorithm `{ours}` needs the kernel's `{k}`, which this kernel does not offer; it has: {}", available.join(", ")))
+    }
+}
+
+/// Checks that the testbed can honour every flow; returns the kernel CC per flow and
+/// the settings it cannot apply (warnings, recorded in the result).
+fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<String>), String> {
+    let available = kernel_ccs();
+    let mut ccs = Vec::new();
+    let mut ignored = Vec::new();
+    for f in &sc.flows {
+        let who = format!("flow \"{}\"", f.name);
+        match f.kind {
+            FlowKind::Tcp => {}
+            FlowKind::Cbr { .. } => return Err(format!("{who}: kind = \"cbr\" is not supported by the testbed yet (TCP flows only)")),
+            FlowKind::Web { .. } => return Err(format!("{who}: kind = \"web\" is not supported by the testbed yet (TCP flows only)")),
+        }
+        let info = scavenger_cc::find(&f.algorithm).ok_or_else(|| format!("{who}: unknown algorithm {}", f.algorithm))?;
+        ccs.push(kernel_cc_for(info.name, &available).map_err(|e| format!("{who}: {e}"))?);
+        if f.params != ParamSet::defaults(info.params) {
+            return Err(format!("{who}: `params` cannot be applied to the kernel's {}; remove them for a testbed run", info.name));
+        }
+        if f.dalbe.is_some() {
+            return Err(format!("{who}: `dalbe` needs our own sender; the kernel's TCP cannot run it"));
+        }
+        if f.receiver.is_some() {
+            return Err(format!("{who}: `receiver` (a receive-window controller) needs our own receiver; the kernel's TCP cannot run it"));
+        }
+        if f.mss != 1448 {
+            ignored.push(format!("{who}: mss = {} (the kernel derives 1448 from the 1500-byte MTU)", f.mss));
+        }
+        if f.initial_window != 10 {
+            ignored.push(format!("{who}: initial_window = {} (the kernel uses 10)", f.initial_window));
+        }
+        if f.pacing {
+            ignored.push(format!("{who}: pacing = true (only the kernel's bbr paces)"));
+        }
+        if !f.delayed_ack {
+            ignored.push(format!("{who}: delayed_ack = false (the kernel's receiver decides)"));
+        }
+        if f.clock_offset_ns != 0 {
+            ignored.push(format!("{who}: clock_offset (hosts share the machine's clock)"));
+        }
+        if f.rwnd_bytes != 64 << 20 {
+            ignored.push(format!("{who}: rwnd = {} bytes (the kernel autotunes its receive buffer)", f.rwnd_bytes));
+        }
+    }
+    Ok((ccs, ignored))
+}
+
+/// The hosts to build: the scenario's, plus a default "server"/"client" for flows that
+/// name no hosts.
+fn hosts_of(sc: &Scenario) -> Vec<(String, Side)> {
+    let mut h: Vec<(String, Side)> = sc.hosts.iter().map(|x| (x.name.clone(), x.side)).collect();
+    for side in [Side::Server, Side::Client] {
+        if sc.flows.iter().any(|f| f.from.is_none()) && !h.iter().any(|x| x.1 == side) {
+            h.push((if side == Side::Server { "server" } else { "client" }.to_string(), side));
+        }
+    }
+    h
+}
+
+fn endpoints_of(f: &FlowSpec, hosts: &[(String, Side)]) -> (String, String) {
+    let first = |s: Side| hosts.iter().find(|x| x.1 == s).expect("hosts_of adds one per side").0.clone();
+    match (&f.from, &f.to) {
+        (Some(a), Some(b)) => (a.clone(), b.clone()),
+        _ => match f.direction {
+            FlowDirection::Download => (first(Side::Server), first(Side::Client)),
+            FlowDirection::Upload => (first(Side::Client), first(Side::Server)),
+        },
+    }
+}
+
+/// Runs `sc` on the testbed. Interrupted by SIGINT/SIGTERM (after
+/// `netns::install_signal_handlers`), it tears down and returns an error.
+pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, String> {
+    let wall = std::time::Instant::now();
+    let (ccs, ignored) = plan_flows(sc)?;
+    for w in &ignored {
+        eprintln!("warning: the testbed ignores {w}");
+    }
+    if sc.flows.len() > (32768 - FIRST_PORT as usize) {
+        return Err("too many flows for the testbed's port plan".into());
+    }
+    let sim = sc.to_sim(opts.seed);
+    let hosts = hosts_of(sc);
+    let routes: Vec<FlowRoute> =
+        sc.flows.iter().enumerate().map(|(i, f)| FlowRoute { port: FIRST_PORT + i as u16, data_forward: f.direction == FlowDirection::Download, extra_delay: f.extra_delay }).collect();
+    // Time series need the forward link's packet log (queue length, utilisation per bin).
+    let log_limit = if sc.series_bin.is_some() { opts.log_limit.max(RunOptions::default().log_limit) } else { opts.log_limit };
+    let cfg = EmulatorConfig { forward: sim.forward.clone(), reverse: sim.reverse.clone(), seed: opts.seed, flows: routes, log_limit };
+    let mut tb = Testbed::start(&hosts, cfg, opts.realtime)?;
+    let mut plans = Vec::new();
+    for (i, f) in sc.flows.iter().enumerate() {
+        let (from, to) = endpoints_of(f, &hosts);
+        let (s, r) = (tb.topo.host(&from).expect("built").clone(), tb.topo.host(&to).expect("built").clone());
+        if f.ecn {
+            // RFC 3168 ECN on both ends of this flow (net.ipv4.tcp_ecn = 1: request and accept).
+            netns::sysctl(&s.ns, "net.ipv4.tcp_ecn", "1")?;
+            netns::sysctl(&r.ns, "net.ipv4.tcp_ecn", "1")?;
+        }
+        let run_end = Time::ZERO + sc.duration;
+        plans.push(FlowPlan {
+            name: f.name.clone(),
+            kernel_cc: ccs[i].clone(),
+            sender_ns: s.ns.clone(),
+            receiver_ns: r.ns.clone(),
+            receiver_addr: r.addr,
+            port: FIRST_PORT + i as u16,
+            start: Time::ZERO + f.start,
+            end: f.stop.map_or(run_end, |st| (Time::ZERO + st).min(run_end)),
+            size: f.size_bytes,
+        });
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let run_end = Time::ZERO + sc.duration;
+    let mut threads = Vec::new();
+    let result = (|| -> Result<(), String> {
+        for p in &plans {
+            let done = Arc::new(AtomicBool::new(false));
+            let r = endpoints::start_receiver(p, tb.clock, run_end, stop.clone(), done.clone())?;
+            let s = endpoints::start_sender(p, tb.clock, stop.clone(), done)?;
+            threads.push((s, r));
+        }
+        while tb.clock.now() < run_end {
+            if netns::stop_requested() {
+                return Err("interrupted".into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10).min(std::time::Duration::from_nanos(run_end.since(tb.clock.now()).nanos().max(1))));
+        }
+        Ok(())
+    })();
+    stop.store(true, Ordering::SeqCst);
+    let mut senders = Vec::new();
+    let mut receivers = Vec::new();
+    let mut errors = Vec::new();
+    for (s, r) in threads {
+        match s.join() {
+            Ok(Ok(x)) => senders.push(x),
+            Ok(Err(e)) => errors.push(e),
+            Err(_) => errors.push("a sender thread panicked".into()),
+        }
+        match r.join() {
+            Ok(Ok(x)) => receivers.push(x),
+            Ok(Err(e)) => errors.push(e),
+            Err(_) => errors.push("a receiver thread panicked".into()),
+        }
+    }
+    let report = tb.stop_emulator().ok_or("the emulator thread panicked")?;
+    let tb_id = tb.topo.id.clone();
+    tb.shutdown()?;
+    result?;
+    if !errors.is_empty() {
+        return Err(errors.join("; "));
+    }
+    let metrics = metrics(sc, &plans, &senders, &receivers, &report);
+    let lateness = |h: &Histogram| json!({"p50": h.quantile(0.5).map(|x| x as f64 / 1e6), "p99": h.quantile(0.99).map(|x| x as f64 / 1e6), "max": h.max().map(|x| x as f64 / 1e6)});
+    let testbed = json!({
+        "kernel": kernel_version(),
+        "id": tb_id,
+        "emulator": {
+            "thread": "in-process",
+            "realtime": report.realtime.is_ok(),
+            "realtime_note": report.realtime.as_ref().err(),
+            "clock": "CLOCK_MONOTONIC",
+            "lateness_ms": {"forward": lateness(&report.lateness_ns[0]), "reverse": lateness(&report.lateness_ns[1])},
+            "packets": report.packets,
+            "write_errors": report.write_errors,
+        },
+        "flows": plans.iter().zip(&senders).map(|(p, s)| json!({"name": p.name, "kernel_cc": p.kernel_cc, "cc_in_use": s.cc_in_use, "port": p.port})).collect::<Vec<_>>(),
+        "tcp_info_interval_ms": endpoints::SAMPLE_EVERY.nanos() as f64 / 1e6,
+        "offloads": "tso gso gro off on every veth",
+        "ignored_settings": ignored,
+    });
+    let record = RunRecord {
+        format: RECORD_FORMAT,
+        tool: tool_info(),
+        datapath: "testbed",
+        seed: opts.seed,
+        scenario: sc.clone(),
+        events: report.packets,
+        wall_time_s: wall.elapsed().as_secs_f64(),
+        metrics,
+        testbed: Some(testbed),
+    };
+    Ok(TestbedRun { record, emulator: report })
+}
+
+fn bytes_between(r: &ReceiverReport, from: Time, to: Time) -> u64 {
+    let (a, b) = ((from.nanos() / BIN.nanos()) as usize, (to.nanos() / BIN.nanos()) as usize);
+    r.bins.get(a.min(r.bins.len())..b.min(r.bins.len())).map_or(0, |s| s.iter().sum())
+}
+
+fn metrics(sc: &Scenario, plans: &[FlowPlan], senders: &[SenderReport], receivers: &[ReceiverReport], rep: &EmulatorReport) -> SimResult {
+    let end = Time::ZERO + sc.duration;
+    let flows = sc
+        .flows
+        .iter()
+        .zip(plans)
+        .zip(senders.iter().zip(receivers))
+        .zip(&rep.flows)
+        .map(|(((f, p), (s, r)), c)| {
+            let stop = r.completed_at.unwrap_or(p.end);
+            let active = stop.since(p.start).secs_f64();
+            let per_s = |b: u64| if active > 0.0 { b as f64 * 8.0 / active } else { 0.0 };
+            let last = s.samples.last().map(|x| x.info).unwrap_or_default();
+            FlowResult {
+                name: f.name.clone(),
+                algorithm: f.algorithm.clone(),
+                start_s: p.start.secs_f64(),
+                size_bytes: f.size_bytes,
+                completion_time_s: r.completed_at.map(|c| c.since(r.first_byte.unwrap_or(p.start)).secs_f64()),
+                completed_at_s: r.completed_at.map(|c| c.secs_f64()),
+                active_s: active,
+                delivered_bytes: r.bytes,
+                goodput_bps: per_s(r.bytes),
+                throughput_bps: per_s(c.data_delivered_bytes),
+                rtt_ms: stats_from(&s.rtt, 1e-6),
+                retransmits: last.total_retrans as u64,
+                fast_recoveries: s.recoveries_seen,
+                timeouts: last.total_rto.unwrap_or(0) as u64,
+                ecn_responses: s.cwr_seen,
+                final_cwnd_bytes: last.snd_cwnd as u64 * last.snd_mss as u64,
+                owd_ms: None,
+                loss_rate: None,
+                conservation: Conservation { sent_bytes: c.data_arrived_bytes, delivered_bytes: c.data_delivered_bytes, dropped_bytes: c.data_dropped_bytes, in_flight_bytes: c.data_in_flight_bytes },
+            }
+        })
+        .collect();
+    let links = ["forward", "reverse"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let s = &rep.links[i];
+            let rate = rep.configs[i].rate;
+            let cap = rate.bytes_in(sc.duration) as f64;
+            LinkResult {
+                name: name.to_string(),
+                rate_bps: rate.bps(),
+                utilisation: if cap > 0.0 { s.tx_bytes as f64 / cap } else { 0.0 },
+                tx_bytes: s.tx_bytes,
+                tx_pkts: s.tx_pkts,
+                delivered_pkts: s.delivered_pkts,
+                queue_drops: s.dropped_pkts,
+                aqm_drops: s.aqm_dropped_pkts,
+                ecn_marks: s.marked_pkts,
+                wire_losses: s.lost_pkts,
+                qdelay_ms: stats_from(&s.qdelay, 1e-6),
+                conservation: Conservation { sent_bytes: s.arrived_bytes, delivered_bytes: s.delivered_bytes, dropped_bytes: s.dropped_bytes + s.lost_bytes, in_flight_bytes: rep.in_transit_bytes[i] },
+            }
+        })
+        .collect();
+    let jain = sc
+        .jain
+        .iter()
+        .map(|j| {
+            let (from, to) = (Time::ZERO + j.from, (Time::ZERO + j.to).min(end));
+            let span = to.since(from).secs_f64();
+            let rates: Vec<f64> =
+                j.flows.iter().map(|n| sc.flows.iter().position(|f| &f.name == n).map_or(0.0, |i| if span > 0.0 { bytes_between(&receivers[i], from, to) as f64 * 8.0 / span } else { 0.0 })).collect();
+            JainResult { name: j.name.clone(), flows: j.flows.clone(), from_s: j.from.secs_f64(), to_s: j.to.secs_f64(), index: jain_index(&rates), goodput_bps: rates }
+        })
+        .collect();
+    let series = sc.series_bin.map(|bin| series(sc, bin, senders, receivers, rep));
+    SimResult { duration_s: sc.duration.secs_f64(), events: rep.packets, flows, links, jain, series }
+}
+
+/// Time series from the receivers' byte bins, the TCP_INFO samples and the forward
+/// link's packet log.
+fn series(sc: &Scenario, bin: Dur, senders: &[SenderReport], receivers: &[ReceiverReport], rep: &EmulatorReport) -> Series {
+    let n = sc.duration.nanos().div_ceil(bin.nanos()) as usize;
+    let time_s: Vec<f64> = (1..=n).map(|k| (bin.nanos() * k as u64) as f64 / 1e9).collect();
+    let edge = |k: usize| Time(bin.nanos() * k as u64);
+    let goodput = receivers.iter().map(|r| (0..n).map(|k| bytes_between(r, edge(k), edge(k + 1)) as f64 * 8.0 / bin.secs_f64()).collect()).collect();
+    // The last TCP_INFO sample at or before each bin's end.
+    let at_end = |s: &SenderReport, k: usize| s.samples.iter().take_while(|x| x.t <= edge(k + 1)).last().map(|x| x.info);
+    let cwnd = senders.iter().map(|s| (0..n).map(|k| at_end(s, k).map_or(0, |i| i.snd_cwnd as u64 * i.snd_mss as u64)).collect()).collect();
+    // In place of the simulator's algorithm trace variables: the kernel's srtt and
+    // delivery-rate estimate (bytes/s in TCP_INFO, bit/s here).
+    let trace = senders
+        .iter()
+        .map(|s| {
+            vec![
+                ("srtt_ms".to_string(), (0..n).map(|k| at_end(s, k).map_or(f64::NAN, |i| i.rtt_us as f64 / 1e3)).collect()),
+                ("delivery_rate_bps".to_string(), (0..n).map(|k| at_end(s, k).map_or(f64::NAN, |i| i.delivery_rate as f64 * 8.0)).collect()),
+            ]
+        })
+        .collect();
+    let mut tx = vec![0u64; n];
+    let mut queue = vec![0u64; n];
+    let mut q: i64 = 0;
+    let mut log: Vec<_> = rep.logs[FORWARD].iter().collect();
+    log.sort_by_key(|r| r.t_ns);
+    let mut it = log.into_iter().peekable();
+    for k in 0..n {
+        while let Some(r) = it.next_if(|r| r.t_ns < edge(k + 1).nanos()) {
+            use crate::emulator::LogKind::*;
+            match r.kind {
+                Arrival => q += 1,
+                Departure => {
+                    q -= 1;
+                    tx[k] += r.bytes as u64;
+                }
+                QueueDrop => q -= 1,
+                WireLoss => {}
+            }
+        }
+        queue[k] = q.max(0) as u64;
+    }
+    let cap = rep.configs[FORWARD].rate.bytes_in(bin) as f64;
+    Series {
+        bin_s: bin.secs_f64(),
+        time_s,
+        flow_goodput_bps: goodput,
+        flow_cwnd_bytes: cwnd,
+        flow_trace: trace,
+        link_utilisation: tx.iter().map(|&b| if cap > 0.0 { b as f64 / cap } else { 0.0 }).collect(),
+        queue_pkts: queue,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn our_names_map_to_the_kernels_and_others_are_refused() {
+        let avail: Vec<String> = ["reno", "bbr", "cubic"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(kernel_cc_for("newreno", &avail).unwrap(), "reno");
+        assert_eq!(kernel_cc_for("cubic", &avail).unwrap(), "cubic");
+        let e = kernel_cc_for("ledbat", &avail).unwrap_err();
+        assert!(e.contains("ledbat") && e.contains("reno, bbr, cubic"), "{e}");
+        let e = kernel_cc_for("cubic", &avail[..2]).unwrap_err();
+        assert!(e.contains("does not offer") && e.contains("reno, bbr"), "{e}");
+    }
+
+    #[test]
+    fn unsupported_flow_kinds_and_params_are_clear_errors() {
+        let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nkind = \"cbr\"\nrate = \"1Mbit\"\n").unwrap();
+        assert!(plan_flows(&sc).unwrap_err().contains("cbr"));
+        let sc =
+            scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\nparams = { beta = 0.5 }\n").unwrap();
+        assert!(plan_flows(&sc).unwrap_err().contains("params"));
+    }
+
+    #[test]
+    fn flows_without_hosts_get_default_hosts_per_side() {
+        let sc = scavenger_lab::parse(
+            "t.toml",
+            "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\n[[flow]]\nalgorithm = \"cubic\"\ndirection = \"upload\"\n",
+        )
+        .unwrap();
+        let h = hosts_of(&sc);
+        assert_eq!(h, vec![("server".to_string(), Side::Server), ("client".to_string(), Side::Client)]);
+        assert_eq!(endpoints_of(&sc.flows[0], &h), ("server".into(), "client".into()));
+        assert_eq!(endpoints_of(&sc.flows[1], &h), ("client".into(), "server".into()));
+    }
+}

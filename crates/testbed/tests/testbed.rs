@@ -1,0 +1,240 @@
+//! Root tests of the emulated testbed. Each skips, saying why, where network namespaces
+//! cannot be created (not root, no CONFIG_NET_NS). They run one at a time (a lock), so
+//! that their timing does not depend on each other.
+
+use scavenger_cc::{Dur, Rate};
+use scavenger_net::{LinkConfig, QueueLimit};
+use scavenger_testbed::emulator::EmulatorConfig;
+use scavenger_testbed::{netns, run_scenario, RunOptions, Testbed};
+use std::sync::Mutex;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Prints past the test harness's output capture, so a skip shows in every log.
+fn say(msg: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{msg}");
+}
+
+/// Whether namespaces can be created here; says why not.
+fn can_run(test: &str) -> bool {
+    if !scavenger_testbed::sys::is_root() {
+        say(&format!("SKIP {test}: not root (the testbed needs network namespaces, veth and TUN)"));
+        return false;
+    }
+    let ns = netns::Namespaces::new();
+    if let Err(e) = ns.add(&format!("{}-probe", netns::unique_id())) {
+        say(&format!("SKIP {test}: cannot create a network namespace: {e}"));
+        return false;
+    }
+    true
+}
+
+fn link(rate_mbps: u64, delay_ms: u64, limit: u32) -> LinkConfig {
+    LinkConfig::new(Rate::from_mbps(rate_mbps), Dur::from_millis(delay_ms), QueueLimit::Packets(limit))
+}
+
+/// The namespaces of testbed `id` (its names are `ID-role`).
+fn namespaces_of(id: &str) -> Vec<String> {
+    netns::list(&format!("{id}-"))
+}
+
+/// File descriptors of this process open on /dev/net/tun (each one is a live TUN device).
+fn open_tun_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").into_iter().flatten().flatten().filter(|e| std::fs::read_link(e.path()).is_ok_and(|p| p == std::path::Path::new("/dev/net/tun"))).count()
+}
+
+#[test]
+fn ping_through_a_25ms_link_takes_50ms() {
+    let _g = serial();
+    if !can_run("ping_through_a_25ms_link_takes_50ms") {
+        return;
+    }
+    let cfg = EmulatorConfig { forward: link(100, 25, 1000), reverse: link(100, 25, 1000), seed: 1, flows: vec![], log_limit: 0 };
+    let tb = Testbed::dumbbell(cfg).expect("testbed");
+    let rtts = scavenger_testbed::icmp::ping(&tb.host("server").ns, tb.host("client").addr, 40, 10).expect("ping");
+    assert!(rtts.len() >= 38, "{} of 40 echo replies", rtts.len());
+    let mut s = rtts.clone();
+    s.sort_by(f64::total_cmp);
+    let median = s[s.len() / 2];
+    println!("ping RTT min {:.3} median {median:.3} max {:.3} ms", s[0], s[s.len() - 1]);
+    // Two 25 ms propagation delays plus two 98-byte serialisations at 100 Mbit/s (16 µs).
+    assert!((median - 50.0).abs() <= 0.5, "median RTT {median:.3} ms, all: {s:?}");
+    assert!(s[0] >= 50.0, "faster than the propagation delay: {:.3} ms", s[0]);
+    tb.shutdown().expect("teardown");
+}
+
+fn scenario(text: &str) -> scavenger_lab::Scenario {
+    scavenger_lab::parse("test.toml", text).expect("valid scenario")
+}
+
+#[test]
+fn cubic_fills_a_10mbit_one_bdp_link() {
+    let _g = serial();
+    if !can_run("cubic_fills_a_10mbit_one_bdp_link") {
+        return;
+    }
+    let sc = scenario("duration = \"8s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nname = \"bulk\"\nalgorithm = \"cubic\"\n");
+    let r = run_scenario(&sc, &RunOptions::default()).expect("run");
+    let f = &r.record.metrics.flows[0];
+    println!(
+        "cubic 10 Mbit/s 1 BDP: goodput {:.3} Mbit/s, rtt {:?}, retransmits {}, lateness {}",
+        f.goodput_bps / 1e6,
+        f.rtt_ms,
+        f.retransmits,
+        r.record.testbed.as_ref().unwrap()["emulator"]["lateness_ms"]
+    );
+    // One BDP of buffer is enough for CUBIC (β = 0.7) to keep the link busy; the ceiling
+    // is 10 Mbit/s × 1448/1500 payload per IP packet = 9.65 Mbit/s.
+    assert!(f.goodput_bps >= 9e6, "goodput {:.3} Mbit/s", f.goodput_bps / 1e6);
+    assert!(f.goodput_bps <= 9.66e6, "goodput above the link's capacity: {:.3} Mbit/s", f.goodput_bps / 1e6);
+    assert_eq!(r.record.datapath, "testbed");
+    let tb = r.record.testbed.as_ref().expect("testbed block");
+    assert_eq!(tb["flows"][0]["cc_in_use"], "cubic");
+    assert!(!tb["kernel"].as_str().unwrap().is_empty());
+    // Conservation on the data direction, and the RTT floor of 2 × 10 ms.
+    assert!(f.conservation.holds(), "{:?}", f.conservation);
+    assert!(f.rtt_ms.p50.unwrap() >= 20.0, "{:?}", f.rtt_ms);
+}
+
+#[test]
+fn codel_holds_cubic_sojourn_near_its_target() {
+    let _g = serial();
+    if !can_run("codel_holds_cubic_sojourn_near_its_target") {
+        return;
+    }
+    // A 1000-packet buffer (1.2 s at 10 Mbit/s) that drop-tail would let CUBIC fill;
+    // CoDel (RFC 8289, target 5 ms, interval 100 ms) keeps the standing queue near 5 ms.
+    let sc = scenario("duration = \"8s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"20ms\"\nbuffer = \"1000 packets\"\nqdisc = \"codel\"\n[[flow]]\nname = \"bulk\"\nalgorithm = \"cubic\"\n");
+    let r = run_scenario(&sc, &RunOptions::default()).expect("run");
+    let l = &r.record.metrics.links[0];
+    let (p50, mean) = (l.qdelay_ms.p50.unwrap(), l.qdelay_ms.mean.unwrap());
+    println!("codel: sojourn {:?}, aqm drops {}, goodput {:.3} Mbit/s", l.qdelay_ms, l.aqm_drops, r.record.metrics.flows[0].goodput_bps / 1e6);
+    assert!(l.aqm_drops > 0, "CoDel never dropped");
+    assert!(p50 <= 10.0 && mean <= 15.0, "sojourn p50 {p50:.2} ms, mean {mean:.2} ms: not held near 5 ms");
+    // And the link stays busy: CoDel is not starving the flow.
+    assert!(r.record.metrics.flows[0].goodput_bps >= 8e6, "goodput {:.3}", r.record.metrics.flows[0].goodput_bps / 1e6);
+}
+
+#[test]
+fn codel_marks_ecn_capable_kernel_tcp_instead_of_dropping() {
+    let _g = serial();
+    if !can_run("codel_marks_ecn_capable_kernel_tcp_instead_of_dropping") {
+        return;
+    }
+    // RFC 3168 ECN end to end: CoDel with `ecn` sets CE in the IPv4 header; the kernel at
+    // the receiver accepts the packets (so the updated header checksum is right) and
+    // echoes ECE; the sender reduces its window (TCP_CA_CWR) instead of retransmitting.
+    let sc = scenario("duration = \"5s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"20ms\"\nbuffer = \"1000 packets\"\nqdisc = { kind = \"codel\", ecn = true }\n[[flow]]\nname = \"bulk\"\nalgorithm = \"cubic\"\necn = true\n");
+    let r = run_scenario(&sc, &RunOptions::default()).expect("run");
+    let (l, f) = (&r.record.metrics.links[0], &r.record.metrics.flows[0]);
+    println!("ecn: marks {}, drops {}, cwr entries seen {}, retransmits {}, goodput {:.3}", l.ecn_marks, l.queue_drops, f.ecn_responses, f.retransmits, f.goodput_bps / 1e6);
+    assert!(l.ecn_marks > 0, "CoDel never marked");
+    assert_eq!(l.queue_drops, 0, "ECT packets are marked, not dropped, below the hard limit");
+    assert!(f.ecn_responses > 0, "the sender never entered CWR");
+    assert!(f.goodput_bps >= 8e6, "goodput {:.3} Mbit/s: marked packets lost at the receiver?", f.goodput_bps / 1e6);
+}
+
+#[test]
+fn two_testbeds_coexist() {
+    let _g = serial();
+    if !can_run("two_testbeds_coexist") {
+        return;
+    }
+    // Same addresses and device names, different namespaces: each ping sees its own delay.
+    let a = Testbed::dumbbell(EmulatorConfig { forward: link(100, 5, 100), reverse: link(100, 5, 100), seed: 1, flows: vec![], log_limit: 0 }).expect("first");
+    let b = Testbed::dumbbell(EmulatorConfig { forward: link(100, 15, 100), reverse: link(100, 15, 100), seed: 1, flows: vec![], log_limit: 0 }).expect("second");
+    assert_ne!(a.topo.id, b.topo.id);
+    let ra = scavenger_testbed::icmp::ping(&a.host("server").ns, a.host("client").addr, 5, 5).expect("ping a");
+    let rb = scavenger_testbed::icmp::ping(&b.host("server").ns, b.host("client").addr, 5, 5).expect("ping b");
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!((10.0..12.0).contains(&min(&ra)), "{ra:?}");
+    assert!((30.0..32.0).contains(&min(&rb)), "{rb:?}");
+    let (ida, idb) = (a.topo.id.clone(), b.topo.id.clone());
+    drop(a);
+    assert!(namespaces_of(&ida).is_empty());
+    assert_eq!(namespaces_of(&idb).len(), 4, "dropping one testbed leaves the other alone");
+    drop(b);
+    assert!(namespaces_of(&idb).is_empty());
+}
+
+#[test]
+fn nothing_is_left_after_a_panic_inside_the_guard() {
+    let _g = serial();
+    if !can_run("nothing_is_left_after_a_panic_inside_the_guard") {
+        return;
+    }
+    let before = open_tun_fds();
+    let id = std::sync::Arc::new(Mutex::new(String::new()));
+    let id2 = id.clone();
+    let r = std::panic::catch_unwind(move || {
+        let tb = Testbed::dumbbell(EmulatorConfig { forward: link(10, 5, 100), reverse: link(10, 5, 100), seed: 1, flows: vec![], log_limit: 0 }).expect("testbed");
+        *id2.lock().unwrap() = tb.topo.id.clone();
+        assert_eq!(namespaces_of(&tb.topo.id).len(), 4, "two routers and two hosts exist while the guard lives");
+        panic!("failing on purpose inside the guard's scope");
+    });
+    assert!(r.is_err());
+    let id = id.lock().unwrap().clone();
+    assert!(!id.is_empty());
+    assert_eq!(namespaces_of(&id), Vec::<String>::new(), "namespaces left behind");
+    let listed = std::process::Command::new("ip").args(["netns", "list"]).output().expect("ip netns list");
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(!listed.lines().any(|l| l.starts_with(&format!("{id}-"))), "`ip netns list` still shows {id}: {listed}");
+    assert_eq!(open_tun_fds(), before, "TUN devices left open");
+}
+
+/// Not run directly: the child half of the signal test.
+#[test]
+#[ignore]
+fn child_holds_a_testbed_until_signalled() {
+    if std::env::var("SCVTB_CHILD").is_err() {
+        return;
+    }
+    netns::install_signal_handlers();
+    let tb = Testbed::dumbbell(EmulatorConfig { forward: link(10, 5, 100), reverse: link(10, 5, 100), seed: 1, flows: vec![], log_limit: 0 }).expect("testbed");
+    println!("TESTBED {}", tb.topo.id);
+    let t0 = std::time::Instant::now();
+    while !netns::stop_requested() && t0.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    drop(tb);
+}
+
+#[test]
+fn ctrl_c_tears_the_testbed_down() {
+    let _g = serial();
+    if !can_run("ctrl_c_tears_the_testbed_down") {
+        return;
+    }
+    use std::io::BufRead;
+    let exe = std::env::current_exe().unwrap();
+    let mut child = std::process::Command::new(exe)
+        .args(["--exact", "child_holds_a_testbed_until_signalled", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("SCVTB_CHILD", "1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut id = None;
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        // The harness prints "test NAME ... " on the same line first.
+        if let Some(i) = line.find("TESTBED ") {
+            id = Some(line[i + 8..].trim().to_string());
+            break;
+        }
+    }
+    let id = id.expect("the child reported its testbed");
+    assert_eq!(namespaces_of(&id).len(), 4);
+    // SAFETY: sends SIGINT to our own child by pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    // Keep reading so the child can finish writing its report.
+    lines.for_each(drop);
+    let st = child.wait().unwrap();
+    assert!(st.success(), "child exited with {st}");
+    assert_eq!(namespaces_of(&id), Vec::<String>::new(), "namespaces left behind after SIGINT");
+}
