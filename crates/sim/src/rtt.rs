@@ -1,4 +1,5 @@
-//! Retransmission timer (RFC 6298) with Linux's 200 ms floor.
+//! Retransmission timer: RFC 6298's SRTT and RTTVAR, with Linux's use of the 200 ms
+//! minimum (a floor on the variance term, not on the whole RTO).
 
 use scavenger_cc::Dur;
 
@@ -51,11 +52,14 @@ impl RttEstimator {
         self.backoff
     }
 
-    /// RTO = max(MIN_RTO, SRTT + max(G, 4·RTTVAR)), doubled per backoff, capped.
+    /// RTO = SRTT + max(4·RTTVAR, 200 ms), doubled per backoff, capped. Linux
+    /// (tcp_rtt_estimator / __tcp_set_rto: rto = srtt + rttvar with rttvar ≥ tcp_rto_min)
+    /// keeps 200 ms of headroom above SRTT; RFC 6298's max(1 s or floor, SRTT + 4·RTTVAR)
+    /// let a steady sawtooth whose RTT had grown to the floor time out at every peak.
     pub fn rto(&self) -> Dur {
         let base = match self.srtt {
             None => INITIAL_RTO,
-            Some(s) => (s + GRANULARITY.max(Dur(4 * self.rttvar.0))).max(MIN_RTO),
+            Some(s) => s + GRANULARITY.max(Dur(4 * self.rttvar.0)).max(MIN_RTO),
         };
         Dur(base.0.saturating_mul(1u64 << self.backoff.min(20))).min(MAX_RTO)
     }
@@ -78,15 +82,24 @@ mod tests {
         // SRTT 100, RTTVAR 50 -> 100 + 200 = 300 ms.
         assert_eq!(e.rto(), Dur::from_millis(300));
         e.on_sample(Dur::from_millis(100));
-        // RTTVAR 37.5 -> 100 + 150 = 250 ms.
-        assert_eq!(e.rto(), Dur::from_millis(250));
-        for _ in 0..20 {
+        // RTTVAR 37.5 -> 4·RTTVAR = 150 < 200 -> 100 + 200 = 300 ms.
+        assert_eq!(e.rto(), Dur::from_millis(300));
+        for _ in 0..40 {
+            e.on_sample(Dur::from_millis(201));
+        }
+        // A steady 201 ms RTT (trang2015's NewReno peak): SRTT ≈ 201 ms, RTTVAR ≈ 0, so
+        // the RTO stays 200 ms above it instead of equalling it.
+        let rto = e.rto();
+        assert!(rto >= Dur::from_millis(400) && rto <= Dur::from_millis(402), "{rto:?}");
+        for _ in 0..200 {
             e.on_sample(Dur::from_millis(10));
         }
-        assert_eq!(e.rto(), MIN_RTO);
+        // SRTT → 10 ms (integer ns arithmetic leaves a few ns), 4·RTTVAR → 0: 210 ms.
+        let rto = e.rto();
+        assert!(rto >= Dur::from_millis(210) && rto < Dur::from_micros(210_001), "{rto:?}");
         e.on_timeout();
         e.on_timeout();
-        assert_eq!(e.rto(), Dur::from_millis(800));
+        assert_eq!(e.rto(), Dur(rto.0 * 4));
         for _ in 0..30 {
             e.on_timeout();
         }

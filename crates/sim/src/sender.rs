@@ -296,6 +296,11 @@ impl Sender {
             s.snap = snap;
             s.retx_nxt = nxt;
             self.retx_in_flight += 1;
+            // Linux tcp_xmit_retransmit_queue re-arms the timer when it retransmits the
+            // head of the queue, so a fast retransmission gets a full RTO to be acked.
+            if seg == self.una && !self.rto_recovery {
+                self.rto_deadline = Some(now + self.rtt.rto());
+            }
             self.stats.retransmits += 1;
         } else {
             self.segs.push_back(Seg { len, snap, sacked: false, lost: false, in_flight: true, retransmitted: false, retx_nxt: 0 });

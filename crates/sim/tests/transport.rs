@@ -117,12 +117,13 @@ fn two_cubic_flows_share_fairly() {
 }
 
 #[test]
-fn a_download_finishes_against_a_reno_upload_because_the_window_slow_starts_after_a_timeout() {
-    // Seed 000 §3.3's upload scenario: the download's slow-start overshoot loses most of
-    // a window, the RTO fires, and the lost flight is retransmitted. Linux (CA_Loss) keeps
-    // calling cong_avoid on cumulative ACKs then, so the window slow-starts; holding it at
-    // one segment (as in fast recovery) retransmitted one segment per 0.8 s RTT and the
-    // transfer never finished within the run.
+fn a_download_finishes_against_a_reno_upload() {
+    // Seed 000 §3.3's upload scenario (the thesis implies about 9 s for the foreground).
+    // It used to never finish: the slow-start overshoot lost most of a window, the RTO
+    // (RFC 6298 with a 200 ms floor, below the 800 ms RTT's headroom) fired, and the
+    // window was held at one segment through RTO recovery, one retransmission per 0.8 s.
+    // Linux's RTO keeps 200 ms above SRTT, PRR avoids the burst that lost the tail, and
+    // in RTO recovery the window slow-starts (CA_Loss calls cong_avoid).
     let mut c = dumbbell(8, 50, 70, 60);
     c.reverse.rate = scavenger_cc::Rate::from_mbps(1);
     let mut up = flow("up", "newreno");
@@ -134,10 +135,8 @@ fn a_download_finishes_against_a_reno_upload_because_the_window_slow_starts_afte
     c.flows.push(fg);
     let r = run(c);
     let fg = &r.flows[1];
-    assert!(fg.timeouts >= 1, "the scenario is meant to exercise RTO recovery: {fg:?}");
     let fct = fg.completion_time_s.expect("the download must finish");
-    // 2469 KiB over what the ACK-starved path allows: the uplink queue adds up to 840 ms.
-    assert!(fct < 30.0, "completion {fct} s");
+    assert!(fct < 15.0, "completion {fct} s");
     assert!(fg.conservation.holds());
 }
 
