@@ -36,7 +36,7 @@ enum Cmd {
     },
     /// Re-run a source's evaluation and report ours beside its published numbers.
     Reproduce {
-        /// ong2020 (more studies come with their algorithms).
+        /// ong2020, trang2015, hayes2011, wallenburg2018 or wang2018.
         study: String,
         /// A representative subset that runs in minutes.
         #[arg(long)]

@@ -54,7 +54,7 @@ fn published_numbers_cover_tables_3_1_and_3_2_and_the_100_flow_test() {
     assert_eq!(p.experiment, load_id(100, Some(Lbe::Ledbat(scavenger_lab::study::trang2015::Ledbat { target_ms: 5, gain_dec: 10 }))));
     // The gain/loss rows of Table 3.2 are the ratios of its η rows (the thesis's numbers);
     // NewReno's LEDBAT row prints +778.37 % where 7.64 / 0.86 gives +788.37 % (a typo we
-    // keep as printed, docs/deviations.d/trang2015.md), so it is not checked.
+    // keep as printed, docs/deviations.md), so it is not checked.
     let v = |e: &str, m: Metric, rel: bool| s.published.iter().find(|p| p.experiment == e && p.metric == m && p.relative_to.is_some() == rel).unwrap().value;
     let ld = |t, g| Some(scavenger_lab::study::trang2015::Ledbat { target_ms: t, gain_dec: g });
     let (tcp, lbe) = (Metric::WinUtil(0, "tcp"), Metric::WinUtil(0, "lbe"));
