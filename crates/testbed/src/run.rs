@@ -57,7 +57,7 @@ pub fn kernel_cc_for(ours: &str, available: &[String]) -> Result<String, String>
         "bbr" => "bbr",
         other => {
             return Err(format!(
-                "algorithm `{other}` has no kernel implementation on the testbed; the kernel offers: {} (scenario names: newreno → reno, cubic, bbr). BPF algorithms come with crates/kernel",
+                "algorithm `{other}` has no kernel implementation on the testbed; the kernel offers: {} (scenario names: newreno → reno, cubic, bbr; native BPF: ledbat, yield, ledbat-plus-plus). Others would need the scv_shim agent, which the testbed does not run yet",
                 available.join(", ")
             ))
         }
@@ -69,11 +69,26 @@ pub fn kernel_cc_for(ours: &str, available: &[String]) -> Result<String, String>
     }
 }
 
-/// Checks that the testbed can honour every flow; returns the kernel CC per flow and
-/// the settings it cannot apply (warnings, recorded in the result).
-fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<String>), String> {
+/// A native BPF congestion control (crates/kernel) that a run registers for its flows,
+/// with the scenario's non-default parameters as `NAME=VALUE` strings.
+pub struct NativeUse {
+    pub alg: &'static scavenger_kernel::manage::NativeAlg,
+    pub params: Vec<(String, String)>,
+}
+
+/// Our algorithm's native BPF version (scv_ledbat, scv_yield, scv_ledbatpp), if there is
+/// one; the shim is not a flow's algorithm.
+pub fn native_for(ours: &str) -> Option<&'static scavenger_kernel::manage::NativeAlg> {
+    scavenger_kernel::manage::find(ours).ok().filter(|a| a.layout.is_some())
+}
+
+/// Checks that the testbed can honour every flow; returns the kernel CC per flow, the
+/// native BPF algorithms to register, and the settings it cannot apply (warnings,
+/// recorded in the result).
+fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Vec<String>), String> {
     let available = kernel_ccs();
     let mut ccs = Vec::new();
+    let mut natives: Vec<NativeUse> = Vec::new();
     let mut ignored = Vec::new();
     for f in &sc.flows {
         let who = format!("flow \"{}\"", f.name);
@@ -83,9 +98,25 @@ fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<String>), String> {
             FlowKind::Web { .. } => return Err(format!("{who}: kind = \"web\" is not supported by the testbed yet (TCP flows only)")),
         }
         let info = scavenger_cc::find(&f.algorithm).ok_or_else(|| format!("{who}: unknown algorithm {}", f.algorithm))?;
-        ccs.push(kernel_cc_for(info.name, &available).map_err(|e| format!("{who}: {e}"))?);
-        if f.params != ParamSet::defaults(info.params) {
-            return Err(format!("{who}: `params` cannot be applied to the kernel's {}; remove them for a testbed run", info.name));
+        if let Some(alg) = native_for(info.name) {
+            if let Err(e) = scavenger_kernel::objects::built() {
+                return Err(format!("{who}: algorithm `{}` runs on the testbed as the native BPF {}, but {e}", info.name, alg.name));
+            }
+            // Parameters go to the BPF object's global map when it is registered; flows
+            // sharing it must agree on them.
+            let defaults = ParamSet::defaults(info.params);
+            let params: Vec<(String, String)> = f.params.iter().filter(|(n, v)| defaults.get(n) != Some(*v)).map(|(n, v)| (n.to_string(), v.to_string())).collect();
+            match natives.iter().find(|u| u.alg.name == alg.name) {
+                Some(u) if u.params != params => return Err(format!("{who}: flows using {} must have the same `params` on the testbed (one global parameter set per BPF algorithm)", alg.name)),
+                Some(_) => {}
+                None => natives.push(NativeUse { alg, params }),
+            }
+            ccs.push(alg.name.to_string());
+        } else {
+            ccs.push(kernel_cc_for(info.name, &available).map_err(|e| format!("{who}: {e}"))?);
+            if f.params != ParamSet::defaults(info.params) {
+                return Err(format!("{who}: `params` cannot be applied to the kernel's {}; remove them for a testbed run", info.name));
+            }
         }
         if f.dalbe.is_some() {
             return Err(format!("{who}: `dalbe` needs our own sender; the kernel's TCP cannot run it"));
@@ -112,7 +143,7 @@ fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<String>), String> {
             ignored.push(format!("{who}: rwnd = {} bytes (the kernel autotunes its receive buffer)", f.rwnd_bytes));
         }
     }
-    Ok((ccs, ignored))
+    Ok((ccs, natives, ignored))
 }
 
 /// The hosts to build: the scenario's, plus a default "server"/"client" for flows that
@@ -142,9 +173,15 @@ fn endpoints_of(f: &FlowSpec, hosts: &[(String, Side)]) -> (String, String) {
 /// `netns::install_signal_handlers`), it tears down and returns an error.
 pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, String> {
     let wall = std::time::Instant::now();
-    let (ccs, ignored) = plan_flows(sc)?;
+    let (ccs, natives, ignored) = plan_flows(sc)?;
     for w in &ignored {
         eprintln!("warning: the testbed ignores {w}");
+    }
+    // Registered for this run only; the guards unregister on every exit path, also on
+    // panic (never as a namespace default: sockets select them with setsockopt).
+    let mut _registered = Vec::new();
+    for u in &natives {
+        _registered.push(scavenger_kernel::manage::LoadGuard::new(u.alg, &u.params).map_err(|e| format!("cannot register {}: {e}", u.alg.name))?);
     }
     if sc.flows.len() > (32768 - FIRST_PORT as usize) {
         return Err("too many flows for the testbed's port plan".into());
@@ -395,6 +432,11 @@ mod tests {
         let avail: Vec<String> = ["reno", "bbr", "cubic"].iter().map(|s| s.to_string()).collect();
         assert_eq!(kernel_cc_for("newreno", &avail).unwrap(), "reno");
         assert_eq!(kernel_cc_for("cubic", &avail).unwrap(), "cubic");
+        // Ours with a native BPF version run as it; the rest are refused.
+        assert_eq!(native_for("ledbat").map(|a| a.name), Some("scv_ledbat"));
+        assert_eq!(native_for("yield").map(|a| a.name), Some("scv_yield"));
+        assert_eq!(native_for("ledbat-plus-plus").map(|a| a.name), Some("scv_ledbatpp"));
+        assert!(native_for("vegas").is_none() && native_for("shim").is_none());
         let e = kernel_cc_for("ledbat", &avail).unwrap_err();
         assert!(e.contains("ledbat") && e.contains("reno, bbr, cubic"), "{e}");
         let e = kernel_cc_for("cubic", &avail[..2]).unwrap_err();
@@ -404,10 +446,10 @@ mod tests {
     #[test]
     fn unsupported_flow_kinds_and_params_are_clear_errors() {
         let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nkind = \"cbr\"\nrate = \"1Mbit\"\n").unwrap();
-        assert!(plan_flows(&sc).unwrap_err().contains("cbr"));
+        assert!(plan_flows(&sc).err().unwrap().contains("cbr"));
         let sc =
             scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\nparams = { beta = 0.5 }\n").unwrap();
-        assert!(plan_flows(&sc).unwrap_err().contains("params"));
+        assert!(plan_flows(&sc).err().unwrap().contains("params"));
     }
 
     #[test]
