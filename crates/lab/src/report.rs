@@ -5,7 +5,7 @@
 
 use crate::store::{Store, Stored};
 use crate::study::{median, verdict, Plot, Results, StudyDef};
-use crate::svg::{cdf, scatter_with, Series2, XAxis};
+use crate::svg::{cdf, histogram, lines, scatter_with, Series2, XAxis};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -119,6 +119,8 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     for plot in &def.plots {
         html += &plot_section(plot, &groups, &results);
     }
+    html += &variation_section(def, &results);
+    html += &time_series_section(def, &results);
     html += "<h2>Set-up choices</h2><ul>";
     for n in &def.notes {
         html += &format!("<li>{}</li>", esc(n));
@@ -153,6 +155,36 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     write_file(dir, "published-vs-ours.csv", &csv, &mut files)?;
     write_file(dir, "summary.txt", &summary, &mut files)?;
     Ok(Rendered { summary, files })
+}
+
+/// Histograms of the coefficient of variation over runs (seed 000 §3.6), one per metric
+/// the study lists, over its experiments with at least two runs.
+fn variation_section(def: &StudyDef, results: &Results) -> String {
+    let mut html = String::from("<h2>Run-to-run variation</h2><p>Coefficient of variation (sample stdev / mean over seeds) of each experiment.</p><div class=plots>");
+    for m in &def.cv {
+        let v: Vec<f64> = def.experiments.iter().filter_map(|e| results.cv(&e.id, *m)).collect();
+        if !v.is_empty() {
+            html += &histogram(&format!("CV of {} ({} experiments)", m.name(), v.len()), "coefficient of variation", &v, 12);
+        }
+    }
+    html + "</div>"
+}
+
+/// Time series of one run: the first experiment with runs, at its first seed, simulated
+/// again with 0.5 s bins (runs are deterministic, so this is the stored run; the store
+/// keeps no series to stay small): goodput and window per flow, bottleneck queue.
+fn time_series_section(def: &StudyDef, results: &Results) -> String {
+    let Some((e, seed)) = def.experiments.iter().find_map(|e| results.runs.get(&e.id).and_then(|r| r.first()).map(|(seed, _)| (e, *seed))) else { return String::new() };
+    let mut sc = e.scenario.clone();
+    sc.series_bin = Some(scavenger_cc::Dur::from_millis(500));
+    let r = scavenger_sim::run(sc.to_sim(seed));
+    let Some(s) = &r.series else { return String::new() };
+    let per_flow = |f: &dyn Fn(usize, usize) -> f64| -> Vec<Series2> { r.flows.iter().enumerate().map(|(i, fl)| Series2 { name: fl.name.clone(), points: s.time_s.iter().enumerate().map(|(k, t)| (*t, f(i, k))).collect() }).collect() };
+    let mut html = format!("<h2>Time series of one run</h2><p>Experiment <code>{}</code>, seed {seed}, re-simulated with 0.5 s bins.</p><div class=plots>", esc(&e.id));
+    html += &lines("goodput per flow", "time (s)", "Mbit/s", &per_flow(&|i, k| s.flow_goodput_bps[i][k] / 1e6));
+    html += &lines("congestion window per flow", "time (s)", "KiB", &per_flow(&|i, k| s.flow_cwnd_bytes[i][k] as f64 / 1024.0));
+    html += &lines("bottleneck queue", "time (s)", "packets", &[Series2 { name: "queue".into(), points: s.time_s.iter().zip(&s.queue_pkts).map(|(t, q)| (*t, *q as f64)).collect() }]);
+    html + "</div>"
 }
 
 /// One plot kind of a study, drawn once per experiment group that has runs.

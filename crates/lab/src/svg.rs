@@ -197,6 +197,84 @@ pub fn cdf(title: &str, xlabel: &str, series: &[Series2]) -> String {
     svg
 }
 
+/// Line plot of (x, y) series on shared axes (time series of one run).
+pub fn lines(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> String {
+    let (w, h, ml, mr, mt, mb) = (560.0, 260.0, 60.0, 150.0, 30.0, 45.0);
+    let mut svg = String::new();
+    let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
+    let _ = write!(svg, "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>", (w - mr + ml) / 2.0, esc(title));
+    let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
+    if all.is_empty() {
+        svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
+        return svg;
+    }
+    let (x0, x1) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let y1 = all.iter().fold(0.0f64, |m, p| m.max(p.1)) * 1.05;
+    let (x1, y1) = (if x1 > x0 { x1 } else { x0 + 1.0 }, if y1 > 0.0 { y1 } else { 1.0 });
+    let (pw, ph) = (w - ml - mr, h - mt - mb);
+    let sx = |x: f64| ml + (x - x0) / (x1 - x0) * pw;
+    let sy = |y: f64| mt + ph - y / y1 * ph;
+    let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
+    let (tx, ty) = (tick_step(x1 - x0), tick_step(y1));
+    let mut t = (x0 / tx).ceil() * tx;
+    while t <= x1 {
+        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>", sx(t), mt, mt + ph, mt + ph + 14.0, fmt_tick(t));
+        t += tx;
+    }
+    let mut t = 0.0;
+    while t <= y1 {
+        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>", ml, ml + pw, sy(t), ml - 4.0, sy(t) + 4.0, fmt_tick(t));
+        t += ty;
+    }
+    let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel));
+    let _ = write!(svg, "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>", mt + ph / 2.0, esc(ylabel));
+    for (i, s) in series.iter().enumerate() {
+        let col = PALETTE[i % PALETTE.len()];
+        let pts: Vec<String> = s.points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()).map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y))).collect();
+        let _ = write!(svg, "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.2\"/>", pts.join(" "));
+        let ly = mt + 12.0 + i as f64 * 15.0;
+        let _ = write!(svg, "<line x1=\"{}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"{col}\" stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">{}</text>", w - mr + 6.0, w - mr + 18.0, w - mr + 22.0, ly, esc(&s.name), y = ly - 4.0);
+    }
+    svg += "</svg>";
+    svg
+}
+
+/// Histogram of values in `bins` equal-width bins (coefficients of variation over
+/// experiments).
+pub fn histogram(title: &str, xlabel: &str, values: &[f64], bins: usize) -> String {
+    let (w, h, ml, mr, mt, mb) = (420.0, 240.0, 50.0, 20.0, 30.0, 45.0);
+    let mut svg = String::new();
+    let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
+    let _ = write!(svg, "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>", (w - mr + ml) / 2.0, esc(title));
+    let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() || bins == 0 {
+        svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
+        return svg;
+    }
+    let (lo, hi) = v.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    let lo = lo.min(0.0);
+    let width = if hi > lo { (hi - lo) / bins as f64 } else { 1.0 };
+    let mut counts = vec![0usize; bins];
+    for x in &v {
+        counts[(((x - lo) / width) as usize).min(bins - 1)] += 1;
+    }
+    let top = *counts.iter().max().unwrap() as f64;
+    let (pw, ph) = (w - ml - mr, h - mt - mb);
+    let bw = pw / bins as f64;
+    let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
+    for (i, c) in counts.iter().enumerate() {
+        let bh = *c as f64 / top * ph;
+        let _ = write!(svg, "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{c}</title></rect>", ml + i as f64 * bw + 1.0, mt + ph - bh, (bw - 2.0).max(1.0), bh, PALETTE[0]);
+    }
+    for k in 0..=4 {
+        let x = lo + (hi.max(lo + width) - lo) * k as f64 / 4.0;
+        let _ = write!(svg, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>", ml + pw * k as f64 / 4.0, mt + ph + 14.0, fmt_tick(x));
+    }
+    let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel), ml - 4.0, mt + 10.0, top);
+    svg += "</svg>";
+    svg
+}
+
 fn fmt_tick(t: f64) -> String {
     if t.abs() >= 100.0 || t.fract().abs() < 1e-9 {
         format!("{:.0}", t)
@@ -236,6 +314,22 @@ mod tests {
         assert!(cx[0] > cx[1] && cx[1] > cx[2], "{cx:?}");
         // Decade ticks are labelled in data units.
         assert!(s.contains(">100<") && s.contains(">10<"));
+    }
+
+    #[test]
+    fn histogram_counts_every_value_once() {
+        let s = histogram("h", "cv", &[0.0, 0.1, 0.1, 0.2, 0.4], 4);
+        // Bins of width 0.1 over [0, 0.4]: counts 1, 2, 1, 1 (the maximum lands in the last).
+        let counts: Vec<usize> = s.split("<title>").skip(1).map(|t| t.split('<').next().unwrap().parse().unwrap()).collect();
+        assert_eq!(counts, vec![1, 2, 1, 1]);
+        assert_eq!(counts.iter().sum::<usize>(), 5);
+    }
+
+    #[test]
+    fn lines_draw_one_polyline_per_series() {
+        let s = lines("t", "s", "Mbit/s", &[Series2 { name: "a".into(), points: vec![(0.0, 1.0), (1.0, 2.0)] }, Series2 { name: "b".into(), points: vec![(0.0, 0.5), (1.0, 0.5)] }]);
+        assert_eq!(s.matches("<polyline").count(), 2);
+        assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
     }
 
     #[test]
