@@ -520,24 +520,8 @@ impl Simulation {
             .iter()
             .zip(&self.links)
             .map(|(name, l)| {
-                let s = l.stats();
-                let rate = l.config().rate;
-                let cap = rate.bytes_in(duration) as f64;
                 let in_transit: u64 = l.in_transit().map(|p| p.wire_bytes() as u64).sum();
-                LinkResult {
-                    name: name.to_string(),
-                    rate_bps: rate.bps(),
-                    utilisation: if cap > 0.0 { s.tx_bytes as f64 / cap } else { 0.0 },
-                    tx_bytes: s.tx_bytes,
-                    tx_pkts: s.tx_pkts,
-                    delivered_pkts: s.delivered_pkts,
-                    queue_drops: s.dropped_pkts,
-                    aqm_drops: s.aqm_dropped_pkts,
-                    ecn_marks: s.marked_pkts,
-                    wire_losses: s.lost_pkts,
-                    qdelay_ms: stats_from(&s.qdelay, 1e-6),
-                    conservation: Conservation { sent_bytes: s.arrived_bytes, delivered_bytes: s.delivered_bytes, dropped_bytes: s.dropped_bytes + s.lost_bytes, in_flight_bytes: in_transit },
-                }
+                LinkResult::from_stats(name, l.stats(), l.config().rate, duration, in_transit)
             })
             .collect();
         let jain = self

@@ -335,23 +335,7 @@ fn metrics(sc: &Scenario, plans: &[FlowPlan], senders: &[SenderReport], receiver
         .iter()
         .enumerate()
         .map(|(i, name)| {
-            let s = &rep.links[i];
-            let rate = rep.configs[i].rate;
-            let cap = rate.bytes_in(sc.duration) as f64;
-            LinkResult {
-                name: name.to_string(),
-                rate_bps: rate.bps(),
-                utilisation: if cap > 0.0 { s.tx_bytes as f64 / cap } else { 0.0 },
-                tx_bytes: s.tx_bytes,
-                tx_pkts: s.tx_pkts,
-                delivered_pkts: s.delivered_pkts,
-                queue_drops: s.dropped_pkts,
-                aqm_drops: s.aqm_dropped_pkts,
-                ecn_marks: s.marked_pkts,
-                wire_losses: s.lost_pkts,
-                qdelay_ms: stats_from(&s.qdelay, 1e-6),
-                conservation: Conservation { sent_bytes: s.arrived_bytes, delivered_bytes: s.delivered_bytes, dropped_bytes: s.dropped_bytes + s.lost_bytes, in_flight_bytes: rep.in_transit_bytes[i] },
-            }
+            LinkResult::from_stats(name, &rep.links[i], rep.configs[i].rate, sc.duration, rep.in_transit_bytes[i])
         })
         .collect();
     let jain = sc

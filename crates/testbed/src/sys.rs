@@ -209,6 +209,20 @@ impl IcmpSocket {
             Ok(())
         }
     }
+    /// The kernel's receive time of the last datagram read (SIOCGSTAMPNS, CLOCK_REALTIME),
+    /// as ping(8) uses: it leaves the reader's wake-up latency out of a measured RTT.
+    pub fn last_rx_time(&self) -> io::Result<std::time::SystemTime> {
+        // SIOCGSTAMPNS (SIOCGSTAMPNS_OLD on 64-bit: struct timespec of the last packet).
+        const SIOCGSTAMPNS: libc::c_ulong = 0x8907;
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: the ioctl writes one struct timespec into `ts`, which outlives the call.
+        let r = unsafe { libc::ioctl(self.0.as_raw_fd(), SIOCGSTAMPNS as _, &mut ts as *mut libc::timespec) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(std::time::UNIX_EPOCH + std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+    }
+
     /// One datagram (IP header included), or `None` after `timeout_ns`.
     pub fn recv(&self, buf: &mut [u8], timeout_ns: u64) -> io::Result<Option<usize>> {
         if !wait_readable([self.0.as_raw_fd()], timeout_ns)?[0] {
