@@ -69,6 +69,8 @@ pub fn kernel_cc_for(ours: &str, available: &[String]) -> Result<String, String>
     }
 }
 
+use scavenger_kernel::agent::{AgentConfig, AgentHandle, DalbeConfig};
+
 /// A native BPF congestion control (crates/kernel) that a run registers for its flows,
 /// with the scenario's non-default parameters as `NAME=VALUE` strings.
 pub struct NativeUse {
@@ -85,10 +87,11 @@ pub fn native_for(ours: &str) -> Option<&'static scavenger_kernel::manage::Nativ
 /// Checks that the testbed can honour every flow; returns the kernel CC per flow, the
 /// native BPF algorithms to register, and the settings it cannot apply (warnings,
 /// recorded in the result).
-fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Vec<String>), String> {
+fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Option<AgentConfig>, Vec<String>), String> {
     let available = kernel_ccs();
     let mut ccs = Vec::new();
     let mut natives: Vec<NativeUse> = Vec::new();
+    let mut agent: Option<AgentConfig> = None;
     let mut ignored = Vec::new();
     for f in &sc.flows {
         let who = format!("flow \"{}\"", f.name);
@@ -98,14 +101,39 @@ fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Vec<String>
             FlowKind::Web { .. } => return Err(format!("{who}: kind = \"web\" is not supported by the testbed yet (TCP flows only)")),
         }
         let info = scavenger_cc::find(&f.algorithm).ok_or_else(|| format!("{who}: unknown algorithm {}", f.algorithm))?;
-        if let Some(alg) = native_for(info.name) {
+        let defaults = ParamSet::defaults(info.params);
+        let non_default = |set: &ParamSet, defaults: &ParamSet| -> Vec<(String, String)> { set.iter().filter(|(n, v)| defaults.get(n) != Some(*v)).map(|(n, v)| (n.to_string(), v.to_string())).collect() };
+        let via_shim = f.dalbe.is_some() || (native_for(info.name).is_none() && kernel_cc_for(info.name, &available).is_err());
+        if via_shim {
+            // Our own algorithm in the userspace agent, on kernel sockets through scv_shim
+            // (crates/kernel): one agent per run, so shim flows must share its settings.
+            if let Err(e) = scavenger_kernel::objects::built() {
+                return Err(format!("{who}: algorithm `{}` runs on the testbed through the scv_shim agent, but {e}", info.name));
+            }
+            let mut cfg = AgentConfig::new(info.name);
+            cfg.params = non_default(&f.params, &defaults);
+            cfg.seed = sc.seed;
+            cfg.dalbe = f.dalbe.as_ref().map(|d| {
+                let c = scavenger_cc::dalbe::find_controller(&d.controller);
+                let dd = c.map(|c| ParamSet::defaults(c.params));
+                DalbeConfig { controller: d.controller.clone(), params: dd.map_or_else(Vec::new, |dd| non_default(&d.params, &dd)), size: f.size_bytes, deadline: f.deadline }
+            });
+            cfg.resolve().map_err(|e| format!("{who}: {e}"))?;
+            match &agent {
+                Some(a) if a.algorithm != cfg.algorithm || a.params != cfg.params || a.dalbe.as_ref().map(|d| (&d.controller, &d.params, d.size, d.deadline)) != cfg.dalbe.as_ref().map(|d| (&d.controller, &d.params, d.size, d.deadline)) => {
+                    return Err(format!("{who}: flows through the scv_shim agent must share algorithm, params, dalbe, size and deadline on the testbed (one agent per run)"));
+                }
+                Some(_) => {}
+                None => agent = Some(cfg),
+            }
+            ccs.push("scv_shim".to_string());
+        } else if let Some(alg) = native_for(info.name) {
             if let Err(e) = scavenger_kernel::objects::built() {
                 return Err(format!("{who}: algorithm `{}` runs on the testbed as the native BPF {}, but {e}", info.name, alg.name));
             }
             // Parameters go to the BPF object's global map when it is registered; flows
             // sharing it must agree on them.
-            let defaults = ParamSet::defaults(info.params);
-            let params: Vec<(String, String)> = f.params.iter().filter(|(n, v)| defaults.get(n) != Some(*v)).map(|(n, v)| (n.to_string(), v.to_string())).collect();
+            let params = non_default(&f.params, &defaults);
             match natives.iter().find(|u| u.alg.name == alg.name) {
                 Some(u) if u.params != params => return Err(format!("{who}: flows using {} must have the same `params` on the testbed (one global parameter set per BPF algorithm)", alg.name)),
                 Some(_) => {}
@@ -117,9 +145,6 @@ fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Vec<String>
             if f.params != ParamSet::defaults(info.params) {
                 return Err(format!("{who}: `params` cannot be applied to the kernel's {}; remove them for a testbed run", info.name));
             }
-        }
-        if f.dalbe.is_some() {
-            return Err(format!("{who}: `dalbe` needs our own sender; the kernel's TCP cannot run it"));
         }
         if f.receiver.is_some() {
             return Err(format!("{who}: `receiver` (a receive-window controller) needs our own receiver; the kernel's TCP cannot run it"));
@@ -143,7 +168,7 @@ fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Vec<String>
             ignored.push(format!("{who}: rwnd = {} bytes (the kernel autotunes its receive buffer)", f.rwnd_bytes));
         }
     }
-    Ok((ccs, natives, ignored))
+    Ok((ccs, natives, agent, ignored))
 }
 
 /// The hosts to build: the scenario's, plus a default "server"/"client" for flows that
@@ -173,7 +198,7 @@ fn endpoints_of(f: &FlowSpec, hosts: &[(String, Side)]) -> (String, String) {
 /// `netns::install_signal_handlers`), it tears down and returns an error.
 pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, String> {
     let wall = std::time::Instant::now();
-    let (ccs, natives, ignored) = plan_flows(sc)?;
+    let (ccs, natives, agent_cfg, ignored) = plan_flows(sc)?;
     for w in &ignored {
         eprintln!("warning: the testbed ignores {w}");
     }
@@ -183,6 +208,15 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
     for u in &natives {
         _registered.push(scavenger_kernel::manage::LoadGuard::new(u.alg, &u.params).map_err(|e| format!("cannot register {}: {e}", u.alg.name))?);
     }
+    if agent_cfg.is_some() {
+        let shim = scavenger_kernel::manage::find("scv_shim")?;
+        _registered.push(scavenger_kernel::manage::LoadGuard::new(shim, &[]).map_err(|e| format!("cannot register scv_shim: {e}"))?);
+    }
+    // Declared after the registrations so that it stops before they are undone.
+    let _agent = match agent_cfg {
+        Some(cfg) => Some(AgentHandle::spawn(cfg).map_err(|e| format!("cannot start the scv_shim agent: {e}"))?),
+        None => None,
+    };
     if sc.flows.len() > (32768 - FIRST_PORT as usize) {
         return Err("too many flows for the testbed's port plan".into());
     }
@@ -434,6 +468,13 @@ mod tests {
         let sc =
             scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\nparams = { beta = 0.5 }\n").unwrap();
         assert!(plan_flows(&sc).err().unwrap().contains("params"));
+        // Algorithms the kernel lacks go through the scv_shim agent (when the BPF objects
+        // are built; otherwise the error says how to build them).
+        let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nname = \"a\"\nalgorithm = \"vegas\"\n[[flow]]\nname = \"b\"\nalgorithm = \"cdg\"\n").unwrap();
+        match plan_flows(&sc) {
+            Ok(_) => panic!("two different shim algorithms in one run must be refused"),
+            Err(e) => assert!(e.contains("scv_shim"), "{e}"),
+        }
     }
 
     #[test]

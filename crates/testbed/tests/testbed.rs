@@ -274,3 +274,33 @@ fn native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link() {
     // Nothing of ours stays registered after the run.
     assert!(!scavenger_kernel::manage::is_registered("scv_ledbat"));
 }
+
+/// Seed 003's long-term DA-LBE scenario at reduced scale on kernel sockets: the DA-LBE
+/// flow runs our CUBIC + CUBIC model-based controller in the scv_shim agent (crates/kernel)
+/// against a kernel CUBIC flow; 20 Mbit/s, 30 ms RTT, 1-BDP buffer, 30 MB due 30 s after
+/// its start (the thesis: 1625 MB due in 600 s at 100 Mbit/s).
+#[test]
+fn dalbe_long_term_reduced_runs_on_kernel_sockets_through_the_shim() {
+    let _g = serial();
+    if !can_run("dalbe_long_term_reduced_runs_on_kernel_sockets_through_the_shim") {
+        return;
+    }
+    if let Some(why) = scavenger_kernel::unavailable_reason() {
+        say(&format!("SKIP dalbe_long_term_reduced_runs_on_kernel_sockets_through_the_shim: {why}"));
+        return;
+    }
+    let sc = scenario("duration = \"45s\"\n[link]\nrate = \"20Mbit\"\ndelay = \"15ms\"\nbuffer = \"50 packets\"\n[[flow]]\nname = \"be\"\nalgorithm = \"cubic\"\n[[flow]]\nname = \"dalbe\"\nalgorithm = \"cubic\"\nstart = \"2s\"\nsize = \"30MB\"\ndeadline = \"30s\"\ndalbe = { controller = \"cubic-mbc\" }\n");
+    let r = run_scenario(&sc, &RunOptions::default()).expect("run");
+    let tb = r.record.testbed.as_ref().unwrap();
+    assert_eq!(tb["flows"][1]["cc_in_use"], "scv_shim", "{tb}");
+    assert_eq!(tb["flows"][0]["cc_in_use"], "cubic", "{tb}");
+    let d = &r.record.metrics.flows[1];
+    let sim = scavenger_lab::run_scenario(&sc, 1).metrics;
+    say(&format!("DA-LBE reduced long term: testbed completion {:?} s (deadline 30 s), be {:.2} Mbit/s; simulator {:?} s, be {:.2}", d.completion_time_s, r.record.metrics.flows[0].goodput_bps / 1e6, sim.flows[1].completion_time_s, sim.flows[0].goodput_bps / 1e6));
+    // The agent carries the transfer on kernel sockets. Meeting the deadline is not
+    // asserted yet: in four runs it finished 1.3 and 6.4 s late and was unfinished at
+    // 45 s twice (the simulator: 28.3 s), tracked in docs/validation.md.
+    assert!(d.delivered_bytes > 10_000_000, "the shim flow moved only {} bytes", d.delivered_bytes);
+    assert!(d.conservation.holds(), "{:?}", d.conservation);
+    assert!(!scavenger_kernel::manage::is_registered("scv_shim"));
+}
