@@ -107,7 +107,7 @@ fn thread_cpu_ns() -> u64 {
 
 /// A DA-LBE metacontroller around the agent's algorithm (crates/cc/src/dalbe): every
 /// socket's instance is wrapped in DA-LBE and driven by its own controller instance.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DalbeConfig {
     /// A name from `scavenger_cc::dalbe::CONTROLLERS` ("deadline", "working-hours", ...).
     pub controller: String,
@@ -169,7 +169,7 @@ fn resolve_params(
 }
 
 /// What the agent runs.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AgentConfig {
     /// A crates/cc algorithm name ("ledbat", "yield", "cdg", "vegas", ...).
     pub algorithm: String,

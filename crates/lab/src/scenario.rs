@@ -332,13 +332,19 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
     let mut background = Vec::new();
     if let Some(m) = top.table("measure")? {
         m.only(&["series_bin", "jain", "background"])?;
-        for n in m.strings("background")?.unwrap_or_default() {
-            match groups.iter().find(|(g, _)| g == n) {
-                Some((_, ms)) => background.extend(ms.iter().cloned()),
-                None if flows.iter().any(|f| f.name == n) => background.push(n.to_string()),
-                None => return Err(m.err("background", format!("no flow is named \"{n}\"; flows: {}", flows.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")))),
+        // Names of flows or of `count` groups, as flow names; `Err` names the unknown one.
+        let members = |names: Vec<&str>| -> Result<Vec<String>, String> {
+            let mut out = Vec::new();
+            for n in names {
+                match groups.iter().find(|(g, _)| g == n) {
+                    Some((_, ms)) => out.extend(ms.iter().cloned()),
+                    None if flows.iter().any(|f| f.name == n) => out.push(n.to_string()),
+                    None => return Err(format!("no flow is named \"{n}\"; flows: {}", flows.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "))),
+                }
             }
-        }
+            Ok(out)
+        };
+        background = members(m.strings("background")?.unwrap_or_default()).map_err(|e| m.err("background", e))?;
         if !background.is_empty() && background.len() == flows.len() {
             return Err(m.err("background", "names every flow; the slowdown needs at least one flow that is not background"));
         }
@@ -349,14 +355,7 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
         for (i, j) in m.tables("jain")?.iter().enumerate() {
             j.only(&["name", "flows", "from", "to"])?;
             let names = j.strings("flows")?.ok_or_else(|| j.err("flows", "is required: the flow names to compare"))?;
-            let mut members = Vec::new();
-            for n in names {
-                match groups.iter().find(|(g, _)| g == n) {
-                    Some((_, ms)) => members.extend(ms.iter().cloned()),
-                    None if flows.iter().any(|f| f.name == n) => members.push(n.to_string()),
-                    None => return Err(j.err("flows", format!("no flow is named \"{n}\"; flows: {}", flows.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")))),
-                }
-            }
+            let members = members(names).map_err(|e| j.err("flows", e))?;
             if let Some(w) = members.iter().find(|m| flows.iter().any(|f| &f.name == *m && matches!(f.kind, FlowKind::Web { .. }))) {
                 return Err(j.err("flows", format!("\"{w}\" is web traffic, whose flows are drawn per run; Jain's index takes named flows")));
             }

@@ -23,6 +23,30 @@ fn tick_step(span: f64) -> f64 {
     [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * p).find(|s| *s >= raw).unwrap_or(10.0 * p)
 }
 
+/// Tick positions at multiples of a "nice" step within [lo, hi].
+fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let step = tick_step(hi - lo);
+    let mut v = Vec::new();
+    let mut t = (lo / step).ceil() * step;
+    while t <= hi {
+        v.push(t);
+        t += step;
+    }
+    v
+}
+
+/// A vertical grid line at pixel `x` with its label under a plot area starting at `mt`,
+/// `ph` high.
+fn x_gridline(svg: &mut String, x: f64, label: f64, mt: f64, ph: f64) {
+    let _ = write!(svg, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>", x, mt, mt + ph, mt + ph + 14.0, fmt_tick(label));
+}
+
+/// A horizontal grid line at pixel `y` with its label left of a plot area starting at
+/// `ml`, `pw` wide.
+fn y_gridline(svg: &mut String, y: f64, label: f64, ml: f64, pw: f64) {
+    let _ = write!(svg, "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>", ml, ml + pw, y, ml - 4.0, y + 4.0, fmt_tick(label));
+}
+
 /// Covariance ellipse of points at the 95 % level (chi-square, 2 degrees of freedom):
 /// centre, radii and rotation in data units. None with fewer than 3 points.
 pub fn confidence_ellipse(pts: &[(f64, f64)]) -> Option<((f64, f64), (f64, f64), f64)> {
@@ -92,7 +116,6 @@ pub fn scatter_with(title: &str, xlabel: &str, ylabel: &str, series: &[Series2],
     let sx = |x: f64| if log { ml + (x1 - x) / (x1 - x0) * pw } else { ml + (x - x0) / (x1 - x0) * pw };
     let sy = |y: f64| mt + ph - (y - y0) / (y1 - y0) * ph;
     let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
-    let (tx, ty) = (tick_step(x1 - x0), tick_step(y1 - y0));
     let xticks: Vec<(f64, f64)> = if log {
         // 1, 2, 5 × 10^k within the range, in data units.
         let mut v = Vec::new();
@@ -106,21 +129,13 @@ pub fn scatter_with(title: &str, xlabel: &str, ylabel: &str, series: &[Series2],
         }
         v
     } else {
-        let mut v = Vec::new();
-        let mut t = (x0 / tx).ceil() * tx;
-        while t <= x1 {
-            v.push((t, t));
-            t += tx;
-        }
-        v
+        linear_ticks(x0, x1).into_iter().map(|t| (t, t)).collect()
     };
     for (t, label) in xticks {
-        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>", sx(t), mt, mt + ph, mt + ph + 14.0, fmt_tick(label));
+        x_gridline(&mut svg, sx(t), label, mt, ph);
     }
-    let mut t = (y0 / ty).ceil() * ty;
-    while t <= y1 {
-        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>", ml, ml + pw, sy(t), ml - 4.0, sy(t) + 4.0, fmt_tick(t));
-        t += ty;
+    for t in linear_ticks(y0, y1) {
+        y_gridline(&mut svg, sy(t), t, ml, pw);
     }
     let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel));
     let _ = write!(svg, "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>", mt + ph / 2.0, esc(ylabel));
@@ -167,14 +182,11 @@ pub fn cdf(title: &str, xlabel: &str, series: &[Series2]) -> String {
     let sx = |x: f64| ml + (x - x0) / (x1 - x0) * pw;
     let sy = |p: f64| mt + ph - p * ph;
     let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
-    let tx = tick_step(x1 - x0);
-    let mut t = (x0 / tx).ceil() * tx;
-    while t <= x1 {
-        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>", sx(t), mt, mt + ph, mt + ph + 14.0, fmt_tick(t));
-        t += tx;
+    for t in linear_ticks(x0, x1) {
+        x_gridline(&mut svg, sx(t), t, mt, ph);
     }
     for p in [0.0, 0.25, 0.5, 0.75, 1.0] {
-        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{p}</text>", ml, ml + pw, sy(p), ml - 4.0, sy(p) + 4.0);
+        y_gridline(&mut svg, sy(p), p, ml, pw);
     }
     let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel));
     let _ = write!(svg, "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">fraction of runs ≤ x</text>", mt + ph / 2.0);
@@ -215,16 +227,11 @@ pub fn lines(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> Str
     let sx = |x: f64| ml + (x - x0) / (x1 - x0) * pw;
     let sy = |y: f64| mt + ph - y / y1 * ph;
     let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
-    let (tx, ty) = (tick_step(x1 - x0), tick_step(y1));
-    let mut t = (x0 / tx).ceil() * tx;
-    while t <= x1 {
-        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>", sx(t), mt, mt + ph, mt + ph + 14.0, fmt_tick(t));
-        t += tx;
+    for t in linear_ticks(x0, x1) {
+        x_gridline(&mut svg, sx(t), t, mt, ph);
     }
-    let mut t = 0.0;
-    while t <= y1 {
-        let _ = write!(svg, "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>", ml, ml + pw, sy(t), ml - 4.0, sy(t) + 4.0, fmt_tick(t));
-        t += ty;
+    for t in linear_ticks(0.0, y1) {
+        y_gridline(&mut svg, sy(t), t, ml, pw);
     }
     let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel));
     let _ = write!(svg, "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>", mt + ph / 2.0, esc(ylabel));

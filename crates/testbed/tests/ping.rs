@@ -3,32 +3,11 @@
 //! machine adds wake-up latency that says nothing about the emulator. Skips, saying
 //! why, where network namespaces cannot be created.
 
-use scavenger_cc::{Dur, Rate};
-use scavenger_net::{LinkConfig, QueueLimit};
+mod common;
+
+use common::{can_run, link};
 use scavenger_testbed::emulator::EmulatorConfig;
-use scavenger_testbed::{netns, Testbed};
-
-fn say(msg: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "{msg}");
-}
-
-fn can_run(test: &str) -> bool {
-    if !scavenger_testbed::sys::is_root() {
-        say(&format!("SKIP {test}: not root (the testbed needs network namespaces, veth and TUN)"));
-        return false;
-    }
-    let ns = netns::Namespaces::new();
-    if let Err(e) = ns.add(&format!("{}-probe", netns::unique_id())) {
-        say(&format!("SKIP {test}: cannot create a network namespace: {e}"));
-        return false;
-    }
-    true
-}
-
-fn link(rate_mbps: u64, delay_ms: u64, limit: u32) -> LinkConfig {
-    LinkConfig::new(Rate::from_mbps(rate_mbps), Dur::from_millis(delay_ms), QueueLimit::Packets(limit))
-}
+use scavenger_testbed::Testbed;
 
 #[test]
 fn ping_through_a_25ms_link_takes_50ms() {

@@ -2,8 +2,9 @@
 //! cannot be created (not root, no CONFIG_NET_NS). They run one at a time (a lock), so
 //! that their timing does not depend on each other.
 
-use scavenger_cc::{Dur, Rate};
-use scavenger_net::{LinkConfig, QueueLimit};
+mod common;
+
+use common::{can_run, link, say};
 use scavenger_testbed::emulator::EmulatorConfig;
 use scavenger_testbed::{netns, run_scenario, RunOptions, Testbed};
 use std::sync::Mutex;
@@ -12,30 +13,6 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Prints past the test harness's output capture, so a skip shows in every log.
-fn say(msg: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "{msg}");
-}
-
-/// Whether namespaces can be created here; says why not.
-fn can_run(test: &str) -> bool {
-    if !scavenger_testbed::sys::is_root() {
-        say(&format!("SKIP {test}: not root (the testbed needs network namespaces, veth and TUN)"));
-        return false;
-    }
-    let ns = netns::Namespaces::new();
-    if let Err(e) = ns.add(&format!("{}-probe", netns::unique_id())) {
-        say(&format!("SKIP {test}: cannot create a network namespace: {e}"));
-        return false;
-    }
-    true
-}
-
-fn link(rate_mbps: u64, delay_ms: u64, limit: u32) -> LinkConfig {
-    LinkConfig::new(Rate::from_mbps(rate_mbps), Dur::from_millis(delay_ms), QueueLimit::Packets(limit))
 }
 
 /// The namespaces of testbed `id` (its names are `ID-role`).

@@ -373,22 +373,10 @@ fn p20_p80(xs: &[f64]) -> Option<(f64, f64)> {
     Some((at(0.2), at(0.8)))
 }
 
-fn claim(
-    source: &'static str,
-    text: &'static str,
-    check: impl Fn(&Results) -> Result<ClaimOutcome, ClaimOutcome> + 'static,
-) -> Claim {
-    Claim {
-        source,
-        text,
-        check: Box::new(move |r| check(r).unwrap_or_else(|o| o)),
-    }
-}
-
 fn claims() -> Vec<Claim> {
     let g = Metric::Goodput("*");
     vec![
-        claim("§4.1, Fig 4", "CDG tolerates non-congestion loss better than NewReno and Vegas: higher goodput at every loss rate from 0.5 %", move |r| {
+        Claim::fallible("§4.1, Fig 4", "CDG tolerates non-congestion loss better than NewReno and Vegas: higher goodput at every loss rate from 0.5 %", move |r| {
             let mut ok = true;
             let mut ev = Vec::new();
             let mut seen = 0;
@@ -404,7 +392,7 @@ fn claims() -> Vec<Claim> {
             }
             Ok(ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") })
         }),
-        claim("§4.1, Fig 4", "NewReno and Vegas track the Mathis et al. curve B = (1500 B / 40 ms)·√1.5/√p: within 40 % of it at every loss rate from 0.5 % to 2 %", move |r| {
+        Claim::fallible("§4.1, Fig 4", "NewReno and Vegas track the Mathis et al. curve B = (1500 B / 40 ms)·√1.5/√p: within 40 % of it at every loss rate from 0.5 % to 2 %", move |r| {
             let mut ok = true;
             let mut ev = Vec::new();
             for &p in LOSS_PCT.iter().filter(|&&p| (0.5..=2.0).contains(&p)) {
@@ -420,7 +408,7 @@ fn claims() -> Vec<Claim> {
             }
             Ok(ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") })
         }),
-        claim("§4.1", "CDG's goodput still drops as the loss rate rises (each step of the sweep lower, within 5 %; the highest rate at least 30 % below the lowest)", move |r| {
+        Claim::fallible("§4.1", "CDG's goodput still drops as the loss rate rises (each step of the sweep lower, within 5 %; the highest rate at least 30 % below the lowest)", move |r| {
             let pts: Vec<(f64, f64)> = LOSS_PCT.iter().filter_map(|&p| Some((p, r.median(&e1_id(p, "cdg"), g)?))).collect();
             if pts.len() < 2 {
                 return Err(not_run("E1 CDG at two loss rates or more"));
@@ -430,40 +418,40 @@ fn claims() -> Vec<Claim> {
             let ok = steps && last <= 0.7 * first;
             Ok(ClaimOutcome { holds: Some(ok), evidence: pts.iter().map(|(p, v)| format!("{p} %: {v:.2}")).collect::<Vec<_>>().join(", ") + " Mbit/s" })
         }),
-        claim("§4.2, Fig 5", "Without random loss, three NewReno and three CDG flows each share fairly among themselves (Jain's index ≥ 0.9 over 40–60 s, all three active)", move |r| {
+        Claim::fallible("§4.2, Fig 5", "Without random loss, three NewReno and three CDG flows each share fairly among themselves (Jain's index ≥ 0.9 over 40–60 s, all three active)", move |r| {
             let v = medians(r, &[e2_id("newreno", 0.0), e2_id("cdg", 0.0)], Metric::JainAt(0))?;
             Ok(ClaimOutcome { holds: Some(v.iter().all(|&j| j >= 0.9)), evidence: format!("Jain NewReno {:.3}, CDG {:.3}", v[0], v[1]) })
         }),
-        claim("§4.2, Fig 6", "NewReno fills the queue (RTT up to 140 ms: queueing-delay p95 ≥ 90 ms of the 100 ms buffer) while CDG keeps the RTT much lower (mean RTT at most 60 % of NewReno's)", move |r| {
+        Claim::fallible("§4.2, Fig 6", "NewReno fills the queue (RTT up to 140 ms: queueing-delay p95 ≥ 90 ms of the 100 ms buffer) while CDG keeps the RTT much lower (mean RTT at most 60 % of NewReno's)", move |r| {
             let ids = [e2_id("newreno", 0.0), e2_id("cdg", 0.0)];
             let q = medians(r, &ids, Metric::QdelayP95)?;
             let rtt = medians(r, &ids, Metric::RttMean("*"))?;
             let ok = q[0] >= 90.0 && rtt[1] <= 0.6 * rtt[0];
             Ok(ClaimOutcome { holds: Some(ok), evidence: format!("queueing p95 NewReno {:.0} ms, CDG {:.0} ms; mean RTT NewReno {:.0} ms, CDG {:.0} ms", q[0], q[1], rtt[0], rtt[1]) })
         }),
-        claim("§4.2, Fig 5", "CDG flows converge on their fair share faster than NewReno flows (higher Jain's index over the 8 s after the second flow joins)", move |r| {
+        Claim::fallible("§4.2, Fig 5", "CDG flows converge on their fair share faster than NewReno flows (higher Jain's index over the 8 s after the second flow joins)", move |r| {
             let v = medians(r, &[e2_id("newreno", 0.0), e2_id("cdg", 0.0)], Metric::JainAt(1))?;
             Ok(ClaimOutcome { holds: Some(v[1] > v[0]), evidence: format!("Jain over 20–28 s: NewReno {:.3}, CDG {:.3}", v[0], v[1]) })
         }),
-        claim("§4.2, Fig 5", "A single CDG flow never quite matches the goodput of a single NewReno flow (10–20 s), as CDG lets the link go idle briefly", move |r| {
+        Claim::fallible("§4.2, Fig 5", "A single CDG flow never quite matches the goodput of a single NewReno flow (10–20 s), as CDG lets the link go idle briefly", move |r| {
             let v = medians(r, &[e2_id("newreno", 0.0), e2_id("cdg", 0.0)], Metric::WinUtil(2, "*"))?;
             Ok(ClaimOutcome { holds: Some(v[1] < v[0]), evidence: format!("10–20 s: NewReno {:.1} %, CDG {:.1} % of capacity", v[0], v[1]) })
         }),
-        claim("§4.2, Fig 7", "With 1 % random loss the losses cripple NewReno (less total goodput than without) while CDG keeps using the capacity (more total goodput than NewReno) and sharing it (Jain ≥ 0.9), over 40–60 s", move |r| {
+        Claim::fallible("§4.2, Fig 7", "With 1 % random loss the losses cripple NewReno (less total goodput than without) while CDG keeps using the capacity (more total goodput than NewReno) and sharing it (Jain ≥ 0.9), over 40–60 s", move |r| {
             let nr = medians(r, &[e2_id("newreno", 0.0), e2_id("newreno", EXTRA_LOSS)], Metric::WinUtil(0, "*"))?;
             let cdg = med1(r, &e2_id("cdg", EXTRA_LOSS), Metric::WinUtil(0, "*"))?;
             let j = med1(r, &e2_id("cdg", EXTRA_LOSS), Metric::JainAt(0))?;
             let ok = nr[1] < nr[0] && cdg > nr[1] && j >= 0.9;
             Ok(ClaimOutcome { holds: Some(ok), evidence: format!("40–60 s total: NewReno {:.1} % without loss, {:.1} % with; CDG {:.1} % with (Jain {j:.3})", nr[0], nr[1], cdg) })
         }),
-        claim("§4.3, Fig 8a", "Against NewReno without random loss the first CDG flow keeps only a minority of the capacity once NewReno joins (20–40 s), and CDG never quite claims its fair share (60–80 s, two of four flows)", move |r| {
+        Claim::fallible("§4.3, Fig 8a", "Against NewReno without random loss the first CDG flow keeps only a minority of the capacity once NewReno joins (20–40 s), and CDG never quite claims its fair share (60–80 s, two of four flows)", move |r| {
             let e = e3_id(0.0);
             let (first, both) = (med1(r, &e, Metric::WinUtil(1, "cdg"))?, med1(r, &e, Metric::WinUtil(1, "*"))?);
             let (c4, all4) = (med1(r, &e, Metric::WinUtil(3, "cdg"))?, med1(r, &e, Metric::WinUtil(3, "*"))?);
             let ok = first < 0.5 * both && c4 < 0.5 * all4;
             Ok(ClaimOutcome { holds: Some(ok), evidence: format!("20–40 s: CDG {first:.1} % of {both:.1} %; 60–80 s: CDG {c4:.1} % of {all4:.1} %") })
         }),
-        claim("§4.3, Fig 8a", "CDG does slightly better as the next NewReno and CDG flows join: the CDG flows' goodput per flow relative to a fair share is higher over 60–80 s than over 20–40 s", move |r| {
+        Claim::fallible("§4.3, Fig 8a", "CDG does slightly better as the next NewReno and CDG flows join: the CDG flows' goodput per flow relative to a fair share is higher over 60–80 s than over 20–40 s", move |r| {
             let e = e3_id(0.0);
             let (c2, all2) = (med1(r, &e, Metric::WinUtil(1, "cdg"))?, med1(r, &e, Metric::WinUtil(1, "*"))?);
             let (c4, all4) = (med1(r, &e, Metric::WinUtil(3, "cdg"))?, med1(r, &e, Metric::WinUtil(3, "*"))?);
@@ -473,14 +461,14 @@ fn claims() -> Vec<Claim> {
             let late = (c4 / 2.0) / (all4 / 4.0);
             Ok(ClaimOutcome { holds: Some(late > early), evidence: format!("per CDG flow, fraction of a fair share: 20–40 s {early:.2}, 60–80 s {late:.2}") })
         }),
-        claim("§4.3, Fig 8b", "With 1 % random loss NewReno cannot use the capacity and CDG uses what it leaves, not at NewReno's expense: over 20–40 s NewReno gets at least 80 % of what it gets alone at 1 % loss (E1) and the two flows together get more than NewReno alone", move |r| {
+        Claim::fallible("§4.3, Fig 8b", "With 1 % random loss NewReno cannot use the capacity and CDG uses what it leaves, not at NewReno's expense: over 20–40 s NewReno gets at least 80 % of what it gets alone at 1 % loss (E1) and the two flows together get more than NewReno alone", move |r| {
             let alone = med1(r, &e1_id(1.0, "newreno"), g)? / RATE_MBPS as f64 * 100.0;
             let e = e3_id(EXTRA_LOSS);
             let (nr, cdg, both) = (med1(r, &e, Metric::WinUtil(1, "newreno"))?, med1(r, &e, Metric::WinUtil(1, "cdg"))?, med1(r, &e, Metric::WinUtil(1, "*"))?);
             let ok = nr >= 0.8 * alone && both > alone;
             Ok(ClaimOutcome { holds: Some(ok), evidence: format!("20–40 s: NewReno {nr:.1} %, CDG {cdg:.1} %, together {both:.1} % of capacity; NewReno alone at 1 % loss {alone:.1} %") })
         }),
-        claim("§4.4, Fig 9", "The 70 ms flow ends up with the smaller share, for NewReno and CDG, in both start orders (30–60 s)", move |r| {
+        Claim::fallible("§4.4, Fig 9", "The 70 ms flow ends up with the smaller share, for NewReno and CDG, in both start orders (30–60 s)", move |r| {
             let mut ok = true;
             let mut ev = Vec::new();
             for alg in ["newreno", "cdg"] {
@@ -493,7 +481,7 @@ fn claims() -> Vec<Claim> {
             }
             Ok(ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") })
         }),
-        claim("§4.4, Fig 9", "Capacity sharing stabilises faster with CDG: the 70 ms flow's share moves less between the first 10 s of the overlap and its last 10 s (median over runs and both orders)", move |r| {
+        Claim::fallible("§4.4, Fig 9", "Capacity sharing stabilises faster with CDG: the 70 ms flow's share moves less between the first 10 s of the overlap and its last 10 s (median over runs and both orders)", move |r| {
             let moves = |alg: &str| -> Result<f64, ClaimOutcome> {
                 let mut d = Vec::new();
                 for lf in [false, true] {
@@ -510,7 +498,7 @@ fn claims() -> Vec<Claim> {
             let (nr, cdg) = (moves("newreno")?, moves("cdg")?);
             Ok(ClaimOutcome { holds: Some(cdg < nr), evidence: format!("median |share 20–30 s − share 50–60 s| of the 70 ms flow: NewReno {nr:.1}, CDG {cdg:.1} percentage points") })
         }),
-        claim("§4.4, Fig 9", "NewReno's results vary more from run to run than CDG's (phase effects; CDG's probabilistic backoff damps them): wider 20th–80th percentile band of the 70 ms flow's share", move |r| {
+        Claim::fallible("§4.4, Fig 9", "NewReno's results vary more from run to run than CDG's (phase effects; CDG's probabilistic backoff damps them): wider 20th–80th percentile band of the 70 ms flow's share", move |r| {
             let band = |alg: &str| -> Result<f64, ClaimOutcome> {
                 let mut w = Vec::new();
                 for lf in [false, true] {

@@ -270,6 +270,18 @@ pub struct Claim {
     pub check: Box<dyn Fn(&Results) -> ClaimOutcome>,
 }
 
+impl Claim {
+    pub fn new(source: &'static str, text: &'static str, check: impl Fn(&Results) -> ClaimOutcome + 'static) -> Claim {
+        Claim { source, text, check: Box::new(check) }
+    }
+
+    /// A check that may stop early with an outcome (`Err`), e.g. "not run" when an
+    /// experiment it needs has no runs, so that `?` can carry it.
+    pub fn fallible(source: &'static str, text: &'static str, check: impl Fn(&Results) -> Result<ClaimOutcome, ClaimOutcome> + 'static) -> Claim {
+        Claim::new(source, text, move |r| check(r).unwrap_or_else(|o| o))
+    }
+}
+
 pub struct StudyDef {
     pub name: &'static str,
     pub title: &'static str,

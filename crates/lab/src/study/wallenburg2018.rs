@@ -207,18 +207,6 @@ fn sample_stdev(v: &[f64]) -> f64 {
     (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
 }
 
-fn claim(
-    source: &'static str,
-    text: &'static str,
-    check: impl Fn(&Results) -> Result<ClaimOutcome, ClaimOutcome> + 'static,
-) -> Claim {
-    Claim {
-        source,
-        text,
-        check: Box::new(move |r| check(r).unwrap_or_else(|o| o)),
-    }
-}
-
 fn lateness_summary(v: &[f64]) -> String {
     let late = v.iter().filter(|&&x| x > 0.0).count();
     let worst = v.iter().copied().fold(f64::MIN, f64::max);
@@ -231,45 +219,45 @@ fn lateness_summary(v: &[f64]) -> String {
 
 fn claims() -> Vec<Claim> {
     vec![
-        claim("Table 5.4, §5.3", "Long term: DA-LBE CUBIC usually meets the deadline; the few late runs miss it by seconds (testbed: median −6.0 s, 6 of 50 late, at most +6.7 s). Checked: at most a quarter of the runs late, none by more than 15 s", |r| {
+        Claim::fallible("Table 5.4, §5.3", "Long term: DA-LBE CUBIC usually meets the deadline; the few late runs miss it by seconds (testbed: median −6.0 s, 6 of 50 late, at most +6.7 s). Checked: at most a quarter of the runs late, none by more than 15 s", |r| {
             let v = values(r, &long_id("cubic-mbc"), long_margin())?;
             let late = v.iter().filter(|&&x| x > 0.0).count();
             let worst = v.iter().copied().fold(f64::MIN, f64::max);
             Ok(ClaimOutcome { holds: Some(late as f64 <= 0.25 * v.len() as f64 && worst <= 15.0), evidence: lateness_summary(&v) })
         }),
-        claim("Table 5.3, §5.3", "Long term: DA-LBE CUBIC's Jain's index is almost exactly the 0.788 an on-time LBE flow gives (testbed 0.773, stdev 0.002). Checked: median within 0.03 of 0.788, stdev below 0.02", |r| {
+        Claim::fallible("Table 5.3, §5.3", "Long term: DA-LBE CUBIC's Jain's index is almost exactly the 0.788 an on-time LBE flow gives (testbed 0.773, stdev 0.002). Checked: median within 0.03 of 0.788, stdev below 0.02", |r| {
             let v = values(r, &long_id("cubic-mbc"), Metric::JainAt(0))?;
             let (m, sd, want) = (median(&v).expect("non-empty"), sample_stdev(&v), predicted_jain());
             Ok(ClaimOutcome { holds: Some((m - want).abs() <= 0.03 && sd < 0.02), evidence: format!("median {m:.3} (predicted {want:.3}), stdev {sd:.3} over {} runs", v.len()) })
         }),
-        claim("Table 5.4, §5.3", "Long term: DA-LBE Vegas is late in every run on the testbed (it cannot compete with CUBIC's standing queue)", |r| {
+        Claim::fallible("Table 5.4, §5.3", "Long term: DA-LBE Vegas is late in every run on the testbed (it cannot compete with CUBIC's standing queue)", |r| {
             let v = values(r, &long_id("vegas-mbc"), long_margin())?;
             Ok(ClaimOutcome { holds: Some(v.iter().all(|&x| x > 0.0)), evidence: lateness_summary(&v) })
         }),
-        claim("Table 5.3, §6", "Long term: DA-LBE Vegas stays LBE (Jain's index below DA-LBE CUBIC's and below the 0.788 of an on-time flow)", |r| {
+        Claim::fallible("Table 5.3, §6", "Long term: DA-LBE Vegas stays LBE (Jain's index below DA-LBE CUBIC's and below the 0.788 of an on-time flow)", |r| {
             let (v, c) = (med(r, &long_id("vegas-mbc"), Metric::JainAt(0))?, med(r, &long_id("cubic-mbc"), Metric::JainAt(0))?);
             Ok(ClaimOutcome { holds: Some(v < c && v < predicted_jain()), evidence: format!("median Jain: Vegas {v:.3}, CUBIC {c:.3}") })
         }),
-        claim("§5.1.1", "Short term: DA-LBE CUBIC sends slightly above its target and finishes before the deadline (ahead of schedule)", |r| {
+        Claim::fallible("§5.1.1", "Short term: DA-LBE CUBIC sends slightly above its target and finishes before the deadline (ahead of schedule)", |r| {
             let v = values(r, &short_id("cubic-mbc"), short_margin())?;
             Ok(ClaimOutcome { holds: Some(v.iter().all(|&x| x < 0.0)), evidence: lateness_summary(&v) })
         }),
-        claim("§5.1.1, §5.1.3", "Short term: DA-LBE CUBIC does not exploit the idle gap at 1000–1010 s (its goodput there at most 25 % above the 10 s before)", |r| {
+        Claim::fallible("§5.1.1, §5.1.3", "Short term: DA-LBE CUBIC does not exploit the idle gap at 1000–1010 s (its goodput there at most 25 % above the 10 s before)", |r| {
             let e = short_id("cubic-mbc");
             let (g, b) = (med(r, &e, Metric::WinUtil(GAP, "dalbe"))?, med(r, &e, Metric::WinUtil(BEFORE_GAP, "dalbe"))?);
             Ok(ClaimOutcome { holds: Some(g <= 1.25 * b), evidence: format!("DA-LBE goodput 990–1000 s {b:.1} %, 1000–1010 s {g:.1} % of capacity") })
         }),
-        claim("§5.1.2", "Short term: DA-LBE Vegas sends faster in the lulls at 600 s and 1000 s (goodput over the 10 s after each at least 25 % above the 10 s before)", |r| {
+        Claim::fallible("§5.1.2", "Short term: DA-LBE Vegas sends faster in the lulls at 600 s and 1000 s (goodput over the 10 s after each at least 25 % above the 10 s before)", |r| {
             let e = short_id("vegas-mbc");
             let w = |i| med(r, &e, Metric::WinUtil(i, "dalbe"));
             let (g, b, a6, b6) = (w(GAP)?, w(BEFORE_GAP)?, w(AFTER_600)?, w(BEFORE_600)?);
             Ok(ClaimOutcome { holds: Some(g >= 1.25 * b && a6 >= 1.25 * b6), evidence: format!("590–600 s {b6:.1} %, 600–610 s {a6:.1} %; 990–1000 s {b:.1} %, 1000–1010 s {g:.1} % of capacity") })
         }),
-        claim("§5.1.2.3, §5.1.3", "Short term: DA-LBE Vegas never consistently reaches its target and misses the deadline", |r| {
+        Claim::fallible("§5.1.2.3, §5.1.3", "Short term: DA-LBE Vegas never consistently reaches its target and misses the deadline", |r| {
             let v = values(r, &short_id("vegas-mbc"), short_margin())?;
             Ok(ClaimOutcome { holds: Some(v.iter().all(|&x| x > 0.0)), evidence: lateness_summary(&v) })
         }),
-        claim("docs/dalbe.md §4 (ours)", "Our `deadline` controller meets every deadline, short and long term, while staying LBE in the long term (Jain's index at most the 0.788 of an on-time flow plus 0.03)", |r| {
+        Claim::fallible("docs/dalbe.md §4 (ours)", "Our `deadline` controller meets every deadline, short and long term, while staying LBE in the long term (Jain's index at most the 0.788 of an on-time flow plus 0.03)", |r| {
             let l = values(r, &long_id("deadline"), long_margin())?;
             let s = values(r, &short_id("deadline"), short_margin())?;
             let j = med(r, &long_id("deadline"), Metric::JainAt(0))?;

@@ -272,10 +272,6 @@ fn not_run() -> ClaimOutcome {
     ClaimOutcome { holds: None, evidence: "not run (needs experiments of the full study)".into() }
 }
 
-fn claim(source: &'static str, text: &'static str, check: impl Fn(&Results) -> ClaimOutcome + 'static) -> Claim {
-    Claim { source, text, check: Box::new(check) }
-}
-
 /// (loss, per-flow throughput of the tested variant, of CUBIC, mean RTT) of a mix.
 fn mix_point(r: &Results, buf: Buf, alg: &str, n: u32) -> Option<(f64, Option<f64>, Option<f64>, f64)> {
     let e = mix_id(buf, alg, n);
@@ -311,57 +307,8 @@ fn mix_means(r: &Results, buf: Buf, alg: &str) -> Option<MixMeans> {
     Some(MixMeans { n: pts.len(), test: pts.iter().map(|p| p.0).sum::<f64>() / k, cubic: pts.iter().map(|p| p.1).sum::<f64>() / k, max_rtt: pts.iter().map(|p| p.2).fold(0.0, f64::max) })
 }
 
-mod detection {
-    /// One environment change: at `at` seconds the correct mode becomes `hostile` (a
-    /// buffer filler is present) or not.
-    #[derive(Clone, Copy, Debug)]
-    pub struct Event {
-        pub label: &'static str,
-        pub at: f64,
-        pub hostile: bool,
-    }
-
-    #[derive(Clone, Debug, PartialEq)]
-    pub struct Metrics {
-        /// Per event: seconds from the change to the end of the first bin in the correct
-        /// mode (0 if it already was); `None` if not before the next event.
-        pub delays: Vec<Option<f64>>,
-        pub false_positive: f64,
-        pub false_negative: f64,
-    }
-
-    /// §5.5's metrics from a per-bin mode series (1 = hostile, NaN before the flow
-    /// starts); the thesis defines them only in prose. As crates/sim/tests/wang2018.rs:
-    /// false positive = share of bins in hostile mode while no buffer filler runs, false
-    /// negative = share in benevolent mode while one runs, counted in each phase after its
-    /// first correct detection (spec 004 §4.7).
-    pub fn metrics(time: &[f64], mode: &[f64], events: &[Event]) -> Metrics {
-        let mut delays = Vec::new();
-        let (mut fp, mut fp_bins, mut fneg, mut fn_bins) = (0usize, 0usize, 0usize, 0usize);
-        for (k, e) in events.iter().enumerate() {
-            let end = events.get(k + 1).map_or(f64::INFINITY, |n| n.at);
-            let in_phase = |t: f64| t >= e.at && t < end;
-            let first = time.iter().zip(mode).position(|(&t, &m)| in_phase(t) && !m.is_nan() && (m > 0.5) == e.hostile);
-            delays.push(first.map(|i| time[i] - e.at));
-            let Some(i0) = first else { continue };
-            for (&t, &m) in time.iter().zip(mode).skip(i0 + 1) {
-                if !in_phase(t) || m.is_nan() {
-                    continue;
-                }
-                if e.hostile {
-                    fn_bins += 1;
-                    fneg += usize::from(m <= 0.5);
-                } else {
-                    fp_bins += 1;
-                    fp += usize::from(m > 0.5);
-                }
-            }
-        }
-        let rate = |n: usize, d: usize| if d == 0 { 0.0 } else { n as f64 / d as f64 };
-        Metrics { delays, false_positive: rate(fp, fp_bins), false_negative: rate(fneg, fn_bins) }
-    }
-}
-pub use detection::{metrics as detection_metrics, Event, Metrics as DetectionMetrics};
+use scavenger_sim::detection;
+pub use scavenger_sim::detection::{metrics as detection_metrics, Event, Metrics as DetectionMetrics};
 
 /// Fig 5.21's events: A1 (alone), A2 (CUBIC joins), A3 (CUBIC leaves); B2 (the test flow
 /// starts beside CUBIC), B3 (CUBIC leaves).
@@ -421,7 +368,7 @@ fn window_jains(r: &Results, alg: &str) -> Option<Vec<f64>> {
 
 fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
     let mut c = Vec::new();
-    c.push(claim("§5.1, Fig 5.2", "Alone on a constant-rate trace (4–64 Mbit/s, 2000 packets), EvaRate fills the link (≥ 90 %) and keeps the RTT below L_max = 100 ms (ours: p95 RTT)", |r| {
+    c.push(Claim::new("§5.1, Fig 5.2", "Alone on a constant-rate trace (4–64 Mbit/s, 2000 packets), EvaRate fills the link (≥ 90 %) and keeps the RTT below L_max = 100 ms (ours: p95 RTT)", |r| {
         let mut ev = Vec::new();
         let mut ok = true;
         for &mbps in BASE_RATES {
@@ -435,28 +382,28 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
         }
         ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
     }));
-    c.push(claim("§5.2, Fig 5.4", "Two EvaRate flows share 16 Mbit/s fairly and keep the RTT below 100 ms (ours: Jain's index over 25–60 s ≥ 0.9, mean RTT of both < 100 ms)", |r| {
+    c.push(Claim::new("§5.2, Fig 5.4", "Two EvaRate flows share 16 Mbit/s fairly and keep the RTT below 100 ms (ours: Jain's index over 25–60 s ≥ 0.9, mean RTT of both < 100 ms)", |r| {
         let e = pair_id("evarate");
         let (Some(j), Some(rtt)) = (r.median(&e, Metric::JainAt(0)), r.median(&e, Metric::RttMean("*"))) else { return not_run() };
         ClaimOutcome { holds: Some(j >= 0.9 && rtt < 100.0), evidence: format!("Jain {j:.3}, mean RTT {rtt:.0} ms") }
     }));
-    c.push(claim("§5.2, Fig 5.5", "Against CUBIC, EvaRate gets a small share but is not starved (ours: less than CUBIC, at least 5 % of the 16 Mbit/s link)", |r| {
+    c.push(Claim::new("§5.2, Fig 5.5", "Against CUBIC, EvaRate gets a small share but is not starved (ours: less than CUBIC, at least 5 % of the 16 Mbit/s link)", |r| {
         let e = pair_id("cubic");
         let (Some(eva), Some(cu)) = (r.median(&e, Metric::Tput("test")), r.median(&e, Metric::Tput("partner"))) else { return not_run() };
         ClaimOutcome { holds: Some(eva < cu && eva >= 0.8), evidence: format!("EvaRate {eva:.2} Mbit/s, CUBIC {cu:.2} Mbit/s") }
     }));
-    c.push(claim("§5.2, Fig 5.6", "BBR is more aggressive than EvaRate: it gets the larger share and keeps more packets queued", |r| {
+    c.push(Claim::new("§5.2, Fig 5.6", "BBR is more aggressive than EvaRate: it gets the larger share and keeps more packets queued", |r| {
         let e = pair_id("bbr");
         let (Some(eva), Some(bbr), Some(q)) = (r.median(&e, Metric::Tput("test")), r.median(&e, Metric::Tput("partner")), r.median(&e, Metric::QdelayMean)) else { return not_run() };
         let q0 = r.median(&pair_id("evarate"), Metric::QdelayMean);
         let more_queue = q0.is_none_or(|q0| q > q0);
         ClaimOutcome { holds: Some(bbr > eva && more_queue), evidence: format!("BBR {bbr:.2} vs EvaRate {eva:.2} Mbit/s; mean queueing delay {q:.1} ms{}", q0.map_or(String::new(), |q0| format!(" (two EvaRate flows: {q0:.1} ms)"))) }
     }));
-    c.push(claim("§5.3, Fig 5.7", "Shallow buffer: one BBR flow takes most of the link from nine CUBIC flows (ours: ≥ half of 32 Mbit/s and ≥ 5 × a CUBIC flow)", |r| {
+    c.push(Claim::new("§5.3, Fig 5.7", "Shallow buffer: one BBR flow takes most of the link from nine CUBIC flows (ours: ≥ half of 32 Mbit/s and ≥ 5 × a CUBIC flow)", |r| {
         let Some((_, Some(b), Some(cu), _)) = mix_point(r, Buf::Shallow, "bbr", 1) else { return not_run() };
         ClaimOutcome { holds: Some(b >= 16.0 && b >= 5.0 * cu), evidence: format!("BBR {b:.2} Mbit/s, CUBIC {cu:.2} Mbit/s per flow") }
     }));
-    c.push(claim("§5.3, Figs 5.8–5.9", "Shallow buffer: Vivace and Copa take a larger per-flow share than CUBIC, and loss grows with their number (ours: per-flow throughput averaged over the mixes n = 1–9 that ran above CUBIC's; loss at n = 10 above 10 CUBIC's)", |r| {
+    c.push(Claim::new("§5.3, Figs 5.8–5.9", "Shallow buffer: Vivace and Copa take a larger per-flow share than CUBIC, and loss grows with their number (ours: per-flow throughput averaged over the mixes n = 1–9 that ran above CUBIC's; loss at n = 10 above 10 CUBIC's)", |r| {
         let mut ev = Vec::new();
         let mut ok = true;
         // Each variant's n = 0 run is the same all-CUBIC mix.
@@ -476,7 +423,7 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
         }
         ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
     }));
-    c.push(claim("§5.3, Fig 5.10", "Shallow buffer: 100 % EvaRate has a lower loss rate than every mix with CUBIC", |r| {
+    c.push(Claim::new("§5.3, Fig 5.10", "Shallow buffer: 100 % EvaRate has a lower loss rate than every mix with CUBIC", |r| {
         let Some((l10, ..)) = mix_point(r, Buf::Shallow, "evarate", 10) else { return not_run() };
         let others: Vec<(u32, f64)> = (0..10).filter_map(|n| mix_point(r, Buf::Shallow, "evarate", n).map(|p| (n, p.0))).collect();
         if others.is_empty() {
@@ -485,7 +432,7 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
         let ok = others.iter().all(|(_, l)| l10 < *l);
         ClaimOutcome { holds: Some(ok), evidence: format!("n=10: {:.3} %; {}", l10 * 100.0, others.iter().map(|(n, l)| format!("n={n}: {:.3} %", l * 100.0)).collect::<Vec<_>>().join(", ")) }
     }));
-    c.push(claim("§5.3, Fig 5.10", "Shallow buffer: one EvaRate flow among nine CUBIC gets a fairer share than one BBR, Vivace or Copa flow (ours: closest to 3.2 Mbit/s)", |r| {
+    c.push(Claim::new("§5.3, Fig 5.10", "Shallow buffer: one EvaRate flow among nine CUBIC gets a fairer share than one BBR, Vivace or Copa flow (ours: closest to 3.2 Mbit/s)", |r| {
         let dev = |alg: &str| mix_point(r, Buf::Shallow, alg, 1).and_then(|p| p.1).map(|t| (t, (t - 3.2).abs()));
         let Some((te, de)) = dev("evarate") else { return not_run() };
         let others: Vec<(&str, f64, f64)> = ["bbr", "vivace", "copa"].iter().filter_map(|a| dev(a).map(|(t, d)| (*a, t, d))).collect();
@@ -494,7 +441,7 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
         }
         ClaimOutcome { holds: Some(others.iter().all(|o| de < o.2)), evidence: format!("evarate {te:.2}; {}", others.iter().map(|(a, t, _)| format!("{a} {t:.2}")).collect::<Vec<_>>().join(", ") + " Mbit/s") }
     }));
-    c.push(claim("§5.3.1, Figs 5.11–5.13", "CoDel (70 ms) gives BBR, Vivace and Copa mixes larger RTTs than the shallow drop-tail buffer (ours: mean RTT averaged over the mixes n = 1–10 that ran with both)", |r| {
+    c.push(Claim::new("§5.3.1, Figs 5.11–5.13", "CoDel (70 ms) gives BBR, Vivace and Copa mixes larger RTTs than the shallow drop-tail buffer (ours: mean RTT averaged over the mixes n = 1–10 that ran with both)", |r| {
         let mut ev = Vec::new();
         let mut ok = true;
         for alg in ["bbr", "vivace", "copa"] {
@@ -512,7 +459,7 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
         }
         ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
     }));
-    c.push(claim("§5.4, Figs 5.15–5.16", "Deep buffer: BBR and Vivace still contend well with CUBIC (ours: per-flow throughput averaged over the mixes n = 1–9 that ran at least 0.8 × the fair share of 3.2 Mbit/s) and CUBIC caps the RTT near 800 ms (every mix's mean RTT ≤ 850 ms)", |r| {
+    c.push(Claim::new("§5.4, Figs 5.15–5.16", "Deep buffer: BBR and Vivace still contend well with CUBIC (ours: per-flow throughput averaged over the mixes n = 1–9 that ran at least 0.8 × the fair share of 3.2 Mbit/s) and CUBIC caps the RTT near 800 ms (every mix's mean RTT ≤ 850 ms)", |r| {
         let mut ev = Vec::new();
         let mut ok = true;
         for alg in ["bbr", "vivace"] {
@@ -526,7 +473,7 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
         }
         ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
     }));
-    c.push(claim("§5.4, Figs 5.17–5.18", "Deep buffer: Copa and EvaRate contend poorly against CUBIC (ours: per-flow throughput averaged over the mixes n = 1–9 that ran below half the fair share of 3.2 Mbit/s)", |r| {
+    c.push(Claim::new("§5.4, Figs 5.17–5.18", "Deep buffer: Copa and EvaRate contend poorly against CUBIC (ours: per-flow throughput averaged over the mixes n = 1–9 that ran below half the fair share of 3.2 Mbit/s)", |r| {
         let mut ev = Vec::new();
         let mut ok = true;
         for alg in ["copa", "evarate"] {
@@ -540,7 +487,7 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
         }
         ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
     }));
-    c.push(claim("§5.4, Figs 5.17–5.18", "Deep buffer: with Copa and EvaRate the RTT falls as their proportion grows, and loss falls to zero at 100 % EvaRate (ours: mean RTT at n = 10 below n = 0, and < 0.01 % loss)", |r| {
+    c.push(Claim::new("§5.4, Figs 5.17–5.18", "Deep buffer: with Copa and EvaRate the RTT falls as their proportion grows, and loss falls to zero at 100 % EvaRate (ours: mean RTT at n = 10 below n = 0, and < 0.01 % loss)", |r| {
         let Some((_, _, _, rtt0)) = ["copa", "evarate"].iter().find_map(|a| mix_point(r, Buf::Deep, a, 0)).or_else(|| ["bbr", "vivace"].iter().find_map(|a| mix_point(r, Buf::Deep, a, 0))) else { return not_run() };
         let mut ev = vec![format!("10 CUBIC: RTT {rtt0:.0} ms")];
         let mut ok = true;
@@ -560,7 +507,7 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
         }
         ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
     }));
-    c.push(claim("§5.4.1, Fig 5.19", "EvaRate++ (α = 1.5) gets a fair share against CUBIC in deep buffers (ours: per-flow throughput averaged over the mixes n = 1–9 that ran at least 0.8 × the fair share of 3.2 Mbit/s, and above EvaRate's)", |r| {
+    c.push(Claim::new("§5.4.1, Fig 5.19", "EvaRate++ (α = 1.5) gets a fair share against CUBIC in deep buffers (ours: per-flow throughput averaged over the mixes n = 1–9 that ran at least 0.8 × the fair share of 3.2 Mbit/s, and above EvaRate's)", |r| {
         let Some(pp) = mix_means(r, Buf::Deep, "evarate++") else { return not_run() };
         let eva = mix_means(r, Buf::Deep, "evarate");
         let ok = pp.test >= 0.8 * FAIR_MBPS && eva.as_ref().is_none_or(|e| pp.test > e.test);
@@ -571,7 +518,7 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
     let sc = Arc::new(mode_scenarios);
     {
         let (cache, sc) = (cache.clone(), sc.clone());
-        c.push(claim("§5.5, Fig 5.22", "Copa concludes \"no buffer filler\" (A1, A3, B3) in less than 0.5 s", move |r| {
+        c.push(Claim::new("§5.5, Fig 5.22", "Copa concludes \"no buffer filler\" (A1, A3, B3) in less than 0.5 s", move |r| {
             let (Some(a), Some(b)) = (mode_metrics(&cache, &sc, r, 'A', "copa"), mode_metrics(&cache, &sc, r, 'B', "copa")) else { return not_run() };
             let (a1, a3, b3) = (median_delay(&a, 0), median_delay(&a, 2), median_delay(&b, 1));
             ClaimOutcome { holds: Some(a1 < 0.5 && a3 < 0.5 && b3 < 0.5), evidence: format!("Copa {}; {} (medians over runs)", fmt_delays(&a, 'A'), fmt_delays(&b, 'B')) }
@@ -579,7 +526,7 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
     }
     {
         let (cache, sc) = (cache.clone(), sc.clone());
-        c.push(claim("§5.5, Fig 5.22", "Copa takes around 2 s to detect an existing buffer filler (B2) and EvaRate's B2 delay is comparable (ours: both within 1–4 s)", move |r| {
+        c.push(Claim::new("§5.5, Fig 5.22", "Copa takes around 2 s to detect an existing buffer filler (B2) and EvaRate's B2 delay is comparable (ours: both within 1–4 s)", move |r| {
             let (Some(c), Some(e)) = (mode_metrics(&cache, &sc, r, 'B', "copa"), mode_metrics(&cache, &sc, r, 'B', "evarate")) else { return not_run() };
             let (cb, eb) = (median_delay(&c, 0), median_delay(&e, 0));
             let within = |d: f64| (1.0..=4.0).contains(&d);
@@ -588,7 +535,7 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
     }
     {
         let (cache, sc) = (cache.clone(), sc.clone());
-        c.push(claim("§5.5, Figs 5.22–5.24", "Copa detects faster than EvaRate in general, but EvaRate's false-positive and false-negative rates are much lower (ours: mean delay over A1–B3 and FP + FN over both scenarios)", move |r| {
+        c.push(Claim::new("§5.5, Figs 5.22–5.24", "Copa detects faster than EvaRate in general, but EvaRate's false-positive and false-negative rates are much lower (ours: mean delay over A1–B3 and FP + FN over both scenarios)", move |r| {
             let mut tot = Vec::new();
             for alg in ["copa", "evarate"] {
                 let (Some(a), Some(b)) = (mode_metrics(&cache, &sc, r, 'A', alg), mode_metrics(&cache, &sc, r, 'B', alg)) else { return not_run() };
@@ -601,7 +548,7 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
             ClaimOutcome { holds: Some(ok), evidence: format!("{}; {}", c.4, e.4) }
         }));
     }
-    c.push(claim("§5.6, Fig 5.25", "Fairness to own kind: EvaRate is about as fair as Copa and fairer than CUBIC, BBR and Vivace (ours: median Jain's index over 100 ms windows; EvaRate within 0.05 of Copa and above the others)", |r| {
+    c.push(Claim::new("§5.6, Fig 5.25", "Fairness to own kind: EvaRate is about as fair as Copa and fairer than CUBIC, BBR and Vivace (ours: median Jain's index over 100 ms windows; EvaRate within 0.05 of Copa and above the others)", |r| {
         let med = |a: &str| window_jains(r, a).and_then(|v| median(&v));
         let Some(e) = med("evarate") else { return not_run() };
         let others: Vec<(&str, f64)> = ["copa", "cubic", "bbr", "vivace"].iter().filter_map(|a| med(a).map(|m| (*a, m))).collect();
@@ -611,12 +558,12 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
         let ok = others.iter().all(|(a, m)| if *a == "copa" { (e - m).abs() <= 0.05 } else { e > *m });
         ClaimOutcome { holds: Some(ok), evidence: format!("evarate {e:.3}; {}", others.iter().map(|(a, m)| format!("{a} {m:.3}")).collect::<Vec<_>>().join(", ")) }
     }));
-    c.push(claim("§5.7, Figs 5.32–5.34", "Cellular (synthetic stand-in): EvaRate's throughput is close to CUBIC's at a much lower latency (ours: ≥ 60 % of CUBIC's throughput at ≤ 25 % of its mean RTT)", |r| {
+    c.push(Claim::new("§5.7, Figs 5.32–5.34", "Cellular (synthetic stand-in): EvaRate's throughput is close to CUBIC's at a much lower latency (ours: ≥ 60 % of CUBIC's throughput at ≤ 25 % of its mean RTT)", |r| {
         let g = |a: &str, m| r.median(&cell_id(a), m);
         let (Some(te), Some(de), Some(tc), Some(dc)) = (g("evarate", Metric::Tput("test")), g("evarate", Metric::RttMean("test")), g("cubic", Metric::Tput("test")), g("cubic", Metric::RttMean("test"))) else { return not_run() };
         ClaimOutcome { holds: Some(te >= 0.6 * tc && de <= 0.25 * dc), evidence: format!("EvaRate {te:.2} Mbit/s at {de:.0} ms, CUBIC {tc:.2} Mbit/s at {dc:.0} ms") }
     }));
-    c.push(claim("§5.7, Fig 5.34", "On a volatile cellular link Vivace has a much higher latency than the other low-latency variants (thesis: Singtel trace; ours: the synthetic stand-in; mean RTT above 2 × each of EvaRate's, Copa's, PropRate's)", |r| {
+    c.push(Claim::new("§5.7, Fig 5.34", "On a volatile cellular link Vivace has a much higher latency than the other low-latency variants (thesis: Singtel trace; ours: the synthetic stand-in; mean RTT above 2 × each of EvaRate's, Copa's, PropRate's)", |r| {
         let d = |a: &str| r.median(&cell_id(a), Metric::RttMean("test"));
         let Some(v) = d("vivace") else { return not_run() };
         let others: Vec<(&str, f64)> = ["evarate", "copa", "proprate"].iter().filter_map(|a| d(a).map(|x| (*a, x))).collect();
