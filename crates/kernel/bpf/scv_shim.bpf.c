@@ -38,14 +38,64 @@ SCV_STATS_MAP(scv_shim_sts);
 /* Per-socket state in icsk_ca_priv. */
 struct shim_sock {
 	__u64 id;
+	__u32 prr_delivered; /* packets delivered since this cwnd reduction began */
 	__u8 paced; /* we set SK_PACING_NEEDED */
-	__u8 reduced; /* fallback: cwnd already cut to ssthresh in this recovery */
 };
 
 static __always_inline struct shim_sock *shim_sock(struct sock *sk)
 {
 	return (struct shim_sock *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
 }
+
+/* Linux FLAG_SND_UNA_ADVANCED (net/ipv4/tcp_input.c). */
+#define SCV_FLAG_SND_UNA_ADVANCED 0x400
+
+static __always_inline __u32 in_flight(const struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
+static __always_inline int in_reduction(struct sock *sk)
+{
+	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	return st == TCP_CA_CWR || st == TCP_CA_Recovery;
+}
+
+/* Proportional Rate Reduction (RFC 6937, PRR-SSRB) towards `target` packets, as Linux
+ * tcp_cwnd_reduction. With cong_control set the kernel skips its own PRR (tcp_cong_control
+ * returns after calling us), so without this a loss would cut the window in one step and
+ * hold back the fast retransmit; the simulator's sender runs the same PRR
+ * (crates/sim/src/sender.rs). tp->prior_cwnd and tp->prr_out are kept by the kernel
+ * (tcp_init_cwnd_reduction, tcp_write_xmit) whatever the congestion control. */
+static __always_inline void prr(struct sock *sk, __u32 target, int flag, const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = scv_tcp_sk(sk);
+	struct shim_sock *s = shim_sock(sk);
+	__u32 pipe = in_flight(tp), prior = tp->prior_cwnd;
+	int sndcnt, acked = rs->acked_sacked;
+
+	if (acked <= 0 || !prior)
+		return;
+	s->prr_delivered += acked;
+	if (pipe > target) {
+		__u64 dividend = (__u64)target * s->prr_delivered + prior - 1;
+		sndcnt = (int)(dividend / prior) - (int)tp->prr_out;
+	} else {
+		int delta = target - pipe;
+		sndcnt = (int)tp->prr_out - (int)s->prr_delivered;
+		if (sndcnt < acked)
+			sndcnt = acked;
+		if ((flag & SCV_FLAG_SND_UNA_ADVANCED) && !rs->losses)
+			sndcnt++;
+		if (sndcnt > delta)
+			sndcnt = delta;
+	}
+	/* Force a fast retransmit upon entering fast recovery. */
+	if (sndcnt < (tp->prr_out ? 0 : 1))
+		sndcnt = tp->prr_out ? 0 : 1;
+	tp->snd_cwnd = pipe + sndcnt;
+}
+
 
 static __always_inline __u64 hb_get(__u32 k)
 {
@@ -71,7 +121,7 @@ static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const 
 	e->srtt_us = tp->srtt_us >> 3;
 	e->snd_cwnd = tp->snd_cwnd;
 	e->snd_ssthresh = tp->snd_ssthresh;
-	e->in_flight = tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+	e->in_flight = in_flight(tp);
 	e->ca_state = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 	e->cwnd_limited = scv_cwnd_limited(tp);
 	e->flag = flag;
@@ -85,6 +135,11 @@ static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const 
 	e->usec_ts = tp->tcp_usec_ts;
 	e->sport = sk->__sk_common.skc_num;
 	e->dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	/* Stream offsets for algorithms that count rounds by sequence (Vegas, Copa, FLOWER,
+	 * DA-LBE's CWR end and A(t)); the agent derives on_sent calls from snd_nxt. */
+	e->bytes_acked = tp->bytes_acked;
+	e->nxt_minus_una = tp->snd_nxt - tp->snd_una;
+	e->pad = 0;
 	if (rs) {
 		e->rtt_us = rs->rtt_us;
 		e->interval_us = rs->interval_us;
@@ -114,7 +169,7 @@ void BPF_PROG(bpf_shim_init, struct sock *sk)
 
 	s->id = ctr ? __sync_fetch_and_add(ctr, 1) + 1 : 0;
 	s->paced = 0;
-	s->reduced = 0;
+	s->prr_delivered = 0;
 	SCV_STAT_ADD(scv_shim_sts, SCV_STAT_INIT, 1);
 	emit(sk, SCV_EV_OPEN, 0, 0);
 }
@@ -132,23 +187,17 @@ void BPF_PROG(bpf_shim_release, struct sock *sk)
 }
 
 /* Reno for when the agent is away: Linux's tcp_cong_control without cong_control —
- * one cut to ssthresh when a reduction (CWR/Recovery) starts, no growth during it
- * (PRR simplified), tcp_reno_cong_avoid otherwise (also slow start after an RTO). */
-static __always_inline void fallback(struct sock *sk, __u32 ack, const struct rate_sample *rs)
+ * PRR towards ssthresh (tcp_reno_ssthresh, set by the kernel when the reduction began)
+ * in CWR/Recovery, tcp_reno_cong_avoid otherwise (also slow start after an RTO). */
+static __always_inline void fallback(struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
 {
 	struct tcp_sock *tp = scv_tcp_sk(sk);
 	struct shim_sock *s = shim_sock(sk);
-	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 
-	if (st == TCP_CA_CWR || st == TCP_CA_Recovery) {
-		if (!s->reduced) {
-			s->reduced = 1;
-			if (tp->snd_ssthresh < tp->snd_cwnd)
-				tp->snd_cwnd = tp->snd_ssthresh > 2 ? tp->snd_ssthresh : 2;
-		}
+	if (in_reduction(sk)) {
+		prr(sk, tp->snd_ssthresh, flag, rs);
 		return;
 	}
-	s->reduced = 0;
 	if (rs->acked_sacked > 0)
 		tcp_reno_cong_avoid(sk, ack, rs->acked_sacked);
 	if (s->paced)
@@ -174,15 +223,22 @@ void BPF_PROG(bpf_shim_cong_control, struct sock *sk, __u32 ack, int flag, const
 		stale = two_srtt;
 	c = bpf_map_lookup_elem(&scv_shim_cmd, &slot);
 	if (!hb || now > hb + stale || !c || c->id != id || !c->cwnd) {
-		fallback(sk, ack, rs);
+		fallback(sk, ack, flag, rs);
 		SCV_STAT_ADD(scv_shim_sts, SCV_STAT_FALLBACK, 1);
 	} else {
 		__u32 w = c->cwnd;
 		if (w > tp->snd_cwnd_clamp)
 			w = tp->snd_cwnd_clamp;
-		tp->snd_cwnd = w;
 		if (c->ssthresh)
 			tp->snd_ssthresh = c->ssthresh;
+		if (in_reduction(sk)) {
+			/* The agent's window (or its ssthresh, if lower) is PRR's target. */
+			prr(sk, c->ssthresh && c->ssthresh < w ? c->ssthresh : w, flag, rs);
+			if (tp->snd_cwnd > w)
+				tp->snd_cwnd = w;
+		} else {
+			tp->snd_cwnd = w;
+		}
 		if (c->pacing_rate) {
 			sk->sk_pacing_status = SK_PACING_NEEDED;
 			sk->sk_pacing_rate = c->pacing_rate;
@@ -206,7 +262,20 @@ __u32 BPF_PROG(bpf_shim_ssthresh, struct sock *sk)
 SEC("struct_ops/shim_set_state")
 void BPF_PROG(bpf_shim_set_state, struct sock *sk, __u8 new_state)
 {
+	/* Called before icsk_ca_state changes: a reduction begins when CWR or Recovery is
+	 * entered from outside both (CWR -> Recovery continues it, tcp_enter_recovery). */
+	if ((new_state == TCP_CA_CWR || new_state == TCP_CA_Recovery) && !in_reduction(sk))
+		shim_sock(sk)->prr_delivered = 0;
 	emit(sk, SCV_EV_STATE, new_state, 0);
+}
+
+/* CA_EVENT_TX_START: the first transmission with nothing in flight (tcp_event_data_sent),
+ * which algorithms use to restart after idle (CUBIC's epoch shift, Vegas's re-init). */
+SEC("struct_ops/shim_cwnd_event")
+void BPF_PROG(bpf_shim_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
+{
+	if (ev == CA_EVENT_TX_START)
+		emit(sk, SCV_EV_TX_START, 0, 0);
 }
 
 SEC("struct_ops/shim_undo_cwnd")
@@ -222,6 +291,7 @@ struct tcp_congestion_ops scv_shim = {
 	.cong_control = (void *)bpf_shim_cong_control,
 	.ssthresh = (void *)bpf_shim_ssthresh,
 	.set_state = (void *)bpf_shim_set_state,
+	.cwnd_event = (void *)bpf_shim_cwnd_event,
 	.undo_cwnd = (void *)bpf_shim_undo_cwnd,
 	.name = "scv_shim",
 };

@@ -10,9 +10,10 @@ enum scv_shim_kind {
 	SCV_EV_CONGESTION = 2, /* ssthresh hook: loss recovery, ECN (CWR) or RTO starts */
 	SCV_EV_STATE = 3,      /* set_state: ca_state changed (new state in ca_state) */
 	SCV_EV_CLOSE = 4,      /* release */
+	SCV_EV_TX_START = 5,   /* cwnd_event(CA_EVENT_TX_START): sending starts from idle */
 };
 
-/* One ring-buffer record, 104 bytes. */
+/* One ring-buffer record, 120 bytes. */
 struct scv_shim_ev {
 	scv_u64 id;         /* per-socket id assigned in init */
 	scv_u64 ts_ns;      /* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
@@ -38,7 +39,11 @@ struct scv_shim_ev {
 	scv_u8 usec_ts;     /* timestamps are in microseconds */
 	scv_u16 sport;      /* local port (host order) */
 	scv_u16 dport;      /* remote port (host order) */
+	scv_u64 bytes_acked;/* tp->bytes_acked: snd_una as a byte offset in the stream */
+	scv_u32 nxt_minus_una; /* tp->snd_nxt - tp->snd_una, bytes */
+	scv_u32 pad;
 };
+_Static_assert(sizeof(struct scv_shim_ev) == 120, "agent.rs ShimEvent mirrors this layout");
 
 /* Slots of scv_shim_cmd: a socket's decision lives at id % SCV_SHIM_SLOTS. */
 #define SCV_SHIM_SLOTS 16384

@@ -52,6 +52,24 @@ pub struct ShimEvent {
     pub usec_ts: u8,
     pub sport: u16,
     pub dport: u16,
+    /// `tp->bytes_acked`: snd_una as a byte offset in the stream.
+    pub bytes_acked: u64,
+    /// `tp->snd_nxt - tp->snd_una`, bytes.
+    pub nxt_minus_una: u32,
+    pub pad: u32,
+}
+
+// bpf/scv_shim.h asserts the same size on the C side.
+const _: () = assert!(std::mem::size_of::<ShimEvent>() == 120);
+
+impl ShimEvent {
+    /// snd_una and snd_nxt as byte offsets in the stream.
+    fn una_nxt(&self) -> (u64, u64) {
+        (
+            self.bytes_acked,
+            self.bytes_acked + self.nxt_minus_una as u64,
+        )
+    }
 }
 
 /// `struct scv_shim_cmd` (bpf/scv_shim.h).
@@ -71,6 +89,7 @@ const EV_ACK: u32 = 1;
 const EV_CONGESTION: u32 = 2;
 const EV_STATE: u32 = 3;
 const EV_CLOSE: u32 = 4;
+const EV_TX_START: u32 = 5;
 const HB_AGENT_NS: u32 = 0;
 const HB_STALE_NS: u32 = 2;
 /// `SCV_SHIM_SLOTS` and `SCV_HB_N` (bpf/scv_shim.h).
@@ -258,6 +277,31 @@ struct Flow {
     dport: u16,
     dirty: bool,
     last: ShimCmd,
+    /// The highest snd_nxt (stream offset) already reported through `on_sent`.
+    sent_nxt: u64,
+    /// Time of the previous record of this socket.
+    last_ts: u64,
+}
+
+impl Flow {
+    /// The kernel has no per-transmission hook for congestion control, so `on_sent` is
+    /// derived: new data between two records (snd_nxt moved) were sent right after the
+    /// earlier record's ACK was processed (tcp_ack → tcp_data_snd_check), as one call
+    /// covering all of them; `in_flight_after` is the flight size after those sends.
+    /// Retransmissions do not move snd_nxt and are not reported (docs/deviations.md).
+    fn report_sent(&mut self, snd_nxt: u64, in_flight_after: u64) {
+        if snd_nxt > self.sent_nxt {
+            let sent = SentInfo {
+                bytes: snd_nxt - self.sent_nxt,
+                bytes_in_flight: in_flight_after,
+                retransmission: false,
+                seq: self.sent_nxt,
+                app_limited: false,
+            };
+            self.cc.on_sent(Time(self.last_ts), &sent);
+            self.sent_nxt = snd_nxt;
+        }
+    }
 }
 
 /// Latest commands (newest last, at most 32) per (local port, remote port), for tests
@@ -305,6 +349,8 @@ impl Core {
                 dport: ev.dport,
                 dirty: true,
                 last: ShimCmd::default(),
+                sent_nxt: ev.una_nxt().1,
+                last_ts: ev.ts_ns,
             }
         })
     }
@@ -323,6 +369,29 @@ impl Core {
                 self.closed.push(ev.id);
             }
             EV_CONGESTION => self.stats.congestion_events += 1,
+            EV_TX_START => {
+                // CA_EVENT_TX_START fires before the first segment from an empty pipe
+                // is counted: report that segment now (in flight = itself), so that
+                // idle-restart logic (CUBIC's epoch shift, Vegas/Nice re-init) runs at
+                // the right time. With snd_nxt past snd_una it is an RTO retransmission.
+                let f = self.flow(ev);
+                let (una, nxt) = ev.una_nxt();
+                let mss = f.mss;
+                f.report_sent(nxt, nxt - una);
+                let sent = SentInfo {
+                    bytes: mss,
+                    bytes_in_flight: mss,
+                    retransmission: nxt > una,
+                    seq: if nxt > una { una } else { nxt },
+                    app_limited: false,
+                };
+                f.cc.on_sent(now, &sent);
+                if nxt == una {
+                    f.sent_nxt = nxt + mss;
+                }
+                f.last_ts = ev.ts_ns;
+                f.dirty = true;
+            }
             EV_STATE => {
                 let new = ev.flag as u8;
                 let f = self.flow(ev);
@@ -372,6 +441,9 @@ impl Core {
                 let f = self.flow(ev);
                 let mss = (ev.mss as u64).max(1);
                 f.mss = mss;
+                let (snd_una, snd_nxt) = ev.una_nxt();
+                f.report_sent(snd_nxt, ev.prior_in_flight as u64 * mss);
+                f.last_ts = ev.ts_ns;
                 f.ca_state = ev.ca_state;
                 f.last_ece = ev.flag & FLAG_ECE != 0;
                 let unit = if ev.usec_ts != 0 { 1_000 } else { 1_000_000 };
@@ -399,8 +471,8 @@ impl Core {
                     cwnd_limited: ev.cwnd_limited != 0,
                     ecn_ce: f.last_ece,
                     in_recovery: ev.ca_state >= CA_CWR,
-                    snd_una: 0,
-                    snd_nxt: 0,
+                    snd_una,
+                    snd_nxt,
                     mss,
                 };
                 f.cc.on_ack(now, &ack);
@@ -639,5 +711,139 @@ impl Drop for AgentHandle {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    fn core(cfg: &AgentConfig) -> Core {
+        let (info, params) = cfg.resolve().unwrap();
+        Core {
+            info,
+            params,
+            dalbe: cfg.dalbe.as_ref().map(|d| d.resolve().unwrap()),
+            seed: cfg.seed,
+            flows: HashMap::new(),
+            stats: AgentStats::default(),
+            closed: Vec::new(),
+            commanded: Commanded::default(),
+        }
+    }
+
+    fn ev(kind: u32, ts_ms: u64, una: u64, nxt: u64) -> ShimEvent {
+        ShimEvent {
+            id: 7,
+            ts_ns: ts_ms * 1_000_000,
+            delivered: una / MSS as u64,
+            srtt_us: 0,
+            rtt_us: -1,
+            interval_us: 0,
+            kind,
+            mss: MSS,
+            acked_sacked: 0,
+            rs_delivered: 0,
+            prior_in_flight: 0,
+            in_flight: ((nxt - una) / MSS as u64) as u32,
+            snd_cwnd: 10,
+            snd_ssthresh: INFINITE_SSTHRESH,
+            tsval: 0,
+            tsecr: 0,
+            losses: 0,
+            flag: 0,
+            ca_state: CA_OPEN,
+            app_limited: 0,
+            cwnd_limited: 1,
+            usec_ts: 0,
+            sport: 1,
+            dport: 2,
+            bytes_acked: una,
+            nxt_minus_una: (nxt - una) as u32,
+            pad: 0,
+        }
+    }
+
+    /// A cwnd-limited transfer: every ACK covers one segment and releases the window's
+    /// worth of new data; the RTT is `rtt_ms(ack number)`.
+    fn drive(c: &mut Core, acks: u64, rtt_ms: impl Fn(u64) -> u64) -> Vec<u64> {
+        c.handle(&ev(EV_OPEN, 0, 0, 0));
+        c.handle(&ev(EV_TX_START, 0, 0, 0));
+        let (mut una, mut t) = (0u64, 0u64);
+        let mut nxt = 10 * MSS as u64;
+        let mut windows = Vec::new();
+        for k in 0..acks {
+            una += MSS as u64;
+            t += 10;
+            let mut e = ev(EV_ACK, t, una, nxt);
+            e.acked_sacked = 1;
+            e.rtt_us = (rtt_ms(k) * 1000) as i64;
+            e.prior_in_flight = ((nxt - una) / MSS as u64 + 1) as u32;
+            c.handle(&e);
+            let cwnd = c.flows[&7].cc.cwnd();
+            windows.push(cwnd / MSS as u64);
+            nxt = nxt.max(una + cwnd);
+        }
+        windows
+    }
+
+    /// Vegas runs its per-RTT adjustment only when snd_una passes the snd_nxt of the
+    /// previous round: with the stream offsets from the shim it leaves slow start when
+    /// the RTT triples (without them it would slow-start forever).
+    #[test]
+    fn vegas_in_the_agent_counts_rounds_from_the_stream_offsets() {
+        let mut c = core(&AgentConfig::new("vegas"));
+        let w = drive(&mut c, 200, |k| if k < 40 { 100 } else { 300 });
+        let peak = *w.iter().max().unwrap();
+        let last = *w.last().unwrap();
+        assert!(
+            last < peak,
+            "Vegas never backed off: peak {peak}, last {last}"
+        );
+        assert!(
+            c.flows[&7].cc.ssthresh() != u64::MAX,
+            "Vegas is still in slow start"
+        );
+    }
+
+    /// DA-LBE's A(t) is snd_una: the metacontroller's measured rate x̄ after its first
+    /// 10 s tick is the rate at which the stream was acknowledged.
+    #[test]
+    fn dalbe_in_the_agent_measures_the_acknowledged_rate() {
+        let mut cfg = AgentConfig::new("cubic");
+        cfg.dalbe = Some(DalbeConfig {
+            controller: "cubic-mbc".into(),
+            params: Vec::new(),
+            size: Some(100_000_000),
+            deadline: Some(Dur::from_secs(60)),
+        });
+        let mut c = core(&cfg);
+        // One 1000-byte segment acknowledged every 10 ms: 100 kB/s = 0.8 Mbit/s.
+        drive(&mut c, 1_100, |_| 50);
+        let mut out = Vec::new();
+        c.flows[&7].cc.trace(&mut out);
+        let xbar = out
+            .iter()
+            .find(|(n, _)| *n == "mbc_xbar_mbps")
+            .expect("mbc trace")
+            .1;
+        assert!(
+            (xbar - 0.8).abs() < 0.01,
+            "x̄ = {xbar} Mbit/s, acknowledged at 0.8"
+        );
+    }
+
+    /// A send from an empty pipe is reported to the algorithm as such, and the data
+    /// sent between two ACKs as one `on_sent` at the earlier ACK.
+    #[test]
+    fn sends_are_derived_from_snd_nxt() {
+        let mut c = core(&AgentConfig::new("cubic"));
+        drive(&mut c, 3, |_| 50);
+        let f = &c.flows[&7];
+        // 10 segments of initial window (one at TX_START) plus what each ACK released.
+        assert!(f.sent_nxt >= 12 * MSS as u64, "sent_nxt {}", f.sent_nxt);
+        assert_eq!(f.last_ts, 30_000_000);
     }
 }

@@ -4,8 +4,13 @@
 //! the sender's namespace: TCP Small Queues, notes/kernel-and-testbed.md §2), offloads off.
 //! A lone cubic flow fills that buffer; LEDBAT with TARGET 25 ms (RFC 6817 §2.4.2) must
 //! stay below its target, and reach it when its window is free to grow; Yield (seed 000
-//! §5.3.2: target 15 % of the delay range) must queue less than cubic.
+//! §5.3.2: target 15 % of the delay range) must queue less than cubic. The same path
+//! carries the tests whose windows must grow (live GAIN changes, global and per socket;
+//! LEDBAT++'s slow-start divisor; a DA-LBE controller in the shim agent): on loopback the
+//! window grows only while the writer keeps the socket cwnd-limited, which a loaded
+//! machine does not guarantee, while a 20 Mbit/s bottleneck always does.
 
+use scavenger_kernel::agent::{AgentConfig, AgentHandle, DalbeConfig};
 use scavenger_kernel::manage::{self, LoadGuard};
 use scavenger_kernel::tcp;
 use std::io::{Read, Write};
@@ -132,19 +137,33 @@ fn enter(ns: &str) {
     assert_eq!(r, 0, "setns {ns}: {}", std::io::Error::last_os_error());
 }
 
-struct Run {
+struct Transfer {
     cc: String,
-    mbit: f64,
-    /// Median smoothed RTT (ms) over the second half.
-    rtt_ms: f64,
+    /// Bytes the receiver acknowledged while we were sending (the send buffer still
+    /// drains after close).
+    acked: u64,
+    elapsed: Duration,
+    /// TCP_INFO every ~`every`, with the time since the start.
+    samples: Vec<(Duration, tcp::TcpInfo)>,
+    sport: u16,
 }
 
-fn run(cc: &str, secs: f64) -> Run {
+/// Sends for `secs` from scvk_snd to scvk_rcv:`port` through the tbf bottleneck with
+/// congestion control `cc`; samples TCP_INFO every `every` and then runs
+/// `during(stream, elapsed)` (to change parameters, ...). The writer blocks on the send
+/// buffer, so the socket stays cwnd-limited at 20 Mbit/s whatever the machine's load.
+fn transfer(
+    cc: &str,
+    secs: f64,
+    port: u16,
+    every: Duration,
+    during: impl FnMut(&TcpStream, Duration) + Send + 'static,
+) -> Transfer {
     let cc = cc.to_string();
     let (tx, rx) = std::sync::mpsc::channel();
     let sink = std::thread::spawn(move || {
         enter("scvk_rcv");
-        let l = TcpListener::bind("10.77.2.2:5301").unwrap();
+        let l = TcpListener::bind(("10.77.2.2", port)).unwrap();
         tx.send(()).unwrap();
         let (mut s, _) = l.accept().unwrap();
         let mut buf = vec![0u8; 1 << 16];
@@ -159,58 +178,109 @@ fn run(cc: &str, secs: f64) -> Run {
     });
     rx.recv().unwrap();
     let sender = std::thread::spawn(move || {
+        let mut during = during;
         enter("scvk_snd");
-        let mut s = TcpStream::connect("10.77.2.2:5301").unwrap();
+        let mut s = TcpStream::connect(("10.77.2.2", port)).unwrap();
         tcp::set_congestion(&s, &cc).unwrap();
         let got = tcp::congestion(&s).unwrap();
+        let sport = s.local_addr().unwrap().port();
         s.set_write_timeout(Some(Duration::from_millis(50)))
             .unwrap();
         let buf = vec![3u8; 16384];
         let start = Instant::now();
-        let mut rtts = Vec::new();
-        let mut cwnds = Vec::new();
+        let mut samples = Vec::new();
         let mut last = Duration::ZERO;
         while start.elapsed().as_secs_f64() < secs {
             let _ = s.write(&buf);
             let el = start.elapsed();
-            if el >= last + Duration::from_millis(10) {
+            if el >= last + every {
                 last = el;
-                if el.as_secs_f64() > secs / 2.0 {
-                    let i = tcp::tcp_info(&s).unwrap();
-                    rtts.push(i.rtt_us as f64 / 1000.0);
-                    cwnds.push(i.snd_cwnd);
-                }
+                samples.push((el, tcp::tcp_info(&s).unwrap()));
+                during(&s, el);
             }
         }
-        // Goodput from what the receiver acknowledged while we were sending (the send
-        // buffer still drains after close).
         let acked = tcp::tcp_info(&s).unwrap().bytes_acked;
-        (got, rtts, start.elapsed(), acked, cwnds)
+        Transfer {
+            cc: got,
+            acked,
+            elapsed: start.elapsed(),
+            samples,
+            sport,
+        }
     });
-    let (got, mut rtts, el, bytes, cwnds) = sender.join().unwrap();
+    let t = sender.join().unwrap();
     sink.join().unwrap();
-    eprintln!("{got}: cwnd samples (second half) {:?}", &cwnds[..cwnds.len().min(12)]);
+    t
+}
+
+struct Run {
+    cc: String,
+    mbit: f64,
+    /// Median smoothed RTT (ms) over the second half.
+    rtt_ms: f64,
+}
+
+fn run(cc: &str, secs: f64) -> Run {
+    let t = transfer(cc, secs, 5301, Duration::from_millis(10), |_, _| {});
+    let half: Vec<&tcp::TcpInfo> = t
+        .samples
+        .iter()
+        .filter(|(el, _)| el.as_secs_f64() > secs / 2.0)
+        .map(|(_, i)| i)
+        .collect();
+    let cwnds: Vec<u32> = half.iter().map(|i| i.snd_cwnd).take(12).collect();
+    eprintln!("{}: cwnd samples (second half) {cwnds:?}", t.cc);
+    let mut rtts: Vec<f64> = half.iter().map(|i| i.rtt_us as f64 / 1000.0).collect();
     rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
     Run {
-        cc: got,
-        mbit: bytes as f64 * 8.0 / el.as_secs_f64() / 1e6,
+        cc: t.cc,
+        mbit: t.acked as f64 * 8.0 / t.elapsed.as_secs_f64() / 1e6,
         rtt_ms: rtts[rtts.len() / 2],
     }
+}
+
+/// The namespaces, or None (with the reason printed) when this machine cannot run them.
+fn net_or_skip() -> Option<Net> {
+    if let Some(why) = scavenger_kernel::unavailable_reason() {
+        eprintln!("SKIPPED (kernel test): {why}");
+        return None;
+    }
+    match Net::up() {
+        Ok(n) => Some(n),
+        Err(e) => {
+            eprintln!("SKIPPED (kernel test): cannot build the namespaces: {e}");
+            None
+        }
+    }
+}
+
+fn assert_clean() {
+    let avail = manage::available();
+    assert!(
+        !avail.iter().any(|n| n.starts_with("scv_")),
+        "left registered: {avail:?}"
+    );
+    for a in manage::ALGS {
+        assert!(
+            !a.pin_dir().exists(),
+            "left pinned: {}",
+            a.pin_dir().display()
+        );
+    }
+}
+
+fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
 }
 
 #[test]
 fn ledbat_and_yield_keep_the_bottleneck_queue_short_where_cubic_fills_it() {
     let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(why) = scavenger_kernel::unavailable_reason() {
-        eprintln!("SKIPPED (kernel test): {why}");
+    let Some(net) = net_or_skip() else {
         return;
-    }
-    let net = match Net::up() {
-        Ok(n) => n,
-        Err(e) => {
-            eprintln!("SKIPPED (kernel test): cannot build the namespaces: {e}");
-            return;
-        }
     };
     {
         let _l = LoadGuard::new(
@@ -277,5 +347,255 @@ fn ledbat_and_yield_keep_the_bottleneck_queue_short_where_cubic_fills_it() {
         );
     }
     drop(net);
-    assert!(!manage::available().iter().any(|n| n.starts_with("scv_")));
+    assert_clean();
+}
+
+/// Live parameters, global and per socket, on scv_ledbat. GAIN = 0 freezes the window in
+/// congestion avoidance (RFC 6817 §2.4.2: cwnd grows by GAIN · off_target per RTT);
+/// without slow start the first ACK sets ssthresh = cwnd − 1, which no built-in Linux CC
+/// does without a loss. ALLOWED_INCREASE 64 so that only GAIN and TARGET bound growth.
+#[test]
+fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
+    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(net) = net_or_skip() else {
+        return;
+    };
+    {
+        let a = manage::find("scv_ledbat").unwrap();
+        let _g = LoadGuard::new(
+            a,
+            &kv(&[
+                ("slow_start", "false"),
+                ("gain", "0"),
+                ("allowed_increase", "64"),
+                ("target", "25ms"),
+            ]),
+        )
+        .unwrap();
+        let switch_at = Duration::from_millis(1000);
+        let mut switched = false;
+        let t = transfer(
+            "scv_ledbat",
+            2.0,
+            5302,
+            Duration::from_millis(5),
+            move |_, el| {
+                if el >= switch_at && !switched {
+                    switched = true;
+                    manage::set_param(manage::find("scv_ledbat").unwrap(), "gain", "1", None)
+                        .unwrap();
+                }
+            },
+        );
+        assert_eq!(t.cc, "scv_ledbat");
+        let before: Vec<&tcp::TcpInfo> = t
+            .samples
+            .iter()
+            .filter(|(el, _)| *el < switch_at)
+            .map(|(_, i)| i)
+            .collect();
+        let after: Vec<&tcp::TcpInfo> = t
+            .samples
+            .iter()
+            .filter(|(el, _)| *el > switch_at + Duration::from_millis(300))
+            .map(|(_, i)| i)
+            .collect();
+        assert!(
+            before.len() > 20 && after.len() > 20,
+            "too few TCP_INFO samples"
+        );
+        let max_before = before.iter().map(|i| i.snd_cwnd).max().unwrap();
+        let max_after = after.iter().map(|i| i.snd_cwnd).max().unwrap();
+        let rtt_after = after.last().unwrap().rtt_us as f64 / 1000.0;
+        eprintln!("scv_ledbat: cwnd max {max_before} with gain 0, {max_after} after gain=1 (RTT {rtt_after:.1} ms); ssthresh {}", before[0].snd_ssthresh);
+        assert!(
+            max_before <= 10,
+            "gain 0 must not grow the initial window of 10 (saw {max_before})"
+        );
+        assert!(
+            before
+                .iter()
+                .any(|i| i.snd_ssthresh < 0x7fff_ffff && i.total_retrans == 0),
+            "LEDBAT sets ssthresh = cwnd − 1 without loss"
+        );
+        // 10 packets are 6 ms of queue at 20 Mbit/s; TARGET 25 ms is about 43 packets.
+        assert!(
+            max_after > max_before + 10,
+            "after gain=1 the window must grow towards TARGET ({max_before} → {max_after})"
+        );
+        let st = manage::stats(a).unwrap();
+        assert!(st.sockets >= 1 && st.acks > 100, "BPF counters: {st:?}");
+        assert!(
+            st.owd_samples > 0,
+            "timestamps are on by default on Linux: OWD samples expected ({st:?})"
+        );
+
+        // Per-socket override: the global GAIN is 1 now; this socket gets GAIN 0 by cookie
+        // at its first sample, so its window stays where it was then.
+        let mut first = true;
+        let t2 = transfer(
+            "scv_ledbat",
+            1.0,
+            5303,
+            Duration::from_millis(5),
+            move |s, _| {
+                if first {
+                    first = false;
+                    let c = tcp::cookie(s).unwrap();
+                    manage::set_param(manage::find("scv_ledbat").unwrap(), "gain", "0", Some(c))
+                        .unwrap();
+                }
+            },
+        );
+        let early_max = t2
+            .samples
+            .iter()
+            .map(|(_, i)| i.snd_cwnd)
+            .take(2)
+            .max()
+            .unwrap_or(0);
+        let late: Vec<u32> = t2
+            .samples
+            .iter()
+            .filter(|(el, _)| *el > Duration::from_millis(100))
+            .map(|(_, i)| i.snd_cwnd)
+            .collect();
+        let st2 = manage::stats(a).unwrap();
+        eprintln!("scv_ledbat with a per-socket GAIN 0 override: cwnd {:?}.. (first samples max {early_max})", &late[..late.len().min(5)]);
+        assert!(
+            st2.override_acks > 0,
+            "the override must have been used ({st2:?})"
+        );
+        let frozen = early_max.max(12);
+        assert!(
+            late.iter().all(|&c| c <= frozen),
+            "override GAIN 0: the window must not grow past {frozen} (saw max {:?}), where the global GAIN 1 reached {max_after}",
+            late.iter().max()
+        );
+        assert_eq!(
+            manage::status()
+                .iter()
+                .find(|s| s.name == "scv_ledbat")
+                .unwrap()
+                .overrides
+                .len(),
+            1
+        );
+    }
+    drop(net);
+    assert_clean();
+}
+
+/// LEDBAT++'s slow start grows by GAIN per ACKed segment (draft-irtf-iccrg-ledbat-plus-plus
+/// §4.2), GAIN = 1/min(ceil(2·TARGET/base), max_gain_divisor): with the divisor at 1024
+/// the window hardly leaves the initial 10; with the default 16 it grows one packet per
+/// 16 ACKed until the queueing delay reaches 3/4 of TARGET.
+#[test]
+fn ledbat_plus_plus_native_gain_divisor_limits_slow_start() {
+    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(net) = net_or_skip() else {
+        return;
+    };
+    {
+        let a = manage::find("scv_ledbatpp").unwrap();
+        let _g = LoadGuard::new(a, &kv(&[("max_gain_divisor", "1024")])).unwrap();
+        let slow = transfer(
+            "scv_ledbatpp",
+            0.8,
+            5304,
+            Duration::from_millis(5),
+            |_, _| {},
+        );
+        assert_eq!(slow.cc, "scv_ledbatpp");
+        let st = manage::stats(a).unwrap();
+        let max_slow = slow.samples.iter().map(|(_, i)| i.snd_cwnd).max().unwrap();
+        manage::set_param(a, "max_gain_divisor", "16", None).unwrap();
+        let fast = transfer(
+            "scv_ledbatpp",
+            0.8,
+            5305,
+            Duration::from_millis(5),
+            |_, _| {},
+        );
+        let max_fast = fast.samples.iter().map(|(_, i)| i.snd_cwnd).max().unwrap();
+        eprintln!("scv_ledbatpp: max cwnd {max_slow} with GAIN 1/1024, {max_fast} with 1/16; counters {st:?}");
+        assert!(st.rtt_samples > 100, "RTT samples from pkts_acked: {st:?}");
+        // Upper bound from the rule: +acked/1024 per ACK, acked ≤ 16 segments per ACK.
+        assert!(
+            (max_slow as u64) <= 10 + st.acks * 16 / 1024 + 1,
+            "GAIN 1/1024: cwnd {max_slow} after {} ACKs",
+            st.acks
+        );
+        // 0.8 s at 20 Mbit/s is about 1400 ACKed segments: +80 packets at 1/16 unless the
+        // delay exit comes first (3/4 of 60 ms is about 100 packets of queue).
+        assert!(
+            max_fast > max_slow + 20,
+            "GAIN 1/16 must grow faster than 1/1024 ({max_fast} vs {max_slow})"
+        );
+    }
+    drop(net);
+    assert_clean();
+}
+
+/// A DA-LBE metacontroller in the agent, per socket: "working-hours"
+/// (crates/cc/src/dalbe/registry.rs) sends phantom ECNs with probability p per segment
+/// during working hours and runs the plain algorithm otherwise; the run's clock starts at
+/// `offset` (time of day): 09:00 is inside 08:00–18:00, 20:00 is not.
+#[test]
+fn shim_agent_runs_a_dalbe_metacontroller_per_socket() {
+    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(net) = net_or_skip() else {
+        return;
+    };
+    {
+        let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
+        let run = |offset: &str, port: u16| {
+            let mut cfg = AgentConfig::new("newreno");
+            cfg.dalbe = Some(DalbeConfig {
+                controller: "working-hours".into(),
+                params: kv(&[
+                    ("offset", offset),
+                    ("phantom_ecn_prob", "0.05"),
+                    ("interval", "10ms"),
+                ]),
+                size: None,
+                deadline: None,
+            });
+            let agent = AgentHandle::spawn(cfg).unwrap();
+            let t = transfer("scv_shim", 1.0, port, Duration::from_millis(5), |_, _| {});
+            let commanded = agent.recent_cwnds(t.sport, port);
+            let st = agent.stop().unwrap();
+            assert_eq!(t.cc, "scv_shim");
+            // Median window after the first 200 ms (the first phantom ECN may come only
+            // after a few RTTs of slow start).
+            let mut w: Vec<u32> = t
+                .samples
+                .iter()
+                .filter(|(el, _)| *el > Duration::from_millis(200))
+                .map(|(_, i)| i.snd_cwnd)
+                .collect();
+            w.sort_unstable();
+            (w[w.len() / 2], st, commanded)
+        };
+        let (lbe, st_lbe, cmd_lbe) = run("9h", 5306);
+        let (plain, st_plain, _) = run("20h", 5307);
+        eprintln!("DA-LBE working-hours over newreno: median cwnd {lbe} in working hours (phantom ECN 5 %), {plain} outside; agent ACKs {} / {}; last commands {cmd_lbe:?}", st_lbe.acks, st_plain.acks);
+        assert!(st_lbe.acks > 100 && st_plain.acks > 100);
+        assert!(
+            !cmd_lbe.is_empty(),
+            "the agent must have commanded the socket"
+        );
+        // Reno under a 5 % per-segment congestion signal averages sqrt(2/p) ≈ 6 segments;
+        // the plain run slow-starts into the 300 kB buffer.
+        assert!(
+            lbe < 20,
+            "phantom ECN must hold the window small (median {lbe})"
+        );
+        assert!(
+            plain > 3 * lbe,
+            "outside working hours the window grows ({plain} vs {lbe})"
+        );
+    }
+    drop(net);
+    assert_clean();
 }
