@@ -103,6 +103,34 @@ static __always_inline __u64 hb_get(__u32 k)
 	return p ? *p : 0;
 }
 
+/* Ring-buffer notification for a record. A wake-up is a context switch for the agent and,
+ * in a VM, an interrupt round trip for the waker: about 10 µs of the sender's time per
+ * forced wake-up here (kernel.bpf_stats_enabled) and as much of the agent's. So a record
+ * wakes the agent only if the last wake-up is at least SCV_HB_WAKE_NS (100 µs) old; the
+ * records in between are read at the next one (or at the agent's 10 ms poll timeout).
+ * Paths whose ACKs are further apart than that wake the agent on every record, at once.
+ * (An agent polling on its own timer instead cost the sender nothing but took more CPU
+ * and reacted later; loopback throughput was lower: docs/performance.md.) Opening and
+ * closing sockets always wake it. */
+static __always_inline __u64 wake_flag(__u32 kind, __u64 now)
+{
+	__u32 k = SCV_HB_LAST_WAKE;
+	__u64 *last, iv;
+
+	if (kind == SCV_EV_OPEN || kind == SCV_EV_CLOSE)
+		return BPF_RB_FORCE_WAKEUP;
+	last = bpf_map_lookup_elem(&scv_shim_hb, &k);
+	if (!last)
+		return 0;
+	iv = hb_get(SCV_HB_WAKE_NS);
+	if (!iv)
+		iv = SCV_WAKE_DEFAULT_NS;
+	if (now - *last < iv)
+		return BPF_RB_NO_WAKEUP;
+	*last = now;
+	return BPF_RB_FORCE_WAKEUP;
+}
+
 static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const struct rate_sample *rs)
 {
 	struct tcp_sock *tp = scv_tcp_sk(sk);
@@ -157,7 +185,7 @@ static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const 
 		e->losses = 0;
 		e->app_limited = 0;
 	}
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wake_flag(kind, e->ts_ns));
 }
 
 SEC("struct_ops/shim_init")

@@ -45,6 +45,9 @@ struct scv_shim_ev {
 };
 _Static_assert(sizeof(struct scv_shim_ev) == 120, "agent.rs ShimEvent mirrors this layout");
 
+/* Default of SCV_HB_WAKE_NS. */
+#define SCV_WAKE_DEFAULT_NS 100000
+
 /* Slots of scv_shim_cmd: a socket's decision lives at id % SCV_SHIM_SLOTS. */
 #define SCV_SHIM_SLOTS 16384
 
@@ -65,7 +68,9 @@ enum scv_shim_hb_slot {
 	SCV_HB_AGENT_NS = 0, /* agent heartbeat, CLOCK_MONOTONIC ns; 0 = no agent */
 	SCV_HB_NEXT_ID = 1,  /* socket id counter */
 	SCV_HB_STALE_NS = 2, /* staleness limit (default 200 ms; 2·srtt if larger) */
-	SCV_HB_N = 4
+	SCV_HB_LAST_WAKE = 3,/* when a record last woke the agent */
+	SCV_HB_WAKE_NS = 4,  /* records wake the agent at most this often (0: 100 µs) */
+	SCV_HB_N = 8
 };
 
 #endif

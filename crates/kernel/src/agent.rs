@@ -92,9 +92,10 @@ const EV_CLOSE: u32 = 4;
 const EV_TX_START: u32 = 5;
 const HB_AGENT_NS: u32 = 0;
 const HB_STALE_NS: u32 = 2;
+const HB_WAKE_NS: u32 = 4;
 /// `SCV_SHIM_SLOTS` and `SCV_HB_N` (bpf/scv_shim.h).
 const SLOTS: usize = 16384;
-const HB_N: usize = 4;
+const HB_N: usize = 8;
 const CMD_SIZE: usize = std::mem::size_of::<ShimCmd>();
 /// Linux FLAG_ECE (net/ipv4/tcp_input.c): the ACK carried an ECN echo.
 const FLAG_ECE: u32 = 0x40;
@@ -195,6 +196,8 @@ pub struct AgentConfig {
     pub params: Vec<(String, String)>,
     /// How old the heartbeat may get before the shim falls back to Reno.
     pub stale: Dur,
+    /// Records wake the agent at most this often (opening and closing sockets always do).
+    pub wake: Dur,
     pub seed: u64,
     /// Optional DA-LBE metacontroller around the algorithm.
     pub dalbe: Option<DalbeConfig>,
@@ -206,6 +209,7 @@ impl AgentConfig {
             algorithm: algorithm.to_string(),
             params: Vec::new(),
             stale: crate::params::SHIM_DEFAULT_STALE,
+            wake: crate::params::SHIM_DEFAULT_WAKE,
             seed: 1,
             dalbe: None,
         }
@@ -238,6 +242,8 @@ pub struct AgentStats {
     pub congestion_events: u64,
     pub rtos: u64,
     pub commands: u64,
+    /// Returns from the ring-buffer poll (wake-ups and 10 ms timeouts).
+    pub polls: u64,
     /// CPU time of the agent thread while it ran, ns (includes polling and heartbeats).
     pub cpu_ns: u64,
     /// Wall time spent turning records into `CongestionControl` calls, ns (the
@@ -584,6 +590,7 @@ pub fn run(
             }
         };
     write_hb(&maps.hb, HB_STALE_NS, cfg.stale.nanos());
+    write_hb(&maps.hb, HB_WAKE_NS, cfg.wake.nanos().max(1));
     let started = Instant::now();
     let cpu0 = thread_cpu_ns();
     let mut result = Ok(());
@@ -595,6 +602,7 @@ pub fn run(
         }
         // SAFETY: poll has returned, so the callback no longer holds the pointer.
         let core = unsafe { &mut *core_ptr };
+        core.stats.polls += 1;
         let now = monotonic_ns();
         let mut cmds = Vec::new();
         for (id, f) in core.flows.iter_mut().filter(|(_, f)| f.dirty) {

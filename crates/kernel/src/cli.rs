@@ -48,6 +48,10 @@ pub enum KernelCmd {
         /// Heartbeat age after which the shim falls back to Reno, in ms (at least 2·srtt is used).
         #[arg(long, default_value_t = 200)]
         stale_ms: u64,
+        /// Records wake the agent at most every this many µs (the agent's reaction delay at
+        /// high ACK rates against the CPU cost of wake-ups); slower paths wake it per ACK.
+        #[arg(long, default_value_t = 100)]
+        wake_us: u64,
         /// Wrap the algorithm in DA-LBE under this metacontroller (deadline, working-hours,
         /// cubic-mbc, vegas-mbc, linear-phantom), one controller per socket.
         #[arg(long)]
@@ -270,6 +274,7 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
             params,
             duration,
             stale_ms,
+            wake_us,
             dalbe,
             dalbe_params,
             size,
@@ -278,6 +283,10 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
             let mut cfg = AgentConfig::new(&alg);
             cfg.params = split_assignments(&params)?;
             cfg.stale = scavenger_cc::units::Dur::from_millis(stale_ms);
+            if wake_us == 0 || wake_us > 1_000_000 {
+                return Err(format!("--wake-us {wake_us}: must be 1..=1000000 µs"));
+            }
+            cfg.wake = scavenger_cc::units::Dur::from_micros(wake_us);
             if let Some(controller) = dalbe {
                 let deadline = deadline
                     .as_deref()

@@ -373,6 +373,9 @@ pub static LEDBATPP: Layout = Layout {
 /// The shim's own parameters (not an algorithm of crates/cc): how long the BPF side waits
 /// for the agent before it falls back to Reno.
 pub const SHIM_DEFAULT_STALE: Dur = Dur::from_millis(200);
+/// Records wake the agent at most this often (`SCV_WAKE_DEFAULT_NS`, bpf/scv_shim.h);
+/// opening and closing sockets always do.
+pub const SHIM_DEFAULT_WAKE: Dur = Dur::from_micros(100);
 
 #[cfg(test)]
 mod tests {

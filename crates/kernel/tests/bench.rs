@@ -16,10 +16,18 @@ use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 const SECS: f64 = 1.0;
-const ROUNDS: usize = 8;
+const ROUNDS: usize = 12;
 
-/// Bytes/s of one bulk transfer with congestion control `cc`.
-fn bulk(cc: &str) -> f64 {
+/// One bulk transfer: bytes/s, and the median cwnd (packets) and smoothed RTT (µs) of
+/// TCP_INFO samples taken every ~10 ms.
+struct Bulk {
+    rate: f64,
+    cwnd: f64,
+    rtt_us: f64,
+}
+
+/// One bulk transfer with congestion control `cc`.
+fn bulk(cc: &str) -> Bulk {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     let sink = std::thread::spawn(move || {
@@ -39,16 +47,32 @@ fn bulk(cc: &str) -> f64 {
     assert_eq!(tcp::congestion(&s).unwrap(), cc);
     let buf = vec![1u8; 1 << 18];
     let start = Instant::now();
+    let (mut cwnds, mut rtts) = (Vec::new(), Vec::new());
+    let mut last = Duration::ZERO;
     while start.elapsed() < Duration::from_secs_f64(SECS) {
         s.write_all(&buf).unwrap();
+        let el = start.elapsed();
+        if el >= last + Duration::from_millis(10) {
+            last = el;
+            let i = tcp::tcp_info(&s).unwrap();
+            cwnds.push(i.snd_cwnd as f64);
+            rtts.push(i.rtt_us as f64);
+        }
     }
     drop(s);
     let n = sink.join().unwrap();
-    n as f64 / start.elapsed().as_secs_f64()
+    Bulk {
+        rate: n as f64 / start.elapsed().as_secs_f64(),
+        cwnd: quartiles(cwnds).0,
+        rtt_us: quartiles(rtts).0,
+    }
 }
 
 /// (median, lower quartile, upper quartile).
 fn quartiles(mut v: Vec<f64>) -> (f64, f64, f64) {
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    }
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let q = |f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
     (q(0.5), q(0.25), q(0.75))
@@ -67,29 +91,38 @@ fn loopback_throughput_native_and_shim_vs_cubic() {
         .map(|n| LoadGuard::new(manage::find(n).unwrap(), &[]).unwrap())
         .collect();
     let shim = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
-    let agent_algs = ["ledbat", "newreno"];
+    // (algorithm, wake-up interval of the agent in µs)
+    let agent_algs = [("ledbat", 100), ("newreno", 100), ("ledbat", 1000), ("newreno", 1000)];
     // Cases; each round runs cubic right before every other case and records the ratio
     // to that cubic run, so that slow changes of the machine's load cancel. Kernel reno
     // is the control: its ratio shows how much of a difference is noise.
     let mut cases: Vec<String> = vec!["reno".into()];
     cases.extend(natives.iter().map(|s| s.to_string()));
-    cases.extend(agent_algs.iter().map(|a| format!("scv_shim + agent {a}")));
+    cases.extend(agent_algs.iter().map(|(a, w)| format!("scv_shim + agent {a} (wake ≥ {w} µs)")));
     let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
     let mut abs: Vec<Vec<f64>> = vec![Vec::new(); cases.len() + 1];
+    let mut cwnd: Vec<Vec<f64>> = vec![Vec::new(); cases.len() + 1];
+    let mut rtt: Vec<Vec<f64>> = vec![Vec::new(); cases.len() + 1];
     let mut agent_cost: Vec<(String, f64, f64, f64, f64)> = Vec::new();
     for round in 0..ROUNDS {
         for k in 0..cases.len() {
             let i = (k + round) % cases.len();
-            let c = bulk("cubic");
+            let cb = bulk("cubic");
+            let c = cb.rate;
             abs[cases.len()].push(c);
+            cwnd[cases.len()].push(cb.cwnd);
+            rtt[cases.len()].push(cb.rtt_us);
             let x = match cases[i].strip_prefix("scv_shim + agent ") {
-                Some(a) => {
-                    let h = AgentHandle::spawn(AgentConfig::new(a)).unwrap();
+                Some(_) => {
+                    let (a, w) = agent_algs[i - 1 - natives.len()];
+                    let mut cfg = AgentConfig::new(a);
+                    cfg.wake = scavenger_cc::units::Dur::from_micros(w);
+                    let h = AgentHandle::spawn(cfg).unwrap();
                     let r = bulk("scv_shim");
                     let st = h.stop().unwrap();
                     let per_cmd = st.write_ns as f64 / st.commands.max(1) as f64;
                     agent_cost.push((
-                        a.to_string(),
+                        cases[i].clone(),
                         st.cpu_ns_per_ack(),
                         st.cpu_ns as f64 / st.wall_ns as f64,
                         st.handle_ns_per_ack(),
@@ -99,51 +132,119 @@ fn loopback_throughput_native_and_shim_vs_cubic() {
                 }
                 None => bulk(&cases[i]),
             };
-            abs[i].push(x);
-            ratios[i].push(x / c);
+            abs[i].push(x.rate);
+            cwnd[i].push(x.cwnd);
+            rtt[i].push(x.rtt_us);
+            ratios[i].push(x.rate / c);
         }
     }
     let (cm, cl, ch) = quartiles(abs[cases.len()].clone());
     println!(
-        "cubic: median {:.2} Gbit/s (quartiles {:.2}–{:.2}) over {} runs",
+        "cubic: median {:.2} Gbit/s (quartiles {:.2}–{:.2}) over {} runs, cwnd {:.0}, srtt {:.0} µs",
         cm * 8e-9,
         cl * 8e-9,
         ch * 8e-9,
-        abs[cases.len()].len()
+        abs[cases.len()].len(),
+        quartiles(cwnd[cases.len()].clone()).0,
+        quartiles(rtt[cases.len()].clone()).0
     );
     println!(
-        "| congestion control | Gbit/s median | ÷ cubic of the same round: median (quartiles) |"
+        "| congestion control | Gbit/s median | ÷ cubic of the same round: median (quartiles) | cwnd (packets) | srtt (µs) |"
     );
-    println!("|---|---|---|");
+    println!("|---|---|---|---|---|");
     for (i, n) in cases.iter().enumerate() {
         let (m, l, h) = quartiles(ratios[i].clone());
         println!(
-            "| {n} | {:.2} | {:.0} % ({:.0}–{:.0} %) |",
+            "| {n} | {:.2} | {:.0} % ({:.0}–{:.0} %) | {:.0} | {:.0} |",
             quartiles(abs[i].clone()).0 * 8e-9,
             100.0 * m,
             100.0 * l,
-            100.0 * h
+            100.0 * h,
+            quartiles(cwnd[i].clone()).0,
+            quartiles(rtt[i].clone()).0
         );
     }
-    for a in agent_algs {
+    for a in cases.iter().filter(|c| c.starts_with("scv_shim")) {
         let col = |k: usize| {
             quartiles(
                 agent_cost
                     .iter()
-                    .filter(|x| x.0 == a)
+                    .filter(|x| &x.0 == a)
                     .map(|x| [x.1, x.2, x.3, x.4][k])
                     .collect(),
             )
             .0
         };
         println!(
-            "agent {a}: {:.0} ns thread CPU per ACK ({:.1} % of one core); {:.0} ns per ACK decoding + algorithm; {:.0} ns per batch of decisions written",
+            "{a}: {:.0} ns thread CPU per ACK ({:.1} % of one core); {:.0} ns per ACK decoding + algorithm; {:.0} ns per batch of decisions written",
             col(0),
             100.0 * col(1),
             col(2),
             col(3)
         );
     }
+    // Cost of the BPF programs themselves, per call, from the kernel's BPF run-time
+    // statistics (kernel.bpf_stats_enabled), in one extra run of each, after the
+    // throughput rounds so that the statistics' own overhead does not bias them.
+    match bpf_costs(&natives) {
+        Ok(rows) => {
+            println!("| BPF program | calls | ns per call |");
+            println!("|---|---|---|");
+            for (name, cnt, ns) in rows {
+                println!("| {name} | {cnt} | {:.0} |", ns as f64 / cnt.max(1) as f64);
+            }
+        }
+        Err(e) => println!("BPF run-time statistics unavailable: {e}"),
+    }
     drop(shim);
     drop(guards);
+}
+
+/// (program, run count, run time ns) of our struct_ops programs after one bulk run of
+/// each native algorithm and of the shim with an agent running newreno.
+fn bpf_costs(natives: &[&str]) -> Result<Vec<(String, u64, u64)>, String> {
+    const KNOB: &str = "/proc/sys/kernel/bpf_stats_enabled";
+    let old = std::fs::read_to_string(KNOB).map_err(|e| format!("{KNOB}: {e}"))?;
+    std::fs::write(KNOB, "1").map_err(|e| format!("{KNOB}: {e}"))?;
+    let before = prog_stats();
+    for n in natives {
+        bulk(n);
+    }
+    let h = AgentHandle::spawn(AgentConfig::new("newreno")).unwrap();
+    bulk("scv_shim");
+    h.stop().unwrap();
+    let after = prog_stats();
+    let _ = std::fs::write(KNOB, old.trim());
+    let (before, after) = (before?, after?);
+    Ok(after
+        .into_iter()
+        .filter_map(|(name, cnt, ns)| {
+            let (c0, n0) = before.iter().find(|b| b.0 == name).map_or((0, 0), |b| (b.1, b.2));
+            (cnt > c0 + 100).then(|| (name, cnt - c0, ns - n0))
+        })
+        .collect())
+}
+
+/// Every loaded BPF program named bpf_* (ours): (name, run_cnt, run_time_ns), via bpftool.
+fn prog_stats() -> Result<Vec<(String, u64, u64)>, String> {
+    let out = std::process::Command::new("bpftool")
+        .args(["prog", "show", "--json"])
+        .output()
+        .map_err(|e| format!("bpftool: {e}"))?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("bpftool output: {e}"))?;
+    Ok(v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let name = p["name"].as_str()?;
+            name.starts_with("bpf_").then(|| {
+                (
+                    name.to_string(),
+                    p["run_cnt"].as_u64().unwrap_or(0),
+                    p["run_time_ns"].as_u64().unwrap_or(0),
+                )
+            })
+        })
+        .collect())
 }

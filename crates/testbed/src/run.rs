@@ -57,7 +57,7 @@ pub fn kernel_cc_for(ours: &str, available: &[String]) -> Result<String, String>
         "bbr" => "bbr",
         other => {
             return Err(format!(
-                "algorithm `{other}` has no kernel implementation on the testbed; the kernel offers: {} (scenario names: newreno → reno, cubic, bbr; native BPF: ledbat, yield, ledbat-plus-plus). Others would need the scv_shim agent, which the testbed does not run yet",
+                "algorithm `{other}` has no kernel implementation on the testbed; the kernel offers: {} (scenario names: newreno → reno, cubic, bbr; native BPF: ledbat, yield, ledbat-plus-plus). The testbed runs the others through the scv_shim agent",
                 available.join(", ")
             ))
         }
