@@ -40,6 +40,12 @@ pub struct AckSample {
     /// includes the unknown offset between the two clocks, so only differences and
     /// minima are meaningful, as in RFC 6817. `None` when the datapath has no timestamps.
     pub owd: Option<i64>,
+    /// The timestamp-echo RTT (RFC 7323 RTTM): now minus the time the segment whose TSval
+    /// this ACK echoes was sent, i.e. what a kernel module computes from TSecr. The
+    /// simulator's `rtt` is this same sample; a kernel datapath's `rtt` is the rate
+    /// sample's (send time of the newest acknowledged segment), so the two differ there.
+    /// TCP-LP's Linux clock model needs this one, consistent with `owd`.
+    pub ts_echo_rtt: Option<Dur>,
     /// Total bytes delivered (cumulatively or SACKed) since the connection started.
     pub delivered: u64,
     pub rate: Option<RateSample>,
@@ -74,6 +80,7 @@ impl AckSample {
             bytes_acked: 0,
             rtt: None,
             owd: None,
+            ts_echo_rtt: None,
             delivered: 0,
             rate: None,
             prior_in_flight: 0,

@@ -167,7 +167,7 @@ static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const 
 	 * DA-LBE's CWR end and A(t)); the agent derives on_sent calls from snd_nxt. */
 	e->bytes_acked = tp->bytes_acked;
 	e->nxt_minus_una = tp->snd_nxt - tp->snd_una;
-	e->pad = 0;
+	e->tsoffset = tp->tsoffset;
 	if (rs) {
 		e->rtt_us = rs->rtt_us;
 		e->interval_us = rs->interval_us;

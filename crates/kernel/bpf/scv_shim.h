@@ -41,7 +41,7 @@ struct scv_shim_ev {
 	scv_u16 dport;      /* remote port (host order) */
 	scv_u64 bytes_acked;/* tp->bytes_acked: snd_una as a byte offset in the stream */
 	scv_u32 nxt_minus_una; /* tp->snd_nxt - tp->snd_una, bytes */
-	scv_u32 pad;
+	scv_u32 tsoffset;   /* tp->tsoffset: our TSval = TCP clock (ms or µs) + tsoffset */
 };
 _Static_assert(sizeof(struct scv_shim_ev) == 120, "agent.rs ShimEvent mirrors this layout");
 

@@ -56,7 +56,8 @@ pub struct ShimEvent {
     pub bytes_acked: u64,
     /// `tp->snd_nxt - tp->snd_una`, bytes.
     pub nxt_minus_una: u32,
-    pub pad: u32,
+    /// `tp->tsoffset`: our TSval is the TCP clock (ms, or µs with usec_ts) plus this.
+    pub tsoffset: u32,
 }
 
 // bpf/scv_shim.h asserts the same size on the C side.
@@ -287,6 +288,8 @@ struct Flow {
     sent_nxt: u64,
     /// Time of the previous record of this socket.
     last_ts: u64,
+    /// (TSval − TSecr of the first timestamped ACK, the OWD (ns) it stands for).
+    owd_ref: Option<(u32, i64)>,
 }
 
 impl Flow {
@@ -306,6 +309,60 @@ impl Flow {
             };
             self.cc.on_sent(Time(self.last_ts), &sent);
             self.sent_nxt = snd_nxt;
+        }
+    }
+
+    /// The `AckSample` of an ACK record (after `mss` and `last_ece` were updated).
+    fn ack_sample(&mut self, ev: &ShimEvent) -> AckSample {
+        let mss = self.mss;
+        let (snd_una, snd_nxt) = ev.una_nxt();
+        let unit = if ev.usec_ts != 0 { 1_000 } else { 1_000_000 };
+        // TSval − TSecr is the OWD plus the difference of the two ends' timestamp
+        // offsets, which Linux randomises per connection (secure_tcp_ts_off), so
+        // it can be anywhere in ±2^31 ms and wrap. Only differences are meaningful
+        // (AckSample::owd), so it is taken relative to the first sample, which
+        // stands for half the smoothed RTT then (at least 1 ms): positive, small
+        // and without wrap-around, as the simulator's OWD (docs/deviations.md).
+        let owd = (ev.tsecr != 0).then(|| {
+            let diff = ev.tsval.wrapping_sub(ev.tsecr);
+            let (d0, base) = *self
+                .owd_ref
+                .get_or_insert((diff, (ev.srtt_us as i64 * 500).max(1_000_000)));
+            diff.wrapping_sub(d0) as i32 as i64 * unit + base
+        });
+        // RFC 7323 RTTM: our TCP timestamp clock now (tcp_time_stamp_ts: the
+        // CLOCK_MONOTONIC µs clock in ms, or µs, plus tsoffset) minus TSecr.
+        let ts_echo_rtt = (ev.tsecr != 0).then(|| {
+            let clock = (ev.ts_ns / unit as u64) as u32;
+            let d = clock.wrapping_add(ev.tsoffset).wrapping_sub(ev.tsecr) as i32;
+            Dur(d.max(0) as u64 * unit as u64)
+        });
+        let rate = (ev.interval_us > 0 && ev.rs_delivered > 0).then(|| {
+            let interval = Dur::from_micros(ev.interval_us as u64);
+            let delivered = ev.rs_delivered as u64 * mss;
+            RateSample {
+                rate: Rate::from_bytes_over(delivered, interval),
+                interval,
+                delivered,
+                app_limited: ev.app_limited != 0,
+            }
+        });
+        AckSample {
+            bytes_acked: ev.acked_sacked as u64 * mss,
+            rtt: (ev.rtt_us > 0).then(|| Dur::from_micros(ev.rtt_us as u64)),
+            owd,
+            ts_echo_rtt,
+            delivered: ev.delivered * mss,
+            rate,
+            prior_in_flight: ev.prior_in_flight as u64 * mss,
+            bytes_in_flight: ev.in_flight as u64 * mss,
+            app_limited: ev.app_limited != 0,
+            cwnd_limited: ev.cwnd_limited != 0,
+            ecn_ce: self.last_ece,
+            in_recovery: ev.ca_state >= CA_CWR,
+            snd_una,
+            snd_nxt,
+            mss,
         }
     }
 }
@@ -357,6 +414,7 @@ impl Core {
                 last: ShimCmd::default(),
                 sent_nxt: ev.una_nxt().1,
                 last_ts: ev.ts_ns,
+                owd_ref: None,
             }
         })
     }
@@ -447,40 +505,12 @@ impl Core {
                 let f = self.flow(ev);
                 let mss = (ev.mss as u64).max(1);
                 f.mss = mss;
-                let (snd_una, snd_nxt) = ev.una_nxt();
+                let snd_nxt = ev.una_nxt().1;
                 f.report_sent(snd_nxt, ev.prior_in_flight as u64 * mss);
                 f.last_ts = ev.ts_ns;
                 f.ca_state = ev.ca_state;
                 f.last_ece = ev.flag & FLAG_ECE != 0;
-                let unit = if ev.usec_ts != 0 { 1_000 } else { 1_000_000 };
-                let owd =
-                    (ev.tsecr != 0).then(|| ev.tsval.wrapping_sub(ev.tsecr) as i32 as i64 * unit);
-                let rate = (ev.interval_us > 0 && ev.rs_delivered > 0).then(|| {
-                    let interval = Dur::from_micros(ev.interval_us as u64);
-                    let delivered = ev.rs_delivered as u64 * mss;
-                    RateSample {
-                        rate: Rate::from_bytes_over(delivered, interval),
-                        interval,
-                        delivered,
-                        app_limited: ev.app_limited != 0,
-                    }
-                });
-                let ack = AckSample {
-                    bytes_acked: ev.acked_sacked as u64 * mss,
-                    rtt: (ev.rtt_us > 0).then(|| Dur::from_micros(ev.rtt_us as u64)),
-                    owd,
-                    delivered: ev.delivered * mss,
-                    rate,
-                    prior_in_flight: ev.prior_in_flight as u64 * mss,
-                    bytes_in_flight: ev.in_flight as u64 * mss,
-                    app_limited: ev.app_limited != 0,
-                    cwnd_limited: ev.cwnd_limited != 0,
-                    ecn_ce: f.last_ece,
-                    in_recovery: ev.ca_state >= CA_CWR,
-                    snd_una,
-                    snd_nxt,
-                    mss,
-                };
+                let ack = f.ack_sample(ev);
                 f.cc.on_ack(now, &ack);
                 f.dirty = true;
             }
@@ -770,7 +800,7 @@ mod tests {
             dport: 2,
             bytes_acked: una,
             nxt_minus_una: (nxt - una) as u32,
-            pad: 0,
+            tsoffset: 0,
         }
     }
 
@@ -853,5 +883,47 @@ mod tests {
         // 10 segments of initial window (one at TX_START) plus what each ACK released.
         assert!(f.sent_nxt >= 12 * MSS as u64, "sent_nxt {}", f.sent_nxt);
         assert_eq!(f.last_ts, 30_000_000);
+    }
+
+    /// Linux randomises each end's timestamp offset, so TSval − TSecr may sit anywhere in
+    /// u32 and wrap; the OWD handed to the algorithm is relative to the first sample
+    /// (standing for srtt/2), so it stays positive and follows the queue. The echo RTT
+    /// comes from our own timestamp clock (CLOCK_MONOTONIC ms + tsoffset) minus TSecr.
+    #[test]
+    fn owd_is_relative_to_the_first_sample_and_echo_rtt_uses_tsoffset() {
+        let mut c = core(&AgentConfig::new("ledbat"));
+        c.handle(&ev(EV_OPEN, 0, 0, 0));
+        let off: u32 = 0x7fff_fff0; // our offset; the peer's differs by about 2^31
+        let peer_off: u32 = 0xffff_fff8;
+        let mut got = Vec::new();
+        // Queueing delay 0, 5, 10 ms on a 20 ms OWD; the echoed segment left 60, 65, 70 ms
+        // before the ACK's record.
+        for (k, q) in [0u64, 5, 10].iter().enumerate() {
+            let now_ms = 1_000 + 100 * k as u64;
+            let sent_ms = (now_ms - 60 - q) as u32;
+            let mut e = ev(EV_ACK, now_ms, 1000 * (k as u64 + 1), 1000 * (k as u64 + 5));
+            e.srtt_us = 60_000;
+            e.tsecr = sent_ms.wrapping_add(off);
+            e.tsval = (sent_ms + 20 + *q as u32).wrapping_add(peer_off);
+            e.tsoffset = off;
+            let a = c.flows.get_mut(&7).unwrap().ack_sample(&e);
+            got.push((a.owd, a.ts_echo_rtt.map(|d| d.nanos() / 1_000_000)));
+        }
+        assert_eq!(
+            got,
+            vec![
+                (Some(30_000_000), Some(60)),
+                (Some(35_000_000), Some(65)),
+                (Some(40_000_000), Some(70))
+            ],
+            "OWD: srtt/2 first, then +5 ms per step; echo RTT 60, 65, 70 ms"
+        );
+        // Without timestamps neither is given.
+        let a = c
+            .flows
+            .get_mut(&7)
+            .unwrap()
+            .ack_sample(&ev(EV_ACK, 2_000, 5000, 9000));
+        assert_eq!((a.owd, a.ts_echo_rtt), (None, None));
     }
 }

@@ -92,13 +92,22 @@ fn loopback_throughput_native_and_shim_vs_cubic() {
         .collect();
     let shim = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
     // (algorithm, wake-up interval of the agent in µs)
-    let agent_algs = [("ledbat", 100), ("newreno", 100), ("ledbat", 1000), ("newreno", 1000)];
+    let agent_algs = [
+        ("ledbat", 100),
+        ("newreno", 100),
+        ("ledbat", 1000),
+        ("newreno", 1000),
+    ];
     // Cases; each round runs cubic right before every other case and records the ratio
     // to that cubic run, so that slow changes of the machine's load cancel. Kernel reno
     // is the control: its ratio shows how much of a difference is noise.
     let mut cases: Vec<String> = vec!["reno".into()];
     cases.extend(natives.iter().map(|s| s.to_string()));
-    cases.extend(agent_algs.iter().map(|(a, w)| format!("scv_shim + agent {a} (wake ≥ {w} µs)")));
+    cases.extend(
+        agent_algs
+            .iter()
+            .map(|(a, w)| format!("scv_shim + agent {a} (wake ≥ {w} µs)")),
+    );
     let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
     let mut abs: Vec<Vec<f64>> = vec![Vec::new(); cases.len() + 1];
     let mut cwnd: Vec<Vec<f64>> = vec![Vec::new(); cases.len() + 1];
@@ -219,7 +228,10 @@ fn bpf_costs(natives: &[&str]) -> Result<Vec<(String, u64, u64)>, String> {
     Ok(after
         .into_iter()
         .filter_map(|(name, cnt, ns)| {
-            let (c0, n0) = before.iter().find(|b| b.0 == name).map_or((0, 0), |b| (b.1, b.2));
+            let (c0, n0) = before
+                .iter()
+                .find(|b| b.0 == name)
+                .map_or((0, 0), |b| (b.1, b.2));
             (cnt > c0 + 100).then(|| (name, cnt - c0, ns - n0))
         })
         .collect())

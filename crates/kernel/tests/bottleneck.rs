@@ -184,8 +184,7 @@ fn transfer(
         tcp::set_congestion(&s, &cc).unwrap();
         let got = tcp::congestion(&s).unwrap();
         let sport = s.local_addr().unwrap().port();
-        s.set_write_timeout(Some(Duration::from_millis(2)))
-            .unwrap();
+        s.set_write_timeout(Some(Duration::from_millis(2))).unwrap();
         let buf = vec![3u8; 16384];
         let start = Instant::now();
         let mut samples = Vec::new();
@@ -611,22 +610,37 @@ fn shim_follows_agent(algorithm: &str, port: u16) -> f64 {
     // (compared, matching, samples per ca_state)
     let seen = std::sync::Arc::new(Mutex::new((0usize, 0usize, [0usize; 5])));
     let (a2, s2) = (agent.clone(), seen.clone());
-    let t = transfer("scv_shim", 2.0, port, Duration::from_millis(5), move |s, _| {
-        let i = tcp::tcp_info(s).unwrap();
-        let recent = a2.recent_cwnds(s.local_addr().unwrap().port(), port);
-        let mut g = s2.lock().unwrap();
-        g.2[(i.ca_state as usize).min(4)] += 1;
-        // CWR (2) and Recovery (3) run the shim's PRR towards the agent's window.
-        if !recent.is_empty() && i.ca_state != 2 && i.ca_state != 3 {
-            g.0 += 1;
-            g.1 += recent.contains(&i.snd_cwnd) as usize;
-        }
-    });
+    let t = transfer(
+        "scv_shim",
+        2.0,
+        port,
+        Duration::from_millis(5),
+        move |s, _| {
+            let i = tcp::tcp_info(s).unwrap();
+            let recent = a2.recent_cwnds(s.local_addr().unwrap().port(), port);
+            let mut g = s2.lock().unwrap();
+            g.2[(i.ca_state as usize).min(4)] += 1;
+            // CWR (2) and Recovery (3) run the shim's PRR towards the agent's window.
+            if !recent.is_empty() && i.ca_state != 2 && i.ca_state != 3 {
+                g.0 += 1;
+                g.1 += recent.contains(&i.snd_cwnd) as usize;
+            }
+        },
+    );
     let (compared, matches, states) = *seen.lock().unwrap();
     let cmd = agent.command_for(t.sport, port);
-    let stats = std::sync::Arc::try_unwrap(agent).ok().expect("the transfer's closure is gone").stop().unwrap();
+    let stats = std::sync::Arc::try_unwrap(agent)
+        .ok()
+        .expect("the transfer's closure is gone")
+        .stop()
+        .unwrap();
     let st = manage::stats(manage::find("scv_shim").unwrap()).unwrap();
-    let mut rtts: Vec<f64> = t.samples.iter().filter(|(el, _)| el.as_secs_f64() > 1.0).map(|(_, i)| i.rtt_us as f64 / 1000.0).collect();
+    let mut rtts: Vec<f64> = t
+        .samples
+        .iter()
+        .filter(|(el, _)| el.as_secs_f64() > 1.0)
+        .map(|(_, i)| i.rtt_us as f64 / 1000.0)
+        .collect();
     rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let rtt = rtts[rtts.len() / 2];
     eprintln!(
@@ -635,8 +649,14 @@ fn shim_follows_agent(algorithm: &str, port: u16) -> f64 {
         stats.cpu_ns_per_ack()
     );
     assert_eq!(t.cc, "scv_shim");
-    assert!(stats.acks > 100 && stats.opens >= 1, "agent saw the socket: {stats:?}");
-    assert!(st.agent_applied > 100 && st.agent_applied * 100 >= st.acks * 95, "the shim applied the agent's windows on ≥ 95 % of ACKs: {st:?}");
+    assert!(
+        stats.acks > 100 && stats.opens >= 1,
+        "agent saw the socket: {stats:?}"
+    );
+    assert!(
+        st.agent_applied > 100 && st.agent_applied * 100 >= st.acks * 95,
+        "the shim applied the agent's windows on ≥ 95 % of ACKs: {st:?}"
+    );
     assert!(compared > 50, "too few comparisons ({compared})");
     assert!(matches * 10 >= compared * 8, "{algorithm}: TCP_INFO cwnd equals one of the agent's commands in {matches}/{compared} samples");
     rtt
@@ -659,8 +679,16 @@ fn shim_runs_ledbat_yield_cdg_vegas_in_the_agent() {
         }
         // Vegas keeps α–β = 2–4 packets queued (under 2 ms at 20 Mbit/s); LEDBAT holds
         // at most its TARGET (100 ms, RFC 6817) of the 120 ms buffer.
-        assert!(rtt[3] < 15.0, "Vegas in the agent: median RTT {} ms", rtt[3]);
-        assert!(rtt[0] < 110.0, "LEDBAT in the agent: median RTT {} ms (TARGET 100 ms)", rtt[0]);
+        assert!(
+            rtt[3] < 15.0,
+            "Vegas in the agent: median RTT {} ms",
+            rtt[3]
+        );
+        assert!(
+            rtt[0] < 110.0,
+            "LEDBAT in the agent: median RTT {} ms (TARGET 100 ms)",
+            rtt[0]
+        );
     }
     drop(net);
     assert_clean();

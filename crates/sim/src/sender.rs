@@ -536,6 +536,8 @@ impl Sender {
             bytes_acked: newly,
             rtt,
             owd,
+            // The simulator's `rtt` is the timestamp-echo sample.
+            ts_echo_rtt: rtt,
             delivered: self.rate.delivered(),
             rate,
             prior_in_flight,

@@ -248,7 +248,7 @@ impl Linux44 {
         // The ACK's TSecr is the sender's clock when the echoed segment left (now - RTT);
         // its TSval the receiver's clock when the ACK left (TSecr + OWD, clock offset
         // included). Linux samples only with a valid RTT (`rtt_us > 0`).
-        let ts = match (ack.rtt, ack.owd) {
+        let ts = match (ack.ts_echo_rtt.or(ack.rtt), ack.owd) {
             (Some(rtt), Some(owd)) if rtt > Dur::ZERO => {
                 let sent = now.nanos() as i128 - rtt.nanos() as i128;
                 Some((jiffies_ts(sent + owd as i128, self.receiver_uptime, self.remote_hz_true), self.local_ts(sent)))
