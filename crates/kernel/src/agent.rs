@@ -722,16 +722,18 @@ impl AgentHandle {
             .and_then(|h| h.last().copied())
     }
 
-    /// The windows of the agent's last (up to 32) commands for that socket.
-    pub fn recent_cwnds(&self, sport: u16, dport: u16) -> Vec<u32> {
+    /// The agent's last (up to 32) commands for that socket, oldest first.
+    pub fn recent_commands(&self, sport: u16, dport: u16) -> Vec<ShimCmd> {
         self.commanded
             .lock()
             .ok()
-            .and_then(|m| {
-                m.get(&(sport, dport))
-                    .map(|h| h.iter().map(|c| c.cwnd).collect())
-            })
+            .and_then(|m| m.get(&(sport, dport)).cloned())
             .unwrap_or_default()
+    }
+
+    /// The windows of the agent's last (up to 32) commands for that socket.
+    pub fn recent_cwnds(&self, sport: u16, dport: u16) -> Vec<u32> {
+        self.recent_commands(sport, dport).iter().map(|c| c.cwnd).collect()
     }
 
     pub fn stop(mut self) -> Result<AgentStats, String> {

@@ -693,3 +693,51 @@ fn shim_runs_ledbat_yield_cdg_vegas_in_the_agent() {
     drop(net);
     assert_clean();
 }
+
+/// The agent's pacing rate reaches the socket: BBR (crates/cc, which paces) in the agent
+/// through the bottleneck; TCP_INFO's pacing rate (sk_pacing_rate, which the shim sets
+/// with SK_PACING_NEEDED so that TCP paces internally without fq) is one of the agent's
+/// recent commands, and BBR keeps the queue short where cubic fills it.
+#[test]
+fn shim_applies_the_agents_pacing_rate() {
+    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(net) = net_or_skip() else {
+        return;
+    };
+    {
+        let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
+        let agent = std::sync::Arc::new(AgentHandle::spawn(AgentConfig::new("bbr")).unwrap());
+        let seen = std::sync::Arc::new(Mutex::new((0usize, 0usize)));
+        let (a2, s2) = (agent.clone(), seen.clone());
+        let port = 5320;
+        let t = transfer("scv_shim", 3.0, port, Duration::from_millis(5), move |s, el| {
+            if el < Duration::from_millis(500) {
+                return; // startup
+            }
+            let i = tcp::tcp_info(s).unwrap();
+            let recent = a2.recent_commands(s.local_addr().unwrap().port(), port);
+            let mut g = s2.lock().unwrap();
+            g.0 += 1;
+            g.1 += recent.iter().any(|c| c.pacing_rate > 0 && c.pacing_rate == i.pacing_rate) as usize;
+        });
+        let (compared, matches) = *seen.lock().unwrap();
+        let last = agent.command_for(t.sport, port);
+        std::sync::Arc::try_unwrap(agent).ok().expect("the transfer's closure is gone").stop().unwrap();
+        let mut rtts: Vec<f64> = t.samples.iter().filter(|(el, _)| el.as_secs_f64() > 1.5).map(|(_, i)| i.rtt_us as f64 / 1000.0).collect();
+        rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let mbit = t.acked as f64 * 8.0 / t.elapsed.as_secs_f64() / 1e6;
+        let pacing_mbit = t.samples.last().unwrap().1.pacing_rate as f64 * 8.0 / 1e6;
+        eprintln!(
+            "scv_shim + agent bbr: {mbit:.1} Mbit/s, median RTT {:.1} ms, pacing {pacing_mbit:.1} Mbit/s; {matches}/{compared} TCP_INFO pacing rates equal to a recent command; last {last:?}",
+            rtts[rtts.len() / 2]
+        );
+        assert!(compared > 50, "too few samples ({compared})");
+        assert!(matches * 10 >= compared * 8, "TCP_INFO pacing rate equals one of the agent's commands in {matches}/{compared} samples");
+        // BBR paces at about the bottleneck rate (gains 0.75–1.25 in ProbeBW) and fills it.
+        assert!(pacing_mbit > 10.0 && pacing_mbit < 40.0, "pacing rate {pacing_mbit:.1} Mbit/s on a 20 Mbit/s bottleneck");
+        assert!(mbit > 15.0, "BBR in the agent moved {mbit:.1} Mbit/s");
+        assert!(rtts[rtts.len() / 2] < 60.0, "BBR's median RTT {} ms (cubic: ≈ 100 ms)", rtts[rtts.len() / 2]);
+    }
+    drop(net);
+    assert_clean();
+}
