@@ -87,6 +87,14 @@ enum Cmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(cli.cmd, Cmd::Run { .. } | Cmd::Reproduce { .. } | Cmd::Report { .. } | Cmd::Algorithms | Cmd::Compare { .. }) {
+        // Commands that only print: end quietly when the reader goes away
+        // (`scavenger algorithms | head`) instead of panicking in println!. Rust ignores
+        // SIGPIPE by default; the testbed and kernel commands keep that, since their
+        // sockets must see EPIPE rather than kill the process.
+        // SAFETY: resetting a signal disposition before any thread starts.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    }
     match cli.cmd {
         Cmd::Run { scenario, seed, out, json } => {
             let sc = match scavenger_lab::load(&scenario) {

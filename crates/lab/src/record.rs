@@ -86,8 +86,10 @@ impl RunRecord {
     pub fn table(&self) -> String {
         let mut out = String::new();
         let m = &self.metrics;
+        // The simulator counts events; the testbed counts the emulator's packets.
+        let (verb, what) = if self.datapath == "sim" { ("simulated", "events") } else { ("run on the testbed", "packets emulated") };
         out += &format!(
-            "scenario {:?}  seed {}  {} simulated in {:.3} s wall ({} events)\n",
+            "scenario {:?}  seed {}  {} {verb} in {:.3} s wall ({} {what})\n",
             self.scenario.name,
             self.seed,
             self.scenario.duration,
