@@ -157,7 +157,7 @@ fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Option<Agen
             ignored.push(format!("{who}: initial_window = {} (the kernel uses 10)", f.initial_window));
         }
         if f.pacing {
-            ignored.push(format!("{who}: pacing = true (only the kernel's bbr paces)"));
+            ignored.push(format!("{who}: pacing = true (on the testbed only the kernel's bbr and our algorithms that set a pacing rate in the shim agent pace)"));
         }
         if !f.delayed_ack {
             ignored.push(format!("{who}: delayed_ack = false (the kernel's receiver decides)"));
