@@ -13,7 +13,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "scavenger", version, about = "Less-than-best-effort and delay-based congestion control: simulate, compare, reproduce")]
+#[command(
+    name = "scavenger",
+    version,
+    about = "Less-than-best-effort and delay-based congestion control: simulate, compare, reproduce"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -87,7 +91,14 @@ enum Cmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if matches!(cli.cmd, Cmd::Run { .. } | Cmd::Reproduce { .. } | Cmd::Report { .. } | Cmd::Algorithms | Cmd::Compare { .. }) {
+    if matches!(
+        cli.cmd,
+        Cmd::Run { .. }
+            | Cmd::Reproduce { .. }
+            | Cmd::Report { .. }
+            | Cmd::Algorithms
+            | Cmd::Compare { .. }
+    ) {
         // Commands that only print: end quietly when the reader goes away
         // (`scavenger algorithms | head`) instead of panicking in println!. Rust ignores
         // SIGPIPE by default; the testbed and kernel commands keep that, since their
@@ -96,7 +107,12 @@ fn main() -> ExitCode {
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     }
     match cli.cmd {
-        Cmd::Run { scenario, seed, out, json } => {
+        Cmd::Run {
+            scenario,
+            seed,
+            out,
+            json,
+        } => {
             let sc = match scavenger_lab::load(&scenario) {
                 Ok(s) => s,
                 Err(e) => {
@@ -105,10 +121,16 @@ fn main() -> ExitCode {
                 }
             };
             let rec = scavenger_lab::run_scenario(&sc, seed.unwrap_or(sc.seed));
-            let slowdown = scavenger_lab::slowdown::foreground_slowdown(&sc, rec.seed, &rec.metrics);
+            let slowdown =
+                scavenger_lab::slowdown::foreground_slowdown(&sc, rec.seed, &rec.metrics);
             if let (Some(dir), Some(sd)) = (&out, &slowdown) {
                 let path = dir.join("slowdown.json");
-                if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, serde_json::to_string_pretty(sd).expect("serialises") + "\n")) {
+                if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| {
+                    std::fs::write(
+                        &path,
+                        serde_json::to_string_pretty(sd).expect("serialises") + "\n",
+                    )
+                }) {
                     eprintln!("error: cannot write {}: {e}", path.display());
                     return ExitCode::from(1);
                 }
@@ -137,11 +159,28 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Cmd::Reproduce { study, quick, out, force, jobs } => {
-            let dir = out.unwrap_or_else(|| PathBuf::from("results").join(if quick { format!("{study}-quick") } else { study.clone() }));
+        Cmd::Reproduce {
+            study,
+            quick,
+            out,
+            force,
+            jobs,
+        } => {
+            let dir = out.unwrap_or_else(|| {
+                PathBuf::from("results").join(if quick {
+                    format!("{study}-quick")
+                } else {
+                    study.clone()
+                })
+            });
             finish(reproduce(&study, quick, &dir, force, jobs))
         }
-        Cmd::Sweep { plan, out, force, jobs } => finish(sweep(&plan, &out, force, jobs)),
+        Cmd::Sweep {
+            plan,
+            out,
+            force,
+            jobs,
+        } => finish(sweep(&plan, &out, force, jobs)),
         Cmd::Report { dir } => finish(report(&dir)),
         Cmd::Algorithms => {
             let print_params = |params: &[scavenger_cc::ParamSpec]| {
@@ -149,7 +188,11 @@ fn main() -> ExitCode {
                     println!("    no parameters");
                 }
                 for p in params {
-                    let unit = if p.unit.is_empty() { String::new() } else { format!(" {}", p.unit) };
+                    let unit = if p.unit.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {}", p.unit)
+                    };
                     let range = match p.kind {
                         ParamKind::Bool => String::new(),
                         k => format!("  [{}]", k.describe()),
@@ -161,7 +204,16 @@ fn main() -> ExitCode {
             };
             println!("# Sender-side congestion control (flow `algorithm`)\n");
             for a in algorithms() {
-                println!("{}{}  —  {}", a.name, if a.aliases.is_empty() { String::new() } else { format!(" (also: {})", a.aliases.join(", ")) }, a.summary);
+                println!(
+                    "{}{}  —  {}",
+                    a.name,
+                    if a.aliases.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (also: {})", a.aliases.join(", "))
+                    },
+                    a.summary
+                );
                 println!("    source: {}", a.source);
                 print_params(a.params);
             }
@@ -173,7 +225,16 @@ fn main() -> ExitCode {
             }
             println!("# DA-LBE metacontrollers (flow `dalbe = {{ controller = ... }}`)\n");
             for c in scavenger_cc::dalbe::CONTROLLERS {
-                println!("{}  —  {}{}", c.name, c.summary, if c.needs_deadline { " (needs a deadline)" } else { "" });
+                println!(
+                    "{}  —  {}{}",
+                    c.name,
+                    c.summary,
+                    if c.needs_deadline {
+                        " (needs a deadline)"
+                    } else {
+                        ""
+                    }
+                );
                 print_params(c.params);
             }
             ExitCode::SUCCESS
@@ -197,7 +258,10 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 None => {
-                    eprintln!("error: unknown bench case \"{name}\"; cases: {}", CASES.iter().map(|c| c.name).collect::<Vec<_>>().join(", "));
+                    eprintln!(
+                        "error: unknown bench case \"{name}\"; cases: {}",
+                        CASES.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+                    );
                     ExitCode::from(2)
                 }
             },
@@ -211,7 +275,10 @@ fn main() -> ExitCode {
                 };
                 for c in CASES {
                     eprintln!("# case {}: {}", c.name, c.about);
-                    match std::process::Command::new(&exe).args(["bench", "--case", c.name]).status() {
+                    match std::process::Command::new(&exe)
+                        .args(["bench", "--case", c.name])
+                        .status()
+                    {
                         Ok(s) if s.success() => {}
                         other => {
                             eprintln!("error: bench case {} failed: {other:?}", c.name);
@@ -260,65 +327,140 @@ fn executor(jobs: Option<usize>) -> LocalExecutor {
 
 fn write_meta(dir: &std::path::Path, meta: &StoreMeta) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    std::fs::write(dir.join("store.json"), serde_json::to_string_pretty(meta).expect("serialises")).map_err(|e| format!("cannot write {}: {e}", dir.join("store.json").display()))
+    std::fs::write(
+        dir.join("store.json"),
+        serde_json::to_string_pretty(meta).expect("serialises"),
+    )
+    .map_err(|e| format!("cannot write {}: {e}", dir.join("store.json").display()))
 }
 
-fn run_items(dir: &std::path::Path, items: Vec<scavenger_lab::work::WorkItem>, force: bool, jobs: Option<usize>) -> Result<bool, String> {
+fn run_items(
+    dir: &std::path::Path,
+    items: Vec<scavenger_lab::work::WorkItem>,
+    force: bool,
+    jobs: Option<usize>,
+) -> Result<bool, String> {
     install_interrupt_handler();
     let mut store = Store::open(dir)?;
     let total = items.len();
     let t0 = std::time::Instant::now();
     match run_into_store(&executor(jobs), &mut store, items, force)? {
         Ok((ran, skipped)) => {
-            eprintln!("{ran} runs in {:.1} s ({skipped} of {total} already in {})", t0.elapsed().as_secs_f64(), dir.display());
+            eprintln!(
+                "{ran} runs in {:.1} s ({skipped} of {total} already in {})",
+                t0.elapsed().as_secs_f64(),
+                dir.display()
+            );
             Ok(true)
         }
         Err(i) => {
-            eprintln!("interrupted: {} runs stored, {} left; run the same command again to resume", i.completed, i.remaining);
+            eprintln!(
+                "interrupted: {} runs stored, {} left; run the same command again to resume",
+                i.completed, i.remaining
+            );
             Ok(false)
         }
     }
 }
 
-fn reproduce(name: &str, quick: bool, dir: &std::path::Path, force: bool, jobs: Option<usize>) -> Result<Outcome, String> {
+fn reproduce(
+    name: &str,
+    quick: bool,
+    dir: &std::path::Path,
+    force: bool,
+    jobs: Option<usize>,
+) -> Result<Outcome, String> {
     let def = study(name, quick)?;
-    write_meta(dir, &StoreMeta { kind: "study".into(), name: name.into(), quick, plan: None })?;
-    eprintln!("{}: {} experiments × {} seeds", def.title, def.experiments.len(), def.seeds.len());
+    write_meta(
+        dir,
+        &StoreMeta {
+            kind: "study".into(),
+            name: name.into(),
+            quick,
+            plan: None,
+        },
+    )?;
+    eprintln!(
+        "{}: {} experiments × {} seeds",
+        def.title,
+        def.experiments.len(),
+        def.seeds.len()
+    );
     let complete = run_items(dir, def.work_items(), force, jobs)?;
     let r = study_report(&def, dir)?;
     print!("{}", r.summary);
     for f in r.files {
         eprintln!("wrote {}", f.display());
     }
-    Ok(if complete { Outcome::Done } else { Outcome::Interrupted })
+    Ok(if complete {
+        Outcome::Done
+    } else {
+        Outcome::Interrupted
+    })
 }
 
-fn sweep(plan_path: &std::path::Path, dir: &std::path::Path, force: bool, jobs: Option<usize>) -> Result<Outcome, String> {
+fn sweep(
+    plan_path: &std::path::Path,
+    dir: &std::path::Path,
+    force: bool,
+    jobs: Option<usize>,
+) -> Result<Outcome, String> {
     let plan = load_plan(plan_path).map_err(|e| e.to_string())?;
     let items = plan.expand().map_err(|e| e.to_string())?;
     let labels: Vec<String> = plan.combinations().into_iter().map(|c| c.0).collect();
     let abs = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
-    write_meta(dir, &StoreMeta { kind: "sweep".into(), name: plan.name.clone(), quick: false, plan: Some(abs) })?;
-    eprintln!("sweep {}: {} settings × {} seeds", plan.name, labels.len(), plan.seeds.len());
+    write_meta(
+        dir,
+        &StoreMeta {
+            kind: "sweep".into(),
+            name: plan.name.clone(),
+            quick: false,
+            plan: Some(abs),
+        },
+    )?;
+    eprintln!(
+        "sweep {}: {} settings × {} seeds",
+        plan.name,
+        labels.len(),
+        plan.seeds.len()
+    );
     let complete = run_items(dir, items, force, jobs)?;
     let r = sweep_report(&plan.name, dir, &labels)?;
     print!("{}", r.summary);
-    Ok(if complete { Outcome::Done } else { Outcome::Interrupted })
+    Ok(if complete {
+        Outcome::Done
+    } else {
+        Outcome::Interrupted
+    })
 }
 
 fn report(dir: &std::path::Path) -> Result<Outcome, String> {
     let meta_path = dir.join("store.json");
-    let text = std::fs::read_to_string(&meta_path).map_err(|e| format!("{} is not a result store written by `reproduce` or `sweep` ({}: {e})", dir.display(), meta_path.display()))?;
-    let meta: StoreMeta = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", meta_path.display()))?;
+    let text = std::fs::read_to_string(&meta_path).map_err(|e| {
+        format!(
+            "{} is not a result store written by `reproduce` or `sweep` ({}: {e})",
+            dir.display(),
+            meta_path.display()
+        )
+    })?;
+    let meta: StoreMeta =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", meta_path.display()))?;
     let r = match meta.kind.as_str() {
         "study" => study_report(&study(&meta.name, meta.quick)?, dir)?,
         "sweep" => {
-            let plan_path = meta.plan.ok_or_else(|| format!("{}: a sweep store must name its plan", meta_path.display()))?;
+            let plan_path = meta.plan.ok_or_else(|| {
+                format!("{}: a sweep store must name its plan", meta_path.display())
+            })?;
             let plan = load_plan(&plan_path).map_err(|e| e.to_string())?;
             let labels: Vec<String> = plan.combinations().into_iter().map(|c| c.0).collect();
             sweep_report(&plan.name, dir, &labels)?
         }
-        other => return Err(format!("{}: unknown store kind \"{other}\"", meta_path.display())),
+        other => {
+            return Err(format!(
+                "{}: unknown store kind \"{other}\"",
+                meta_path.display()
+            ))
+        }
     };
     print!("{}", r.summary);
     for f in r.files {

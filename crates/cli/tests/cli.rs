@@ -3,8 +3,15 @@
 use std::process::Command;
 
 fn scavenger(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_scavenger")).args(args).output().expect("runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_scavenger"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn examples() -> std::path::PathBuf {
@@ -33,7 +40,10 @@ fn every_example_runs() {
         {
             let (code, out, err) = scavenger(&["run", p.to_str().unwrap()]);
             assert_eq!(code, 0, "{}: {err}", p.display());
-            assert!(out.contains("goodput") && out.contains("link forward"), "{out}");
+            assert!(
+                out.contains("goodput") && out.contains("link forward"),
+                "{out}"
+            );
         }
     }
 }
@@ -52,14 +62,20 @@ fn json_output_is_the_record() {
 fn bad_input_exits_non_zero_with_the_field_named() {
     let (code, _, err) = scavenger(&["run", "/nonexistent/x.toml"]);
     assert_eq!(code, 2);
-    assert!(err.contains("/nonexistent/x.toml") && err.contains("cannot read"), "{err}");
+    assert!(
+        err.contains("/nonexistent/x.toml") && err.contains("cannot read"),
+        "{err}"
+    );
     let dir = std::env::temp_dir().join(format!("scavenger-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "duration = \"10s\"\n[link]\nrate = \"0Mbit\"\ndelay = \"1ms\"\nbuffer = \"10 packets\"\n[[flow]]\nalgorithm = \"newreno\"\n").unwrap();
     let (code, _, err) = scavenger(&["run", bad.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(err.contains("link.rate") && err.contains("0Mbit") && !err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("link.rate") && err.contains("0Mbit") && !err.contains("panicked"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -68,10 +84,25 @@ fn algorithms_lists_parameters_with_defaults_and_sources() {
     let (code, out, _) = scavenger(&["algorithms"]);
     assert_eq!(code, 0);
     for name in ["newreno", "cubic", "ledbat"] {
-        assert!(out.lines().any(|l| l.starts_with(name)), "{name} missing from:\n{out}");
+        assert!(
+            out.lines().any(|l| l.starts_with(name)),
+            "{name} missing from:\n{out}"
+        );
     }
-    assert!(out.contains("beta") && out.contains("0.7") && out.contains("RFC 9438"), "{out}");
-    for name in ["rledbat", "cubic-mbc", "vegas-mbc", "deadline", "yield", "cdg", "flower", "evarate"] {
+    assert!(
+        out.contains("beta") && out.contains("0.7") && out.contains("RFC 9438"),
+        "{out}"
+    );
+    for name in [
+        "rledbat",
+        "cubic-mbc",
+        "vegas-mbc",
+        "deadline",
+        "yield",
+        "cdg",
+        "flower",
+        "evarate",
+    ] {
         assert!(out.lines().any(|l| l.starts_with(name)), "{name} missing");
     }
 }
@@ -80,7 +111,10 @@ fn algorithms_lists_parameters_with_defaults_and_sources() {
 fn bench_case_prints_one_line_of_numbers() {
     let (code, _, err) = scavenger(&["bench", "--case", "zz"]);
     assert_eq!(code, 2);
-    assert!(err.contains("\"zz\"") && err.contains("cases: a, b"), "{err}");
+    assert!(
+        err.contains("\"zz\"") && err.contains("cases: a, b"),
+        "{err}"
+    );
 }
 
 #[test]

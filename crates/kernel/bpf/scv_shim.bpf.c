@@ -30,6 +30,14 @@ struct {
 	__type(value, __u64);
 } scv_shim_hb SEC(".maps");
 
+/* Per-socket DA-LBE goals by socket cookie (read by the agent, not by this program). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct scv_shim_goal);
+} scv_shim_goal SEC(".maps");
+
 SCV_STATS_MAP(scv_shim_sts);
 #define SCV_STAT_APPLIED 8
 #define SCV_STAT_FALLBACK 9
@@ -168,6 +176,7 @@ static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const 
 	e->bytes_acked = tp->bytes_acked;
 	e->nxt_minus_una = tp->snd_nxt - tp->snd_una;
 	e->tsoffset = tp->tsoffset;
+	e->cookie = scv_cookie(sk);
 	if (rs) {
 		e->rtt_us = rs->rtt_us;
 		e->interval_us = rs->interval_us;

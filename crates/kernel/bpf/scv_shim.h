@@ -13,7 +13,7 @@ enum scv_shim_kind {
 	SCV_EV_TX_START = 5,   /* cwnd_event(CA_EVENT_TX_START): sending starts from idle */
 };
 
-/* One ring-buffer record, 120 bytes. */
+/* One ring-buffer record, 128 bytes. */
 struct scv_shim_ev {
 	scv_u64 id;         /* per-socket id assigned in init */
 	scv_u64 ts_ns;      /* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
@@ -42,8 +42,16 @@ struct scv_shim_ev {
 	scv_u64 bytes_acked;/* tp->bytes_acked: snd_una as a byte offset in the stream */
 	scv_u32 nxt_minus_una; /* tp->snd_nxt - tp->snd_una, bytes */
 	scv_u32 tsoffset;   /* tp->tsoffset: our TSval = TCP clock (ms or µs) + tsoffset */
+	scv_u64 cookie;     /* socket cookie if one was generated (SO_COOKIE), else 0 */
 };
-_Static_assert(sizeof(struct scv_shim_ev) == 120, "agent.rs ShimEvent mirrors this layout");
+_Static_assert(sizeof(struct scv_shim_ev) == 128, "agent.rs ShimEvent mirrors this layout");
+
+/* A DA-LBE goal for one socket, keyed by its cookie in scv_shim_goal (written by
+ * `scavenger kernel goal`); the agent reads it when the socket opens. */
+struct scv_shim_goal {
+	scv_u64 size;        /* bytes the socket will send; 0 = unknown */
+	scv_u64 deadline_ns; /* soft deadline after the socket's start; 0 = none */
+};
 
 /* Default of SCV_HB_WAKE_NS. */
 #define SCV_WAKE_DEFAULT_NS 100000

@@ -58,10 +58,12 @@ pub struct ShimEvent {
     pub nxt_minus_una: u32,
     /// `tp->tsoffset`: our TSval is the TCP clock (ms, or µs with usec_ts) plus this.
     pub tsoffset: u32,
+    /// The socket's cookie if one was generated (SO_COOKIE), else 0.
+    pub cookie: u64,
 }
 
 // bpf/scv_shim.h asserts the same size on the C side.
-const _: () = assert!(std::mem::size_of::<ShimEvent>() == 120);
+const _: () = assert!(std::mem::size_of::<ShimEvent>() == 128);
 
 impl ShimEvent {
     /// snd_una and snd_nxt as byte offsets in the stream.
@@ -245,6 +247,8 @@ pub struct AgentStats {
     pub commands: u64,
     /// Returns from the ring-buffer poll (wake-ups and 10 ms timeouts).
     pub polls: u64,
+    /// Sockets that opened with their own DA-LBE goal (`scavenger kernel goal`).
+    pub own_goals: u64,
     /// CPU time of the agent thread while it ran, ns (includes polling and heartbeats).
     pub cpu_ns: u64,
     /// Wall time spent turning records into `CongestionControl` calls, ns (the
@@ -380,11 +384,14 @@ struct Core {
     stats: AgentStats,
     closed: Vec<u64>,
     commanded: Commanded,
+    /// scv_shim_goal (per-socket DA-LBE goals by cookie), when the shim is loaded.
+    goals: Option<OwnedFd>,
 }
 
 impl Core {
     fn flow(&mut self, ev: &ShimEvent) -> &mut Flow {
         let (info, params, seed, dalbe) = (self.info, &self.params, self.seed, &self.dalbe);
+        let (goals, stats) = (&self.goals, &mut self.stats);
         self.flows.entry(ev.id).or_insert_with(|| {
             let mss = (ev.mss as u64).max(1);
             let init = CcInit {
@@ -398,7 +405,20 @@ impl Core {
                 // controller, ticked by the socket's events.
                 Some((c, cp, goal)) => {
                     let inner = info.instantiate(params, init.clone());
-                    scavenger_cc::dalbe::controlled(inner, (c.build)(cp), *goal, &init)
+                    // A goal registered for this socket's cookie replaces the agent's.
+                    let own = goals
+                        .as_ref()
+                        .filter(|_| ev.cookie != 0)
+                        .and_then(|fd| read_goal(fd, ev.cookie));
+                    if own.is_some() {
+                        stats.own_goals += 1;
+                    }
+                    scavenger_cc::dalbe::controlled(
+                        inner,
+                        (c.build)(cp),
+                        own.unwrap_or(*goal),
+                        &init,
+                    )
                 }
                 None => info.instantiate(params, init),
             };
@@ -537,6 +557,8 @@ struct ShimMaps {
     ring: OwnedFd,
     cmd: sys::MmapArray,
     hb: sys::MmapArray,
+    /// Absent in a shim loaded by an older build (no per-socket goals then).
+    goal: Option<OwnedFd>,
 }
 
 fn shim() -> &'static NativeAlg {
@@ -554,6 +576,7 @@ fn open_maps() -> Result<ShimMaps, String> {
         ring: s.open_pinned("ring")?,
         cmd: map(&cmd, SLOTS * CMD_SIZE, "command")?,
         hb: map(&hb, HB_N * 8, "heartbeat")?,
+        goal: s.open_pinned("goal").ok(),
     })
 }
 
@@ -586,6 +609,47 @@ fn clear_cmd(cmd: &sys::MmapArray, id: u64) {
     }
 }
 
+/// `struct scv_shim_goal` as stored: size (bytes, 0 = unknown), deadline (ns, 0 = none).
+fn goal_bytes(g: &scavenger_cc::dalbe::FlowGoal) -> [u8; 16] {
+    let mut v = [0u8; 16];
+    v[..8].copy_from_slice(&g.size.unwrap_or(0).to_ne_bytes());
+    v[8..].copy_from_slice(&g.deadline.map_or(0, |d| d.nanos()).to_ne_bytes());
+    v
+}
+
+fn read_goal(fd: &OwnedFd, cookie: u64) -> Option<scavenger_cc::dalbe::FlowGoal> {
+    let mut v = [0u8; 16];
+    sys::map_lookup(fd, &cookie.to_ne_bytes(), &mut v).ok()?;
+    let size = u64::from_ne_bytes(v[..8].try_into().unwrap());
+    let deadline = u64::from_ne_bytes(v[8..].try_into().unwrap());
+    Some(scavenger_cc::dalbe::FlowGoal {
+        size: (size > 0).then_some(size),
+        deadline: (deadline > 0).then_some(Dur(deadline)),
+    })
+}
+
+/// Registers a DA-LBE goal for the socket with this cookie (`getsockopt(SO_COOKIE)`),
+/// for an agent running with a DA-LBE controller. The agent reads it when the socket
+/// starts using scv_shim, so register it before `setsockopt(TCP_CONGESTION, "scv_shim")`.
+pub fn set_goal(cookie: u64, goal: scavenger_cc::dalbe::FlowGoal) -> Result<(), String> {
+    if cookie == 0 {
+        return Err("cookie 0 is no socket (getsockopt(SO_COOKIE) gives a non-zero one)".into());
+    }
+    if goal.size == Some(0) {
+        return Err("size 0: give the bytes the socket will send".into());
+    }
+    let fd = shim().open_pinned("goal")?;
+    sys::map_update(&fd, &cookie.to_ne_bytes(), &goal_bytes(&goal))
+        .map_err(|e| format!("writing the goal of cookie {cookie}: {e}"))
+}
+
+/// Forgets a socket's goal (also do this when the socket closes: the map holds 4096).
+pub fn clear_goal(cookie: u64) -> Result<(), String> {
+    let fd = shim().open_pinned("goal")?;
+    sys::map_delete(&fd, &cookie.to_ne_bytes())
+        .map_err(|e| format!("no goal for cookie {cookie}: {e}"))
+}
+
 /// Runs the agent until `stop` is set (or `duration` passes). Needs `scv_shim` loaded.
 pub fn run(
     cfg: &AgentConfig,
@@ -606,6 +670,12 @@ pub fn run(
         stats: AgentStats::default(),
         closed: Vec::new(),
         commanded,
+        goals: maps
+            .goal
+            .as_ref()
+            .map(|f| f.try_clone())
+            .transpose()
+            .map_err(|e| format!("scv_shim_goal: {e}"))?,
     }));
     // SAFETY: core_ptr is the `Core` on_record expects; it lives until after `rb` is
     // dropped below, and this loop touches it only between polls.
@@ -733,7 +803,10 @@ impl AgentHandle {
 
     /// The windows of the agent's last (up to 32) commands for that socket.
     pub fn recent_cwnds(&self, sport: u16, dport: u16) -> Vec<u32> {
-        self.recent_commands(sport, dport).iter().map(|c| c.cwnd).collect()
+        self.recent_commands(sport, dport)
+            .iter()
+            .map(|c| c.cwnd)
+            .collect()
     }
 
     pub fn stop(mut self) -> Result<AgentStats, String> {
@@ -771,6 +844,7 @@ mod tests {
             stats: AgentStats::default(),
             closed: Vec::new(),
             commanded: Commanded::default(),
+            goals: None,
         }
     }
 
@@ -803,6 +877,7 @@ mod tests {
             bytes_acked: una,
             nxt_minus_una: (nxt - una) as u32,
             tsoffset: 0,
+            cookie: 0,
         }
     }
 

@@ -66,6 +66,22 @@ pub enum KernelCmd {
         #[arg(long)]
         deadline: Option<String>,
     },
+    /// Give one socket its own DA-LBE goal (for an agent running with --dalbe): register
+    /// it by the socket's cookie (SO_COOKIE) before the socket selects scv_shim.
+    Goal {
+        /// The socket's cookie (decimal or 0x hex).
+        #[arg(long)]
+        cookie: String,
+        /// Bytes the socket will send.
+        #[arg(long)]
+        size: Option<u64>,
+        /// Soft deadline after the socket's start, e.g. 30s.
+        #[arg(long)]
+        deadline: Option<String>,
+        /// Forget this socket's goal.
+        #[arg(long)]
+        clear: bool,
+    },
 }
 
 fn split_assignments(v: &[String]) -> Result<Vec<(String, String)>, String> {
@@ -236,6 +252,37 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
                     }
                 }
             }
+            Ok(())
+        }
+        KernelCmd::Goal {
+            cookie,
+            size,
+            deadline,
+            clear,
+        } => {
+            let c = parse_cookie(&cookie)?;
+            if clear {
+                crate::agent::clear_goal(c)?;
+                println!("socket {c}: goal removed");
+                return Ok(());
+            }
+            if size.is_none() && deadline.is_none() {
+                return Err("give --size BYTES and/or --deadline DURATION (or --clear)".into());
+            }
+            let deadline = deadline
+                .as_deref()
+                .map(|d| {
+                    scavenger_cc::units::parse_duration(d)
+                        .map_err(|e| format!("--deadline {d:?}: {e}"))
+                })
+                .transpose()?;
+            crate::agent::set_goal(c, scavenger_cc::dalbe::FlowGoal { size, deadline })?;
+            let show = |x: Option<String>| x.unwrap_or_else(|| "none".into());
+            println!(
+                "socket {c}: DA-LBE goal: size {}, deadline {} after its start (read by the agent when the socket selects scv_shim)",
+                show(size.map(|b| format!("{b} bytes"))),
+                show(deadline.map(|d| format!("{:.3} s", d.secs_f64())))
+            );
             Ok(())
         }
         KernelCmd::Set {

@@ -64,7 +64,7 @@ pub static ALGS: &[NativeAlg] = &[
         object: "scv_shim",
         layout: None,
         summary: "Shim: streams per-ACK samples to `scavenger kernel agent`, applies the agent's cwnd/pacing; Reno when the agent is silent",
-        extra_maps: &["scv_shim_ring", "scv_shim_cmd", "scv_shim_hb"],
+        extra_maps: &["scv_shim_ring", "scv_shim_cmd", "scv_shim_hb", "scv_shim_goal"],
     },
 ];
 

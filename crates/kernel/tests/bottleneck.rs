@@ -159,6 +159,19 @@ fn transfer(
     every: Duration,
     during: impl FnMut(&TcpStream, Duration) + Send + 'static,
 ) -> Transfer {
+    transfer_with(cc, secs, port, every, |_| {}, during)
+}
+
+/// `transfer`, with `setup(stream)` run after connecting and before the congestion
+/// control is selected.
+fn transfer_with(
+    cc: &str,
+    secs: f64,
+    port: u16,
+    every: Duration,
+    setup: impl FnOnce(&TcpStream) + Send + 'static,
+    during: impl FnMut(&TcpStream, Duration) + Send + 'static,
+) -> Transfer {
     let cc = cc.to_string();
     let (tx, rx) = std::sync::mpsc::channel();
     let sink = std::thread::spawn(move || {
@@ -181,6 +194,7 @@ fn transfer(
         let mut during = during;
         enter("scvk_snd");
         let mut s = TcpStream::connect(("10.77.2.2", port)).unwrap();
+        setup(&s);
         tcp::set_congestion(&s, &cc).unwrap();
         let got = tcp::congestion(&s).unwrap();
         let sport = s.local_addr().unwrap().port();
@@ -710,20 +724,38 @@ fn shim_applies_the_agents_pacing_rate() {
         let seen = std::sync::Arc::new(Mutex::new((0usize, 0usize)));
         let (a2, s2) = (agent.clone(), seen.clone());
         let port = 5320;
-        let t = transfer("scv_shim", 3.0, port, Duration::from_millis(5), move |s, el| {
-            if el < Duration::from_millis(500) {
-                return; // startup
-            }
-            let i = tcp::tcp_info(s).unwrap();
-            let recent = a2.recent_commands(s.local_addr().unwrap().port(), port);
-            let mut g = s2.lock().unwrap();
-            g.0 += 1;
-            g.1 += recent.iter().any(|c| c.pacing_rate > 0 && c.pacing_rate == i.pacing_rate) as usize;
-        });
+        let t = transfer(
+            "scv_shim",
+            3.0,
+            port,
+            Duration::from_millis(5),
+            move |s, el| {
+                if el < Duration::from_millis(500) {
+                    return; // startup
+                }
+                let i = tcp::tcp_info(s).unwrap();
+                let recent = a2.recent_commands(s.local_addr().unwrap().port(), port);
+                let mut g = s2.lock().unwrap();
+                g.0 += 1;
+                g.1 += recent
+                    .iter()
+                    .any(|c| c.pacing_rate > 0 && c.pacing_rate == i.pacing_rate)
+                    as usize;
+            },
+        );
         let (compared, matches) = *seen.lock().unwrap();
         let last = agent.command_for(t.sport, port);
-        std::sync::Arc::try_unwrap(agent).ok().expect("the transfer's closure is gone").stop().unwrap();
-        let mut rtts: Vec<f64> = t.samples.iter().filter(|(el, _)| el.as_secs_f64() > 1.5).map(|(_, i)| i.rtt_us as f64 / 1000.0).collect();
+        std::sync::Arc::try_unwrap(agent)
+            .ok()
+            .expect("the transfer's closure is gone")
+            .stop()
+            .unwrap();
+        let mut rtts: Vec<f64> = t
+            .samples
+            .iter()
+            .filter(|(el, _)| el.as_secs_f64() > 1.5)
+            .map(|(_, i)| i.rtt_us as f64 / 1000.0)
+            .collect();
         rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let mbit = t.acked as f64 * 8.0 / t.elapsed.as_secs_f64() / 1e6;
         let pacing_mbit = t.samples.last().unwrap().1.pacing_rate as f64 * 8.0 / 1e6;
@@ -734,9 +766,89 @@ fn shim_applies_the_agents_pacing_rate() {
         assert!(compared > 50, "too few samples ({compared})");
         assert!(matches * 10 >= compared * 8, "TCP_INFO pacing rate equals one of the agent's commands in {matches}/{compared} samples");
         // BBR paces at about the bottleneck rate (gains 0.75–1.25 in ProbeBW) and fills it.
-        assert!(pacing_mbit > 10.0 && pacing_mbit < 40.0, "pacing rate {pacing_mbit:.1} Mbit/s on a 20 Mbit/s bottleneck");
+        assert!(
+            pacing_mbit > 10.0 && pacing_mbit < 40.0,
+            "pacing rate {pacing_mbit:.1} Mbit/s on a 20 Mbit/s bottleneck"
+        );
         assert!(mbit > 15.0, "BBR in the agent moved {mbit:.1} Mbit/s");
-        assert!(rtts[rtts.len() / 2] < 60.0, "BBR's median RTT {} ms (cubic: ≈ 100 ms)", rtts[rtts.len() / 2]);
+        assert!(
+            rtts[rtts.len() / 2] < 60.0,
+            "BBR's median RTT {} ms (cubic: ≈ 100 ms)",
+            rtts[rtts.len() / 2]
+        );
+    }
+    drop(net);
+    assert_clean();
+}
+
+/// Per-socket DA-LBE goals: an agent running CUBIC under our `deadline` controller (LBE
+/// while ahead of schedule, plain CUBIC when behind) with a lax default goal (1 GB in an
+/// hour), and two sockets through the bottleneck at the same time, one of which
+/// registered its own goal by cookie (8 MB due 4 s after its start: behind schedule at
+/// 20 Mbit/s shared, so it must not yield). It gets most of the link; the other yields.
+#[test]
+fn shim_agent_takes_per_socket_dalbe_goals_by_cookie() {
+    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(net) = net_or_skip() else {
+        return;
+    };
+    {
+        let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
+        let mut cfg = AgentConfig::new("cubic");
+        cfg.dalbe = Some(DalbeConfig {
+            controller: "deadline".into(),
+            params: kv(&[("interval", "100ms")]),
+            size: Some(1_000_000_000),
+            deadline: Some(scavenger_cc::units::Dur::from_secs(3600)),
+        });
+        let agent = AgentHandle::spawn(cfg).unwrap();
+        let urgent = std::thread::spawn(|| {
+            transfer_with(
+                "scv_shim",
+                4.0,
+                5330,
+                Duration::from_millis(10),
+                |s| {
+                    let goal = scavenger_cc::dalbe::FlowGoal {
+                        size: Some(8_000_000),
+                        deadline: Some(scavenger_cc::units::Dur::from_secs(4)),
+                    };
+                    scavenger_kernel::agent::set_goal(tcp::cookie(s).unwrap(), goal).unwrap();
+                },
+                |_, _| {},
+            )
+        });
+        let relaxed = std::thread::spawn(|| {
+            transfer("scv_shim", 4.0, 5331, Duration::from_millis(10), |_, _| {})
+        });
+        let (u, r) = (urgent.join().unwrap(), relaxed.join().unwrap());
+        let st = agent.stop().unwrap();
+        // Goodput over the last 2 s (after slow start and the controllers' first ticks).
+        let mbit = |t: &Transfer| {
+            let from = t
+                .samples
+                .iter()
+                .find(|(el, _)| el.as_secs_f64() >= 2.0)
+                .expect("samples after 2 s");
+            let to = t.samples.last().unwrap();
+            (to.1.bytes_acked - from.1.bytes_acked) as f64 * 8.0
+                / (to.0 - from.0).as_secs_f64()
+                / 1e6
+        };
+        eprintln!("per-socket goals: urgent (own goal) {:.1} Mbit/s, relaxed (agent's goal) {:.1} Mbit/s; sockets with their own goal: {}", mbit(&u), mbit(&r), st.own_goals);
+        assert_eq!(
+            st.own_goals, 1,
+            "exactly the urgent socket had its own goal: {st:?}"
+        );
+        assert!(
+            mbit(&u) > 2.0 * mbit(&r),
+            "the socket behind its own schedule must take most of the link ({:.1} vs {:.1} Mbit/s)",
+            mbit(&u),
+            mbit(&r)
+        );
+        // Goals can be removed; an unknown cookie is an error naming it.
+        let e = scavenger_kernel::agent::clear_goal(12345).err().unwrap();
+        assert!(e.contains("12345"), "{e}");
     }
     drop(net);
     assert_clean();
