@@ -93,6 +93,12 @@ fn split_assignments(v: &[String]) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
+/// `--deadline DURATION`, if given.
+fn parse_deadline(d: Option<&str>) -> Result<Option<scavenger_cc::units::Dur>, String> {
+    d.map(|d| scavenger_cc::units::parse_duration(d).map_err(|e| format!("--deadline {d:?}: {e}")))
+        .transpose()
+}
+
 fn parse_cookie(s: &str) -> Result<u64, String> {
     let r = match s.strip_prefix("0x") {
         Some(h) => u64::from_str_radix(h, 16),
@@ -269,13 +275,7 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
             if size.is_none() && deadline.is_none() {
                 return Err("give --size BYTES and/or --deadline DURATION (or --clear)".into());
             }
-            let deadline = deadline
-                .as_deref()
-                .map(|d| {
-                    scavenger_cc::units::parse_duration(d)
-                        .map_err(|e| format!("--deadline {d:?}: {e}"))
-                })
-                .transpose()?;
+            let deadline = parse_deadline(deadline.as_deref())?;
             crate::agent::set_goal(c, scavenger_cc::dalbe::FlowGoal { size, deadline })?;
             let show = |x: Option<String>| x.unwrap_or_else(|| "none".into());
             println!(
@@ -335,13 +335,7 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
             }
             cfg.wake = scavenger_cc::units::Dur::from_micros(wake_us);
             if let Some(controller) = dalbe {
-                let deadline = deadline
-                    .as_deref()
-                    .map(|d| {
-                        scavenger_cc::units::parse_duration(d)
-                            .map_err(|e| format!("--deadline {d:?}: {e}"))
-                    })
-                    .transpose()?;
+                let deadline = parse_deadline(deadline.as_deref())?;
                 cfg.dalbe = Some(crate::agent::DalbeConfig {
                     controller,
                     params: split_assignments(&dalbe_params)?,

@@ -125,6 +125,22 @@ impl NativeAlg {
     }
 }
 
+/// What of ours is still registered or pinned (empty after every `unload` and every
+/// dropped `LoadGuard`): registered `scv_*` names and pin directories that exist.
+pub fn leftovers() -> Vec<String> {
+    let mut left: Vec<String> = available()
+        .into_iter()
+        .filter(|n| n.starts_with("scv_"))
+        .map(|n| format!("registered: {n}"))
+        .collect();
+    left.extend(
+        ALGS.iter()
+            .filter(|a| a.pin_dir().exists())
+            .map(|a| format!("pinned: {}", a.pin_dir().display())),
+    );
+    left
+}
+
 /// Names currently in tcp_available_congestion_control.
 pub fn available() -> Vec<String> {
     fs::read_to_string(AVAILABLE)

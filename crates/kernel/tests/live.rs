@@ -32,18 +32,8 @@ fn alg(name: &str) -> &'static manage::NativeAlg {
 }
 
 fn assert_clean() {
-    let avail = manage::available();
-    assert!(
-        !avail.iter().any(|n| n.starts_with("scv_")),
-        "left registered: {avail:?}"
-    );
-    for a in manage::ALGS {
-        assert!(
-            !a.pin_dir().exists(),
-            "left pinned: {}",
-            a.pin_dir().display()
-        );
-    }
+    let left = manage::leftovers();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }
 
 struct Transfer {
