@@ -609,8 +609,10 @@ fn shim_agent_runs_a_dalbe_metacontroller_per_socket() {
 /// TCP_INFO's cwnd is one of the agent's recent commands. A sample may lag the agent's
 /// newest command by the ACKs still in the ring buffer, hence the last 32 commands.
 /// Returns the median RTT (ms) of the second half.
-fn shim_follows_agent(algorithm: &str, port: u16) -> f64 {
-    let agent = std::sync::Arc::new(AgentHandle::spawn(AgentConfig::new(algorithm)).unwrap());
+fn shim_follows_agent(algorithm: &str, params: &[(&str, &str)], port: u16) -> f64 {
+    let mut cfg = AgentConfig::new(algorithm);
+    cfg.params = kv(params);
+    let agent = std::sync::Arc::new(AgentHandle::spawn(cfg).unwrap());
     // (compared, matching, samples per ca_state)
     let seen = std::sync::Arc::new(Mutex::new((0usize, 0usize, [0usize; 5])));
     let (a2, s2) = (agent.clone(), seen.clone());
@@ -678,19 +680,29 @@ fn shim_runs_ledbat_yield_cdg_vegas_in_the_agent() {
     {
         let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
         let mut rtt = Vec::new();
-        for (k, algo) in ["ledbat", "yield", "cdg", "vegas"].iter().enumerate() {
-            rtt.push(shim_follows_agent(algo, 5310 + k as u16));
+        // LEDBAT with TARGET 25 ms (RFC 6817's 100 ms is most of this 120 ms buffer, where
+        // it cannot be told from cubic) and without slow start (whose overshoot into the
+        // buffer takes LEDBAT's one-packet-per-RTT decrease seconds to drain).
+        let runs: [(&str, &[(&str, &str)]); 4] = [
+            ("ledbat", &[("target", "25ms"), ("slow_start", "false")]),
+            ("yield", &[]),
+            ("cdg", &[]),
+            ("vegas", &[]),
+        ];
+        for (k, (algo, params)) in runs.iter().enumerate() {
+            rtt.push(shim_follows_agent(algo, params, 5310 + k as u16));
         }
         // Vegas keeps α–β = 2–4 packets queued (under 2 ms at 20 Mbit/s); LEDBAT holds
-        // at most its TARGET (100 ms, RFC 6817) of the 120 ms buffer.
+        // about its TARGET of 25 ms (20–23 ms in three runs; the native scv_ledbat with
+        // the same flight-size cap keeps about 4 ms, docs/kernel.md).
         assert!(
             rtt[3] < 15.0,
             "Vegas in the agent: median RTT {} ms",
             rtt[3]
         );
         assert!(
-            rtt[0] < 110.0,
-            "LEDBAT in the agent: median RTT {} ms (TARGET 100 ms)",
+            rtt[0] > 10.0 && rtt[0] < 45.0,
+            "LEDBAT in the agent: median RTT {} ms (TARGET 25 ms)",
             rtt[0]
         );
     }
