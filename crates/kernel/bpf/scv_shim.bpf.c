@@ -139,7 +139,9 @@ static __always_inline __u64 wake_flag(__u32 kind, __u64 now)
 	return BPF_RB_FORCE_WAKEUP;
 }
 
-static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const struct rate_sample *rs)
+/* Streams one record stamped `now` (bpf_ktime_get_ns: cong_control reads the clock once
+ * per ACK for both the record and the heartbeat check). */
+static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const struct rate_sample *rs, __u64 now)
 {
 	struct tcp_sock *tp = scv_tcp_sk(sk);
 	struct scv_shim_ev *e;
@@ -150,7 +152,7 @@ static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const 
 		return;
 	}
 	e->id = shim_sock(sk)->id;
-	e->ts_ns = bpf_ktime_get_ns();
+	e->ts_ns = now;
 	e->kind = kind;
 	e->mss = tp->mss_cache;
 	e->delivered = tp->delivered;
@@ -194,7 +196,7 @@ static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const 
 		e->losses = 0;
 		e->app_limited = 0;
 	}
-	bpf_ringbuf_submit(e, wake_flag(kind, e->ts_ns));
+	bpf_ringbuf_submit(e, wake_flag(kind, now));
 }
 
 SEC("struct_ops/shim_init")
@@ -208,7 +210,7 @@ void BPF_PROG(bpf_shim_init, struct sock *sk)
 	s->paced = 0;
 	s->prr_delivered = 0;
 	SCV_STAT_ADD(scv_shim_sts, SCV_STAT_INIT, 1);
-	emit(sk, SCV_EV_OPEN, 0, 0);
+	emit(sk, SCV_EV_OPEN, 0, 0, bpf_ktime_get_ns());
 }
 
 SEC("struct_ops/shim_release")
@@ -218,7 +220,7 @@ void BPF_PROG(bpf_shim_release, struct sock *sk)
 	__u32 slot = (__u32)id & (SCV_SHIM_SLOTS - 1);
 	struct scv_shim_cmd *c = bpf_map_lookup_elem(&scv_shim_cmd, &slot);
 
-	emit(sk, SCV_EV_CLOSE, 0, 0);
+	emit(sk, SCV_EV_CLOSE, 0, 0, bpf_ktime_get_ns());
 	if (c && c->id == id)
 		c->cwnd = 0; /* free the slot's decision */
 }
@@ -252,7 +254,7 @@ void BPF_PROG(bpf_shim_cong_control, struct sock *sk, __u32 ack, int flag, const
 	__u64 id = s->id;
 	__u32 slot = (__u32)id & (SCV_SHIM_SLOTS - 1);
 
-	emit(sk, SCV_EV_ACK, (__u32)flag, rs);
+	emit(sk, SCV_EV_ACK, (__u32)flag, rs, now);
 	SCV_STAT_ADD(scv_shim_sts, SCV_STAT_ACKS, 1);
 	if (!stale)
 		stale = 200000000ULL;
@@ -292,7 +294,7 @@ SEC("struct_ops/shim_ssthresh")
 __u32 BPF_PROG(bpf_shim_ssthresh, struct sock *sk)
 {
 	SCV_STAT_ADD(scv_shim_sts, SCV_STAT_LOSS, 1);
-	emit(sk, SCV_EV_CONGESTION, 0, 0);
+	emit(sk, SCV_EV_CONGESTION, 0, 0, bpf_ktime_get_ns());
 	return tcp_reno_ssthresh(sk);
 }
 
@@ -303,7 +305,7 @@ void BPF_PROG(bpf_shim_set_state, struct sock *sk, __u8 new_state)
 	 * entered from outside both (CWR -> Recovery continues it, tcp_enter_recovery). */
 	if ((new_state == TCP_CA_CWR || new_state == TCP_CA_Recovery) && !in_reduction(sk))
 		shim_sock(sk)->prr_delivered = 0;
-	emit(sk, SCV_EV_STATE, new_state, 0);
+	emit(sk, SCV_EV_STATE, new_state, 0, bpf_ktime_get_ns());
 }
 
 /* CA_EVENT_TX_START: the first transmission with nothing in flight (tcp_event_data_sent),
@@ -312,7 +314,7 @@ SEC("struct_ops/shim_cwnd_event")
 void BPF_PROG(bpf_shim_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
 	if (ev == CA_EVENT_TX_START)
-		emit(sk, SCV_EV_TX_START, 0, 0);
+		emit(sk, SCV_EV_TX_START, 0, 0, bpf_ktime_get_ns());
 }
 
 SEC("struct_ops/shim_undo_cwnd")

@@ -466,7 +466,9 @@ impl Core {
                     bytes: mss,
                     bytes_in_flight: mss,
                     retransmission: nxt > una,
-                    seq: if nxt > una { una } else { nxt },
+                    // The head of the queue: new data at snd_nxt = snd_una, or the RTO's
+                    // retransmission of snd_una.
+                    seq: una,
                     app_limited: false,
                 };
                 f.cc.on_sent(now, &sent);
@@ -658,7 +660,7 @@ pub fn run(
     commanded: Commanded,
 ) -> Result<AgentStats, String> {
     let (info, params) = cfg.resolve()?;
-    let maps = open_maps()?;
+    let mut maps = open_maps()?;
     // The ring buffer callback gets this pointer; the loop below uses it only between polls.
     let dalbe = cfg.dalbe.as_ref().map(|d| d.resolve()).transpose()?;
     let core_ptr: *mut Core = Box::into_raw(Box::new(Core {
@@ -670,12 +672,7 @@ pub fn run(
         stats: AgentStats::default(),
         closed: Vec::new(),
         commanded,
-        goals: maps
-            .goal
-            .as_ref()
-            .map(|f| f.try_clone())
-            .transpose()
-            .map_err(|e| format!("scv_shim_goal: {e}"))?,
+        goals: maps.goal.take(),
     }));
     // SAFETY: core_ptr is the `Core` on_record expects; it lives until after `rb` is
     // dropped below, and this loop touches it only between polls.

@@ -68,6 +68,33 @@ fn bulk(cc: &str) -> Bulk {
     }
 }
 
+/// One row of the table: a congestion control the kernel has (its own or ours in BPF),
+/// or scv_shim with the agent running a crates/cc algorithm with a wake-up interval.
+struct Case {
+    label: String,
+    cc: &'static str,
+    /// (algorithm, wake-up interval in µs)
+    agent: Option<(&'static str, u64)>,
+}
+
+impl Case {
+    fn kernel(cc: &'static str) -> Case {
+        Case {
+            label: cc.to_string(),
+            cc,
+            agent: None,
+        }
+    }
+
+    fn agent(alg: &'static str, wake_us: u64) -> Case {
+        Case {
+            label: format!("scv_shim + agent {alg} (wake ≥ {wake_us} µs)"),
+            cc: "scv_shim",
+            agent: Some((alg, wake_us)),
+        }
+    }
+}
+
 /// (median, lower quartile, upper quartile).
 fn quartiles(mut v: Vec<f64>) -> (f64, f64, f64) {
     if v.is_empty() {
@@ -91,101 +118,87 @@ fn loopback_throughput_native_and_shim_vs_cubic() {
         .map(|n| LoadGuard::new(manage::find(n).unwrap(), &[]).unwrap())
         .collect();
     let shim = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
-    // (algorithm, wake-up interval of the agent in µs)
-    let agent_algs = [
-        ("ledbat", 100),
-        ("newreno", 100),
-        ("ledbat", 1000),
-        ("newreno", 1000),
-    ];
     // Cases; each round runs cubic right before every other case and records the ratio
     // to that cubic run, so that slow changes of the machine's load cancel. Kernel reno
     // is the control: its ratio shows how much of a difference is noise.
-    let mut cases: Vec<String> = vec!["reno".into()];
-    cases.extend(natives.iter().map(|s| s.to_string()));
+    let mut cases: Vec<Case> = vec![Case::kernel("reno")];
+    cases.extend(natives.iter().map(|n| Case::kernel(n)));
     cases.extend(
-        agent_algs
-            .iter()
-            .map(|(a, w)| format!("scv_shim + agent {a} (wake ≥ {w} µs)")),
+        [
+            ("ledbat", 100),
+            ("newreno", 100),
+            ("ledbat", 1000),
+            ("newreno", 1000),
+        ]
+        .map(|(a, w)| Case::agent(a, w)),
     );
-    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
-    let mut abs: Vec<Vec<f64>> = vec![Vec::new(); cases.len() + 1];
-    let mut cwnd: Vec<Vec<f64>> = vec![Vec::new(); cases.len() + 1];
-    let mut rtt: Vec<Vec<f64>> = vec![Vec::new(); cases.len() + 1];
-    let mut agent_cost: Vec<(String, f64, f64, f64, f64)> = Vec::new();
+    // Per case: its runs and their ratio to the cubic run before; and cubic's runs.
+    let mut runs: Vec<Vec<(Bulk, f64)>> = cases.iter().map(|_| Vec::new()).collect();
+    let mut cubic: Vec<Bulk> = Vec::new();
+    let mut agent_cost: Vec<Vec<[f64; 4]>> = cases.iter().map(|_| Vec::new()).collect();
     for round in 0..ROUNDS {
         for k in 0..cases.len() {
             let i = (k + round) % cases.len();
-            let cb = bulk("cubic");
-            let c = cb.rate;
-            abs[cases.len()].push(c);
-            cwnd[cases.len()].push(cb.cwnd);
-            rtt[cases.len()].push(cb.rtt_us);
-            let x = match cases[i].strip_prefix("scv_shim + agent ") {
-                Some(_) => {
-                    let (a, w) = agent_algs[i - 1 - natives.len()];
-                    let mut cfg = AgentConfig::new(a);
-                    cfg.wake = scavenger_cc::units::Dur::from_micros(w);
+            let c = bulk("cubic");
+            let x = match cases[i].agent {
+                Some((alg, wake_us)) => {
+                    let mut cfg = AgentConfig::new(alg);
+                    cfg.wake = scavenger_cc::units::Dur::from_micros(wake_us);
                     let h = AgentHandle::spawn(cfg).unwrap();
                     let r = bulk("scv_shim");
                     let st = h.stop().unwrap();
-                    let per_cmd = st.write_ns as f64 / st.commands.max(1) as f64;
-                    agent_cost.push((
-                        cases[i].clone(),
+                    agent_cost[i].push([
                         st.cpu_ns_per_ack(),
                         st.cpu_ns as f64 / st.wall_ns as f64,
                         st.handle_ns_per_ack(),
-                        per_cmd,
-                    ));
+                        st.write_ns as f64 / st.commands.max(1) as f64,
+                    ]);
                     r
                 }
-                None => bulk(&cases[i]),
+                None => bulk(cases[i].cc),
             };
-            abs[i].push(x.rate);
-            cwnd[i].push(x.cwnd);
-            rtt[i].push(x.rtt_us);
-            ratios[i].push(x.rate / c);
+            let ratio = x.rate / c.rate;
+            runs[i].push((x, ratio));
+            cubic.push(c);
         }
     }
-    let (cm, cl, ch) = quartiles(abs[cases.len()].clone());
+    let median = |v: Vec<f64>| quartiles(v).0;
+    let (cm, cl, ch) = quartiles(cubic.iter().map(|b| b.rate).collect());
     println!(
         "cubic: median {:.2} Gbit/s (quartiles {:.2}–{:.2}) over {} runs, cwnd {:.0}, srtt {:.0} µs",
         cm * 8e-9,
         cl * 8e-9,
         ch * 8e-9,
-        abs[cases.len()].len(),
-        quartiles(cwnd[cases.len()].clone()).0,
-        quartiles(rtt[cases.len()].clone()).0
+        cubic.len(),
+        median(cubic.iter().map(|b| b.cwnd).collect()),
+        median(cubic.iter().map(|b| b.rtt_us).collect())
     );
     println!(
         "| congestion control | Gbit/s median | ÷ cubic of the same round: median (quartiles) | cwnd (packets) | srtt (µs) |"
     );
     println!("|---|---|---|---|---|");
-    for (i, n) in cases.iter().enumerate() {
-        let (m, l, h) = quartiles(ratios[i].clone());
+    for (case, r) in cases.iter().zip(&runs) {
+        let (m, l, h) = quartiles(r.iter().map(|x| x.1).collect());
         println!(
-            "| {n} | {:.2} | {:.0} % ({:.0}–{:.0} %) | {:.0} | {:.0} |",
-            quartiles(abs[i].clone()).0 * 8e-9,
+            "| {} | {:.2} | {:.0} % ({:.0}–{:.0} %) | {:.0} | {:.0} |",
+            case.label,
+            median(r.iter().map(|x| x.0.rate).collect()) * 8e-9,
             100.0 * m,
             100.0 * l,
             100.0 * h,
-            quartiles(cwnd[i].clone()).0,
-            quartiles(rtt[i].clone()).0
+            median(r.iter().map(|x| x.0.cwnd).collect()),
+            median(r.iter().map(|x| x.0.rtt_us).collect())
         );
     }
-    for a in cases.iter().filter(|c| c.starts_with("scv_shim")) {
-        let col = |k: usize| {
-            quartiles(
-                agent_cost
-                    .iter()
-                    .filter(|x| &x.0 == a)
-                    .map(|x| [x.1, x.2, x.3, x.4][k])
-                    .collect(),
-            )
-            .0
-        };
+    for (case, costs) in cases
+        .iter()
+        .zip(&agent_cost)
+        .filter(|(c, _)| c.agent.is_some())
+    {
+        let col = |k: usize| median(costs.iter().map(|x| x[k]).collect());
         println!(
-            "{a}: {:.0} ns thread CPU per ACK ({:.1} % of one core); {:.0} ns per ACK decoding + algorithm; {:.0} ns per batch of decisions written",
+            "{}: {:.0} ns thread CPU per ACK ({:.1} % of one core); {:.0} ns per ACK decoding + algorithm; {:.0} ns per batch of decisions written",
+            case.label,
             col(0),
             100.0 * col(1),
             col(2),

@@ -148,6 +148,21 @@ struct Transfer {
     sport: u16,
 }
 
+impl Transfer {
+    /// Goodput over the transfer: what the receiver acknowledged while we sent.
+    fn mbit(&self) -> f64 {
+        self.acked as f64 * 8.0 / self.elapsed.as_secs_f64() / 1e6
+    }
+
+    /// TCP_INFO samples taken after `secs` seconds.
+    fn after(&self, secs: f64) -> impl Iterator<Item = &tcp::TcpInfo> {
+        self.samples
+            .iter()
+            .filter(move |(el, _)| el.as_secs_f64() > secs)
+            .map(|(_, i)| i)
+    }
+}
+
 /// Sends for `secs` from scvk_snd to scvk_rcv:`port` through the tbf bottleneck with
 /// congestion control `cc`; samples TCP_INFO every `every` and then runs
 /// `during(stream, elapsed)` (to change parameters, ...). The writer blocks on the send
@@ -235,20 +250,12 @@ struct Run {
 
 fn run(cc: &str, secs: f64) -> Run {
     let t = transfer(cc, secs, 5301, Duration::from_millis(10), |_, _| {});
-    let half: Vec<&tcp::TcpInfo> = t
-        .samples
-        .iter()
-        .filter(|(el, _)| el.as_secs_f64() > secs / 2.0)
-        .map(|(_, i)| i)
-        .collect();
-    let cwnds: Vec<u32> = half.iter().map(|i| i.snd_cwnd).take(12).collect();
+    let cwnds: Vec<u32> = t.after(secs / 2.0).map(|i| i.snd_cwnd).take(12).collect();
     eprintln!("{}: cwnd samples (second half) {cwnds:?}", t.cc);
-    let mut rtts: Vec<f64> = half.iter().map(|i| i.rtt_us as f64 / 1000.0).collect();
-    rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
     Run {
+        mbit: t.mbit(),
+        rtt_ms: median_rtt_ms(t.after(secs / 2.0)),
         cc: t.cc,
-        mbit: t.acked as f64 * 8.0 / t.elapsed.as_secs_f64() / 1e6,
-        rtt_ms: rtts[rtts.len() / 2],
     }
 }
 
@@ -267,6 +274,27 @@ fn net_or_skip() -> Option<Net> {
     }
 }
 
+/// Runs `body` with the namespaces up, one test at a time (registrations and the
+/// namespace names are global), or skips with the reason printed; afterwards the
+/// namespaces are gone and nothing of ours stays registered or pinned (the namespaces
+/// also go when `body` panics: `Net` deletes them on drop).
+fn with_bottleneck(body: impl FnOnce()) {
+    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(net) = net_or_skip() else {
+        return;
+    };
+    body();
+    drop(net);
+    assert_clean();
+}
+
+/// The median smoothed RTT (ms) of TCP_INFO samples.
+fn median_rtt_ms<'a>(samples: impl Iterator<Item = &'a tcp::TcpInfo>) -> f64 {
+    let mut rtts: Vec<f64> = samples.map(|i| i.rtt_us as f64 / 1000.0).collect();
+    rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    rtts[rtts.len() / 2]
+}
+
 fn assert_clean() {
     let left = manage::leftovers();
     assert!(left.is_empty(), "left behind: {left:?}");
@@ -281,11 +309,7 @@ fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 
 #[test]
 fn ledbat_and_yield_keep_the_bottleneck_queue_short_where_cubic_fills_it() {
-    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(net) = net_or_skip() else {
-        return;
-    };
-    {
+    with_bottleneck(|| {
         let _l = LoadGuard::new(
             manage::find("scv_ledbat").unwrap(),
             &[("target".into(), "25ms".into())],
@@ -348,9 +372,7 @@ fn ledbat_and_yield_keep_the_bottleneck_queue_short_where_cubic_fills_it() {
             ledbat_free.mbit,
             yld.mbit
         );
-    }
-    drop(net);
-    assert_clean();
+    });
 }
 
 /// Live parameters, global and per socket, on scv_ledbat. GAIN = 0 freezes the window in
@@ -359,11 +381,7 @@ fn ledbat_and_yield_keep_the_bottleneck_queue_short_where_cubic_fills_it() {
 /// does without a loss. ALLOWED_INCREASE 64 so that only GAIN and TARGET bound growth.
 #[test]
 fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
-    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(net) = net_or_skip() else {
-        return;
-    };
-    {
+    with_bottleneck(|| {
         let a = manage::find("scv_ledbat").unwrap();
         let _g = LoadGuard::new(
             a,
@@ -484,9 +502,7 @@ fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
                 .len(),
             1
         );
-    }
-    drop(net);
-    assert_clean();
+    });
 }
 
 /// LEDBAT++'s slow start grows by GAIN per ACKed segment (draft-irtf-iccrg-ledbat-plus-plus
@@ -495,11 +511,7 @@ fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
 /// 16 ACKed until the queueing delay reaches 3/4 of TARGET.
 #[test]
 fn ledbat_plus_plus_native_gain_divisor_limits_slow_start() {
-    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(net) = net_or_skip() else {
-        return;
-    };
-    {
+    with_bottleneck(|| {
         let a = manage::find("scv_ledbatpp").unwrap();
         let _g = LoadGuard::new(a, &kv(&[("max_gain_divisor", "1024")])).unwrap();
         let slow = transfer(
@@ -535,9 +547,7 @@ fn ledbat_plus_plus_native_gain_divisor_limits_slow_start() {
             max_fast > max_slow + 20,
             "GAIN 1/16 must grow faster than 1/1024 ({max_fast} vs {max_slow})"
         );
-    }
-    drop(net);
-    assert_clean();
+    });
 }
 
 /// A DA-LBE metacontroller in the agent, per socket: "working-hours"
@@ -546,11 +556,7 @@ fn ledbat_plus_plus_native_gain_divisor_limits_slow_start() {
 /// `offset` (time of day): 09:00 is inside 08:00–18:00, 20:00 is not.
 #[test]
 fn shim_agent_runs_a_dalbe_metacontroller_per_socket() {
-    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(net) = net_or_skip() else {
-        return;
-    };
-    {
+    with_bottleneck(|| {
         let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
         let run = |offset: &str, port: u16| {
             let mut cfg = AgentConfig::new("newreno");
@@ -598,9 +604,7 @@ fn shim_agent_runs_a_dalbe_metacontroller_per_socket() {
             plain > 3 * lbe,
             "outside working hours the window grows ({plain} vs {lbe})"
         );
-    }
-    drop(net);
-    assert_clean();
+    });
 }
 
 /// The shim with the agent running `algorithm` through the bottleneck: the socket runs
@@ -641,17 +645,10 @@ fn shim_follows_agent(algorithm: &str, params: &[(&str, &str)], port: u16) -> f6
         .stop()
         .unwrap();
     let st = manage::stats(manage::find("scv_shim").unwrap()).unwrap();
-    let mut rtts: Vec<f64> = t
-        .samples
-        .iter()
-        .filter(|(el, _)| el.as_secs_f64() > 1.0)
-        .map(|(_, i)| i.rtt_us as f64 / 1000.0)
-        .collect();
-    rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let rtt = rtts[rtts.len() / 2];
+    let rtt = median_rtt_ms(t.after(1.0));
     eprintln!(
         "scv_shim + agent {algorithm}: {:.1} Mbit/s, median RTT {rtt:.1} ms, {matches}/{compared} TCP_INFO samples outside CWR/Recovery equal to a recent command (samples per ca_state {states:?}), last command {cmd:?}, agent {:.0} ns/ACK, shim counters {st:?}",
-        t.acked as f64 * 8.0 / t.elapsed.as_secs_f64() / 1e6,
+        t.mbit(),
         stats.cpu_ns_per_ack()
     );
     assert_eq!(t.cc, "scv_shim");
@@ -673,11 +670,7 @@ fn shim_follows_agent(algorithm: &str, params: &[(&str, &str)], port: u16) -> f6
 /// delay-based ones behave as such behind the bottleneck (a lone cubic queues ≈ 100 ms).
 #[test]
 fn shim_runs_ledbat_yield_cdg_vegas_in_the_agent() {
-    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(net) = net_or_skip() else {
-        return;
-    };
-    {
+    with_bottleneck(|| {
         let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
         let mut rtt = Vec::new();
         // LEDBAT with TARGET 25 ms (RFC 6817's 100 ms is most of this 120 ms buffer, where
@@ -705,9 +698,7 @@ fn shim_runs_ledbat_yield_cdg_vegas_in_the_agent() {
             "LEDBAT in the agent: median RTT {} ms (TARGET 25 ms)",
             rtt[0]
         );
-    }
-    drop(net);
-    assert_clean();
+    });
 }
 
 /// The agent's pacing rate reaches the socket: BBR (crates/cc, which paces) in the agent
@@ -716,11 +707,7 @@ fn shim_runs_ledbat_yield_cdg_vegas_in_the_agent() {
 /// recent commands, and BBR keeps the queue short where cubic fills it.
 #[test]
 fn shim_applies_the_agents_pacing_rate() {
-    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(net) = net_or_skip() else {
-        return;
-    };
-    {
+    with_bottleneck(|| {
         let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
         let agent = std::sync::Arc::new(AgentHandle::spawn(AgentConfig::new("bbr")).unwrap());
         let seen = std::sync::Arc::new(Mutex::new((0usize, 0usize)));
@@ -752,18 +739,11 @@ fn shim_applies_the_agents_pacing_rate() {
             .expect("the transfer's closure is gone")
             .stop()
             .unwrap();
-        let mut rtts: Vec<f64> = t
-            .samples
-            .iter()
-            .filter(|(el, _)| el.as_secs_f64() > 1.5)
-            .map(|(_, i)| i.rtt_us as f64 / 1000.0)
-            .collect();
-        rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        let mbit = t.acked as f64 * 8.0 / t.elapsed.as_secs_f64() / 1e6;
+        let rtt = median_rtt_ms(t.after(1.5));
+        let mbit = t.mbit();
         let pacing_mbit = t.samples.last().unwrap().1.pacing_rate as f64 * 8.0 / 1e6;
         eprintln!(
-            "scv_shim + agent bbr: {mbit:.1} Mbit/s, median RTT {:.1} ms, pacing {pacing_mbit:.1} Mbit/s; {matches}/{compared} TCP_INFO pacing rates equal to a recent command; last {last:?}",
-            rtts[rtts.len() / 2]
+            "scv_shim + agent bbr: {mbit:.1} Mbit/s, median RTT {rtt:.1} ms, pacing {pacing_mbit:.1} Mbit/s; {matches}/{compared} TCP_INFO pacing rates equal to a recent command; last {last:?}"
         );
         assert!(compared > 50, "too few samples ({compared})");
         assert!(matches * 10 >= compared * 8, "TCP_INFO pacing rate equals one of the agent's commands in {matches}/{compared} samples");
@@ -773,14 +753,8 @@ fn shim_applies_the_agents_pacing_rate() {
             "pacing rate {pacing_mbit:.1} Mbit/s on a 20 Mbit/s bottleneck"
         );
         assert!(mbit > 15.0, "BBR in the agent moved {mbit:.1} Mbit/s");
-        assert!(
-            rtts[rtts.len() / 2] < 60.0,
-            "BBR's median RTT {} ms (cubic: ≈ 100 ms)",
-            rtts[rtts.len() / 2]
-        );
-    }
-    drop(net);
-    assert_clean();
+        assert!(rtt < 60.0, "BBR's median RTT {rtt} ms (cubic: ≈ 100 ms)");
+    });
 }
 
 /// Per-socket DA-LBE goals: an agent running CUBIC under our `deadline` controller (LBE
@@ -790,11 +764,7 @@ fn shim_applies_the_agents_pacing_rate() {
 /// 20 Mbit/s shared, so it must not yield). It gets most of the link; the other yields.
 #[test]
 fn shim_agent_takes_per_socket_dalbe_goals_by_cookie() {
-    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(net) = net_or_skip() else {
-        return;
-    };
-    {
+    with_bottleneck(|| {
         let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
         let mut cfg = AgentConfig::new("cubic");
         cfg.dalbe = Some(DalbeConfig {
@@ -851,7 +821,5 @@ fn shim_agent_takes_per_socket_dalbe_goals_by_cookie() {
         // Goals can be removed; an unknown cookie is an error naming it.
         let e = scavenger_kernel::agent::clear_goal(12345).err().unwrap();
         assert!(e.contains("12345"), "{e}");
-    }
-    drop(net);
-    assert_clean();
+    });
 }

@@ -196,6 +196,36 @@ fn ctrl_c_tears_the_testbed_down() {
     assert_eq!(namespaces_of(&id), Vec::<String>::new(), "namespaces left behind after SIGINT");
 }
 
+/// `can_run`, and the BPF objects of crates/kernel are usable here; says why not.
+fn can_run_with_kernel(test: &str) -> bool {
+    if !can_run(test) {
+        return false;
+    }
+    if let Some(why) = scavenger_kernel::unavailable_reason() {
+        say(&format!("SKIP {test}: {why}"));
+        return false;
+    }
+    true
+}
+
+/// The congestion control a testbed flow of our algorithm `alg` runs as, and how: our
+/// native BPF version, else the kernel's own, else our code in the scv_shim agent.
+fn kernel_datapath(alg: &str) -> (String, &'static str) {
+    use scavenger_testbed::run::{kernel_cc_for, kernel_ccs, native_for};
+    if let Some(a) = native_for(alg) {
+        (a.name.to_string(), "native")
+    } else if let Ok(k) = kernel_cc_for(alg, &kernel_ccs()) {
+        (k, "kernel")
+    } else {
+        ("scv_shim".to_string(), "scv_shim + agent")
+    }
+}
+
+/// The first flow's share of the two flows' goodput.
+fn share(a: f64, b: f64) -> f64 {
+    a / (a + b)
+}
+
 /// Issue 10 acceptance on the testbed: seed 000's 8/1 Mbit/s access link, 50 ms RTT,
 /// 70-packet buffers; a long-lived CUBIC foreground joins a background download at 3 s.
 /// Returns (background goodput, foreground goodput) over the run (bit/s) and the same
@@ -206,12 +236,7 @@ fn adsl_pair(bg: &str, params: &str) -> ((f64, f64), (f64, f64)) {
     ));
     let r = run_scenario(&sc, &RunOptions::default()).expect("run");
     let tb = r.record.testbed.as_ref().unwrap();
-    // The native BPF version, else the kernel's own, else our algorithm in the shim's agent.
-    let want = scavenger_testbed::run::native_for(bg)
-        .map(|a| a.name.to_string())
-        .or_else(|| scavenger_testbed::run::kernel_cc_for(bg, &scavenger_testbed::run::kernel_ccs()).ok())
-        .unwrap_or_else(|| "scv_shim".to_string());
-    assert_eq!(tb["flows"][0]["cc_in_use"], want.as_str(), "{tb}");
+    assert_eq!(tb["flows"][0]["cc_in_use"], kernel_datapath(bg).0.as_str(), "{tb}");
     let m = &r.record.metrics;
     let sim = scavenger_lab::run_scenario(&sc, 1).metrics;
     ((m.flows[0].goodput_bps, m.flows[1].goodput_bps), (sim.flows[0].goodput_bps, sim.flows[1].goodput_bps))
@@ -220,11 +245,7 @@ fn adsl_pair(bg: &str, params: &str) -> ((f64, f64), (f64, f64)) {
 #[test]
 fn native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link() {
     let _g = serial();
-    if !can_run("native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link") {
-        return;
-    }
-    if let Some(why) = scavenger_kernel::unavailable_reason() {
-        say(&format!("SKIP native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link: {why}"));
+    if !can_run_with_kernel("native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link") {
         return;
     }
     // LEDBAT with a 25 ms target: with RFC 6817's 100 ms the target is the whole
@@ -233,7 +254,6 @@ fn native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link() {
     // `params` reaching the BPF object's parameter map.
     let ((lbe, fg), (sim_lbe, sim_fg)) = adsl_pair("ledbat", "params = { target = \"25ms\" }");
     let ((cubic_bg, fg_vs_cubic), (sim_cubic_bg, sim_fg_vs_cubic)) = adsl_pair("cubic", "");
-    let share = |a: f64, b: f64| a / (a + b);
     say(&format!(
         "adsl 8/1 50 ms, goodput Mbit/s: testbed scv_ledbat {:.2} / cubic fg {:.2} (share {:.2}); cubic bg {:.2} / cubic fg {:.2}; simulator ledbat {:.2} / {:.2} (share {:.2}); cubic {:.2} / {:.2}",
         lbe / 1e6,
@@ -267,11 +287,7 @@ fn native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link() {
 #[test]
 fn dalbe_long_term_reduced_runs_on_kernel_sockets_through_the_shim() {
     let _g = serial();
-    if !can_run("dalbe_long_term_reduced_runs_on_kernel_sockets_through_the_shim") {
-        return;
-    }
-    if let Some(why) = scavenger_kernel::unavailable_reason() {
-        say(&format!("SKIP dalbe_long_term_reduced_runs_on_kernel_sockets_through_the_shim: {why}"));
+    if !can_run_with_kernel("dalbe_long_term_reduced_runs_on_kernel_sockets_through_the_shim") {
         return;
     }
     let sc = scenario("duration = \"45s\"\n[link]\nrate = \"20Mbit\"\ndelay = \"15ms\"\nbuffer = \"50 packets\"\n[[flow]]\nname = \"be\"\nalgorithm = \"cubic\"\n[[flow]]\nname = \"dalbe\"\nalgorithm = \"cubic\"\nstart = \"2s\"\nsize = \"18MB\"\ndeadline = \"30s\"\ndalbe = { controller = \"cubic-mbc\", interval = \"0.5s\", price_interval = \"3s\" }\n");
@@ -302,15 +318,10 @@ fn dalbe_long_term_reduced_runs_on_kernel_sockets_through_the_shim() {
 fn vegas_through_the_shim_yields_to_cubic_on_the_adsl_link_as_in_the_simulator() {
     let _g = serial();
     let name = "vegas_through_the_shim_yields_to_cubic_on_the_adsl_link_as_in_the_simulator";
-    if !can_run(name) {
-        return;
-    }
-    if let Some(why) = scavenger_kernel::unavailable_reason() {
-        say(&format!("SKIP {name}: {why}"));
+    if !can_run_with_kernel(name) {
         return;
     }
     let ((lbe, fg), (sim_lbe, sim_fg)) = adsl_pair("vegas", "");
-    let share = |a: f64, b: f64| a / (a + b);
     say(&format!(
         "adsl 8/1 50 ms, goodput Mbit/s: testbed vegas (shim) {:.2} / cubic fg {:.2} (share {:.2}); simulator {:.2} / {:.2} (share {:.2})",
         lbe / 1e6,
@@ -335,18 +346,17 @@ fn vegas_through_the_shim_yields_to_cubic_on_the_adsl_link_as_in_the_simulator()
 #[ignore = "a measurement for docs/validation.md, several minutes"]
 fn adsl_table_of_lbe_algorithms_on_kernel_tcp_and_in_the_simulator() {
     let _g = serial();
-    if !can_run("adsl_table") || scavenger_kernel::unavailable_reason().is_some() {
+    if !can_run_with_kernel("adsl_table") {
         return;
     }
-    let share = |a: f64, b: f64| a / (a + b);
     println!("| algorithm | datapath | testbed: LBE / CUBIC Mbit/s (share) | simulator: LBE / CUBIC Mbit/s (share) |");
     println!("|---|---|---|---|");
     for alg in ["cubic", "ledbat", "yield", "ledbat-plus-plus", "vegas", "nice", "tcp-lp", "westwood-lp", "cdg", "apple-ledbat"] {
         let ((l, f), (sl, sf)) = adsl_pair(alg, "");
-        let dp = scavenger_testbed::run::native_for(alg)
-            .map(|a| format!("native {}", a.name))
-            .or_else(|| scavenger_testbed::run::kernel_cc_for(alg, &scavenger_testbed::run::kernel_ccs()).ok().map(|k| format!("kernel {k}")))
-            .unwrap_or_else(|| "scv_shim + agent".into());
+        let dp = match kernel_datapath(alg) {
+            (_, how @ "scv_shim + agent") => how.to_string(),
+            (cc, how) => format!("{how} {cc}"),
+        };
         println!("| {alg} | {dp} | {:.2} / {:.2} ({:.2}) | {:.2} / {:.2} ({:.2}) |", l / 1e6, f / 1e6, share(l, f), sl / 1e6, sf / 1e6, share(sl, sf));
     }
 }
