@@ -271,10 +271,11 @@ void BPF_PROG(bpf_shim_cong_control, struct sock *sk, __u32 ack, int flag, const
 		if (c->ssthresh)
 			tp->snd_ssthresh = c->ssthresh;
 		if (in_reduction(sk)) {
-			/* The agent's window (or its ssthresh, if lower) is PRR's target. */
+			/* The agent's window (or its ssthresh, if lower) is PRR's target. PRR's
+			 * window stays above it while the pipe is (pipe + sndcnt, as Linux and
+			 * the simulator's sender): capping it at the target would stop sending,
+			 * the fast retransmit included, until the pipe had drained below. */
 			prr(sk, c->ssthresh && c->ssthresh < w ? c->ssthresh : w, flag, rs);
-			if (tp->snd_cwnd > w)
-				tp->snd_cwnd = w;
 		} else {
 			tp->snd_cwnd = w;
 		}
