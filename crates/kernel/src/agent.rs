@@ -386,16 +386,21 @@ struct Core {
     commanded: Commanded,
     /// scv_shim_goal (per-socket DA-LBE goals by cookie), when the shim is loaded.
     goals: Option<OwnedFd>,
+    /// CLOCK_MONOTONIC when the agent started: algorithms see time since then, so that
+    /// `Time::ZERO` is the start of the run as in the simulator (controllers such as
+    /// working-hours map it to a time of day), not the machine's boot.
+    epoch_ns: u64,
 }
 
 impl Core {
     fn flow(&mut self, ev: &ShimEvent) -> &mut Flow {
         let (info, params, seed, dalbe) = (self.info, &self.params, self.seed, &self.dalbe);
+        let epoch = self.epoch_ns;
         let (goals, stats) = (&self.goals, &mut self.stats);
         self.flows.entry(ev.id).or_insert_with(|| {
             let mss = (ev.mss as u64).max(1);
             let init = CcInit {
-                now: Time(ev.ts_ns),
+                now: Time(ev.ts_ns.saturating_sub(epoch)),
                 mss,
                 initial_cwnd: ev.snd_cwnd.max(1) as u64 * mss,
                 rng: Rng::new(seed ^ ev.id.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
@@ -433,7 +438,7 @@ impl Core {
                 dirty: true,
                 last: ShimCmd::default(),
                 sent_nxt: ev.una_nxt().1,
-                last_ts: ev.ts_ns,
+                last_ts: ev.ts_ns.saturating_sub(epoch),
                 owd_ref: None,
             }
         })
@@ -441,7 +446,7 @@ impl Core {
 
     fn handle(&mut self, ev: &ShimEvent) {
         self.stats.events += 1;
-        let now = Time(ev.ts_ns);
+        let now = Time(ev.ts_ns.saturating_sub(self.epoch_ns));
         match ev.kind {
             EV_OPEN => {
                 self.stats.opens += 1;
@@ -475,7 +480,7 @@ impl Core {
                 if nxt == una {
                     f.sent_nxt = nxt + mss;
                 }
-                f.last_ts = ev.ts_ns;
+                f.last_ts = now.nanos();
                 f.dirty = true;
             }
             EV_STATE => {
@@ -529,7 +534,7 @@ impl Core {
                 f.mss = mss;
                 let snd_nxt = ev.una_nxt().1;
                 f.report_sent(snd_nxt, ev.prior_in_flight as u64 * mss);
-                f.last_ts = ev.ts_ns;
+                f.last_ts = now.nanos();
                 f.ca_state = ev.ca_state;
                 f.last_ece = ev.flag & FLAG_ECE != 0;
                 let ack = f.ack_sample(ev);
@@ -673,6 +678,7 @@ pub fn run(
         closed: Vec::new(),
         commanded,
         goals: maps.goal.take(),
+        epoch_ns: monotonic_ns(),
     }));
     // SAFETY: core_ptr is the `Core` on_record expects; it lives until after `rb` is
     // dropped below, and this loop touches it only between polls.
@@ -842,6 +848,7 @@ mod tests {
             closed: Vec::new(),
             commanded: Commanded::default(),
             goals: None,
+            epoch_ns: 0,
         }
     }
 
