@@ -32,8 +32,10 @@ pub struct RateSample {
 pub struct AckSample {
     /// Bytes newly acknowledged by this ACK, cumulatively or by SACK.
     pub bytes_acked: u64,
-    /// Round-trip sample from this ACK (TCP timestamps; none when the echoed segment was
-    /// a retransmission, Karn's rule).
+    /// Round-trip sample from this ACK, as Linux's `ca_rtt_us` (the rate sample's RTT):
+    /// now minus the send time of the newest segment this ACK newly SACKs, else of the
+    /// newest it newly acknowledges cumulatively; none when the cumulative part covers a
+    /// retransmission (Karn's rule) or nothing new is acknowledged.
     pub rtt: Option<Dur>,
     /// One-way delay sample in nanoseconds: the receiver's clock when it sent the ACK
     /// (TSval) minus the sender's clock when it sent the echoed segment (TSecr). It
@@ -41,10 +43,11 @@ pub struct AckSample {
     /// minima are meaningful, as in RFC 6817. `None` when the datapath has no timestamps.
     pub owd: Option<i64>,
     /// The timestamp-echo RTT (RFC 7323 RTTM): now minus the time the segment whose TSval
-    /// this ACK echoes was sent, i.e. what a kernel module computes from TSecr. The
-    /// simulator's `rtt` is this same sample; a kernel datapath's `rtt` is the rate
-    /// sample's (send time of the newest acknowledged segment), so the two differ there.
-    /// TCP-LP's Linux clock model needs this one, consistent with `owd`.
+    /// this ACK echoes was sent, i.e. what a kernel module computes from TSecr. A delayed
+    /// ACK echoes the oldest segment it covers, so this is `rtt` plus the time the
+    /// receiver held that segment. Present for an echo of a retransmission too (the
+    /// timestamp names the transmission, RFC 7323 §4.1). TCP-LP's Linux clock model
+    /// needs this one, consistent with `owd`.
     pub ts_echo_rtt: Option<Dur>,
     /// Total bytes delivered (cumulatively or SACKed) since the connection started.
     pub delivered: u64,

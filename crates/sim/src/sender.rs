@@ -487,10 +487,17 @@ impl Sender {
         if let Some(l) = last_cum {
             self.stats.rtt.record(since(l).nanos());
         }
-        // The algorithm's sample stays the timestamp echo (our algorithms' Linux-module
-        // ports were validated against it; moving them to Linux's send-time ca_rtt is
-        // tracked in docs/deviations.md).
-        let rtt = (newly > 0 && !ack.ecr_retrans && ack.ts_ecr <= now.nanos()).then(|| Dur(now.nanos() - ack.ts_ecr));
+        // The algorithm's sample is Linux's ca_rtt_us (tcp_clean_rtx_queue: the newest
+        // newly SACKed segment, else the newest cumulatively acknowledged one, none when
+        // the cumulative part covers a retransmission), the rs->rtt_us a kernel
+        // congestion control and our BPF shim see. The timestamp echo, which is the
+        // oldest segment a delayed ACK covers (RFC 7323 §4.3), is kept as ts_echo_rtt
+        // for modules that compute from TSecr (TCP-LP).
+        let rtt = last_sack.or(last_cum).map(since);
+        // The echo identifies the transmission it came from, a retransmission included
+        // (RFC 7323 §4.1: no Karn ambiguity with timestamps), and Linux modules read
+        // rcv_tsecr whatever was retransmitted.
+        let echo_rtt = (newly > 0 && ack.ts_ecr <= now.nanos()).then(|| Dur(now.nanos() - ack.ts_ecr));
         let owd = Some(ack.rx_tsval - ack.ts_ecr as i64);
 
         if self.in_recovery && self.una >= self.recovery_point {
@@ -536,8 +543,7 @@ impl Sender {
             bytes_acked: newly,
             rtt,
             owd,
-            // The simulator's `rtt` is the timestamp-echo sample.
-            ts_echo_rtt: rtt,
+            ts_echo_rtt: echo_rtt,
             delivered: self.rate.delivered(),
             rate,
             prior_in_flight,
@@ -644,5 +650,69 @@ mod tests {
         p.on_ack(5 * MSS, 6 * MSS, 10 * MSS, MSS);
         // delivered 11, out 4: max(7, 5) + 1 = 8 MSS, capped at ssthresh − pipe = 4 MSS.
         assert_eq!(p.window, 10 * MSS);
+    }
+
+    /// A fixed 10-segment window that keeps every ACK sample it is given.
+    struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<scavenger_cc::AckSample>>>);
+
+    impl scavenger_cc::CongestionControl for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn on_ack(&mut self, _now: scavenger_cc::Time, ack: &scavenger_cc::AckSample) {
+            self.0.lock().unwrap().push(*ack);
+        }
+        fn on_congestion(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::CongestionEvent) {}
+        fn on_rto(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::RtoEvent) {}
+        fn cwnd(&self) -> u64 {
+            10 * MSS
+        }
+    }
+
+    #[test]
+    fn the_algorithm_gets_the_newest_segments_send_time_and_the_echo_separately() {
+        use crate::packet::{Kind, Packet};
+        use crate::sender::{Sender, SenderConfig};
+        use scavenger_cc::{Dur, Time};
+        let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let cfg = SenderConfig { flow: 0, mss: MSS as u32, header: 52, rwnd: u64::MAX, receiver_window: false, total_segs: None, last_seg_len: MSS as u32, pacing: false, ecn: false, prr: true };
+        let mut s = Sender::new(cfg, Box::new(Recorder(samples.clone())), Time::ZERO);
+        let ms = |m: u64| Time(m * 1_000_000);
+        // Segments 0 and 1 leave 10 ms apart; a delayed ACK covers both at 100 ms and, by
+        // RFC 7323 §4.3, echoes segment 0's TSval.
+        let p0 = s.next_packet(ms(0)).unwrap();
+        let p1 = s.next_packet(ms(10)).unwrap();
+        assert_eq!((p0.seg, p1.seg), (0, 1));
+        let mut ack = Packet::data(0, 0, 0, 52, 0, false);
+        ack.kind = Kind::Ack;
+        ack.ack = 2;
+        ack.ts_ecr = p0.tsval;
+        ack.rx_tsval = ms(60).nanos() as i64;
+        s.on_ack(ms(100), &ack);
+        let a = samples.lock().unwrap()[0];
+        // Linux ca_rtt_us: the newest acknowledged segment, 100 − 10 ms.
+        assert_eq!(a.rtt, Some(Dur::from_millis(90)));
+        // TSecr: the oldest, 100 − 0 ms; the OWD is the receiver's TSval minus TSecr.
+        assert_eq!(a.ts_echo_rtt, Some(Dur::from_millis(100)));
+        assert_eq!(a.owd, Some(ms(60).nanos() as i64));
+        assert_eq!(a.bytes_acked, 2 * MSS);
+
+        // Segment 2 leaves at 110 ms and is retransmitted at 400 ms; an ACK covering it
+        // gives no send-time sample (Karn), but its echo is the retransmission's TSval,
+        // 500 − 400 ms.
+        let p2 = s.next_packet(ms(110)).unwrap();
+        assert_eq!(p2.seg, 2);
+        s.on_rto(ms(400));
+        let r2 = s.next_packet(ms(400)).unwrap();
+        assert!(r2.retrans && r2.seg == 2);
+        let mut ack = Packet::data(0, 0, 0, 52, 0, false);
+        ack.kind = Kind::Ack;
+        ack.ack = 3;
+        ack.ts_ecr = r2.tsval;
+        ack.ecr_retrans = true;
+        ack.rx_tsval = ms(450).nanos() as i64;
+        s.on_ack(ms(500), &ack);
+        let a = samples.lock().unwrap()[1];
+        assert_eq!((a.rtt, a.ts_echo_rtt), (None, Some(Dur::from_millis(100))));
     }
 }

@@ -247,9 +247,12 @@ impl Linux44 {
         let now_ts = self.local_ts(now.nanos() as i128);
         // The ACK's TSecr is the sender's clock when the echoed segment left (now - RTT);
         // its TSval the receiver's clock when the ACK left (TSecr + OWD, clock offset
-        // included). Linux samples only with a valid RTT (`rtt_us > 0`).
-        let ts = match (ack.ts_echo_rtt.or(ack.rtt), ack.owd) {
-            (Some(rtt), Some(owd)) if rtt > Dur::ZERO => {
+        // included). Linux 4.4 samples only when `pkts_acked`'s `rtt_us` (ca_rtt_us, our
+        // `ack.rtt`) is valid, and then reads rcv_tsval/rcv_tsecr whatever they echo.
+        // A datapath without a separate echo sample gives its `rtt` as the echo.
+        let echo = ack.ts_echo_rtt.or(ack.rtt);
+        let ts = match (ack.rtt, echo, ack.owd) {
+            (Some(ca_rtt), Some(rtt), Some(owd)) if ca_rtt > Dur::ZERO && rtt > Dur::ZERO => {
                 let sent = now.nanos() as i128 - rtt.nanos() as i128;
                 Some((jiffies_ts(sent + owd as i128, self.receiver_uptime, self.remote_hz_true), self.local_ts(sent)))
             }
@@ -305,7 +308,7 @@ impl Exact {
             self.owd_sample(owd);
         }
         // inference = 3·(now - TSecr): the round trip of the echoed segment.
-        if let Some(rtt) = ack.rtt {
+        if let Some(rtt) = ack.rtt.and(ack.ts_echo_rtt.or(ack.rtt)) {
             if rtt > Dur::ZERO {
                 self.inference = Dur(rtt.0.saturating_mul(inf_mult));
             }
@@ -578,6 +581,23 @@ mod tests {
         ack_rtt(&mut v, 1_016, 200, 140);
         assert_eq!((linux(&v).remote_hz, linux(&v).sowd >> 3, linux(&v).inference), (246, 3_600_052, 150));
         assert_eq!((v.early_events, v.cwnd(), v.within_inference), (1, 6 * MSS, true));
+    }
+
+    #[test]
+    fn linux_takes_timestamps_from_the_echo_and_samples_only_with_a_valid_ca_rtt() {
+        // As linux_offset_widens…, but the datapath gives the newest segment's RTT (90 ms)
+        // and the echo (100 ms) apart: TSecr comes from the echo, so the reference times
+        // are the same as there.
+        let mut v = lp_with("linux-4.4");
+        let a = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_millis(90)), ts_echo_rtt: Some(Dur::from_millis(100)), owd: Some(40 * MS as i64), ..AckSample::empty(MSS) };
+        v.on_ack(Time(1_000 * MS), &a);
+        assert_eq!((linux(&v).remote_ref_time, linux(&v).local_ref_time, linux(&v).inference), (1_725_235, 825_225, 75));
+        // An ACK whose cumulative part covers a retransmission has no ca_rtt_us:
+        // tcp_lp_pkts_acked skips it even though the echo is there.
+        let before = (linux(&v).remote_ref_time, linux(&v).local_ref_time, linux(&v).sowd);
+        let a = AckSample { rtt: None, ..a };
+        v.on_ack(Time(1_008 * MS), &a);
+        assert_eq!((linux(&v).remote_ref_time, linux(&v).local_ref_time, linux(&v).sowd), before);
     }
 
     #[test]

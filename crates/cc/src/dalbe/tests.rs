@@ -309,12 +309,15 @@ fn mu_scaling_changes_vegas_decisions() {
 #[test]
 fn mu_scales_rtt_above_min_whole_rtt_and_owd() {
     let (mut w, log) = probe(Knobs { delay_based: true, base_rtt_based: true, mu: 2.0, ..Knobs::default() });
-    let a = |rtt_ms: u64, owd: i64| AckSample { rtt: Some(Dur::from_millis(rtt_ms)), owd: Some(owd), ..ack_at(MSS, MSS, 1, MSS) };
+    // The echo RTT is the send-time RTT plus 4 ms of delayed-ACK hold.
+    let a = |rtt_ms: u64, owd: i64| AckSample { rtt: Some(Dur::from_millis(rtt_ms)), ts_echo_rtt: Some(Dur::from_millis(rtt_ms + 4)), owd: Some(owd), ..ack_at(MSS, MSS, 1, MSS) };
     w.on_ack(Time(0), &a(40, -5_000_000));
     w.on_ack(Time(1), &a(60, 15_000_000));
-    // RTT' = 40 + (60 - 40)/2 = 50 ms; OWD' = -5 ms + (15 - -5)/2 ms = 5 ms.
+    // RTT' = 40 + (60 - 40)/2 = 50 ms; OWD' = -5 ms + (15 - -5)/2 ms = 5 ms; the echo
+    // scales about the same base: 40 + (64 - 40)/2 = 52 ms.
     let seen = log.lock().unwrap().acks[1];
     assert_eq!((seen.rtt, seen.owd), (Some(Dur::from_millis(50)), Some(5_000_000)));
+    assert_eq!(seen.ts_echo_rtt, Some(Dur::from_millis(52)));
     // The statistics keep raw samples.
     assert_eq!((w.info().rtt_min, w.info().rtt_latest), (Some(Dur::from_millis(40)), Some(Dur::from_millis(60))));
     // srtt = 40 + (60 - 40)/8 = 42.5 ms; flow mean (40 + 60)/2 = 50 ms.

@@ -119,13 +119,14 @@ impl DaLbe {
     /// RTT' = RTT_base + d/μ. Without base-RTT mode the whole RTT is divided by μ.
     fn scale_delays(&self, a: &mut AckSample) {
         let mu = if self.knobs.mu.is_finite() && self.knobs.mu > 1e-9 { self.knobs.mu } else { 1e-9 };
-        if let Some(r) = a.rtt {
-            a.rtt = Some(match (self.knobs.base_rtt_based, self.info.rtt_min) {
-                (true, Some(base)) => base + (r - base).mul_f64(1.0 / mu),
-                (true, None) => r,
-                (false, _) => r.mul_f64(1.0 / mu),
-            });
-        }
+        let scale = |r: Dur| match (self.knobs.base_rtt_based, self.info.rtt_min) {
+            (true, Some(base)) => base + (r - base).mul_f64(1.0 / mu),
+            (true, None) => r,
+            (false, _) => r.mul_f64(1.0 / mu),
+        };
+        a.rtt = a.rtt.map(scale);
+        // The echo RTT is the same delay seen through the timestamp (TCP-LP reads it).
+        a.ts_echo_rtt = a.ts_echo_rtt.map(scale);
         if let (Some(o), Some(base)) = (a.owd, self.info.owd_min) {
             a.owd = Some(base + ((o - base) as f64 / mu).round() as i64);
         }

@@ -28,8 +28,9 @@ impl ReceiverClock {
     pub fn on_ack(&mut self, now: Time, ack: &AckSample) -> Option<i64> {
         let owd = ack.owd?;
         let now_ns = now.nanos() as i64;
-        if let Some(rtt) = ack.rtt {
-            // TSecr = now − rtt, TSval = TSecr + owd.
+        // The echo RTT, not `ack.rtt` (Linux's sample of the newest segment): TSecr is
+        // the echoed segment's send time, now − ts_echo_rtt, and TSval = TSecr + owd.
+        if let Some(rtt) = ack.ts_echo_rtt.or(ack.rtt) {
             let r = now_ns - rtt.nanos() as i64 + owd;
             self.ack_path = Some(now_ns - r);
             return Some(r);
@@ -143,6 +144,12 @@ mod tests {
         // No timestamp at all: nothing.
         let a = AckSample::empty(1000);
         assert_eq!(c.on_ack(Time(0), &a), None);
+        // The echo, not the newest segment's RTT, dates TSecr: a delayed ACK at 200 ms
+        // whose echoed segment left at 150 ms (echo RTT 50 ms) while the newest left at
+        // 160 ms (rtt 40 ms): R = 200 − 50 + 25 + 7000 ms.
+        let (t, mut a) = ack(200, Some(40), 25, 0, 0, 0);
+        a.ts_echo_rtt = Some(Dur::from_millis(50));
+        assert_eq!(c.on_ack(t, &a), Some(7_175_000_000));
     }
 
     #[test]

@@ -147,7 +147,10 @@ fn head(id: &str, secs: u64, mbps: u64, rtt_ms: u64, buffer_lines: &str) -> Stri
 
 fn flow(name: &str, alg: &str, start_ms: u64, stop_ms: Option<u64>, params: &str) -> String {
     let stop = stop_ms.map_or(String::new(), |s| format!("stop = \"{s}ms\"\n"));
-    format!("[[flow]]\nname = \"{name}\"\nalgorithm = \"{alg}\"\nstart = \"{start_ms}ms\"\n{stop}{params}")
+    // Copa and Vivace ran as their authors' user-space UDP clients (§3.1: "only user-space
+    // UDP implementations are publicly available"), which acknowledge every packet.
+    let acks = if matches!(alg, "copa" | "vivace") { "delayed_ack = false\n" } else { "" };
+    format!("[[flow]]\nname = \"{name}\"\nalgorithm = \"{alg}\"\nstart = \"{start_ms}ms\"\n{stop}{acks}{params}")
 }
 
 /// §5.1: one flow alone, 2000 packets, L_max = 100 ms (EvaRate's default).
