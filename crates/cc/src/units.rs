@@ -142,6 +142,8 @@ impl Sub for Dur {
 }
 
 impl fmt::Display for Dur {
+    // `%` rather than is_multiple_of: the workspace builds with Rust 1.85 (is_multiple_of is 1.87).
+    #[allow(unknown_lints, clippy::manual_is_multiple_of)]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.0;
         if n % NANOS_PER_SEC == 0 {
@@ -161,6 +163,8 @@ impl fmt::Display for Time {
     }
 }
 impl fmt::Display for Rate {
+    // `%` rather than is_multiple_of: the workspace builds with Rust 1.85 (is_multiple_of is 1.87).
+    #[allow(unknown_lints, clippy::manual_is_multiple_of)]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
         if b >= 1_000_000_000 && b % 1_000_000_000 == 0 {

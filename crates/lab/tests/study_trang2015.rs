@@ -27,7 +27,7 @@ fn quick_is_a_subset_of_full_with_the_same_scenarios() {
     let quick = study("trang2015", true).unwrap();
     assert!(quick.experiments.len() < 60, "quick has {} experiments", quick.experiments.len());
     for e in &quick.experiments {
-        let f = full.experiments.iter().find(|f| f.id == e.id).unwrap_or_else(|| panic!("{} not in the full study", e.id));
+        let f = full.experiment(&e.id).unwrap_or_else(|| panic!("{} not in the full study", e.id));
         assert_eq!(scavenger_lab::work::item_key(&f.scenario, 1), scavenger_lab::work::item_key(&e.scenario, 1), "{}", e.id);
     }
     // §3.3: 5 capacities × 6 delays, ten ratios minus duplicates, × 10 (τ, γ) settings;
@@ -73,7 +73,7 @@ fn published_numbers_cover_tables_3_1_and_3_2_and_the_100_flow_test() {
 #[test]
 fn scenarios_use_the_set_ups_the_thesis_states() {
     let s = study("trang2015", false).unwrap();
-    let exp = |id: &str| &s.experiments.iter().find(|e| e.id == id).unwrap_or_else(|| panic!("{id}")).scenario;
+    let exp = |id: &str| &s.experiment(id).unwrap_or_else(|| panic!("{id}")).scenario;
     // §3.2: 10 Mb/s, 50 ms one way, B = 84 (= ceil BDP), 200 s, η over the last 150 s.
     let sc = exp(&vs_id("newreno", 84, None, Order::A));
     assert_eq!(sc.link.rate.bps(), 10_000_000);
@@ -110,7 +110,7 @@ fn run(ids: &[String]) -> Results {
     let s = study("trang2015", true).unwrap();
     let mut runs = BTreeMap::new();
     for id in ids {
-        let e = s.experiments.iter().find(|e| &e.id == id).unwrap_or_else(|| panic!("{id} not in the quick study"));
+        let e = s.experiment(id).unwrap_or_else(|| panic!("{id} not in the quick study"));
         let rec = scavenger_lab::work::WorkItem::new(e.id.clone(), e.scenario.clone(), 1).run();
         runs.insert(id.clone(), vec![(1, rec.metrics)]);
     }

@@ -10,7 +10,7 @@ use scavenger_net::{LossModel, QdiscConfig};
 use std::collections::{BTreeMap, HashSet};
 
 fn exp<'a>(s: &'a StudyDef, id: &str) -> &'a Scenario {
-    &s.experiments.iter().find(|e| e.id == id).unwrap_or_else(|| panic!("no experiment {id}")).scenario
+    &s.experiment(id).unwrap_or_else(|| panic!("no experiment {id}")).scenario
 }
 
 /// Packets of 1500 B in one bandwidth-delay product.
@@ -31,7 +31,7 @@ fn ids_are_unique_published_numbers_name_experiments_and_quick_is_a_subset_of_fu
         }
     }
     for e in &quick.experiments {
-        let f = full.experiments.iter().find(|f| f.id == e.id).unwrap_or_else(|| panic!("{} is not in the full study", e.id));
+        let f = full.experiment(&e.id).unwrap_or_else(|| panic!("{} is not in the full study", e.id));
         assert_eq!(scavenger_lab::work::item_key(&f.scenario, 1), scavenger_lab::work::item_key(&e.scenario, 1), "{}", e.id);
     }
     // Full: 4 variants × 3 buffers × 11 mixes + EvaRate++ in 2 buffers × 11; 10

@@ -17,6 +17,8 @@ const LOW_IMPACT: &[&str] = &["vegas", "nice", "apple-ledbat", "cdg", "westwood-
 
 /// A background flow as seed 000 ran it: CDG is stock Linux `tcp_cdg` (the ong2020
 /// study's configuration; the paper variant is seed 002's and its tests are hayes2011's).
+// 0.7071 is tcp_cdg's backoff_beta as seed 000 configured it, not an approximation of 1/√2.
+#[allow(clippy::approx_constant)]
 fn lbe(name: &str, alg: &str) -> scavenger_sim::FlowConfig {
     let mut f = flow(name, alg);
     if alg == "cdg" {

@@ -310,7 +310,7 @@ impl Cubic {
         // Linux: "if (delay == 0) delay = 1" (µs).
         let delay = rtt.max(Dur::from_micros(1));
         // "first time call or link delay decreases"
-        if self.delay_min.map_or(true, |d| d > delay) {
+        if self.delay_min.is_none_or(|d| d > delay) {
             self.delay_min = Some(delay);
         }
         if !self.found && self.w.in_slow_start() && self.cfg.hystart {
@@ -343,7 +343,7 @@ impl Cubic {
         if self.cfg.detect_delay {
             // Delay-increase detection: the minimum RTT of the round's first
             // HYSTART_MIN_SAMPLES samples exceeds delay_min + clamp(delay_min/8, 4ms, 16ms).
-            if self.curr_rtt.map_or(true, |c| c > delay) {
+            if self.curr_rtt.is_none_or(|c| c > delay) {
                 self.curr_rtt = Some(delay);
             }
             if self.sample_cnt < HYSTART_MIN_SAMPLES {

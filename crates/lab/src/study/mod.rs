@@ -313,6 +313,11 @@ pub fn study(name: &str, quick: bool) -> Result<StudyDef, String> {
 }
 
 impl StudyDef {
+    /// The experiment with this id.
+    pub fn experiment(&self, id: &str) -> Option<&Experiment> {
+        self.experiments.iter().find(|e| e.id == id)
+    }
+
     pub fn work_items(&self) -> Vec<WorkItem> {
         self.experiments.iter().flat_map(|e| self.seeds.iter().map(move |&s| WorkItem::new(e.id.clone(), e.scenario.clone(), s))).collect()
     }

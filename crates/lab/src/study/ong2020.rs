@@ -1124,7 +1124,7 @@ mod tests {
         assert_eq!(quick.experiments.iter().filter(|e| e.id.starts_with("ch5/") || e.id.starts_with("pre/")).count(), 7);
         // Quick experiments are full-study experiments (same ids, same scenarios).
         for e in &quick.experiments {
-            let f = full.experiments.iter().find(|f| f.id == e.id).unwrap_or_else(|| panic!("{} not in the full study", e.id));
+            let f = full.experiment(&e.id).unwrap_or_else(|| panic!("{} not in the full study", e.id));
             assert_eq!(crate::work::item_key(&f.scenario, 1), crate::work::item_key(&e.scenario, 1));
         }
     }
