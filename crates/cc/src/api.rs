@@ -77,6 +77,12 @@ pub struct AckSample {
 }
 
 impl AckSample {
+    /// The timestamp-echo RTT, or `rtt` from a datapath that gives no separate echo
+    /// sample: what modules that compute from TSecr (TCP-LP, EvaRate's receiver clock) use.
+    pub fn echo_rtt(&self) -> Option<Dur> {
+        self.ts_echo_rtt.or(self.rtt)
+    }
+
     /// A sample with everything zero/absent except `mss`; handy for tests and adapters.
     pub fn empty(mss: u64) -> AckSample {
         AckSample {

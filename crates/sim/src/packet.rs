@@ -37,9 +37,8 @@ pub struct Packet {
     pub ack: u32,
     pub sack: [(u32, u32); MAX_SACK_BLOCKS],
     pub nsack: u8,
-    /// Echoed sender timestamp (TSecr) and whether the echoed segment was a retransmission.
+    /// Echoed sender timestamp (TSecr).
     pub ts_ecr: u64,
-    pub ecr_retrans: bool,
     /// The receiver's timestamp clock (ns, including the clock offset). On an ACK: the
     /// receiver's TSval. On a data packet: the TSecr, i.e. the latest receiver TSval the
     /// sender had seen (RFC 7323 TS.Recent), `NO_TS_ECHO` before any; rLEDBAT (RFC 9840)
@@ -82,7 +81,7 @@ impl WirePacket for Packet {
 
 impl Packet {
     pub fn data(flow: u32, seg: u32, len: u32, header: u32, tsval: u64, retrans: bool) -> Packet {
-        Packet { flow, kind: Kind::Data, wire: len + header, seg, len, tsval, retrans, ack: 0, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, ts_ecr: 0, ecr_retrans: false, rx_tsval: 0, wnd: 0, ect: false, ce: false, ece: false, cwr: false }
+        Packet { flow, kind: Kind::Data, wire: len + header, seg, len, tsval, retrans, ack: 0, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, ts_ecr: 0, rx_tsval: 0, wnd: 0, ect: false, ce: false, ece: false, cwr: false }
     }
 
     /// ACK size: headers plus the SACK option (2 bytes + 8 per block, padded with two NOPs).

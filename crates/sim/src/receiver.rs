@@ -50,7 +50,6 @@ pub struct Receiver {
     delack_deadline: Option<Time>,
     last_ack_sent: u32,
     ts_recent: u64,
-    ts_recent_retrans: bool,
     /// RFC 3168 §6.1.3: set ECE on every ACK until a CWR arrives.
     ece: bool,
     /// Receive-side window controller (rLEDBAT), if any.
@@ -68,7 +67,7 @@ pub enum DataOutcome {
 
 impl Receiver {
     pub fn new(cfg: ReceiverConfig) -> Receiver {
-        Receiver { cfg, rcv_nxt: 0, ooo: Vec::new(), recent: None, pending: 0, delack_deadline: None, last_ack_sent: 0, ts_recent: 0, ts_recent_retrans: false, ece: false, control: None, right_edge: 0, stats: ReceiverStats::default() }
+        Receiver { cfg, rcv_nxt: 0, ooo: Vec::new(), recent: None, pending: 0, delack_deadline: None, last_ack_sent: 0, ts_recent: 0, ece: false, control: None, right_edge: 0, stats: ReceiverStats::default() }
     }
 
     /// Lets `c` choose the advertised window (RFC 9840 RCV.WND = min(fc.WND, RLWND)).
@@ -129,7 +128,6 @@ impl Receiver {
         // RFC 7323 §4.3: remember TSval of a segment that starts at or before the last ACK.
         if p.seg <= self.last_ack_sent {
             self.ts_recent = p.tsval;
-            self.ts_recent_retrans = p.retrans;
         }
         let mut new = false;
         let mut immediate = false;
@@ -220,7 +218,6 @@ impl Receiver {
         p.sack = sack;
         p.nsack = n as u8;
         p.ts_ecr = self.ts_recent;
-        p.ecr_retrans = self.ts_recent_retrans;
         p.rx_tsval = now.nanos() as i64 + self.cfg.clock_offset;
         p.ece = self.ece;
         p.wnd = self.advertise() as u32;

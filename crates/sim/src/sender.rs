@@ -709,7 +709,6 @@ mod tests {
         ack.kind = Kind::Ack;
         ack.ack = 3;
         ack.ts_ecr = r2.tsval;
-        ack.ecr_retrans = true;
         ack.rx_tsval = ms(450).nanos() as i64;
         s.on_ack(ms(500), &ack);
         let a = samples.lock().unwrap()[1];

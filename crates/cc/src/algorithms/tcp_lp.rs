@@ -249,9 +249,7 @@ impl Linux44 {
         // its TSval the receiver's clock when the ACK left (TSecr + OWD, clock offset
         // included). Linux 4.4 samples only when `pkts_acked`'s `rtt_us` (ca_rtt_us, our
         // `ack.rtt`) is valid, and then reads rcv_tsval/rcv_tsecr whatever they echo.
-        // A datapath without a separate echo sample gives its `rtt` as the echo.
-        let echo = ack.ts_echo_rtt.or(ack.rtt);
-        let ts = match (ack.rtt, echo, ack.owd) {
+        let ts = match (ack.rtt, ack.echo_rtt(), ack.owd) {
             (Some(ca_rtt), Some(rtt), Some(owd)) if ca_rtt > Dur::ZERO && rtt > Dur::ZERO => {
                 let sent = now.nanos() as i128 - rtt.nanos() as i128;
                 Some((jiffies_ts(sent + owd as i128, self.receiver_uptime, self.remote_hz_true), self.local_ts(sent)))
@@ -308,7 +306,7 @@ impl Exact {
             self.owd_sample(owd);
         }
         // inference = 3·(now - TSecr): the round trip of the echoed segment.
-        if let Some(rtt) = ack.rtt.and(ack.ts_echo_rtt.or(ack.rtt)) {
+        if let Some(rtt) = ack.rtt.and(ack.echo_rtt()) {
             if rtt > Dur::ZERO {
                 self.inference = Dur(rtt.0.saturating_mul(inf_mult));
             }

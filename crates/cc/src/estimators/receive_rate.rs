@@ -29,8 +29,8 @@ impl ReceiverClock {
         let owd = ack.owd?;
         let now_ns = now.nanos() as i64;
         // The echo RTT, not `ack.rtt` (Linux's sample of the newest segment): TSecr is
-        // the echoed segment's send time, now − ts_echo_rtt, and TSval = TSecr + owd.
-        if let Some(rtt) = ack.ts_echo_rtt.or(ack.rtt) {
+        // the echoed segment's send time, now − echo RTT, and TSval = TSecr + owd.
+        if let Some(rtt) = ack.echo_rtt() {
             let r = now_ns - rtt.nanos() as i64 + owd;
             self.ack_path = Some(now_ns - r);
             return Some(r);
