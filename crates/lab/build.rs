@@ -13,7 +13,11 @@ fn main() {
         .ok()
         .filter(|o| o.status.success())
         .is_some_and(|o| !o.stdout.is_empty());
-    println!("cargo:rustc-env=SCAVENGER_GIT_COMMIT={}{}", commit, if dirty { "-dirty" } else { "" });
+    println!(
+        "cargo:rustc-env=SCAVENGER_GIT_COMMIT={}{}",
+        commit,
+        if dirty { "-dirty" } else { "" }
+    );
     println!("cargo:rerun-if-changed=../../.git/HEAD");
     println!("cargo:rerun-if-changed=../../.git/index");
 }

@@ -16,7 +16,10 @@ pub mod units;
 
 pub use api::*;
 pub use params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue, RawParam};
-pub use receiver_api::{find_receiver, non_shrinking_window, ReceiveWindowControl, ReceiverAlgorithmInfo, RecvInit, RecvSample};
+pub use receiver_api::{
+    find_receiver, non_shrinking_window, ReceiveWindowControl, ReceiverAlgorithmInfo, RecvInit,
+    RecvSample,
+};
 pub use registry::{algorithms, find, AlgorithmInfo};
 pub use rng::Rng;
 pub use units::{Dur, Rate, Time};

@@ -9,12 +9,21 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ParamKind {
     /// A real number in [min, max].
-    Float { min: f64, max: f64 },
+    Float {
+        min: f64,
+        max: f64,
+    },
     /// An integer in [min, max].
-    Int { min: i64, max: i64 },
+    Int {
+        min: i64,
+        max: i64,
+    },
     Bool,
     /// A duration in [min, max], written with a unit ("100ms").
-    Duration { min: Dur, max: Dur },
+    Duration {
+        min: Dur,
+        max: Dur,
+    },
     /// One of a fixed set of words.
     Choice(&'static [&'static str]),
 }
@@ -61,7 +70,11 @@ pub struct ParamError {
 
 impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "algorithm `{}`: parameter `{}` = {} is not accepted; allowed: {}", self.algorithm, self.param, self.value, self.allowed)
+        write!(
+            f,
+            "algorithm `{}`: parameter `{}` = {} is not accepted; allowed: {}",
+            self.algorithm, self.param, self.value, self.allowed
+        )
     }
 }
 impl std::error::Error for ParamError {}
@@ -72,22 +85,44 @@ impl ParamKind {
             ParamKind::Float { min, max } => format!("a number in [{min}, {max}]"),
             ParamKind::Int { min, max } => format!("an integer in [{min}, {max}]"),
             ParamKind::Bool => "true or false".to_string(),
-            ParamKind::Duration { min, max } => format!("a duration in [{min}, {max}] ({DURATION_UNITS})"),
-            ParamKind::Choice(opts) => format!("one of {}", opts.iter().map(|o| format!("\"{o}\"")).collect::<Vec<_>>().join(", ")),
+            ParamKind::Duration { min, max } => {
+                format!("a duration in [{min}, {max}] ({DURATION_UNITS})")
+            }
+            ParamKind::Choice(opts) => format!(
+                "one of {}",
+                opts.iter()
+                    .map(|o| format!("\"{o}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 
     fn accept(&self, raw: &RawParam) -> Result<ParamValue, ()> {
         match (self, raw) {
-            (ParamKind::Float { min, max }, RawParam::Float(x)) if x.is_finite() && *x >= *min && *x <= *max => Ok(ParamValue::Float(*x)),
-            (ParamKind::Float { min, max }, RawParam::Int(i)) if (*i as f64) >= *min && (*i as f64) <= *max => Ok(ParamValue::Float(*i as f64)),
-            (ParamKind::Int { min, max }, RawParam::Int(i)) if i >= min && i <= max => Ok(ParamValue::Int(*i)),
+            (ParamKind::Float { min, max }, RawParam::Float(x))
+                if x.is_finite() && *x >= *min && *x <= *max =>
+            {
+                Ok(ParamValue::Float(*x))
+            }
+            (ParamKind::Float { min, max }, RawParam::Int(i))
+                if (*i as f64) >= *min && (*i as f64) <= *max =>
+            {
+                Ok(ParamValue::Float(*i as f64))
+            }
+            (ParamKind::Int { min, max }, RawParam::Int(i)) if i >= min && i <= max => {
+                Ok(ParamValue::Int(*i))
+            }
             (ParamKind::Bool, RawParam::Bool(b)) => Ok(ParamValue::Bool(*b)),
             (ParamKind::Duration { min, max }, RawParam::Text(s)) => match parse_duration(s) {
                 Ok(d) if d >= *min && d <= *max => Ok(ParamValue::Dur(d)),
                 _ => Err(()),
             },
-            (ParamKind::Choice(opts), RawParam::Text(s)) => opts.iter().find(|o| o.eq_ignore_ascii_case(s)).map(|o| ParamValue::Choice(o)).ok_or(()),
+            (ParamKind::Choice(opts), RawParam::Text(s)) => opts
+                .iter()
+                .find(|o| o.eq_ignore_ascii_case(s))
+                .map(|o| ParamValue::Choice(o))
+                .ok_or(()),
             _ => Err(()),
         }
     }
@@ -124,11 +159,16 @@ pub struct ParamSet {
 
 impl ParamSet {
     /// Defaults for every spec, then the user's values on top, each checked.
-    pub fn resolve<'a, I>(algorithm: &str, specs: &'static [ParamSpec], user: I) -> Result<ParamSet, ParamError>
+    pub fn resolve<'a, I>(
+        algorithm: &str,
+        specs: &'static [ParamSpec],
+        user: I,
+    ) -> Result<ParamSet, ParamError>
     where
         I: IntoIterator<Item = (&'a str, &'a RawParam)>,
     {
-        let mut values: Vec<(&'static str, ParamValue)> = specs.iter().map(|s| (s.name, s.default)).collect();
+        let mut values: Vec<(&'static str, ParamValue)> =
+            specs.iter().map(|s| (s.name, s.default)).collect();
         for (name, raw) in user {
             let Some(idx) = specs.iter().position(|s| s.name == name) else {
                 let known: Vec<&str> = specs.iter().map(|s| s.name).collect();
@@ -136,7 +176,11 @@ impl ParamSet {
                     algorithm: algorithm.to_string(),
                     param: name.to_string(),
                     value: raw.to_string(),
-                    allowed: if known.is_empty() { "this algorithm has no parameters".to_string() } else { format!("known parameters are {}", known.join(", ")) },
+                    allowed: if known.is_empty() {
+                        "this algorithm has no parameters".to_string()
+                    } else {
+                        format!("known parameters are {}", known.join(", "))
+                    },
                 });
             };
             let spec = &specs[idx];
@@ -152,7 +196,9 @@ impl ParamSet {
 
     /// Defaults only.
     pub fn defaults(specs: &'static [ParamSpec]) -> ParamSet {
-        ParamSet { values: specs.iter().map(|s| (s.name, s.default)).collect() }
+        ParamSet {
+            values: specs.iter().map(|s| (s.name, s.default)).collect(),
+        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &(&'static str, ParamValue)> {
@@ -160,13 +206,24 @@ impl ParamSet {
     }
 
     pub fn get(&self, name: &str) -> Option<ParamValue> {
-        self.values.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+        self.values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
     }
 
     /// Replaces one value (used by code, e.g. presets and tests); the kind must match.
     pub fn set(&mut self, name: &str, v: ParamValue) {
-        let slot = self.values.iter_mut().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no parameter `{name}`"));
-        assert_eq!(std::mem::discriminant(&slot.1), std::mem::discriminant(&v), "parameter `{name}` kind mismatch");
+        let slot = self
+            .values
+            .iter_mut()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("no parameter `{name}`"));
+        assert_eq!(
+            std::mem::discriminant(&slot.1),
+            std::mem::discriminant(&v),
+            "parameter `{name}` kind mismatch"
+        );
         slot.1 = v;
     }
 
@@ -210,11 +267,49 @@ mod tests {
     use super::*;
 
     static SPECS: &[ParamSpec] = &[
-        ParamSpec { name: "beta", kind: ParamKind::Float { min: 0.0, max: 1.0 }, default: ParamValue::Float(0.7), unit: "", doc: "", source: "" },
-        ParamSpec { name: "window", kind: ParamKind::Int { min: 1, max: 256 }, default: ParamValue::Int(8), unit: "RTTs", doc: "", source: "" },
-        ParamSpec { name: "target", kind: ParamKind::Duration { min: Dur(1), max: Dur::from_secs(10) }, default: ParamValue::Dur(Dur::from_millis(100)), unit: "", doc: "", source: "" },
-        ParamSpec { name: "mode", kind: ParamKind::Choice(&["linux", "freebsd"]), default: ParamValue::Choice("linux"), unit: "", doc: "", source: "" },
-        ParamSpec { name: "shadow", kind: ParamKind::Bool, default: ParamValue::Bool(true), unit: "", doc: "", source: "" },
+        ParamSpec {
+            name: "beta",
+            kind: ParamKind::Float { min: 0.0, max: 1.0 },
+            default: ParamValue::Float(0.7),
+            unit: "",
+            doc: "",
+            source: "",
+        },
+        ParamSpec {
+            name: "window",
+            kind: ParamKind::Int { min: 1, max: 256 },
+            default: ParamValue::Int(8),
+            unit: "RTTs",
+            doc: "",
+            source: "",
+        },
+        ParamSpec {
+            name: "target",
+            kind: ParamKind::Duration {
+                min: Dur(1),
+                max: Dur::from_secs(10),
+            },
+            default: ParamValue::Dur(Dur::from_millis(100)),
+            unit: "",
+            doc: "",
+            source: "",
+        },
+        ParamSpec {
+            name: "mode",
+            kind: ParamKind::Choice(&["linux", "freebsd"]),
+            default: ParamValue::Choice("linux"),
+            unit: "",
+            doc: "",
+            source: "",
+        },
+        ParamSpec {
+            name: "shadow",
+            kind: ParamKind::Bool,
+            default: ParamValue::Bool(true),
+            unit: "",
+            doc: "",
+            source: "",
+        },
     ];
 
     #[test]
@@ -222,7 +317,12 @@ mod tests {
         let target = RawParam::Text("25ms".into());
         let mode = RawParam::Text("FreeBSD".into());
         let beta = RawParam::Int(1);
-        let p = ParamSet::resolve("x", SPECS, [("target", &target), ("mode", &mode), ("beta", &beta)]).unwrap();
+        let p = ParamSet::resolve(
+            "x",
+            SPECS,
+            [("target", &target), ("mode", &mode), ("beta", &beta)],
+        )
+        .unwrap();
         assert_eq!(p.dur("target"), Dur::from_millis(25));
         assert_eq!(p.choice("mode"), "freebsd");
         assert_eq!(p.f64("beta"), 1.0);
@@ -237,12 +337,18 @@ mod tests {
         assert_eq!(e.param, "beta");
         assert!(e.to_string().contains("[0, 1]"), "{e}");
         let e = ParamSet::resolve("cdg", SPECS, [("gamma", &v)]).unwrap_err();
-        assert!(e.to_string().contains("gamma") && e.to_string().contains("known parameters are beta"), "{e}");
+        assert!(
+            e.to_string().contains("gamma") && e.to_string().contains("known parameters are beta"),
+            "{e}"
+        );
         let t = RawParam::Text("100".into());
         assert!(ParamSet::resolve("cdg", SPECS, [("target", &t)]).is_err());
         let w = RawParam::Float(2.5);
         assert!(ParamSet::resolve("cdg", SPECS, [("window", &w)]).is_err());
         let m = RawParam::Text("windows".into());
-        assert!(ParamSet::resolve("cdg", SPECS, [("mode", &m)]).unwrap_err().allowed.contains("\"linux\""));
+        assert!(ParamSet::resolve("cdg", SPECS, [("mode", &m)])
+            .unwrap_err()
+            .allowed
+            .contains("\"linux\""));
     }
 }

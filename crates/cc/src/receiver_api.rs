@@ -101,12 +101,18 @@ pub fn receiver_algorithms() -> &'static [&'static ReceiverAlgorithmInfo] {
 
 /// Looks a receive-side controller up by name or alias, case-insensitively.
 pub fn find_receiver(name: &str) -> Option<&'static ReceiverAlgorithmInfo> {
-    receiver_algorithms().iter().copied().find(|a| a.name.eq_ignore_ascii_case(name) || a.aliases.iter().any(|x| x.eq_ignore_ascii_case(name)))
+    receiver_algorithms().iter().copied().find(|a| {
+        a.name.eq_ignore_ascii_case(name) || a.aliases.iter().any(|x| x.eq_ignore_ascii_case(name))
+    })
 }
 
 /// The names a user may choose from, for error messages.
 pub fn known_receiver_names() -> String {
-    receiver_algorithms().iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+    receiver_algorithms()
+        .iter()
+        .map(|a| a.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -131,13 +137,28 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for a in receiver_algorithms() {
             for n in std::iter::once(&a.name).chain(a.aliases.iter()) {
-                assert!(seen.insert(n.to_ascii_lowercase()), "duplicate receiver controller name {n}");
+                assert!(
+                    seen.insert(n.to_ascii_lowercase()),
+                    "duplicate receiver controller name {n}"
+                );
             }
-            let c = a.instantiate(&ParamSet::defaults(a.params), RecvInit { now: Time::ZERO, mss: 1000, max_window: 1 << 20 });
+            let c = a.instantiate(
+                &ParamSet::defaults(a.params),
+                RecvInit {
+                    now: Time::ZERO,
+                    mss: 1000,
+                    max_window: 1 << 20,
+                },
+            );
             assert_eq!(c.name(), a.name);
             assert!(c.rwnd() >= 1000);
             for p in a.params {
-                assert!(!p.source.is_empty() && !p.doc.is_empty(), "{}: parameter {} lacks doc or source", a.name, p.name);
+                assert!(
+                    !p.source.is_empty() && !p.doc.is_empty(),
+                    "{}: parameter {} lacks doc or source",
+                    a.name,
+                    p.name
+                );
             }
         }
         assert!(find_receiver("RLEDBAT").is_some_and(|a| a.name == "rledbat"));

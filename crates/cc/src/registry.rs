@@ -35,12 +35,18 @@ pub fn algorithms() -> &'static [&'static AlgorithmInfo] {
 
 /// Looks an algorithm up by name or alias, case-insensitively.
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
-    algorithms().iter().copied().find(|a| a.name.eq_ignore_ascii_case(name) || a.aliases.iter().any(|x| x.eq_ignore_ascii_case(name)))
+    algorithms().iter().copied().find(|a| {
+        a.name.eq_ignore_ascii_case(name) || a.aliases.iter().any(|x| x.eq_ignore_ascii_case(name))
+    })
 }
 
 /// The names a user may choose from, for error messages.
 pub fn known_names() -> String {
-    algorithms().iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+    algorithms()
+        .iter()
+        .map(|a| a.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -52,12 +58,25 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for a in algorithms() {
             for n in std::iter::once(&a.name).chain(a.aliases.iter()) {
-                assert!(seen.insert(n.to_ascii_lowercase()), "duplicate algorithm name {n}");
+                assert!(
+                    seen.insert(n.to_ascii_lowercase()),
+                    "duplicate algorithm name {n}"
+                );
             }
             let mut pnames = std::collections::BTreeSet::new();
             for p in a.params {
-                assert!(pnames.insert(p.name), "{}: duplicate parameter {}", a.name, p.name);
-                assert!(!p.source.is_empty() && !p.doc.is_empty(), "{}: parameter {} lacks doc or source", a.name, p.name);
+                assert!(
+                    pnames.insert(p.name),
+                    "{}: duplicate parameter {}",
+                    a.name,
+                    p.name
+                );
+                assert!(
+                    !p.source.is_empty() && !p.doc.is_empty(),
+                    "{}: parameter {} lacks doc or source",
+                    a.name,
+                    p.name
+                );
                 use crate::params::{ParamKind as K, ParamValue as V};
                 let ok = match (p.kind, p.default) {
                     (K::Float { min, max }, V::Float(x)) => x >= min && x <= max,
@@ -67,7 +86,11 @@ mod tests {
                     (K::Choice(opts), V::Choice(c)) => opts.contains(&c),
                     _ => false,
                 };
-                assert!(ok, "{}: default of {} does not fit its kind", a.name, p.name);
+                assert!(
+                    ok,
+                    "{}: default of {} does not fit its kind",
+                    a.name, p.name
+                );
             }
             assert!(!a.source.is_empty());
         }

@@ -17,7 +17,11 @@ pub const MIN_SSTHRESH_SEGMENTS: u64 = 2;
 
 impl RenoWindow {
     pub fn new(initial_cwnd: u64) -> RenoWindow {
-        RenoWindow { cwnd: initial_cwnd, ssthresh: u64::MAX, ca_acked: 0 }
+        RenoWindow {
+            cwnd: initial_cwnd,
+            ssthresh: u64::MAX,
+            ca_acked: 0,
+        }
     }
 
     pub fn in_slow_start(&self) -> bool {

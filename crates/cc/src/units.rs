@@ -185,7 +185,15 @@ fn split_number(s: &str) -> Option<(f64, String)> {
     let end = s
         .char_indices()
         .find(|&(i, c)| {
-            !(c.is_ascii_digit() || c == '.' || c == '_' || ((c == 'e' || c == 'E') && i > 0 && s[i + 1..].starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+')) || ((c == '-' || c == '+') && (i == 0 || matches!(s.as_bytes()[i - 1], b'e' | b'E'))))
+            !(c.is_ascii_digit()
+                || c == '.'
+                || c == '_'
+                || ((c == 'e' || c == 'E')
+                    && i > 0
+                    && s[i + 1..]
+                        .starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+'))
+                || ((c == '-' || c == '+')
+                    && (i == 0 || matches!(s.as_bytes()[i - 1], b'e' | b'E'))))
         })
         .map(|(i, _)| i)
         .unwrap_or(s.len());
@@ -197,12 +205,15 @@ fn split_number(s: &str) -> Option<(f64, String)> {
 }
 
 pub const DURATION_UNITS: &str = "ns, us, ms, s, min, h (e.g. \"25ms\", \"1.5s\")";
-pub const RATE_UNITS: &str = "bit/s, kbit/s, Mbit/s, Gbit/s (also bps, kbps, Mbps, Gbps, kbit, Mbit, Gbit; e.g. \"8Mbit\")";
+pub const RATE_UNITS: &str =
+    "bit/s, kbit/s, Mbit/s, Gbit/s (also bps, kbps, Mbps, Gbps, kbit, Mbit, Gbit; e.g. \"8Mbit\")";
 pub const SIZE_UNITS: &str = "B, KB, KiB, MB, MiB, GB, GiB (e.g. \"2469KiB\")";
 
 /// Parses a duration such as "25ms", "1.5 s", "200us", "2min".
 pub fn parse_duration(s: &str) -> Result<Dur, String> {
-    let (n, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not a duration; use a number with a unit: {DURATION_UNITS}"))?;
+    let (n, unit) = split_number(s).ok_or_else(|| {
+        format!("\"{s}\" is not a duration; use a number with a unit: {DURATION_UNITS}")
+    })?;
     let scale = match unit.as_str() {
         "ns" => 1e-9,
         "us" | "µs" | "usec" => 1e-6,
@@ -210,8 +221,16 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
         "s" | "sec" | "secs" => 1.0,
         "min" | "mins" => 60.0,
         "h" | "hour" | "hours" => 3600.0,
-        "" => return Err(format!("\"{s}\" has no unit; allowed units: {DURATION_UNITS}")),
-        _ => return Err(format!("\"{s}\" has unknown unit \"{unit}\"; allowed units: {DURATION_UNITS}")),
+        "" => {
+            return Err(format!(
+                "\"{s}\" has no unit; allowed units: {DURATION_UNITS}"
+            ))
+        }
+        _ => {
+            return Err(format!(
+                "\"{s}\" has unknown unit \"{unit}\"; allowed units: {DURATION_UNITS}"
+            ))
+        }
     };
     if !n.is_finite() || n < 0.0 {
         return Err(format!("\"{s}\" must be a non-negative duration"));
@@ -222,15 +241,25 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
 /// Parses a rate such as "8Mbit", "8Mbps", "8 mbit/s", "1.5Gbit/s", "500kbps".
 /// Prefixes are decimal (k = 1000), as in networking practice.
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
-    let (n, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not a rate; use a number with a unit: {RATE_UNITS}"))?;
-    let u = unit.trim_end_matches("/s").trim_end_matches("ps").trim_end_matches("it");
+    let (n, unit) = split_number(s)
+        .ok_or_else(|| format!("\"{s}\" is not a rate; use a number with a unit: {RATE_UNITS}"))?;
+    let u = unit
+        .trim_end_matches("/s")
+        .trim_end_matches("ps")
+        .trim_end_matches("it");
     let scale = match u {
         "b" | "bit" => 1.0,
         "k" | "kb" | "kbit" => 1e3,
         "m" | "mb" | "mbit" => 1e6,
         "g" | "gb" | "gbit" => 1e9,
-        _ if unit.is_empty() => return Err(format!("\"{s}\" has no unit; allowed units: {RATE_UNITS}")),
-        _ => return Err(format!("\"{s}\" has unknown unit \"{unit}\"; allowed units: {RATE_UNITS}")),
+        _ if unit.is_empty() => {
+            return Err(format!("\"{s}\" has no unit; allowed units: {RATE_UNITS}"))
+        }
+        _ => {
+            return Err(format!(
+                "\"{s}\" has unknown unit \"{unit}\"; allowed units: {RATE_UNITS}"
+            ))
+        }
     };
     if !n.is_finite() || n < 0.0 {
         return Err(format!("\"{s}\" must be a non-negative rate"));
@@ -241,7 +270,8 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
 /// Parses a size such as "2469KiB", "64KB", "1500B", "1.5MiB". KB/MB/GB are decimal,
 /// KiB/MiB/GiB binary.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let (n, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not a size; use a number with a unit: {SIZE_UNITS}"))?;
+    let (n, unit) = split_number(s)
+        .ok_or_else(|| format!("\"{s}\" is not a size; use a number with a unit: {SIZE_UNITS}"))?;
     let scale = match unit.as_str() {
         "b" | "byte" | "bytes" => 1.0,
         "kb" | "k" => 1e3,
@@ -251,7 +281,11 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "gb" | "g" => 1e9,
         "gib" => 1024.0 * 1024.0 * 1024.0,
         "" => return Err(format!("\"{s}\" has no unit; allowed units: {SIZE_UNITS}")),
-        _ => return Err(format!("\"{s}\" has unknown unit \"{unit}\"; allowed units: {SIZE_UNITS}")),
+        _ => {
+            return Err(format!(
+                "\"{s}\" has unknown unit \"{unit}\"; allowed units: {SIZE_UNITS}"
+            ))
+        }
     };
     if !n.is_finite() || n < 0.0 {
         return Err(format!("\"{s}\" must be a non-negative size"));
@@ -272,19 +306,31 @@ mod tests {
         assert_eq!(parse_duration("18h").unwrap(), Dur::from_secs(18 * 3600));
         assert_eq!(parse_duration("7ns").unwrap(), Dur(7));
         assert!(parse_duration("25").unwrap_err().contains("no unit"));
-        assert!(parse_duration("25 parsecs").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("25 parsecs")
+            .unwrap_err()
+            .contains("unknown unit"));
         assert!(parse_duration("-1ms").is_err());
         assert!(parse_duration("ms").is_err());
     }
 
     #[test]
     fn rates_parse_common_spellings() {
-        for s in ["8Mbit", "8Mbps", "8mbit/s", "8 Mbit/s", "8000kbit", "8e6bps", "0.008Gbit"] {
+        for s in [
+            "8Mbit",
+            "8Mbps",
+            "8mbit/s",
+            "8 Mbit/s",
+            "8000kbit",
+            "8e6bps",
+            "0.008Gbit",
+        ] {
             assert_eq!(parse_rate(s).unwrap(), Rate(8_000_000), "{s}");
         }
         assert_eq!(parse_rate("1.5Mbit").unwrap(), Rate(1_500_000));
         assert!(parse_rate("8").unwrap_err().contains("no unit"));
-        assert!(parse_rate("8 furlongs").unwrap_err().contains("unknown unit"));
+        assert!(parse_rate("8 furlongs")
+            .unwrap_err()
+            .contains("unknown unit"));
     }
 
     #[test]

@@ -13,11 +13,25 @@ pub struct BenchCase {
 
 fn dumbbell(rate: Rate, rtt: Dur, buffer: u32, secs: u64, flows: Vec<FlowConfig>) -> SimConfig {
     let link = LinkConfig::new(rate, Dur(rtt.nanos() / 2), QueueLimit::Packets(buffer));
-    SimConfig { duration: Dur::from_secs(secs), seed: 1, forward: link.clone(), reverse: link, flows, measure: MeasureConfig::default() }
+    SimConfig {
+        duration: Dur::from_secs(secs),
+        seed: 1,
+        forward: link.clone(),
+        reverse: link,
+        flows,
+        measure: MeasureConfig::default(),
+    }
 }
 
 fn case_a() -> SimConfig {
-    let flows = (0..10).map(|i| FlowConfig::bulk(&format!("c{i}"), find("cubic").or(find("newreno")).expect("registered"))).collect();
+    let flows = (0..10)
+        .map(|i| {
+            FlowConfig::bulk(
+                &format!("c{i}"),
+                find("cubic").or(find("newreno")).expect("registered"),
+            )
+        })
+        .collect();
     dumbbell(Rate::from_mbps(100), Dur::from_millis(50), 1670, 30, flows)
 }
 
@@ -49,10 +63,27 @@ fn case_d() -> SimConfig {
 }
 
 pub static CASES: &[BenchCase] = &[
-    BenchCase { name: "a", about: "10 CUBIC flows, 100 Mbit/s, 50 ms RTT, 1670-packet buffer, 30 s", build: case_a },
-    BenchCase { name: "b", about: "100 NewReno flows, 1 Gbit/s, 40 ms RTT, 1000-packet buffer, 10 s, starts within 10 ms", build: case_b },
-    BenchCase { name: "c", about: "case b with CoDel (RFC 8289 defaults) on both directions", build: case_c },
-    BenchCase { name: "d", about: "case b with FQ-CoDel (RFC 8290 defaults) on both directions", build: case_d },
+    BenchCase {
+        name: "a",
+        about: "10 CUBIC flows, 100 Mbit/s, 50 ms RTT, 1670-packet buffer, 30 s",
+        build: case_a,
+    },
+    BenchCase {
+        name: "b",
+        about:
+            "100 NewReno flows, 1 Gbit/s, 40 ms RTT, 1000-packet buffer, 10 s, starts within 10 ms",
+        build: case_b,
+    },
+    BenchCase {
+        name: "c",
+        about: "case b with CoDel (RFC 8289 defaults) on both directions",
+        build: case_c,
+    },
+    BenchCase {
+        name: "d",
+        about: "case b with FQ-CoDel (RFC 8290 defaults) on both directions",
+        build: case_d,
+    },
 ];
 
 /// Peak resident set of this process in MiB (Linux), if known.

@@ -15,7 +15,8 @@ static HANDLER: OnceLock<bool> = OnceLock::new();
 
 /// Installs the Ctrl-C handler once per process (false if the platform refused it).
 pub fn install_interrupt_handler() -> bool {
-    *HANDLER.get_or_init(|| ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)).is_ok())
+    *HANDLER
+        .get_or_init(|| ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)).is_ok())
 }
 
 pub fn interrupted() -> bool {
@@ -38,7 +39,11 @@ pub struct Interrupted {
 
 pub trait Executor {
     /// Runs `items`, calling `done` on the calling thread as each finishes.
-    fn execute(&self, items: Vec<WorkItem>, done: &mut dyn FnMut(&WorkItem, RunRecord) -> Result<(), String>) -> Result<Result<(), Interrupted>, String>;
+    fn execute(
+        &self,
+        items: Vec<WorkItem>,
+        done: &mut dyn FnMut(&WorkItem, RunRecord) -> Result<(), String>,
+    ) -> Result<Result<(), Interrupted>, String>;
 }
 
 /// Runs items on this machine's cores.
@@ -49,17 +54,30 @@ pub struct LocalExecutor {
 
 impl LocalExecutor {
     pub fn new(progress: bool) -> LocalExecutor {
-        LocalExecutor { threads: std::thread::available_parallelism().map_or(1, |n| n.get()), progress }
+        LocalExecutor {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            progress,
+        }
     }
 }
 
 impl Executor for LocalExecutor {
-    fn execute(&self, items: Vec<WorkItem>, done: &mut dyn FnMut(&WorkItem, RunRecord) -> Result<(), String>) -> Result<Result<(), Interrupted>, String> {
+    fn execute(
+        &self,
+        items: Vec<WorkItem>,
+        done: &mut dyn FnMut(&WorkItem, RunRecord) -> Result<(), String>,
+    ) -> Result<Result<(), Interrupted>, String> {
         let total = items.len();
         let next = AtomicUsize::new(0);
         let bar = if self.progress {
             let b = indicatif::ProgressBar::new(total as u64);
-            b.set_style(indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} runs  {per_sec}  ETA {eta}").expect("valid template").progress_chars("=> "));
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:40}] {pos}/{len} runs  {per_sec}  ETA {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
             b
         } else {
             indicatif::ProgressBar::hidden()
@@ -102,17 +120,34 @@ impl Executor for LocalExecutor {
         if let Some(e) = error {
             return Err(e);
         }
-        Ok(if completed < total { Err(Interrupted { completed, remaining: total - completed }) } else { Ok(()) })
+        Ok(if completed < total {
+            Err(Interrupted {
+                completed,
+                remaining: total - completed,
+            })
+        } else {
+            Ok(())
+        })
     }
 }
 
 /// Runs `items` into `store`, skipping those already there unless `force`.
 /// Returns (ran, skipped) or the interruption.
-pub fn run_into_store(exec: &dyn Executor, store: &mut crate::store::Store, items: Vec<WorkItem>, force: bool) -> Result<Result<(usize, usize), Interrupted>, String> {
+pub fn run_into_store(
+    exec: &dyn Executor,
+    store: &mut crate::store::Store,
+    items: Vec<WorkItem>,
+    force: bool,
+) -> Result<Result<(usize, usize), Interrupted>, String> {
     let before = items.len();
-    let todo: Vec<WorkItem> = items.into_iter().filter(|w| force || !store.contains(&w.key)).collect();
+    let todo: Vec<WorkItem> = items
+        .into_iter()
+        .filter(|w| force || !store.contains(&w.key))
+        .collect();
     let skipped = before - todo.len();
     let n = todo.len();
-    let r = exec.execute(todo, &mut |w, rec| store.append(&w.key, &w.label, w.seed, &rec))?;
+    let r = exec.execute(todo, &mut |w, rec| {
+        store.append(&w.key, &w.label, w.seed, &rec)
+    })?;
     Ok(r.map(|_| (n, skipped)))
 }

@@ -7,7 +7,10 @@ use crate::error::InputError;
 use crate::toml_fields::Fields;
 use scavenger_cc::units::parse_bytes;
 use scavenger_cc::{Dur, Rate};
-use scavenger_net::{CodelParams, DeliveryTrace, FqCodelParams, Jitter, LossModel, OnOff, PieEstimator, PieParams, QdiscConfig, RedParams};
+use scavenger_net::{
+    CodelParams, DeliveryTrace, FqCodelParams, Jitter, LossModel, OnOff, PieEstimator, PieParams,
+    QdiscConfig, RedParams,
+};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use std::sync::Arc;
@@ -31,7 +34,10 @@ fn kind_of(s: &str) -> Option<&'static str> {
 fn pos_dur(t: &Fields, key: &str) -> Result<Option<Dur>, InputError> {
     let d = t.dur(key)?;
     if d == Some(Dur::ZERO) {
-        return Err(t.err(key, format!("{} must be greater than zero", t.raw(key).expect("present"))));
+        return Err(t.err(
+            key,
+            format!("{} must be greater than zero", t.raw(key).expect("present")),
+        ));
     }
     Ok(d)
 }
@@ -42,10 +48,18 @@ fn pos_bytes(t: &Fields, key: &str, max: u64) -> Result<Option<u64>, InputError>
         None => return Ok(None),
         Some(Value::Integer(i)) if *i > 0 => *i as u64,
         Some(Value::String(s)) => parse_bytes(s).map_err(|m| t.err(key, m))?,
-        Some(v) => return Err(t.err(key, format!("{v}: expected a positive number of bytes (e.g. 1514 or \"1514B\")"))),
+        Some(v) => {
+            return Err(t.err(
+                key,
+                format!("{v}: expected a positive number of bytes (e.g. 1514 or \"1514B\")"),
+            ))
+        }
     };
     if b == 0 || b > max {
-        return Err(t.err(key, format!("{b} bytes is out of range; allowed: 1 to {max} bytes")));
+        return Err(t.err(
+            key,
+            format!("{b} bytes is out of range; allowed: 1 to {max} bytes"),
+        ));
     }
     Ok(Some(b))
 }
@@ -82,7 +96,20 @@ pub fn parse_qdisc(f: &Fields, key: &str) -> Result<Option<QdiscConfig>, InputEr
             QdiscConfig::DropHead
         }
         "red" => {
-            t.only(&["kind", "min_th", "max_th", "max_p", "w_q", "gentle", "mode", "mean_pktsize", "wait", "target_delay", "ecn", "mark_p"])?;
+            t.only(&[
+                "kind",
+                "min_th",
+                "max_th",
+                "max_p",
+                "w_q",
+                "gentle",
+                "mode",
+                "mean_pktsize",
+                "wait",
+                "target_delay",
+                "ecn",
+                "mark_p",
+            ])?;
             let d = RedParams::default();
             let min_th = t.float("min_th", 0.0, 1e9)?;
             let max_th = t.float("max_th", 0.0, 1e9)?;
@@ -93,7 +120,10 @@ pub fn parse_qdisc(f: &Fields, key: &str) -> Result<Option<QdiscConfig>, InputEr
             }
             let max_p = t.float("max_p", 0.0, 1.0)?.unwrap_or(d.max_p);
             if max_p == 0.0 {
-                return Err(t.err("max_p", "0 is out of range; allowed: a number greater than 0 and at most 1"));
+                return Err(t.err(
+                    "max_p",
+                    "0 is out of range; allowed: a number greater than 0 and at most 1",
+                ));
             }
             let w_q = t.float("w_q", 0.0, 1.0)?;
             if w_q == Some(0.0) {
@@ -103,7 +133,12 @@ pub fn parse_qdisc(f: &Fields, key: &str) -> Result<Option<QdiscConfig>, InputEr
                 None => d.bytes,
                 Some("bytes") => true,
                 Some("packets") => false,
-                Some(m) => return Err(t.err("mode", format!("\"{m}\" is not a RED mode; allowed: \"packets\", \"bytes\""))),
+                Some(m) => {
+                    return Err(t.err(
+                        "mode",
+                        format!("\"{m}\" is not a RED mode; allowed: \"packets\", \"bytes\""),
+                    ))
+                }
             };
             QdiscConfig::Red(RedParams {
                 min_th,
@@ -112,7 +147,8 @@ pub fn parse_qdisc(f: &Fields, key: &str) -> Result<Option<QdiscConfig>, InputEr
                 w_q,
                 gentle: t.bool("gentle")?.unwrap_or(d.gentle),
                 bytes,
-                mean_pktsize: pos_bytes(&t, "mean_pktsize", 65_535)?.map_or(d.mean_pktsize, |b| b as u32),
+                mean_pktsize: pos_bytes(&t, "mean_pktsize", 65_535)?
+                    .map_or(d.mean_pktsize, |b| b as u32),
                 wait: t.bool("wait")?.unwrap_or(d.wait),
                 target_delay: pos_dur(&t, "target_delay")?.unwrap_or(d.target_delay),
                 ecn: t.bool("ecn")?.unwrap_or(d.ecn),
@@ -130,7 +166,21 @@ pub fn parse_qdisc(f: &Fields, key: &str) -> Result<Option<QdiscConfig>, InputEr
             })
         }
         "pie" => {
-            t.only(&["kind", "target", "t_update", "alpha", "beta", "max_burst", "ecn", "max_ecnth", "bytemode", "mean_pktsize", "derandomize", "estimator", "dq_threshold"])?;
+            t.only(&[
+                "kind",
+                "target",
+                "t_update",
+                "alpha",
+                "beta",
+                "max_burst",
+                "ecn",
+                "max_ecnth",
+                "bytemode",
+                "mean_pktsize",
+                "derandomize",
+                "estimator",
+                "dq_threshold",
+            ])?;
             let d = PieParams::default();
             let estimator = match t.str("estimator")? {
                 None | Some("timestamp") => {
@@ -155,13 +205,23 @@ pub fn parse_qdisc(f: &Fields, key: &str) -> Result<Option<QdiscConfig>, InputEr
                 ecn: t.bool("ecn")?.unwrap_or(d.ecn),
                 max_ecnth: t.float("max_ecnth", 0.0, 1.0)?.unwrap_or(d.max_ecnth),
                 bytemode: t.bool("bytemode")?.unwrap_or(d.bytemode),
-                mean_pktsize: pos_bytes(&t, "mean_pktsize", 65_535)?.map_or(d.mean_pktsize, |b| b as u32),
+                mean_pktsize: pos_bytes(&t, "mean_pktsize", 65_535)?
+                    .map_or(d.mean_pktsize, |b| b as u32),
                 derandomize: t.bool("derandomize")?.unwrap_or(d.derandomize),
                 estimator,
             })
         }
         _ => {
-            t.only(&["kind", "flows", "quantum", "target", "interval", "mtu", "ecn", "drop_batch"])?;
+            t.only(&[
+                "kind",
+                "flows",
+                "quantum",
+                "target",
+                "interval",
+                "mtu",
+                "ecn",
+                "drop_batch",
+            ])?;
             let d = FqCodelParams::default();
             QdiscConfig::FqCodel(FqCodelParams {
                 flows: t.int("flows", 1, 65_536)?.map_or(d.flows, |x| x as u32),
@@ -170,7 +230,9 @@ pub fn parse_qdisc(f: &Fields, key: &str) -> Result<Option<QdiscConfig>, InputEr
                 interval: pos_dur(&t, "interval")?.unwrap_or(d.interval),
                 mtu: pos_bytes(&t, "mtu", 65_535)?.map_or(d.mtu, |b| b as u32),
                 ecn: t.bool("ecn")?.unwrap_or(d.ecn),
-                drop_batch: t.int("drop_batch", 1, 65_536)?.map_or(d.drop_batch, |x| x as u32),
+                drop_batch: t
+                    .int("drop_batch", 1, 65_536)?
+                    .map_or(d.drop_batch, |x| x as u32),
             })
         }
     }))
@@ -305,7 +367,12 @@ pub fn ser_loss<S: Serializer>(l: &LossModel, s: S) -> Result<S::Ok, S::Error> {
             m.serialize_entry("kind", "bernoulli")?;
             m.serialize_entry("p", &p)?;
         }
-        LossModel::GilbertElliott { p, r, loss_good, loss_bad } => {
+        LossModel::GilbertElliott {
+            p,
+            r,
+            loss_good,
+            loss_bad,
+        } => {
             m.serialize_entry("kind", "gilbert-elliott")?;
             m.serialize_entry("p", &p)?;
             m.serialize_entry("r", &r)?;
@@ -348,12 +415,18 @@ pub fn ser_jitter<S: Serializer>(j: &Jitter, s: S) -> Result<S::Ok, S::Error> {
     let mut m = s.serialize_map(None)?;
     match *j {
         Jitter::None => m.serialize_entry("distribution", "none")?,
-        Jitter::Uniform { amount, preserve_order } => {
+        Jitter::Uniform {
+            amount,
+            preserve_order,
+        } => {
             m.serialize_entry("distribution", "uniform")?;
             m.serialize_entry("amount", &fmt_dur(amount))?;
             m.serialize_entry("preserve_order", &preserve_order)?;
         }
-        Jitter::Normal { stdev, preserve_order } => {
+        Jitter::Normal {
+            stdev,
+            preserve_order,
+        } => {
             m.serialize_entry("distribution", "normal")?;
             m.serialize_entry("amount", &fmt_dur(stdev))?;
             m.serialize_entry("preserve_order", &preserve_order)?;
@@ -397,22 +470,49 @@ pub fn parse_trace(f: &Fields, key: &str) -> Result<Option<TraceSpec>, InputErro
         Some(v) => return Err(f.err(key, format!("expected a file path or a table such as {{ file = \"trace.up\", opportunity_bytes = 1500 }}, found {v}"))),
     };
     let path = std::path::Path::new(&file);
-    let resolved = if path.is_absolute() { path.to_path_buf() } else { std::path::Path::new(f.file).parent().map_or_else(|| path.to_path_buf(), |d| d.join(path)) };
-    let text = std::fs::read_to_string(&resolved).map_err(|e| f.err(key, format!("cannot read trace file \"{}\": {e}", resolved.display())))?;
-    let trace = DeliveryTrace::parse(&text, bytes).map_err(|e| f.err(key, format!("trace file \"{}\": {e}", resolved.display())))?;
+    let resolved = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::path::Path::new(f.file)
+            .parent()
+            .map_or_else(|| path.to_path_buf(), |d| d.join(path))
+    };
+    let text = std::fs::read_to_string(&resolved).map_err(|e| {
+        f.err(
+            key,
+            format!("cannot read trace file \"{}\": {e}", resolved.display()),
+        )
+    })?;
+    let trace = DeliveryTrace::parse(&text, bytes)
+        .map_err(|e| f.err(key, format!("trace file \"{}\": {e}", resolved.display())))?;
     let format = match trace.format() {
         scavenger_net::trace::TraceFormat::Mahimahi => "mahimahi",
         scavenger_net::trace::TraceFormat::Native => "scavenger-trace v1",
     };
-    Ok(Some(TraceSpec { file, format, opportunities: trace.len(), period: trace.period(), mean_rate: trace.mean_rate(), trace: Arc::new(trace) }))
+    Ok(Some(TraceSpec {
+        file,
+        format,
+        opportunities: trace.len(),
+        period: trace.period(),
+        mean_rate: trace.mean_rate(),
+        trace: Arc::new(trace),
+    }))
 }
 
 /// Parses `on_off = { on = "9s", off = "1s", phase = "0s" }`.
 pub fn parse_on_off(f: &Fields, key: &str) -> Result<Option<OnOff>, InputError> {
-    let Some(t) = f.table(key)? else { return Ok(None) };
+    let Some(t) = f.table(key)? else {
+        return Ok(None);
+    };
     t.only(&["on", "off", "phase"])?;
-    let on = pos_dur(&t, "on")?.ok_or_else(|| t.err("on", "is required: how long the link is up in each cycle"))?;
-    let off = pos_dur(&t, "off")?.ok_or_else(|| t.err("off", "is required: how long the link is down in each cycle"))?;
+    let on = pos_dur(&t, "on")?
+        .ok_or_else(|| t.err("on", "is required: how long the link is up in each cycle"))?;
+    let off = pos_dur(&t, "off")?.ok_or_else(|| {
+        t.err(
+            "off",
+            "is required: how long the link is down in each cycle",
+        )
+    })?;
     let phase = t.dur("phase")?.unwrap_or(Dur::ZERO);
     Ok(Some(OnOff { on, off, phase }))
 }
@@ -446,6 +546,11 @@ pub fn parse_preset(f: &Fields, key: &str) -> Result<Option<Preset>, InputError>
         None => None,
         Some("wifi") | Some("wireless") | Some("802.11n") => Some(Preset::Wifi),
         Some("satellite") | Some("geo") => Some(Preset::Satellite),
-        Some(p) => return Err(f.err(key, format!("unknown preset \"{p}\"; known: wifi, satellite"))),
+        Some(p) => {
+            return Err(f.err(
+                key,
+                format!("unknown preset \"{p}\"; known: wifi, satellite"),
+            ))
+        }
     })
 }

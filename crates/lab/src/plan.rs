@@ -54,12 +54,21 @@ fn parse_values(f: &Fields, key_prefix: &str) -> Result<Vec<Value>, InputError> 
         return Err(f.err("values", "must be a list"));
     }
     let Some(r) = f.table("range")? else {
-        return Err(f.err(key_prefix, "needs `values = [...]` or `range = { from, to, step }`"));
+        return Err(f.err(
+            key_prefix,
+            "needs `values = [...]` or `range = { from, to, step }`",
+        ));
     };
     r.only(&["from", "to", "step", "unit"])?;
-    let from = r.float("from", f64::MIN, f64::MAX)?.ok_or_else(|| r.err("from", "is required"))?;
-    let to = r.float("to", f64::MIN, f64::MAX)?.ok_or_else(|| r.err("to", "is required"))?;
-    let step = r.float("step", f64::MIN_POSITIVE, f64::MAX)?.ok_or_else(|| r.err("step", "is required and must be positive"))?;
+    let from = r
+        .float("from", f64::MIN, f64::MAX)?
+        .ok_or_else(|| r.err("from", "is required"))?;
+    let to = r
+        .float("to", f64::MIN, f64::MAX)?
+        .ok_or_else(|| r.err("to", "is required"))?;
+    let step = r
+        .float("step", f64::MIN_POSITIVE, f64::MAX)?
+        .ok_or_else(|| r.err("step", "is required and must be positive"))?;
     if to < from {
         return Err(r.err("to", format!("{to} is below `from` ({from})")));
     }
@@ -86,25 +95,53 @@ fn parse_values(f: &Fields, key_prefix: &str) -> Result<Vec<Value>, InputError> 
 /// Reads a plan file; the base scenario path is relative to the plan.
 pub fn load_plan(path: &Path) -> Result<Plan, InputError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| InputError { file: file.clone(), field: String::new(), message: format!("cannot read the plan file: {e}") })?;
-    let table: Table = text.parse().map_err(|e: toml::de::Error| InputError { file: file.clone(), field: String::new(), message: format!("not valid TOML: {}", e.message()) })?;
+    let text = std::fs::read_to_string(path).map_err(|e| InputError {
+        file: file.clone(),
+        field: String::new(),
+        message: format!("cannot read the plan file: {e}"),
+    })?;
+    let table: Table = text.parse().map_err(|e: toml::de::Error| InputError {
+        file: file.clone(),
+        field: String::new(),
+        message: format!("not valid TOML: {}", e.message()),
+    })?;
     let top = Fields::new(&file, "", &table);
     top.only(&["name", "scenario", "seeds", "repetitions", "vary"])?;
-    let rel = top.str("scenario")?.ok_or_else(|| top.err("scenario", "is required: the base scenario file"))?;
+    let rel = top
+        .str("scenario")?
+        .ok_or_else(|| top.err("scenario", "is required: the base scenario file"))?;
     let base_path = path.parent().unwrap_or(Path::new(".")).join(rel);
     let base_file = base_path.display().to_string();
-    let base_text = std::fs::read_to_string(&base_path).map_err(|e| top.err("scenario", format!("cannot read \"{base_file}\": {e}")))?;
-    let base: Table = base_text.parse().map_err(|e: toml::de::Error| InputError { file: base_file.clone(), field: String::new(), message: format!("not valid TOML: {}", e.message()) })?;
+    let base_text = std::fs::read_to_string(&base_path)
+        .map_err(|e| top.err("scenario", format!("cannot read \"{base_file}\": {e}")))?;
+    let base: Table = base_text.parse().map_err(|e: toml::de::Error| InputError {
+        file: base_file.clone(),
+        field: String::new(),
+        message: format!("not valid TOML: {}", e.message()),
+    })?;
     let seeds = match (top.raw("seeds"), top.int("repetitions", 1, 100_000)?) {
-        (Some(_), Some(_)) => return Err(top.err("repetitions", "give either `seeds` or `repetitions`, not both")),
+        (Some(_), Some(_)) => {
+            return Err(top.err(
+                "repetitions",
+                "give either `seeds` or `repetitions`, not both",
+            ))
+        }
         (Some(Value::Array(xs)), None) => xs
             .iter()
             .map(|v| match v {
                 Value::Integer(i) if *i >= 0 => Ok(*i as u64),
-                other => Err(top.err("seeds", format!("{other} is not a seed; seeds are non-negative integers"))),
+                other => Err(top.err(
+                    "seeds",
+                    format!("{other} is not a seed; seeds are non-negative integers"),
+                )),
             })
             .collect::<Result<Vec<_>, _>>()?,
-        (Some(other), None) => return Err(top.err("seeds", format!("expected a list of integers, found {other}"))),
+        (Some(other), None) => {
+            return Err(top.err(
+                "seeds",
+                format!("expected a list of integers, found {other}"),
+            ))
+        }
         (None, Some(n)) => (1..=n as u64).collect(),
         (None, None) => vec![1],
     };
@@ -117,23 +154,50 @@ pub fn load_plan(path: &Path) -> Result<Plan, InputError> {
         if let Some(Value::Array(parts)) = v.raw("zip") {
             let mut cols: Vec<(String, Vec<Value>)> = Vec::new();
             for (i, p) in parts.iter().enumerate() {
-                let Value::Table(t) = p else { return Err(v.err(&format!("zip[{i}]"), "expected a table { set, values }")) };
+                let Value::Table(t) = p else {
+                    return Err(v.err(&format!("zip[{i}]"), "expected a table { set, values }"));
+                };
                 let pf = Fields::new(&file, format!("{}.zip[{i}]", v.path), t);
                 pf.only(&["set", "values", "range"])?;
-                let set = pf.str("set")?.ok_or_else(|| pf.err("set", "is required"))?.to_string();
+                let set = pf
+                    .str("set")?
+                    .ok_or_else(|| pf.err("set", "is required"))?
+                    .to_string();
                 cols.push((set, parse_values(&pf, "values")?));
             }
             let len = cols.first().map_or(0, |c| c.1.len());
             if let Some((set, c)) = cols.iter().find(|c| c.1.len() != len) {
                 return Err(v.err("zip", format!("zipped lists must have equal lengths; `{set}` has {} values, the first has {len}", c.len())));
             }
-            axes.push((0..len).map(|k| cols.iter().map(|(set, vals)| (set.clone(), vals[k].clone())).collect()).collect());
+            axes.push(
+                (0..len)
+                    .map(|k| {
+                        cols.iter()
+                            .map(|(set, vals)| (set.clone(), vals[k].clone()))
+                            .collect()
+                    })
+                    .collect(),
+            );
         } else {
-            let set = v.str("set")?.ok_or_else(|| v.err("set", "is required (or use `zip`)"))?.to_string();
-            axes.push(parse_values(&v, "values")?.into_iter().map(|x| vec![(set.clone(), x)]).collect());
+            let set = v
+                .str("set")?
+                .ok_or_else(|| v.err("set", "is required (or use `zip`)"))?
+                .to_string();
+            axes.push(
+                parse_values(&v, "values")?
+                    .into_iter()
+                    .map(|x| vec![(set.clone(), x)])
+                    .collect(),
+            );
         }
     }
-    Ok(Plan { name: top.str("name")?.unwrap_or("sweep").to_string(), base, base_file, seeds, axes })
+    Ok(Plan {
+        name: top.str("name")?.unwrap_or("sweep").to_string(),
+        base,
+        base_file,
+        seeds,
+        axes,
+    })
 }
 
 /// Sets `path` (dotted; array-of-table elements by index or by their `name`) in `t`.
@@ -143,11 +207,16 @@ pub fn assign(t: &mut Table, path: &str, value: Value) -> Result<(), String> {
     let mut i = 0;
     while i + 1 < parts.len() {
         let key = parts[i];
-        let entry = cur.entry(key.to_string()).or_insert_with(|| Value::Table(Table::new()));
+        let entry = cur
+            .entry(key.to_string())
+            .or_insert_with(|| Value::Table(Table::new()));
         cur = match entry {
             Value::Table(t) => t,
             Value::Array(items) => {
-                let sel = parts.get(i + 1).copied().ok_or_else(|| format!("`{path}`: `{key}` is a list; name an element"))?;
+                let sel = parts
+                    .get(i + 1)
+                    .copied()
+                    .ok_or_else(|| format!("`{path}`: `{key}` is a list; name an element"))?;
                 let idx = match sel.parse::<usize>() {
                     Ok(n) => n,
                     Err(_) => items
@@ -160,7 +229,11 @@ pub fn assign(t: &mut Table, path: &str, value: Value) -> Result<(), String> {
                 match items.get_mut(idx) {
                     Some(Value::Table(t)) => t,
                     Some(_) => return Err(format!("`{path}`: `{key}[{idx}]` is not a table")),
-                    None => return Err(format!("`{path}`: `{key}` has {len} elements, no index {idx}")),
+                    None => {
+                        return Err(format!(
+                            "`{path}`: `{key}` has {len} elements, no index {idx}"
+                        ))
+                    }
                 }
             }
             _ => return Err(format!("`{path}`: `{key}` is not a table")),
@@ -180,12 +253,25 @@ impl Plan {
     pub fn combinations(&self) -> Vec<(String, Vec<Assignment>)> {
         let mut combos: Vec<Vec<Assignment>> = vec![vec![]];
         for axis in &self.axes {
-            combos = combos.iter().flat_map(|c| axis.iter().map(move |alt| c.iter().cloned().chain(alt.iter().cloned()).collect())).collect();
+            combos = combos
+                .iter()
+                .flat_map(|c| {
+                    axis.iter()
+                        .map(move |alt| c.iter().cloned().chain(alt.iter().cloned()).collect())
+                })
+                .collect();
         }
         combos
             .into_iter()
             .map(|c| {
-                let label = if c.is_empty() { "base".to_string() } else { c.iter().map(|(p, v)| format!("{p}={}", value_label(v))).collect::<Vec<_>>().join(",") };
+                let label = if c.is_empty() {
+                    "base".to_string()
+                } else {
+                    c.iter()
+                        .map(|(p, v)| format!("{p}={}", value_label(v)))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                };
                 (label, c)
             })
             .collect()
@@ -197,7 +283,11 @@ impl Plan {
         for (label, sets) in self.combinations() {
             let mut t = self.base.clone();
             for (path, v) in &sets {
-                assign(&mut t, path, v.clone()).map_err(|m| InputError { file: self.base_file.clone(), field: path.clone(), message: m })?;
+                assign(&mut t, path, v.clone()).map_err(|m| InputError {
+                    file: self.base_file.clone(),
+                    field: path.clone(),
+                    message: m,
+                })?;
             }
             let sc = parse_table(&format!("{} [{label}]", self.base_file), &t)?;
             for &seed in &self.seeds {

@@ -16,7 +16,11 @@ pub struct ToolInfo {
 }
 
 pub fn tool_info() -> ToolInfo {
-    ToolInfo { name: "scavenger", version: env!("CARGO_PKG_VERSION"), git_commit: env!("SCAVENGER_GIT_COMMIT") }
+    ToolInfo {
+        name: "scavenger",
+        version: env!("CARGO_PKG_VERSION"),
+        git_commit: env!("SCAVENGER_GIT_COMMIT"),
+    }
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -40,7 +44,17 @@ pub struct RunRecord {
 pub fn run_scenario(scenario: &Scenario, seed: u64) -> RunRecord {
     let t0 = std::time::Instant::now();
     let metrics = scavenger_sim::run(scenario.to_sim(seed));
-    RunRecord { format: RECORD_FORMAT, tool: tool_info(), datapath: "sim", seed, scenario: scenario.clone(), events: metrics.events, wall_time_s: t0.elapsed().as_secs_f64(), metrics, testbed: None }
+    RunRecord {
+        format: RECORD_FORMAT,
+        tool: tool_info(),
+        datapath: "sim",
+        seed,
+        scenario: scenario.clone(),
+        events: metrics.events,
+        wall_time_s: t0.elapsed().as_secs_f64(),
+        metrics,
+        testbed: None,
+    }
 }
 
 impl RunRecord {
@@ -68,7 +82,12 @@ impl RunRecord {
             writeln!(w, ",bottleneck_utilisation,queue_pkts")?;
             for (i, t) in s.time_s.iter().enumerate() {
                 write!(w, "{t}")?;
-                for ((g, c), tr) in s.flow_goodput_bps.iter().zip(&s.flow_cwnd_bytes).zip(&s.flow_trace) {
+                for ((g, c), tr) in s
+                    .flow_goodput_bps
+                    .iter()
+                    .zip(&s.flow_cwnd_bytes)
+                    .zip(&s.flow_trace)
+                {
                     write!(w, ",{},{}", g[i], c[i])?;
                     for (_, col) in tr {
                         write!(w, ",{}", col[i])?;
@@ -87,16 +106,28 @@ impl RunRecord {
         let mut out = String::new();
         let m = &self.metrics;
         // The simulator counts events; the testbed counts the emulator's packets.
-        let (verb, what) = if self.datapath == "sim" { ("simulated", "events") } else { ("run on the testbed", "packets emulated") };
+        let (verb, what) = if self.datapath == "sim" {
+            ("simulated", "events")
+        } else {
+            ("run on the testbed", "packets emulated")
+        };
         out += &format!(
             "scenario {:?}  seed {}  {} {verb} in {:.3} s wall ({} {what})\n",
-            self.scenario.name,
-            self.seed,
-            self.scenario.duration,
-            self.wall_time_s,
-            m.events
+            self.scenario.name, self.seed, self.scenario.duration, self.wall_time_s, m.events
         );
-        out += &format!("{:<14} {:<12} {:>12} {:>12} {:>9} {:>9} {:>9} {:>8} {:>6} {:>10}\n", "flow", "algorithm", "goodput", "throughput", "rtt_mean", "rtt_p95", "fct", "retrans", "rto", "cwnd");
+        out += &format!(
+            "{:<14} {:<12} {:>12} {:>12} {:>9} {:>9} {:>9} {:>8} {:>6} {:>10}\n",
+            "flow",
+            "algorithm",
+            "goodput",
+            "throughput",
+            "rtt_mean",
+            "rtt_p95",
+            "fct",
+            "retrans",
+            "rto",
+            "cwnd"
+        );
         for f in &m.flows {
             let ms = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.1}ms"));
             out += &format!(
@@ -107,7 +138,8 @@ impl RunRecord {
                 format!("{:.3}Mbit/s", f.throughput_bps / 1e6),
                 ms(f.rtt_ms.mean),
                 ms(f.rtt_ms.p95),
-                f.completion_time_s.map_or("-".to_string(), |c| format!("{c:.3}s")),
+                f.completion_time_s
+                    .map_or("-".to_string(), |c| format!("{c:.3}s")),
                 f.retransmits,
                 f.timeouts,
                 f.final_cwnd_bytes
@@ -126,7 +158,14 @@ impl RunRecord {
             );
         }
         for j in &m.jain {
-            out += &format!("jain {:<10} {:.4} over [{}, {}] s for {}\n", j.name, j.index, j.from_s, j.to_s, j.flows.join(", "));
+            out += &format!(
+                "jain {:<10} {:.4} over [{}, {}] s for {}\n",
+                j.name,
+                j.index,
+                j.from_s,
+                j.to_s,
+                j.flows.join(", ")
+            );
         }
         out
     }

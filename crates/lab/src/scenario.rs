@@ -3,9 +3,9 @@
 //! records carry, with every default filled in.
 
 use crate::error::InputError;
+use crate::link_models::{self, Preset, TraceSpec};
 use crate::toml_fields::Fields;
 use scavenger_cc::{find, registry::known_names, Dur, ParamSet, ParamValue, Rate, RawParam, Time};
-use crate::link_models::{self, Preset, TraceSpec};
 use scavenger_net::{Jitter, LinkConfig, LossModel, OnOff, Outage, QdiscConfig, QueueLimit};
 use scavenger_sim::{FlowConfig, JainSpec, MeasureConfig, SimConfig};
 use serde::ser::{SerializeMap, Serializer};
@@ -17,7 +17,10 @@ const BDP_PACKET_BYTES: u64 = 1500;
 fn ser_display<T: std::fmt::Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&v.to_string())
 }
-fn ser_opt_display<T: std::fmt::Display, S: Serializer>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
+fn ser_opt_display<T: std::fmt::Display, S: Serializer>(
+    v: &Option<T>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     match v {
         Some(v) => s.serialize_str(&v.to_string()),
         None => s.serialize_none(),
@@ -154,7 +157,11 @@ pub enum FlowKind {
     },
     /// Web-like load: TCP flows arriving as a Poisson process, sizes from a distribution;
     /// drawn per run from the run's seed, named `NAME.1`, `NAME.2`, ...
-    Web { flows_per_s: f64, mean_size: u64, dist: SizeDist },
+    Web {
+        flows_per_s: f64,
+        mean_size: u64,
+        dist: SizeDist,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -163,7 +170,9 @@ pub enum SizeDist {
     Exponential,
     Fixed,
     /// Pareto with this shape (> 1) and the given mean.
-    Pareto { shape: f64 },
+    Pareto {
+        shape: f64,
+    },
 }
 
 impl SizeDist {
@@ -185,13 +194,21 @@ fn parse_kind(f: &Fields) -> Result<FlowKind, InputError> {
         None | Some("tcp") => {
             for k in ["rate", "packet_size", "arrivals"] {
                 if f.raw(k).is_some() {
-                    return Err(f.err(k, "only datagram flows (kind = \"cbr\") take a rate, packet_size or arrivals"));
+                    return Err(f.err(
+                        k,
+                        "only datagram flows (kind = \"cbr\") take a rate, packet_size or arrivals",
+                    ));
                 }
             }
             Ok(FlowKind::Tcp)
         }
         Some("cbr") => {
-            let rate = f.rate("rate")?.ok_or_else(|| f.err("rate", "is required for a datagram flow (e.g. rate = \"64kbit\")"))?;
+            let rate = f.rate("rate")?.ok_or_else(|| {
+                f.err(
+                    "rate",
+                    "is required for a datagram flow (e.g. rate = \"64kbit\")",
+                )
+            })?;
             let packet_size = f.int("packet_size", 1, 65_000)?.unwrap_or(1472) as u32;
             let poisson = match f.str("arrivals")? {
                 None | Some("constant") => false,
@@ -203,11 +220,25 @@ fn parse_kind(f: &Fields) -> Result<FlowKind, InputError> {
                     return Err(f.err(k, "does not apply to a datagram (kind = \"cbr\") flow"));
                 }
             }
-            Ok(FlowKind::Cbr { rate, packet_size, poisson })
+            Ok(FlowKind::Cbr {
+                rate,
+                packet_size,
+                poisson,
+            })
         }
         Some("web") => {
-            let per_s = f.float("flows_per_s", 1e-6, 1e6)?.ok_or_else(|| f.err("flows_per_s", "is required for web traffic: the mean rate of Poisson flow arrivals"))?;
-            let mean = f.bytes("mean_size")?.ok_or_else(|| f.err("mean_size", "is required for web traffic (e.g. mean_size = \"100KB\")"))?;
+            let per_s = f.float("flows_per_s", 1e-6, 1e6)?.ok_or_else(|| {
+                f.err(
+                    "flows_per_s",
+                    "is required for web traffic: the mean rate of Poisson flow arrivals",
+                )
+            })?;
+            let mean = f.bytes("mean_size")?.ok_or_else(|| {
+                f.err(
+                    "mean_size",
+                    "is required for web traffic (e.g. mean_size = \"100KB\")",
+                )
+            })?;
             if mean == 0 {
                 return Err(f.err("mean_size", "must be greater than zero"));
             }
@@ -219,12 +250,22 @@ fn parse_kind(f: &Fields) -> Result<FlowKind, InputError> {
             };
             for k in ["size", "total_size", "count", "deadline", "dalbe"] {
                 if f.raw(k).is_some() {
-                    return Err(f.err(k, "does not apply to web traffic (its flows' sizes and number are drawn)"));
+                    return Err(f.err(
+                        k,
+                        "does not apply to web traffic (its flows' sizes and number are drawn)",
+                    ));
                 }
             }
-            Ok(FlowKind::Web { flows_per_s: per_s, mean_size: mean, dist })
+            Ok(FlowKind::Web {
+                flows_per_s: per_s,
+                mean_size: mean,
+                dist,
+            })
         }
-        Some(other) => Err(f.err("kind", format!("\"{other}\" is not a flow kind; allowed: \"tcp\", \"cbr\" or \"web\""))),
+        Some(other) => Err(f.err(
+            "kind",
+            format!("\"{other}\" is not a flow kind; allowed: \"tcp\", \"cbr\" or \"web\""),
+        )),
     }
 }
 
@@ -292,26 +333,47 @@ pub struct Scenario {
 /// Reads and parses a scenario file.
 pub fn load(path: &std::path::Path) -> Result<Scenario, InputError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| InputError { file: file.clone(), field: String::new(), message: format!("cannot read the scenario file: {e}") })?;
+    let text = std::fs::read_to_string(path).map_err(|e| InputError {
+        file: file.clone(),
+        field: String::new(),
+        message: format!("cannot read the scenario file: {e}"),
+    })?;
     parse(&file, &text)
 }
 
 /// Parses scenario text; `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Scenario, InputError> {
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| InputError { file: file.to_string(), field: String::new(), message: format!("not valid TOML: {}", e.message()) })?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| InputError {
+        file: file.to_string(),
+        field: String::new(),
+        message: format!("not valid TOML: {}", e.message()),
+    })?;
     parse_table(file, &table)
 }
 
 /// Parses a scenario already read as a TOML table (sweep plans edit tables).
 pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputError> {
     let top = Fields::new(file, "", table);
-    top.only(&["name", "description", "duration", "seed", "link", "host", "flow", "measure"])?;
-    let duration = top.dur("duration")?.ok_or_else(|| top.err("duration", "is required (e.g. duration = \"60s\")"))?;
+    top.only(&[
+        "name",
+        "description",
+        "duration",
+        "seed",
+        "link",
+        "host",
+        "flow",
+        "measure",
+    ])?;
+    let duration = top
+        .dur("duration")?
+        .ok_or_else(|| top.err("duration", "is required (e.g. duration = \"60s\")"))?;
     if duration == Dur::ZERO {
         return Err(top.err("duration", "must be greater than zero"));
     }
     let seed = top.int("seed", 0, i64::MAX)?.unwrap_or(1) as u64;
-    let link_f = top.table("link")?.ok_or_else(|| top.err("link", "is required: the bottleneck's [link] table"))?;
+    let link_f = top
+        .table("link")?
+        .ok_or_else(|| top.err("link", "is required: the bottleneck's [link] table"))?;
     let link = parse_link(&link_f, duration)?;
     let hosts = parse_hosts(&top)?;
     let mut flows = Vec::new();
@@ -322,8 +384,13 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     for f in &flow_tables {
         let (base, members) = parse_flow(f, &hosts, duration, &mut flows)?;
-        if groups.iter().any(|(g, _)| *g == base) || flows.iter().filter(|x: &&FlowSpec| x.name == base).count() > 1 {
-            return Err(f.err("name", format!("\"{base}\" is used by more than one flow; names must be unique")));
+        if groups.iter().any(|(g, _)| *g == base)
+            || flows.iter().filter(|x: &&FlowSpec| x.name == base).count() > 1
+        {
+            return Err(f.err(
+                "name",
+                format!("\"{base}\" is used by more than one flow; names must be unique"),
+            ));
         }
         groups.push((base, members));
     }
@@ -339,14 +406,27 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
                 match groups.iter().find(|(g, _)| g == n) {
                     Some((_, ms)) => out.extend(ms.iter().cloned()),
                     None if flows.iter().any(|f| f.name == n) => out.push(n.to_string()),
-                    None => return Err(format!("no flow is named \"{n}\"; flows: {}", flows.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "))),
+                    None => {
+                        return Err(format!(
+                            "no flow is named \"{n}\"; flows: {}",
+                            flows
+                                .iter()
+                                .map(|f| f.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ))
+                    }
                 }
             }
             Ok(out)
         };
-        background = members(m.strings("background")?.unwrap_or_default()).map_err(|e| m.err("background", e))?;
+        background = members(m.strings("background")?.unwrap_or_default())
+            .map_err(|e| m.err("background", e))?;
         if !background.is_empty() && background.len() == flows.len() {
-            return Err(m.err("background", "names every flow; the slowdown needs at least one flow that is not background"));
+            return Err(m.err(
+                "background",
+                "names every flow; the slowdown needs at least one flow that is not background",
+            ));
         }
         series_bin = m.dur("series_bin")?;
         if series_bin == Some(Dur::ZERO) {
@@ -354,37 +434,73 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
         }
         for (i, j) in m.tables("jain")?.iter().enumerate() {
             j.only(&["name", "flows", "from", "to"])?;
-            let names = j.strings("flows")?.ok_or_else(|| j.err("flows", "is required: the flow names to compare"))?;
+            let names = j
+                .strings("flows")?
+                .ok_or_else(|| j.err("flows", "is required: the flow names to compare"))?;
             let members = members(names).map_err(|e| j.err("flows", e))?;
-            if let Some(w) = members.iter().find(|m| flows.iter().any(|f| &f.name == *m && matches!(f.kind, FlowKind::Web { .. }))) {
+            if let Some(w) = members.iter().find(|m| {
+                flows
+                    .iter()
+                    .any(|f| &f.name == *m && matches!(f.kind, FlowKind::Web { .. }))
+            }) {
                 return Err(j.err("flows", format!("\"{w}\" is web traffic, whose flows are drawn per run; Jain's index takes named flows")));
             }
             let from = j.dur("from")?.unwrap_or(Dur::ZERO);
             let to = j.dur("to")?.unwrap_or(duration);
             if to > duration {
-                return Err(j.err("to", format!("{to} is after the end of the run ({duration})")));
+                return Err(j.err(
+                    "to",
+                    format!("{to} is after the end of the run ({duration})"),
+                ));
             }
             if from >= to {
                 return Err(j.err("from", format!("{from} must be before `to` ({to})")));
             }
-            jain.push(JainGroup { name: j.str("name")?.map_or_else(|| format!("jain{i}"), str::to_string), flows: members, from, to });
+            jain.push(JainGroup {
+                name: j
+                    .str("name")?
+                    .map_or_else(|| format!("jain{i}"), str::to_string),
+                flows: members,
+                from,
+                to,
+            });
         }
     }
-    Ok(Scenario { name: top.str("name")?.unwrap_or("").to_string(), description: top.str("description")?.unwrap_or("").to_string(), duration, seed, link, hosts, flows, series_bin, jain, background })
+    Ok(Scenario {
+        name: top.str("name")?.unwrap_or("").to_string(),
+        description: top.str("description")?.unwrap_or("").to_string(),
+        duration,
+        seed,
+        link,
+        hosts,
+        flows,
+        series_bin,
+        jain,
+        background,
+    })
 }
 
 fn parse_buffer(f: &Fields, key: &str, rate: Rate, rtt: Dur) -> Result<Option<Buffer>, InputError> {
     if let Some(v @ (toml::Value::Integer(_) | toml::Value::Float(_))) = f.raw(key) {
         return Err(f.err(key, format!("{v} has no unit; write it as a string such as \"83 packets\", \"120KB\" or \"1BDP\"")));
     }
-    let Some(s) = f.str(key)? else { return Ok(None) };
+    let Some(s) = f.str(key)? else {
+        return Ok(None);
+    };
     let lower = s.trim().to_ascii_lowercase();
     let allowed = "a number of packets (\"83 packets\", \"83pkt\"), a size (\"120KB\", \"64KiB\") or a multiple of the bandwidth-delay product (\"1BDP\", \"0.5bdp\")";
-    let num_of = |suffixes: &[&str]| suffixes.iter().find_map(|suf| lower.strip_suffix(suf).map(|n| n.trim().parse::<f64>()));
+    let num_of = |suffixes: &[&str]| {
+        suffixes
+            .iter()
+            .find_map(|suf| lower.strip_suffix(suf).map(|n| n.trim().parse::<f64>()))
+    };
     let b = if let Some(n) = num_of(&["packets", "packet", "pkts", "pkt"]) {
         let n = n.map_err(|_| f.err(key, format!("\"{s}\" is malformed; allowed: {allowed}")))?;
         if n.fract() != 0.0 || n < 0.0 || n > u32::MAX as f64 {
-            return Err(f.err(key, format!("\"{s}\": a packet count must be a whole number")));
+            return Err(f.err(
+                key,
+                format!("\"{s}\": a packet count must be a whole number"),
+            ));
         }
         Buffer::Packets(n as u32)
     } else if let Some(n) = num_of(&["bdp"]) {
@@ -392,26 +508,53 @@ fn parse_buffer(f: &Fields, key: &str, rate: Rate, rtt: Dur) -> Result<Option<Bu
         let bdp = rate.bytes_in(rtt) as f64 / BDP_PACKET_BYTES as f64;
         Buffer::Packets((n * bdp).ceil().max(0.0) as u32)
     } else {
-        Buffer::Bytes(scavenger_cc::units::parse_bytes(s).map_err(|m| f.err(key, format!("{m}; allowed: {allowed}")))?)
+        Buffer::Bytes(
+            scavenger_cc::units::parse_bytes(s)
+                .map_err(|m| f.err(key, format!("{m}; allowed: {allowed}")))?,
+        )
     };
     if matches!(b, Buffer::Packets(0) | Buffer::Bytes(0)) {
-        return Err(f.err(key, format!("\"{s}\" gives an empty buffer; it must hold at least one packet")));
+        return Err(f.err(
+            key,
+            format!("\"{s}\" gives an empty buffer; it must hold at least one packet"),
+        ));
     }
     Ok(Some(b))
 }
 
 fn parse_link(f: &Fields, duration: Dur) -> Result<LinkSpec, InputError> {
     f.only(&[
-        "rate", "reverse_rate", "delay", "buffer", "reverse_buffer", "qdisc", "reverse_qdisc", "loss", "reverse_loss", "jitter", "reverse_jitter", "trace", "reverse_trace", "outages", "on_off", "preset",
+        "rate",
+        "reverse_rate",
+        "delay",
+        "buffer",
+        "reverse_buffer",
+        "qdisc",
+        "reverse_qdisc",
+        "loss",
+        "reverse_loss",
+        "jitter",
+        "reverse_jitter",
+        "trace",
+        "reverse_trace",
+        "outages",
+        "on_off",
+        "preset",
     ])?;
     let preset = link_models::parse_preset(f, "preset")?;
     let trace = link_models::parse_trace(f, "trace")?;
     let reverse_trace_given = link_models::parse_trace(f, "reverse_trace")?;
     if trace.is_some() && f.raw("rate").is_some() {
-        return Err(f.err("rate", "cannot be combined with `trace`: the trace sets the capacity"));
+        return Err(f.err(
+            "rate",
+            "cannot be combined with `trace`: the trace sets the capacity",
+        ));
     }
     if reverse_trace_given.is_some() && f.raw("reverse_rate").is_some() {
-        return Err(f.err("reverse_rate", "cannot be combined with `reverse_trace`: the trace sets the capacity"));
+        return Err(f.err(
+            "reverse_rate",
+            "cannot be combined with `reverse_trace`: the trace sets the capacity",
+        ));
     }
     if preset == Some(Preset::Wifi) && (trace.is_some() || reverse_trace_given.is_some()) {
         return Err(f.err("preset", "\"wifi\" generates its own rate trace around `rate`; remove `trace`/`reverse_trace` or the preset"));
@@ -420,7 +563,12 @@ fn parse_link(f: &Fields, duration: Dur) -> Result<LinkSpec, InputError> {
         (Some(t), _) => t.mean_rate,
         (None, Some(r)) => r,
         (None, None) if preset == Some(Preset::Satellite) => scavenger_net::presets::SATELLITE_RATE,
-        (None, None) => return Err(f.err("rate", "is required (e.g. rate = \"10Mbit\"), unless `trace` gives the capacity")),
+        (None, None) => {
+            return Err(f.err(
+                "rate",
+                "is required (e.g. rate = \"10Mbit\"), unless `trace` gives the capacity",
+            ))
+        }
     };
     // Without its own rate or trace, the reverse direction is a copy of the forward one.
     let reverse_trace = match (&reverse_trace_given, f.raw("reverse_rate")) {
@@ -434,39 +582,74 @@ fn parse_link(f: &Fields, duration: Dur) -> Result<LinkSpec, InputError> {
     };
     let delay = match f.dur("delay")? {
         Some(d) => d,
-        None if preset == Some(Preset::Satellite) => scavenger_net::presets::SATELLITE_ONE_WAY_DELAY,
-        None => return Err(f.err("delay", "is required: one-way propagation delay (e.g. delay = \"20ms\")")),
+        None if preset == Some(Preset::Satellite) => {
+            scavenger_net::presets::SATELLITE_ONE_WAY_DELAY
+        }
+        None => {
+            return Err(f.err(
+                "delay",
+                "is required: one-way propagation delay (e.g. delay = \"20ms\")",
+            ))
+        }
     };
     let rtt = delay + delay;
     let qdisc = link_models::parse_qdisc(f, "qdisc")?.unwrap_or_default();
-    let reverse_qdisc = link_models::parse_qdisc(f, "reverse_qdisc")?.unwrap_or_else(|| qdisc.clone());
+    let reverse_qdisc =
+        link_models::parse_qdisc(f, "reverse_qdisc")?.unwrap_or_else(|| qdisc.clone());
     // A buffer is required unless an AQM brings its Linux default limit or the preset
     // gives one (satellite: 1 BDP).
     let default_buffer = |q: &QdiscConfig, r: Rate| {
-        link_models::default_limit_packets(q).map(Buffer::Packets).or_else(|| (preset == Some(Preset::Satellite)).then(|| Buffer::Packets(((r.bytes_in(rtt) as f64) / BDP_PACKET_BYTES as f64).ceil().max(1.0) as u32)))
+        link_models::default_limit_packets(q)
+            .map(Buffer::Packets)
+            .or_else(|| {
+                (preset == Some(Preset::Satellite)).then(|| {
+                    Buffer::Packets(
+                        ((r.bytes_in(rtt) as f64) / BDP_PACKET_BYTES as f64)
+                            .ceil()
+                            .max(1.0) as u32,
+                    )
+                })
+            })
     };
     let buffer = match parse_buffer(f, "buffer", rate, rtt)? {
         Some(b) => b,
-        None => default_buffer(&qdisc, rate).ok_or_else(|| f.err("buffer", "is required (e.g. buffer = \"1BDP\" or \"70 packets\")"))?,
+        None => default_buffer(&qdisc, rate).ok_or_else(|| {
+            f.err(
+                "buffer",
+                "is required (e.g. buffer = \"1BDP\" or \"70 packets\")",
+            )
+        })?,
     };
     let reverse_buffer = match parse_buffer(f, "reverse_buffer", reverse_rate, rtt)? {
         Some(b) => b,
-        None if f.raw("reverse_qdisc").is_some() && f.raw("buffer").is_none() => default_buffer(&reverse_qdisc, reverse_rate).unwrap_or(buffer),
+        None if f.raw("reverse_qdisc").is_some() && f.raw("buffer").is_none() => {
+            default_buffer(&reverse_qdisc, reverse_rate).unwrap_or(buffer)
+        }
         None => buffer,
     };
     let loss = link_models::parse_loss(f, "loss")?.unwrap_or(LossModel::None);
     let reverse_loss = link_models::parse_loss(f, "reverse_loss")?.unwrap_or(LossModel::None);
-    let preset_jitter = (preset == Some(Preset::Wifi)).then(|| scavenger_net::presets::WifiModel::default().jitter());
-    let jitter = link_models::parse_jitter(f, "jitter")?.or(preset_jitter).unwrap_or_default();
+    let preset_jitter = (preset == Some(Preset::Wifi))
+        .then(|| scavenger_net::presets::WifiModel::default().jitter());
+    let jitter = link_models::parse_jitter(f, "jitter")?
+        .or(preset_jitter)
+        .unwrap_or_default();
     let reverse_jitter = link_models::parse_jitter(f, "reverse_jitter")?.unwrap_or(jitter);
     let on_off = link_models::parse_on_off(f, "on_off")?;
     let mut outages: Vec<OutageSpec> = Vec::new();
     for o in f.tables("outages")? {
         o.only(&["start", "duration"])?;
-        let start = o.dur("start")?.ok_or_else(|| o.err("start", "is required"))?;
-        let d = o.dur("duration")?.ok_or_else(|| o.err("duration", "is required"))?;
+        let start = o
+            .dur("start")?
+            .ok_or_else(|| o.err("start", "is required"))?;
+        let d = o
+            .dur("duration")?
+            .ok_or_else(|| o.err("duration", "is required"))?;
         if start >= duration {
-            return Err(o.err("start", format!("{start} is at or after the end of the run ({duration})")));
+            return Err(o.err(
+                "start",
+                format!("{start} is at or after the end of the run ({duration})"),
+            ));
         }
         if d == Dur::ZERO {
             return Err(o.err("duration", "must be greater than zero"));
@@ -478,7 +661,24 @@ fn parse_link(f: &Fields, duration: Dur) -> Result<LinkSpec, InputError> {
         }
         outages.push(OutageSpec { start, duration: d });
     }
-    Ok(LinkSpec { rate, reverse_rate, delay, buffer, reverse_buffer, qdisc, reverse_qdisc, loss, reverse_loss, jitter, reverse_jitter, trace, reverse_trace, outages, on_off, preset })
+    Ok(LinkSpec {
+        rate,
+        reverse_rate,
+        delay,
+        buffer,
+        reverse_buffer,
+        qdisc,
+        reverse_qdisc,
+        loss,
+        reverse_loss,
+        jitter,
+        reverse_jitter,
+        trace,
+        reverse_trace,
+        outages,
+        on_off,
+        preset,
+    })
 }
 
 fn raw_param(f: &Fields, key: &str, v: &toml::Value) -> Result<RawParam, InputError> {
@@ -487,43 +687,97 @@ fn raw_param(f: &Fields, key: &str, v: &toml::Value) -> Result<RawParam, InputEr
         toml::Value::Float(x) => RawParam::Float(*x),
         toml::Value::Boolean(b) => RawParam::Bool(*b),
         toml::Value::String(s) => RawParam::Text(s.clone()),
-        other => return Err(f.err(key, format!("a parameter value must be a number, boolean or string, found {other}"))),
+        other => {
+            return Err(f.err(
+                key,
+                format!("a parameter value must be a number, boolean or string, found {other}"),
+            ))
+        }
     })
 }
 
 /// `dalbe = { controller = "deadline", ...its parameters }` on a flow.
 fn parse_dalbe(f: &Fields) -> Result<Option<DalbeSpec>, InputError> {
-    let Some(d) = f.table("dalbe")? else { return Ok(None) };
+    let Some(d) = f.table("dalbe")? else {
+        return Ok(None);
+    };
     let names = scavenger_cc::dalbe::registry::controller_names();
-    let name = d.str("controller")?.ok_or_else(|| d.err("controller", format!("is required; controllers: {names}")))?;
-    let info = scavenger_cc::dalbe::find_controller(name).ok_or_else(|| d.err("controller", format!("unknown controller \"{name}\"; controllers: {names}")))?;
+    let name = d
+        .str("controller")?
+        .ok_or_else(|| d.err("controller", format!("is required; controllers: {names}")))?;
+    let info = scavenger_cc::dalbe::find_controller(name).ok_or_else(|| {
+        d.err(
+            "controller",
+            format!("unknown controller \"{name}\"; controllers: {names}"),
+        )
+    })?;
     let mut raws = Vec::new();
     for (k, v) in d.table.iter().filter(|(k, _)| k.as_str() != "controller") {
         raws.push((k.as_str(), raw_param(&d, k, v)?));
     }
-    let params = ParamSet::resolve(info.name, info.params, raws.iter().map(|(k, v)| (*k, v))).map_err(|e| d.err(&e.param, format!("{} = {} is not accepted by controller `{}`; allowed: {}", e.param, e.value, info.name, e.allowed)))?;
-    Ok(Some(DalbeSpec { controller: info.name.to_string(), params }))
+    let params = ParamSet::resolve(info.name, info.params, raws.iter().map(|(k, v)| (*k, v)))
+        .map_err(|e| {
+            d.err(
+                &e.param,
+                format!(
+                    "{} = {} is not accepted by controller `{}`; allowed: {}",
+                    e.param, e.value, info.name, e.allowed
+                ),
+            )
+        })?;
+    Ok(Some(DalbeSpec {
+        controller: info.name.to_string(),
+        params,
+    }))
 }
 
 /// `receiver = { controller = "rledbat", ...its parameters }` on a flow.
 fn parse_receiver(f: &Fields) -> Result<Option<ReceiverSpec>, InputError> {
-    let Some(d) = f.table("receiver")? else { return Ok(None) };
+    let Some(d) = f.table("receiver")? else {
+        return Ok(None);
+    };
     let names = scavenger_cc::receiver_api::known_receiver_names();
-    let name = d.str("controller")?.ok_or_else(|| d.err("controller", format!("is required; receive-side controllers: {names}")))?;
-    let info = scavenger_cc::find_receiver(name).ok_or_else(|| d.err("controller", format!("unknown receive-side controller \"{name}\"; controllers: {names}")))?;
+    let name = d.str("controller")?.ok_or_else(|| {
+        d.err(
+            "controller",
+            format!("is required; receive-side controllers: {names}"),
+        )
+    })?;
+    let info = scavenger_cc::find_receiver(name).ok_or_else(|| {
+        d.err(
+            "controller",
+            format!("unknown receive-side controller \"{name}\"; controllers: {names}"),
+        )
+    })?;
     let mut raws = Vec::new();
     for (k, v) in d.table.iter().filter(|(k, _)| k.as_str() != "controller") {
         raws.push((k.as_str(), raw_param(&d, k, v)?));
     }
-    let params = info.resolve(raws.iter().map(|(k, v)| (*k, v))).map_err(|e| d.err(&e.param, format!("{} = {} is not accepted by receive-side controller `{}`; allowed: {}", e.param, e.value, info.name, e.allowed)))?;
-    Ok(Some(ReceiverSpec { controller: info.name.to_string(), params }))
+    let params = info
+        .resolve(raws.iter().map(|(k, v)| (*k, v)))
+        .map_err(|e| {
+            d.err(
+                &e.param,
+                format!(
+                    "{} = {} is not accepted by receive-side controller `{}`; allowed: {}",
+                    e.param, e.value, info.name, e.allowed
+                ),
+            )
+        })?;
+    Ok(Some(ReceiverSpec {
+        controller: info.name.to_string(),
+        params,
+    }))
 }
 
 fn parse_hosts(top: &Fields) -> Result<Vec<HostSpec>, InputError> {
     let mut hosts: Vec<HostSpec> = Vec::new();
     for h in top.tables("host")? {
         h.only(&["name", "side", "delay"])?;
-        let name = h.str("name")?.ok_or_else(|| h.err("name", "is required"))?.to_string();
+        let name = h
+            .str("name")?
+            .ok_or_else(|| h.err("name", "is required"))?
+            .to_string();
         if hosts.iter().any(|x| x.name == name) {
             return Err(h.err("name", format!("\"{name}\" names more than one host")));
         }
@@ -533,19 +787,36 @@ fn parse_hosts(top: &Fields) -> Result<Vec<HostSpec>, InputError> {
             Some(other) => return Err(h.err("side", format!("\"{other}\" is not a side; allowed: \"server\" (sends downloads over the forward link) or \"client\""))),
             None => return Err(h.err("side", "is required: \"server\" or \"client\"")),
         };
-        hosts.push(HostSpec { name, side, delay: h.dur("delay")?.unwrap_or(Dur::ZERO) });
+        hosts.push(HostSpec {
+            name,
+            side,
+            delay: h.dur("delay")?.unwrap_or(Dur::ZERO),
+        });
     }
     Ok(hosts)
 }
 
 /// Direction and access delay of a flow from its `from`/`to` hosts or its `direction`.
-fn flow_path(f: &Fields, hosts: &[HostSpec]) -> Result<(FlowDirection, Dur, Option<String>, Option<String>), InputError> {
+fn flow_path(
+    f: &Fields,
+    hosts: &[HostSpec],
+) -> Result<(FlowDirection, Dur, Option<String>, Option<String>), InputError> {
     let host = |key: &str| -> Result<Option<&HostSpec>, InputError> {
         match f.str(key)? {
             None => Ok(None),
             Some(n) => hosts.iter().find(|h| h.name == n).map(Some).ok_or_else(|| {
                 let known: Vec<&str> = hosts.iter().map(|h| h.name.as_str()).collect();
-                f.err(key, format!("no host is named \"{n}\"; hosts: {}", if known.is_empty() { "none (add [[host]] tables)".to_string() } else { known.join(", ") }))
+                f.err(
+                    key,
+                    format!(
+                        "no host is named \"{n}\"; hosts: {}",
+                        if known.is_empty() {
+                            "none (add [[host]] tables)".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    ),
+                )
             }),
         }
     };
@@ -554,10 +825,20 @@ fn flow_path(f: &Fields, hosts: &[HostSpec]) -> Result<(FlowDirection, Dur, Opti
         None => None,
         Some("download") | Some("forward") => Some(FlowDirection::Download),
         Some("upload") | Some("reverse") => Some(FlowDirection::Upload),
-        Some(other) => return Err(f.err("direction", format!("\"{other}\" is not a direction; allowed: \"download\" or \"upload\""))),
+        Some(other) => {
+            return Err(f.err(
+                "direction",
+                format!("\"{other}\" is not a direction; allowed: \"download\" or \"upload\""),
+            ))
+        }
     };
     match (from, to) {
-        (None, None) => Ok((explicit.unwrap_or(FlowDirection::Download), Dur::ZERO, None, None)),
+        (None, None) => Ok((
+            explicit.unwrap_or(FlowDirection::Download),
+            Dur::ZERO,
+            None,
+            None,
+        )),
         (Some(a), Some(b)) => {
             let dir = match (a.side, b.side) {
                 (Side::Server, Side::Client) => FlowDirection::Download,
@@ -565,9 +846,17 @@ fn flow_path(f: &Fields, hosts: &[HostSpec]) -> Result<(FlowDirection, Dur, Opti
                 _ => return Err(f.err("to", format!("\"{}\" and \"{}\" are on the same side of the bottleneck; a flow must cross it", a.name, b.name))),
             };
             if explicit.is_some_and(|e| e != dir) {
-                return Err(f.err("direction", "contradicts the sides of `from` and `to`; omit it"));
+                return Err(f.err(
+                    "direction",
+                    "contradicts the sides of `from` and `to`; omit it",
+                ));
             }
-            Ok((dir, a.delay + b.delay, Some(a.name.clone()), Some(b.name.clone())))
+            Ok((
+                dir,
+                a.delay + b.delay,
+                Some(a.name.clone()),
+                Some(b.name.clone()),
+            ))
         }
         (Some(_), None) => Err(f.err("to", "is required when `from` is given")),
         (None, Some(_)) => Err(f.err("from", "is required when `to` is given")),
@@ -575,24 +864,90 @@ fn flow_path(f: &Fields, hosts: &[HostSpec]) -> Result<(FlowDirection, Dur, Opti
 }
 
 /// Parses one `[[flow]]` (expanded `count` times) and returns its base name and members.
-fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowSpec>) -> Result<(String, Vec<String>), InputError> {
-    f.only(&["name", "algorithm", "params", "start", "size", "count", "from", "to", "direction", "extra_delay", "mss", "initial_window", "rwnd", "pacing", "delayed_ack", "clock_offset", "ecn", "deadline", "dalbe", "receiver", "kind", "rate", "packet_size", "arrivals", "stop", "total_size", "flows_per_s", "mean_size", "size_dist", "pareto_shape"])?;
+fn parse_flow(
+    f: &Fields,
+    hosts: &[HostSpec],
+    duration: Dur,
+    out: &mut Vec<FlowSpec>,
+) -> Result<(String, Vec<String>), InputError> {
+    f.only(&[
+        "name",
+        "algorithm",
+        "params",
+        "start",
+        "size",
+        "count",
+        "from",
+        "to",
+        "direction",
+        "extra_delay",
+        "mss",
+        "initial_window",
+        "rwnd",
+        "pacing",
+        "delayed_ack",
+        "clock_offset",
+        "ecn",
+        "deadline",
+        "dalbe",
+        "receiver",
+        "kind",
+        "rate",
+        "packet_size",
+        "arrivals",
+        "stop",
+        "total_size",
+        "flows_per_s",
+        "mean_size",
+        "size_dist",
+        "pareto_shape",
+    ])?;
     let (direction, host_delay, from, to) = flow_path(f, hosts)?;
     let kind = parse_kind(f)?;
     if matches!(kind, FlowKind::Web { .. }) && f.raw("name").is_none() {
-        return Err(f.err("name", "web traffic needs a name: its flows are called NAME.1, NAME.2, ..."));
+        return Err(f.err(
+            "name",
+            "web traffic needs a name: its flows are called NAME.1, NAME.2, ...",
+        ));
     }
-    let alg_name = match (kind, f.str("algorithm")?) {
-        (FlowKind::Tcp, Some(a)) => a,
-        (FlowKind::Tcp, None) => return Err(f.err("algorithm", format!("is required; known algorithms: {}", known_names()))),
-        (FlowKind::Cbr { .. }, Some(_)) => return Err(f.err("algorithm", "a datagram (kind = \"cbr\") flow has no congestion control; remove `algorithm`")),
-        // Datagram flows run no algorithm; the simulator needs an instance it never calls.
-        (FlowKind::Cbr { .. }, None) => "newreno",
-        (FlowKind::Web { .. }, Some(a)) => a,
-        (FlowKind::Web { .. }, None) => return Err(f.err("algorithm", format!("is required for web traffic; known algorithms: {}", known_names()))),
-    };
-    let info = find(alg_name).ok_or_else(|| f.err("algorithm", format!("unknown algorithm \"{alg_name}\"; known algorithms: {}", known_names())))?;
-    let base = f.str("name")?.map_or_else(|| format!("flow{}", out.len()), str::to_string);
+    let alg_name =
+        match (kind, f.str("algorithm")?) {
+            (FlowKind::Tcp, Some(a)) => a,
+            (FlowKind::Tcp, None) => {
+                return Err(f.err(
+                    "algorithm",
+                    format!("is required; known algorithms: {}", known_names()),
+                ))
+            }
+            (FlowKind::Cbr { .. }, Some(_)) => return Err(f.err(
+                "algorithm",
+                "a datagram (kind = \"cbr\") flow has no congestion control; remove `algorithm`",
+            )),
+            // Datagram flows run no algorithm; the simulator needs an instance it never calls.
+            (FlowKind::Cbr { .. }, None) => "newreno",
+            (FlowKind::Web { .. }, Some(a)) => a,
+            (FlowKind::Web { .. }, None) => {
+                return Err(f.err(
+                    "algorithm",
+                    format!(
+                        "is required for web traffic; known algorithms: {}",
+                        known_names()
+                    ),
+                ))
+            }
+        };
+    let info = find(alg_name).ok_or_else(|| {
+        f.err(
+            "algorithm",
+            format!(
+                "unknown algorithm \"{alg_name}\"; known algorithms: {}",
+                known_names()
+            ),
+        )
+    })?;
+    let base = f
+        .str("name")?
+        .map_or_else(|| format!("flow{}", out.len()), str::to_string);
     if base.is_empty() {
         return Err(f.err("name", "must not be empty"));
     }
@@ -603,35 +958,60 @@ fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowS
             for (k, v) in p.table {
                 raws.push((k.as_str(), raw_param(&p, k, v)?));
             }
-            info.resolve(raws.iter().map(|(k, v)| (*k, v))).map_err(|e| p.err(&e.param, format!("{} = {} is not accepted by `{}`; allowed: {}", e.param, e.value, info.name, e.allowed)))?
+            info.resolve(raws.iter().map(|(k, v)| (*k, v)))
+                .map_err(|e| {
+                    p.err(
+                        &e.param,
+                        format!(
+                            "{} = {} is not accepted by `{}`; allowed: {}",
+                            e.param, e.value, info.name, e.allowed
+                        ),
+                    )
+                })?
         }
     };
     let start = f.dur("start")?.unwrap_or(Dur::ZERO);
     if start >= duration {
-        return Err(f.err("start", format!("{start} is at or after the end of the run ({duration})")));
+        return Err(f.err(
+            "start",
+            format!("{start} is at or after the end of the run ({duration})"),
+        ));
     }
     let stop = f.dur("stop")?;
     if let Some(st) = stop {
         if st <= start {
-            return Err(f.err("stop", format!("{st} is not after the flow's start ({start})")));
+            return Err(f.err(
+                "stop",
+                format!("{st} is not after the flow's start ({start})"),
+            ));
         }
     }
     let count = f.int("count", 1, 100_000)?.unwrap_or(1) as usize;
     // httperf-like: `count` connections split `total_size` equally (seed 000 §3.4).
     let size = match (f.bytes("size")?, f.bytes("total_size")?) {
-        (Some(_), Some(_)) => return Err(f.err("total_size", "give either `size` (per connection) or `total_size` (split over `count`), not both")),
+        (Some(_), Some(_)) => return Err(f.err(
+            "total_size",
+            "give either `size` (per connection) or `total_size` (split over `count`), not both",
+        )),
         (s, None) => s,
         (None, Some(t)) => Some(((t as f64) / count as f64).round() as u64),
     };
     if size == Some(0) {
-        return Err(f.err("size", "must be greater than zero (omit it for a long-lived flow)"));
+        return Err(f.err(
+            "size",
+            "must be greater than zero (omit it for a long-lived flow)",
+        ));
     }
     let mss = f.int("mss", 64, 65_000)?.unwrap_or(1448) as u32;
     let clock_offset_ns = match f.raw("clock_offset") {
         None => 0,
         Some(toml::Value::String(s)) => {
-            let (neg, body) = s.trim().strip_prefix('-').map_or((false, s.as_str()), |b| (true, b));
-            let d = scavenger_cc::units::parse_duration(body).map_err(|m| f.err("clock_offset", m))?;
+            let (neg, body) = s
+                .trim()
+                .strip_prefix('-')
+                .map_or((false, s.as_str()), |b| (true, b));
+            let d =
+                scavenger_cc::units::parse_duration(body).map_err(|m| f.err("clock_offset", m))?;
             let n = i64::try_from(d.nanos()).map_err(|_| f.err("clock_offset", "is too large"))?;
             if neg {
                 -n
@@ -639,11 +1019,20 @@ fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowS
                 n
             }
         }
-        Some(v) => return Err(f.err("clock_offset", format!("expected a duration string such as \"-5ms\", found {v}"))),
+        Some(v) => {
+            return Err(f.err(
+                "clock_offset",
+                format!("expected a duration string such as \"-5ms\", found {v}"),
+            ))
+        }
     };
     let template = FlowSpec {
         name: base.clone(),
-        algorithm: if matches!(kind, FlowKind::Cbr { .. }) { "none".to_string() } else { info.name.to_string() },
+        algorithm: if matches!(kind, FlowKind::Cbr { .. }) {
+            "none".to_string()
+        } else {
+            info.name.to_string()
+        },
         params,
         start,
         size_bytes: size,
@@ -665,15 +1054,26 @@ fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowS
         receiver: parse_receiver(f)?,
     };
     if template.deadline.is_some() && template.size_bytes.is_none() {
-        return Err(f.err("deadline", "needs a finite transfer: give the flow a `size`"));
+        return Err(f.err(
+            "deadline",
+            "needs a finite transfer: give the flow a `size`",
+        ));
     }
     if let Some(d) = &template.dalbe {
-        if template.deadline.is_none() && scavenger_cc::dalbe::find_controller(&d.controller).is_some_and(|c| c.needs_deadline) {
+        if template.deadline.is_none()
+            && scavenger_cc::dalbe::find_controller(&d.controller).is_some_and(|c| c.needs_deadline)
+        {
             return Err(f.err("dalbe", format!("controller `{}` steers towards a deadline: give the flow a `deadline` and a `size`", d.controller)));
         }
     }
     if template.rwnd_bytes < mss as u64 {
-        return Err(f.err("rwnd", format!("{} bytes is smaller than one segment ({mss} bytes)", template.rwnd_bytes)));
+        return Err(f.err(
+            "rwnd",
+            format!(
+                "{} bytes is smaller than one segment ({mss} bytes)",
+                template.rwnd_bytes
+            ),
+        ));
     }
     let mut members = Vec::new();
     for k in 0..count {
@@ -682,7 +1082,13 @@ fn parse_flow(f: &Fields, hosts: &[HostSpec], duration: Dur, out: &mut Vec<FlowS
             fs.name = format!("{base}.{}", k + 1);
         }
         if out.iter().any(|x| x.name == fs.name) {
-            return Err(f.err("name", format!("\"{}\" is used by more than one flow; names must be unique", fs.name)));
+            return Err(f.err(
+                "name",
+                format!(
+                    "\"{}\" is used by more than one flow; names must be unique",
+                    fs.name
+                ),
+            ));
         }
         members.push(fs.name.clone());
         out.push(fs);
@@ -695,7 +1101,14 @@ impl Scenario {
     /// from its distribution, from a generator derived from the run's seed); any other
     /// entry is itself.
     fn expand_web(&self, idx: usize, f: &FlowSpec, seed: u64) -> Vec<FlowSpec> {
-        let FlowKind::Web { flows_per_s, mean_size, dist } = f.kind else { return vec![f.clone()] };
+        let FlowKind::Web {
+            flows_per_s,
+            mean_size,
+            dist,
+        } = f.kind
+        else {
+            return vec![f.clone()];
+        };
         let mut rng = scavenger_cc::Rng::derive(seed, 3000 + idx as u64);
         let end = f.stop.unwrap_or(self.duration).min(self.duration);
         let mut t = f.start.secs_f64();
@@ -719,10 +1132,30 @@ impl Scenario {
     pub fn to_sim(&self, seed: u64) -> SimConfig {
         let l = &self.link;
         // A blackout or an off period takes the whole link down, both directions.
-        let outages: Vec<Outage> = l.outages.iter().map(|o| Outage { start: Time::ZERO + o.start, end: Time::ZERO + o.start + o.duration }).collect();
+        let outages: Vec<Outage> = l
+            .outages
+            .iter()
+            .map(|o| Outage {
+                start: Time::ZERO + o.start,
+                end: Time::ZERO + o.start + o.duration,
+            })
+            .collect();
         let wifi = scavenger_net::presets::WifiModel::default();
-        let link = |rate: Rate, buffer: Buffer, qdisc: &QdiscConfig, loss: LossModel, jitter: Jitter, trace: &Option<TraceSpec>, stream: u64| {
-            let mut c = LinkConfig { qdisc: qdisc.clone(), loss, jitter, outages: outages.clone(), on_off: l.on_off, ..LinkConfig::new(rate, l.delay, buffer.limit()) };
+        let link = |rate: Rate,
+                    buffer: Buffer,
+                    qdisc: &QdiscConfig,
+                    loss: LossModel,
+                    jitter: Jitter,
+                    trace: &Option<TraceSpec>,
+                    stream: u64| {
+            let mut c = LinkConfig {
+                qdisc: qdisc.clone(),
+                loss,
+                jitter,
+                outages: outages.clone(),
+                on_off: l.on_off,
+                ..LinkConfig::new(rate, l.delay, buffer.limit())
+            };
             if let Some(t) = trace {
                 c = c.with_trace(t.trace.clone());
             } else if l.preset == Some(Preset::Wifi) {
@@ -732,8 +1165,24 @@ impl Scenario {
             }
             c
         };
-        let forward = link(l.rate, l.buffer, &l.qdisc, l.loss, l.jitter, &l.trace, 0x5749_4649_0001);
-        let reverse = link(l.reverse_rate, l.reverse_buffer, &l.reverse_qdisc, l.reverse_loss, l.reverse_jitter, &l.reverse_trace, 0x5749_4649_0002);
+        let forward = link(
+            l.rate,
+            l.buffer,
+            &l.qdisc,
+            l.loss,
+            l.jitter,
+            &l.trace,
+            0x5749_4649_0001,
+        );
+        let reverse = link(
+            l.reverse_rate,
+            l.reverse_buffer,
+            &l.reverse_qdisc,
+            l.reverse_loss,
+            l.reverse_jitter,
+            &l.reverse_trace,
+            0x5749_4649_0002,
+        );
         let flows: Vec<FlowConfig> = self
             .flows
             .iter()
@@ -741,7 +1190,12 @@ impl Scenario {
             .flat_map(|(i, f)| self.expand_web(i, f, seed))
             .map(|f| {
                 // Datagram flows run no algorithm; the simulator still holds a (never called) one.
-                let info = find(if f.algorithm == "none" { "newreno" } else { &f.algorithm }).expect("validated at parse time");
+                let info = find(if f.algorithm == "none" {
+                    "newreno"
+                } else {
+                    &f.algorithm
+                })
+                .expect("validated at parse time");
                 let mut fc = FlowConfig::bulk(&f.name, info);
                 fc.params = f.params.clone();
                 fc.start = Time::ZERO + f.start;
@@ -759,32 +1213,68 @@ impl Scenario {
                 fc.clock_offset = f.clock_offset_ns;
                 fc.ecn = f.ecn;
                 fc.stop = f.stop.map(|s| Time::ZERO + s);
-                if let FlowKind::Cbr { rate, packet_size, poisson } = f.kind {
-                    fc.traffic = scavenger_sim::Traffic::Cbr { rate, payload: packet_size, poisson };
+                if let FlowKind::Cbr {
+                    rate,
+                    packet_size,
+                    poisson,
+                } = f.kind
+                {
+                    fc.traffic = scavenger_sim::Traffic::Cbr {
+                        rate,
+                        payload: packet_size,
+                        poisson,
+                    };
                     fc.header = 28;
                 }
                 if let Some(r) = &f.receiver {
-                    let algorithm = scavenger_cc::find_receiver(&r.controller).expect("validated at parse time");
-                    fc.receiver = Some(scavenger_sim::config::ReceiverControl { algorithm, params: r.params.clone() });
+                    let algorithm = scavenger_cc::find_receiver(&r.controller)
+                        .expect("validated at parse time");
+                    fc.receiver = Some(scavenger_sim::config::ReceiverControl {
+                        algorithm,
+                        params: r.params.clone(),
+                    });
                 }
                 if let Some(d) = &f.dalbe {
-                    let ctrl = scavenger_cc::dalbe::find_controller(&d.controller).expect("validated at parse time");
+                    let ctrl = scavenger_cc::dalbe::find_controller(&d.controller)
+                        .expect("validated at parse time");
                     let params = d.params.clone();
-                    let goal = scavenger_cc::dalbe::FlowGoal { size: f.size_bytes, deadline: f.deadline };
-                    fc.wrap = Some(std::sync::Arc::new(move |inner, init| scavenger_cc::dalbe::controlled(inner, (ctrl.build)(&params), goal, init)));
+                    let goal = scavenger_cc::dalbe::FlowGoal {
+                        size: f.size_bytes,
+                        deadline: f.deadline,
+                    };
+                    fc.wrap = Some(std::sync::Arc::new(move |inner, init| {
+                        scavenger_cc::dalbe::controlled(inner, (ctrl.build)(&params), goal, init)
+                    }));
                 }
                 fc
             })
             .collect();
-        let index = |n: &str| flows.iter().position(|f| f.name == n).expect("validated at parse time");
-        let jain = self.jain.iter().map(|j| JainSpec { name: j.name.clone(), flows: j.flows.iter().map(|n| index(n)).collect(), from: Time::ZERO + j.from, to: Time::ZERO + j.to }).collect();
+        let index = |n: &str| {
+            flows
+                .iter()
+                .position(|f| f.name == n)
+                .expect("validated at parse time")
+        };
+        let jain = self
+            .jain
+            .iter()
+            .map(|j| JainSpec {
+                name: j.name.clone(),
+                flows: j.flows.iter().map(|n| index(n)).collect(),
+                from: Time::ZERO + j.from,
+                to: Time::ZERO + j.to,
+            })
+            .collect();
         SimConfig {
             duration: self.duration,
             seed,
             forward,
             reverse,
             flows,
-            measure: MeasureConfig { jain, series_bin: self.series_bin },
+            measure: MeasureConfig {
+                jain,
+                series_bin: self.series_bin,
+            },
         }
     }
 }

@@ -56,20 +56,55 @@ fn compare(background: &[String], with: &SimResult, alone: &SimResult) -> Slowdo
         .filter_map(|w| {
             let a = alone.flows.iter().find(|a| a.name == w.name)?;
             Some(match (w.completion_time_s, a.completion_time_s) {
-                (Some(tw), Some(ta)) if ta > 0.0 => FlowSlowdown { flow: w.name.clone(), metric: "completion_time_s", with_background: tw, alone: ta, slowdown: tw / ta },
-                _ => FlowSlowdown { flow: w.name.clone(), metric: "throughput_bps", with_background: w.throughput_bps, alone: a.throughput_bps, slowdown: if w.throughput_bps > 0.0 { a.throughput_bps / w.throughput_bps } else { f64::INFINITY } },
+                (Some(tw), Some(ta)) if ta > 0.0 => FlowSlowdown {
+                    flow: w.name.clone(),
+                    metric: "completion_time_s",
+                    with_background: tw,
+                    alone: ta,
+                    slowdown: tw / ta,
+                },
+                _ => FlowSlowdown {
+                    flow: w.name.clone(),
+                    metric: "throughput_bps",
+                    with_background: w.throughput_bps,
+                    alone: a.throughput_bps,
+                    slowdown: if w.throughput_bps > 0.0 {
+                        a.throughput_bps / w.throughput_bps
+                    } else {
+                        f64::INFINITY
+                    },
+                },
             })
         })
         .collect();
-    Slowdown { background: background.to_vec(), flows }
+    Slowdown {
+        background: background.to_vec(),
+        flows,
+    }
 }
 
 impl Slowdown {
     pub fn table(&self) -> String {
-        let mut out = format!("slowdown against the same run without {}:\n", self.background.join(", "));
+        let mut out = format!(
+            "slowdown against the same run without {}:\n",
+            self.background.join(", ")
+        );
         for f in &self.flows {
-            let (w, a) = if f.metric == "completion_time_s" { (format!("{:.3}s", f.with_background), format!("{:.3}s", f.alone)) } else { (format!("{:.3}Mbit/s", f.with_background / 1e6), format!("{:.3}Mbit/s", f.alone / 1e6)) };
-            out += &format!("  {:<14} {:<18} with {:>14}  alone {:>14}  slowdown {:.3}×\n", f.flow, f.metric, w, a, f.slowdown);
+            let (w, a) = if f.metric == "completion_time_s" {
+                (
+                    format!("{:.3}s", f.with_background),
+                    format!("{:.3}s", f.alone),
+                )
+            } else {
+                (
+                    format!("{:.3}Mbit/s", f.with_background / 1e6),
+                    format!("{:.3}Mbit/s", f.alone / 1e6),
+                )
+            };
+            out += &format!(
+                "  {:<14} {:<18} with {:>14}  alone {:>14}  slowdown {:.3}×\n",
+                f.flow, f.metric, w, a, f.slowdown
+            );
         }
         out
     }
@@ -106,7 +141,10 @@ mod tests {
         let s = parse("t", SCENARIO).unwrap();
         assert_eq!(s.background, vec!["bg.1".to_string(), "bg.2".to_string()]);
         let b = without_background(&s);
-        assert_eq!(b.flows.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), vec!["fg"]);
+        assert_eq!(
+            b.flows.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            vec!["fg"]
+        );
         assert!(b.jain.is_empty() && b.background.is_empty());
     }
 
@@ -130,7 +168,10 @@ mod tests {
     fn naming_every_flow_or_an_unknown_one_is_an_error() {
         let all = SCENARIO.replace(r#"background = ["bg"]"#, r#"background = ["bg", "fg"]"#);
         let e = parse("t", &all).unwrap_err().to_string();
-        assert!(e.contains("measure.background") || e.contains("background"), "{e}");
+        assert!(
+            e.contains("measure.background") || e.contains("background"),
+            "{e}"
+        );
         assert!(e.contains("every flow"), "{e}");
         let unknown = SCENARIO.replace(r#"background = ["bg"]"#, r#"background = ["nope"]"#);
         let e = parse("t", &unknown).unwrap_err().to_string();

@@ -61,15 +61,24 @@ pub struct Store {
 impl Store {
     /// Opens (creating if needed) the store in `dir`.
     pub fn open(dir: &Path) -> Result<Store, String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create result store {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create result store {}: {e}", dir.display()))?;
         let path = dir.join(RESULTS_FILE);
         Self::drop_torn_tail(&path)?;
         let mut done = HashSet::new();
         Self::for_each_line::<KeyOnly>(&path, |k| {
             done.insert(k.key);
         })?;
-        let file = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        Ok(Store { dir: dir.to_path_buf(), file, done })
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            file,
+            done,
+        })
     }
 
     /// A crash mid-append can leave a last line without its newline; cut it off so the
@@ -84,8 +93,13 @@ impl Store {
             return Ok(());
         }
         let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let f = OpenOptions::new().write(true).open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        f.set_len(keep as u64).and_then(|_| f.sync_data()).map_err(|e| format!("cannot repair {}: {e}", path.display()))
+        let f = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        f.set_len(keep as u64)
+            .and_then(|_| f.sync_data())
+            .map_err(|e| format!("cannot repair {}: {e}", path.display()))
     }
 
     pub fn dir(&self) -> &Path {
@@ -104,10 +118,30 @@ impl Store {
     }
 
     /// Appends one result and syncs it to disk before returning.
-    pub fn append(&mut self, key: &str, label: &str, seed: u64, record: &RunRecord) -> Result<(), String> {
-        let mut line = serde_json::to_string(&LineOut { key, label, seed, record }).expect("records serialise");
+    pub fn append(
+        &mut self,
+        key: &str,
+        label: &str,
+        seed: u64,
+        record: &RunRecord,
+    ) -> Result<(), String> {
+        let mut line = serde_json::to_string(&LineOut {
+            key,
+            label,
+            seed,
+            record,
+        })
+        .expect("records serialise");
         line.push('\n');
-        self.file.write_all(line.as_bytes()).and_then(|_| self.file.sync_data()).map_err(|e| format!("cannot write to {}: {e}", self.dir.join(RESULTS_FILE).display()))?;
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.sync_data())
+            .map_err(|e| {
+                format!(
+                    "cannot write to {}: {e}",
+                    self.dir.join(RESULTS_FILE).display()
+                )
+            })?;
         self.done.insert(key.to_string());
         Ok(())
     }
@@ -130,7 +164,10 @@ impl Store {
     /// Parses the store's lines one at a time (never the whole file in memory). A line
     /// that does not parse is an error unless it is the last one: a torn last line from a
     /// crash, whose item simply runs again.
-    fn for_each_line<T: serde::de::DeserializeOwned>(path: &Path, mut f: impl FnMut(T)) -> Result<(), String> {
+    fn for_each_line<T: serde::de::DeserializeOwned>(
+        path: &Path,
+        mut f: impl FnMut(T),
+    ) -> Result<(), String> {
         let file = match File::open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -147,7 +184,13 @@ impl Store {
             }
             match serde_json::from_str::<T>(&line) {
                 Ok(v) => f(v),
-                Err(e) => pending = Some(format!("{} line {}: not a result record: {e}", path.display(), i + 1)),
+                Err(e) => {
+                    pending = Some(format!(
+                        "{} line {}: not a result record: {e}",
+                        path.display(),
+                        i + 1
+                    ))
+                }
             }
         }
         Ok(())

@@ -7,10 +7,16 @@ pub struct Series2 {
     pub points: Vec<(f64, f64)>,
 }
 
-const PALETTE: &[&str] = &["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+const PALETTE: &[&str] = &[
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf",
+];
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// "Nice" tick step for a range.
@@ -20,7 +26,11 @@ fn tick_step(span: f64) -> f64 {
     }
     let raw = span / 5.0;
     let p = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * p).find(|s| *s >= raw).unwrap_or(10.0 * p)
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * p)
 }
 
 /// Tick positions at multiples of a "nice" step within [lo, hi].
@@ -68,7 +78,15 @@ pub fn confidence_ellipse(pts: &[(f64, f64)]) -> Option<((f64, f64), (f64, f64),
     let tr = (a + c) / 2.0;
     let disc = (((a - c) / 2.0).powi(2) + b * b).sqrt();
     let (l1, l2) = (tr + disc, (tr - disc).max(0.0));
-    let angle = if b == 0.0 { if a >= c { 0.0 } else { std::f64::consts::FRAC_PI_2 } } else { (l1 - a).atan2(b) };
+    let angle = if b == 0.0 {
+        if a >= c {
+            0.0
+        } else {
+            std::f64::consts::FRAC_PI_2
+        }
+    } else {
+        (l1 - a).atan2(b)
+    };
     let k = 5.991f64; // chi-square(2) at 95 %
     Some(((mx, my), ((k * l1).sqrt(), (k * l2).sqrt()), angle))
 }
@@ -88,15 +106,41 @@ pub fn scatter(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> S
 
 /// Scatter plot with a choice of x axis. On a log axis the ellipse is computed in log
 /// space (delays are closer to log-normal than normal) and points ≤ 0 are left out.
-pub fn scatter_with(title: &str, xlabel: &str, ylabel: &str, series: &[Series2], xaxis: XAxis) -> String {
+pub fn scatter_with(
+    title: &str,
+    xlabel: &str,
+    ylabel: &str,
+    series: &[Series2],
+    xaxis: XAxis,
+) -> String {
     let log = xaxis == XAxis::LogInverted;
     let tf = |x: f64| if log { x.log10() } else { x };
-    let series: Vec<Series2> = series.iter().map(|s| Series2 { name: s.name.clone(), points: s.points.iter().filter(|p| !log || p.0 > 0.0).map(|&(x, y)| (tf(x), y)).collect() }).collect();
+    let series: Vec<Series2> = series
+        .iter()
+        .map(|s| Series2 {
+            name: s.name.clone(),
+            points: s
+                .points
+                .iter()
+                .filter(|p| !log || p.0 > 0.0)
+                .map(|&(x, y)| (tf(x), y))
+                .collect(),
+        })
+        .collect();
     let (w, h, ml, mr, mt, mb) = (560.0, 360.0, 60.0, 150.0, 30.0, 45.0);
-    let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
+    let all: Vec<(f64, f64)> = series
+        .iter()
+        .flat_map(|s| s.points.iter().copied())
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .collect();
     let mut svg = String::new();
     let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
-    let _ = write!(svg, "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>", (w - mr + ml) / 2.0, esc(title));
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
+        (w - mr + ml) / 2.0,
+        esc(title)
+    );
     if all.is_empty() {
         svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
         return svg;
@@ -108,12 +152,29 @@ pub fn scatter_with(title: &str, xlabel: &str, ylabel: &str, series: &[Series2],
         y0 = y0.min(*y);
         y1 = y1.max(*y);
     }
-    let pad = |a: f64, b: f64| if b > a { (b - a) * 0.1 } else { a.abs().max(1.0) * 0.1 };
+    let pad = |a: f64, b: f64| {
+        if b > a {
+            (b - a) * 0.1
+        } else {
+            a.abs().max(1.0) * 0.1
+        }
+    };
     let (px, py) = (pad(x0, x1), pad(y0, y1));
-    let (x0, x1, y0, y1) = (if log { x0 - px } else { (x0 - px).max(0.0) }, x1 + px, (y0 - py).max(0.0), y1 + py);
+    let (x0, x1, y0, y1) = (
+        if log { x0 - px } else { (x0 - px).max(0.0) },
+        x1 + px,
+        (y0 - py).max(0.0),
+        y1 + py,
+    );
     let pw = w - ml - mr;
     let ph = h - mt - mb;
-    let sx = |x: f64| if log { ml + (x1 - x) / (x1 - x0) * pw } else { ml + (x - x0) / (x1 - x0) * pw };
+    let sx = |x: f64| {
+        if log {
+            ml + (x1 - x) / (x1 - x0) * pw
+        } else {
+            ml + (x - x0) / (x1 - x0) * pw
+        }
+    };
     let sy = |y: f64| mt + ph - (y - y0) / (y1 - y0) * ph;
     let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
     let xticks: Vec<(f64, f64)> = if log {
@@ -137,8 +198,19 @@ pub fn scatter_with(title: &str, xlabel: &str, ylabel: &str, series: &[Series2],
     for t in linear_ticks(y0, y1) {
         y_gridline(&mut svg, sy(t), t, ml, pw);
     }
-    let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel));
-    let _ = write!(svg, "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>", mt + ph / 2.0, esc(ylabel));
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        ml + pw / 2.0,
+        h - 8.0,
+        esc(xlabel)
+    );
+    let _ = write!(
+        svg,
+        "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+        mt + ph / 2.0,
+        esc(ylabel)
+    );
     for (i, s) in series.iter().enumerate() {
         let col = PALETTE[i % PALETTE.len()];
         if let Some(((cx, cy), (rx, ry), ang)) = confidence_ellipse(&s.points) {
@@ -148,17 +220,37 @@ pub fn scatter_with(title: &str, xlabel: &str, ylabel: &str, series: &[Series2],
                 .map(|k| {
                     let t = k as f64 / 48.0 * std::f64::consts::TAU;
                     let (ex, ey) = (rx * t.cos(), ry * t.sin());
-                    let (x, y) = (cx + ex * ang.cos() - ey * ang.sin(), cy + ex * ang.sin() + ey * ang.cos());
-                    format!("{:.1},{:.1}", sx(x).clamp(ml, ml + pw), sy(y).clamp(mt, mt + ph))
+                    let (x, y) = (
+                        cx + ex * ang.cos() - ey * ang.sin(),
+                        cy + ex * ang.sin() + ey * ang.cos(),
+                    );
+                    format!(
+                        "{:.1},{:.1}",
+                        sx(x).clamp(ml, ml + pw),
+                        sy(y).clamp(mt, mt + ph)
+                    )
                 })
                 .collect();
             let _ = write!(svg, "<polygon points=\"{}\" fill=\"{col}\" fill-opacity=\"0.12\" stroke=\"{col}\" stroke-opacity=\"0.6\"/>", pts.join(" "));
         }
         for (x, y) in &s.points {
-            let _ = write!(svg, "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{col}\"/>", sx(*x), sy(*y));
+            let _ = write!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{col}\"/>",
+                sx(*x),
+                sy(*y)
+            );
         }
         let ly = mt + 12.0 + i as f64 * 15.0;
-        let _ = write!(svg, "<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{col}\"/><text x=\"{}\" y=\"{}\">{}</text>", w - mr + 12.0, ly - 4.0, w - mr + 20.0, ly, esc(&s.name));
+        let _ = write!(
+            svg,
+            "<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{col}\"/><text x=\"{}\" y=\"{}\">{}</text>",
+            w - mr + 12.0,
+            ly - 4.0,
+            w - mr + 20.0,
+            ly,
+            esc(&s.name)
+        );
     }
     svg += "</svg>";
     svg
@@ -169,14 +261,29 @@ pub fn cdf(title: &str, xlabel: &str, series: &[Series2]) -> String {
     let (w, h, ml, mr, mt, mb) = (560.0, 300.0, 60.0, 150.0, 30.0, 45.0);
     let mut svg = String::new();
     let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
-    let _ = write!(svg, "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>", (w - mr + ml) / 2.0, esc(title));
-    let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).filter(|x| x.is_finite()).collect();
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
+        (w - mr + ml) / 2.0,
+        esc(title)
+    );
+    let xs: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .filter(|x| x.is_finite())
+        .collect();
     if xs.is_empty() {
         svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
         return svg;
     }
-    let (lo, hi) = xs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-    let pad = if hi > lo { (hi - lo) * 0.05 } else { lo.abs().max(1.0) * 0.05 };
+    let (lo, hi) = xs
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    let pad = if hi > lo {
+        (hi - lo) * 0.05
+    } else {
+        lo.abs().max(1.0) * 0.05
+    };
     let (x0, x1) = (lo - pad, hi + pad);
     let (pw, ph) = (w - ml - mr, h - mt - mb);
     let sx = |x: f64| ml + (x - x0) / (x1 - x0) * pw;
@@ -188,11 +295,22 @@ pub fn cdf(title: &str, xlabel: &str, series: &[Series2]) -> String {
     for p in [0.0, 0.25, 0.5, 0.75, 1.0] {
         y_gridline(&mut svg, sy(p), p, ml, pw);
     }
-    let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel));
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        ml + pw / 2.0,
+        h - 8.0,
+        esc(xlabel)
+    );
     let _ = write!(svg, "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">fraction of runs ≤ x</text>", mt + ph / 2.0);
     for (i, s) in series.iter().enumerate() {
         let col = PALETTE[i % PALETTE.len()];
-        let mut v: Vec<f64> = s.points.iter().map(|p| p.0).filter(|x| x.is_finite()).collect();
+        let mut v: Vec<f64> = s
+            .points
+            .iter()
+            .map(|p| p.0)
+            .filter(|x| x.is_finite())
+            .collect();
         v.sort_by(f64::total_cmp);
         let n = v.len() as f64;
         let mut pts = vec![format!("{:.1},{:.1}", sx(x0), sy(0.0))];
@@ -201,7 +319,11 @@ pub fn cdf(title: &str, xlabel: &str, series: &[Series2]) -> String {
             pts.push(format!("{:.1},{:.1}", sx(*x), sy((k + 1) as f64 / n)));
         }
         pts.push(format!("{:.1},{:.1}", sx(x1), sy(1.0)));
-        let _ = write!(svg, "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.5\"/>", pts.join(" "));
+        let _ = write!(
+            svg,
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.5\"/>",
+            pts.join(" ")
+        );
         let ly = mt + 12.0 + i as f64 * 15.0;
         let _ = write!(svg, "<line x1=\"{}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"{col}\" stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">{}</text>", w - mr + 6.0, w - mr + 18.0, w - mr + 22.0, ly, esc(&s.name), y = ly - 4.0);
     }
@@ -214,15 +336,29 @@ pub fn lines(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> Str
     let (w, h, ml, mr, mt, mb) = (560.0, 260.0, 60.0, 150.0, 30.0, 45.0);
     let mut svg = String::new();
     let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
-    let _ = write!(svg, "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>", (w - mr + ml) / 2.0, esc(title));
-    let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
+        (w - mr + ml) / 2.0,
+        esc(title)
+    );
+    let all: Vec<(f64, f64)> = series
+        .iter()
+        .flat_map(|s| s.points.iter().copied())
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .collect();
     if all.is_empty() {
         svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
         return svg;
     }
-    let (x0, x1) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (x0, x1) = all
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let y1 = all.iter().fold(0.0f64, |m, p| m.max(p.1)) * 1.05;
-    let (x1, y1) = (if x1 > x0 { x1 } else { x0 + 1.0 }, if y1 > 0.0 { y1 } else { 1.0 });
+    let (x1, y1) = (
+        if x1 > x0 { x1 } else { x0 + 1.0 },
+        if y1 > 0.0 { y1 } else { 1.0 },
+    );
     let (pw, ph) = (w - ml - mr, h - mt - mb);
     let sx = |x: f64| ml + (x - x0) / (x1 - x0) * pw;
     let sy = |y: f64| mt + ph - y / y1 * ph;
@@ -233,12 +369,32 @@ pub fn lines(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> Str
     for t in linear_ticks(0.0, y1) {
         y_gridline(&mut svg, sy(t), t, ml, pw);
     }
-    let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel));
-    let _ = write!(svg, "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>", mt + ph / 2.0, esc(ylabel));
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        ml + pw / 2.0,
+        h - 8.0,
+        esc(xlabel)
+    );
+    let _ = write!(
+        svg,
+        "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+        mt + ph / 2.0,
+        esc(ylabel)
+    );
     for (i, s) in series.iter().enumerate() {
         let col = PALETTE[i % PALETTE.len()];
-        let pts: Vec<String> = s.points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()).map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y))).collect();
-        let _ = write!(svg, "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.2\"/>", pts.join(" "));
+        let pts: Vec<String> = s
+            .points
+            .iter()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
+            .collect();
+        let _ = write!(
+            svg,
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.2\"/>",
+            pts.join(" ")
+        );
         let ly = mt + 12.0 + i as f64 * 15.0;
         let _ = write!(svg, "<line x1=\"{}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"{col}\" stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">{}</text>", w - mr + 6.0, w - mr + 18.0, w - mr + 22.0, ly, esc(&s.name), y = ly - 4.0);
     }
@@ -252,15 +408,26 @@ pub fn histogram(title: &str, xlabel: &str, values: &[f64], bins: usize) -> Stri
     let (w, h, ml, mr, mt, mb) = (420.0, 240.0, 50.0, 20.0, 30.0, 45.0);
     let mut svg = String::new();
     let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
-    let _ = write!(svg, "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>", (w - mr + ml) / 2.0, esc(title));
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
+        (w - mr + ml) / 2.0,
+        esc(title)
+    );
     let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     if v.is_empty() || bins == 0 {
         svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
         return svg;
     }
-    let (lo, hi) = v.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    let (lo, hi) = v
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
     let lo = lo.min(0.0);
-    let width = if hi > lo { (hi - lo) / bins as f64 } else { 1.0 };
+    let width = if hi > lo {
+        (hi - lo) / bins as f64
+    } else {
+        1.0
+    };
     let mut counts = vec![0usize; bins];
     for x in &v {
         counts[(((x - lo) / width) as usize).min(bins - 1)] += 1;
@@ -275,7 +442,13 @@ pub fn histogram(title: &str, xlabel: &str, values: &[f64], bins: usize) -> Stri
     }
     for k in 0..=4 {
         let x = lo + (hi.max(lo + width) - lo) * k as f64 / 4.0;
-        let _ = write!(svg, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>", ml + pw * k as f64 / 4.0, mt + ph + 14.0, fmt_tick(x));
+        let _ = write!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            ml + pw * k as f64 / 4.0,
+            mt + ph + 14.0,
+            fmt_tick(x)
+        );
     }
     let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel), ml - 4.0, mt + 10.0, top);
     svg += "</svg>";
@@ -286,7 +459,10 @@ fn fmt_tick(t: f64) -> String {
     if t.abs() >= 100.0 || t.fract().abs() < 1e-9 {
         format!("{:.0}", t)
     } else {
-        format!("{:.2}", t).trim_end_matches('0').trim_end_matches('.').to_string()
+        format!("{:.2}", t)
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
     }
 }
 
@@ -307,7 +483,15 @@ mod tests {
 
     #[test]
     fn scatter_is_well_formed_svg() {
-        let s = scatter("t<1>", "x", "y", &[Series2 { name: "a".into(), points: vec![(1.0, 2.0), (2.0, 3.0), (3.0, 5.0)] }]);
+        let s = scatter(
+            "t<1>",
+            "x",
+            "y",
+            &[Series2 {
+                name: "a".into(),
+                points: vec![(1.0, 2.0), (2.0, 3.0), (3.0, 5.0)],
+            }],
+        );
         assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
         assert!(s.contains("t&lt;1&gt;") && s.contains("<polygon"));
     }
@@ -315,9 +499,23 @@ mod tests {
     #[test]
     fn log_inverted_axis_puts_large_delays_left() {
         let pts = vec![(10.0, 1.0), (100.0, 2.0), (1000.0, 3.0)];
-        let s = scatter_with("p", "delay", "tput", &[Series2 { name: "a".into(), points: pts }], XAxis::LogInverted);
+        let s = scatter_with(
+            "p",
+            "delay",
+            "tput",
+            &[Series2 {
+                name: "a".into(),
+                points: pts,
+            }],
+            XAxis::LogInverted,
+        );
         // The circles in drawing order: x of 10 ms must be right of x of 1000 ms.
-        let cx: Vec<f64> = s.split("<circle cx=\"").skip(1).take(3).map(|t| t.split('"').next().unwrap().parse().unwrap()).collect();
+        let cx: Vec<f64> = s
+            .split("<circle cx=\"")
+            .skip(1)
+            .take(3)
+            .map(|t| t.split('"').next().unwrap().parse().unwrap())
+            .collect();
         assert!(cx[0] > cx[1] && cx[1] > cx[2], "{cx:?}");
         // Decade ticks are labelled in data units.
         assert!(s.contains(">100<") && s.contains(">10<"));
@@ -327,21 +525,46 @@ mod tests {
     fn histogram_counts_every_value_once() {
         let s = histogram("h", "cv", &[0.0, 0.1, 0.1, 0.2, 0.4], 4);
         // Bins of width 0.1 over [0, 0.4]: counts 1, 2, 1, 1 (the maximum lands in the last).
-        let counts: Vec<usize> = s.split("<title>").skip(1).map(|t| t.split('<').next().unwrap().parse().unwrap()).collect();
+        let counts: Vec<usize> = s
+            .split("<title>")
+            .skip(1)
+            .map(|t| t.split('<').next().unwrap().parse().unwrap())
+            .collect();
         assert_eq!(counts, vec![1, 2, 1, 1]);
         assert_eq!(counts.iter().sum::<usize>(), 5);
     }
 
     #[test]
     fn lines_draw_one_polyline_per_series() {
-        let s = lines("t", "s", "Mbit/s", &[Series2 { name: "a".into(), points: vec![(0.0, 1.0), (1.0, 2.0)] }, Series2 { name: "b".into(), points: vec![(0.0, 0.5), (1.0, 0.5)] }]);
+        let s = lines(
+            "t",
+            "s",
+            "Mbit/s",
+            &[
+                Series2 {
+                    name: "a".into(),
+                    points: vec![(0.0, 1.0), (1.0, 2.0)],
+                },
+                Series2 {
+                    name: "b".into(),
+                    points: vec![(0.0, 0.5), (1.0, 0.5)],
+                },
+            ],
+        );
         assert_eq!(s.matches("<polyline").count(), 2);
         assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
     }
 
     #[test]
     fn cdf_steps_reach_one() {
-        let s = cdf("c", "x", &[Series2 { name: "a".into(), points: vec![(1.0, 0.0), (2.0, 0.0)] }]);
+        let s = cdf(
+            "c",
+            "x",
+            &[Series2 {
+                name: "a".into(),
+                points: vec![(1.0, 0.0), (2.0, 0.0)],
+            }],
+        );
         assert!(s.starts_with("<svg") && s.ends_with("</svg>") && s.contains("<polyline"));
         // Two samples: steps at 0, 0.5 and 1 of the plot height (y = 30 + 225 − p·225).
         assert!(s.contains(",142.5") && s.contains(",30.0"), "{s}");

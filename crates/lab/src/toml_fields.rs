@@ -26,7 +26,11 @@ fn type_name(v: &Value) -> &'static str {
 
 impl<'a> Fields<'a> {
     pub fn new(file: &'a str, path: impl Into<String>, table: &'a Table) -> Self {
-        Fields { file, path: path.into(), table }
+        Fields {
+            file,
+            path: path.into(),
+            table,
+        }
     }
 
     pub fn field(&self, key: &str) -> String {
@@ -38,14 +42,21 @@ impl<'a> Fields<'a> {
     }
 
     pub fn err(&self, key: &str, message: impl Into<String>) -> InputError {
-        InputError { file: self.file.to_string(), field: self.field(key), message: message.into() }
+        InputError {
+            file: self.file.to_string(),
+            field: self.field(key),
+            message: message.into(),
+        }
     }
 
     /// Rejects any key not in `allowed`.
     pub fn only(&self, allowed: &[&str]) -> Result<(), InputError> {
         for k in self.table.keys() {
             if !allowed.contains(&k.as_str()) {
-                return Err(self.err(k, format!("unknown field; allowed fields here: {}", allowed.join(", "))));
+                return Err(self.err(
+                    k,
+                    format!("unknown field; allowed fields here: {}", allowed.join(", ")),
+                ));
             }
         }
         Ok(())
@@ -56,7 +67,10 @@ impl<'a> Fields<'a> {
     }
 
     fn wrong(&self, key: &str, v: &Value, want: &str) -> InputError {
-        self.err(key, format!("expected {want}, found {} ({v})", type_name(v)))
+        self.err(
+            key,
+            format!("expected {want}, found {} ({v})", type_name(v)),
+        )
     }
 
     pub fn str(&self, key: &str) -> Result<Option<&'a str>, InputError> {
@@ -80,7 +94,10 @@ impl<'a> Fields<'a> {
         match self.raw(key) {
             None => Ok(None),
             Some(Value::Integer(i)) if (min..=max).contains(i) => Ok(Some(*i)),
-            Some(Value::Integer(i)) => Err(self.err(key, format!("{i} is out of range; allowed: an integer from {min} to {max}"))),
+            Some(Value::Integer(i)) => Err(self.err(
+                key,
+                format!("{i} is out of range; allowed: an integer from {min} to {max}"),
+            )),
             Some(v) => Err(self.wrong(key, v, &format!("an integer from {min} to {max}"))),
         }
     }
@@ -94,16 +111,30 @@ impl<'a> Fields<'a> {
             Some(v) => return Err(self.wrong(key, v, &format!("a number from {min} to {max}"))),
         };
         if !(x.is_finite() && x >= min && x <= max) {
-            return Err(self.err(key, format!("{x} is out of range; allowed: a number from {min} to {max}")));
+            return Err(self.err(
+                key,
+                format!("{x} is out of range; allowed: a number from {min} to {max}"),
+            ));
         }
         Ok(Some(x))
     }
 
-    fn parsed<T>(&self, key: &str, what: &str, parse: fn(&str) -> Result<T, String>) -> Result<Option<T>, InputError> {
+    fn parsed<T>(
+        &self,
+        key: &str,
+        what: &str,
+        parse: fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, InputError> {
         match self.raw(key) {
             None => Ok(None),
             Some(Value::String(s)) => parse(s).map(Some).map_err(|m| self.err(key, m)),
-            Some(v) => Err(self.err(key, format!("expected {what} written as a string with a unit, found {} ({v})", type_name(v)))),
+            Some(v) => Err(self.err(
+                key,
+                format!(
+                    "expected {what} written as a string with a unit, found {} ({v})",
+                    type_name(v)
+                ),
+            )),
         }
     }
 
@@ -115,7 +146,13 @@ impl<'a> Fields<'a> {
     pub fn rate(&self, key: &str) -> Result<Option<Rate>, InputError> {
         let r = self.parsed(key, "a rate", parse_rate)?;
         if r == Some(Rate(0)) {
-            return Err(self.err(key, format!("{} must be greater than zero", self.raw(key).expect("present"))));
+            return Err(self.err(
+                key,
+                format!(
+                    "{} must be greater than zero",
+                    self.raw(key).expect("present")
+                ),
+            ));
         }
         Ok(r)
     }
@@ -140,8 +177,15 @@ impl<'a> Fields<'a> {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| match v {
-                    Value::Table(t) => Ok(Fields::new(self.file, format!("{}[{i}]", self.field(key)), t)),
-                    v => Err(self.err(&format!("{key}[{i}]"), format!("expected a table, found {}", type_name(v)))),
+                    Value::Table(t) => Ok(Fields::new(
+                        self.file,
+                        format!("{}[{i}]", self.field(key)),
+                        t,
+                    )),
+                    v => Err(self.err(
+                        &format!("{key}[{i}]"),
+                        format!("expected a table, found {}", type_name(v)),
+                    )),
                 })
                 .collect(),
             Some(Value::Table(t)) => Ok(vec![Fields::new(self.file, self.field(key), t)]),
@@ -156,7 +200,13 @@ impl<'a> Fields<'a> {
                 .iter()
                 .map(|v| match v {
                     Value::String(s) => Ok(s.as_str()),
-                    v => Err(self.err(key, format!("expected a list of strings, found an element that is {}", type_name(v)))),
+                    v => Err(self.err(
+                        key,
+                        format!(
+                            "expected a list of strings, found an element that is {}",
+                            type_name(v)
+                        ),
+                    )),
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some),

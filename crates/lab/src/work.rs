@@ -19,19 +19,32 @@ pub struct WorkItem {
 pub fn item_key(scenario: &Scenario, seed: u64) -> String {
     let tool = tool_info();
     let mut h = Sha256::new();
-    h.update(serde_json::to_string(scenario).expect("scenarios serialise").as_bytes());
+    h.update(
+        serde_json::to_string(scenario)
+            .expect("scenarios serialise")
+            .as_bytes(),
+    );
     h.update(b"\0seed=");
     h.update(seed.to_le_bytes());
     h.update(b"\0version=");
     h.update(tool.version.as_bytes());
     h.update(b"\0commit=");
     h.update(tool.git_commit.as_bytes());
-    h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
+    h.finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 impl WorkItem {
     pub fn new(label: impl Into<String>, scenario: Scenario, seed: u64) -> WorkItem {
-        WorkItem { key: item_key(&scenario, seed), label: label.into(), seed, scenario }
+        WorkItem {
+            key: item_key(&scenario, seed),
+            label: label.into(),
+            seed,
+            scenario,
+        }
     }
 
     /// Runs the item on the simulator. Idempotent: the same item gives the same record

@@ -12,7 +12,11 @@ use std::path::Path;
 const DUE_S: f64 = 610.0;
 
 fn example(c: &str) -> Scenario {
-    load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/dalbe/long-term-{c}.toml"))).unwrap()
+    load(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../../examples/dalbe/long-term-{c}.toml")),
+    )
+    .unwrap()
 }
 
 struct Outcome {
@@ -23,18 +27,33 @@ struct Outcome {
 }
 
 fn run(sc: &Scenario, seeds: std::ops::RangeInclusive<u64>) -> Outcome {
-    let items: Vec<WorkItem> = seeds.map(|s| WorkItem::new("dalbe", sc.clone(), s)).collect();
-    let mut o = Outcome { lateness: vec![], jain: vec![], goodput_bps: vec![] };
-    LocalExecutor { threads: 2, progress: false }
-        .execute(items, &mut |_, rec| {
-            let f = rec.metrics.flows.iter().find(|f| f.name == "dalbe").expect("dalbe flow");
-            o.lateness.push(f.completed_at_s.unwrap_or(sc.duration.secs_f64()) - DUE_S);
-            o.jain.push(rec.metrics.jain[0].index);
-            o.goodput_bps.push(f.goodput_bps);
-            Ok(())
-        })
-        .unwrap()
-        .unwrap();
+    let items: Vec<WorkItem> = seeds
+        .map(|s| WorkItem::new("dalbe", sc.clone(), s))
+        .collect();
+    let mut o = Outcome {
+        lateness: vec![],
+        jain: vec![],
+        goodput_bps: vec![],
+    };
+    LocalExecutor {
+        threads: 2,
+        progress: false,
+    }
+    .execute(items, &mut |_, rec| {
+        let f = rec
+            .metrics
+            .flows
+            .iter()
+            .find(|f| f.name == "dalbe")
+            .expect("dalbe flow");
+        o.lateness
+            .push(f.completed_at_s.unwrap_or(sc.duration.secs_f64()) - DUE_S);
+        o.jain.push(rec.metrics.jain[0].index);
+        o.goodput_bps.push(f.goodput_bps);
+        Ok(())
+    })
+    .unwrap()
+    .unwrap();
     o
 }
 
@@ -46,7 +65,11 @@ fn median(xs: &[f64]) -> f64 {
 fn cubic_model_based_controller_meets_the_deadline_like_the_testbed() {
     let o = run(&example("cubic-mbc"), 1..=20);
     let m = median(&o.lateness);
-    assert!(m.abs() <= 30.0, "median completion minus deadline {m:.1} s: {:?}", o.lateness);
+    assert!(
+        m.abs() <= 30.0,
+        "median completion minus deadline {m:.1} s: {:?}",
+        o.lateness
+    );
     let j = median(&o.jain);
     assert!(j <= 0.85, "median Jain {j:.3}");
 }
@@ -63,7 +86,11 @@ fn our_deadline_controller_is_never_late_and_never_above_best_effort() {
     let sc = example("deadline");
     let o = run(&sc, 1..=20);
     let worst = o.lateness.iter().cloned().fold(f64::MIN, f64::max);
-    assert!(worst <= 10.0, "worst lateness {worst:.1} s: {:?}", o.lateness);
+    assert!(
+        worst <= 10.0,
+        "worst lateness {worst:.1} s: {:?}",
+        o.lateness
+    );
     // The same flow as plain CUBIC, in its place.
     let mut plain = sc.clone();
     for f in &mut plain.flows {
@@ -73,31 +100,55 @@ fn our_deadline_controller_is_never_late_and_never_above_best_effort() {
     let p = run(&plain, 1..=1);
     let best_effort = p.goodput_bps[0];
     for g in &o.goodput_bps {
-        assert!(*g <= best_effort * 1.01, "DA-LBE goodput {g} above plain CUBIC's {best_effort}");
+        assert!(
+            *g <= best_effort * 1.01,
+            "DA-LBE goodput {g} above plain CUBIC's {best_effort}"
+        );
     }
 }
 
 #[test]
 fn a_user_metacontroller_from_a_scenario_yields_in_working_hours_only() {
     // examples/dalbe/working-hours.toml: the run starts at 17:58; LBE until 18:00.
-    let sc = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dalbe/working-hours.toml")).unwrap();
+    let sc = load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dalbe/working-hours.toml"),
+    )
+    .unwrap();
     let rec = scavenger_lab::run_scenario(&sc, 1);
     let s = rec.metrics.series.unwrap();
     let backup = &s.flow_goodput_bps[1];
     // Bins of 10 s: 20-110 s inside working hours, 150-240 s outside.
     let inside: f64 = backup[2..11].iter().sum::<f64>() / 9.0;
     let outside: f64 = backup[15..24].iter().sum::<f64>() / 9.0;
-    assert!(outside > 2.0 * inside, "backup {inside:.0} bit/s in hours, {outside:.0} after");
+    assert!(
+        outside > 2.0 * inside,
+        "backup {inside:.0} bit/s in hours, {outside:.0} after"
+    );
 }
 
 #[test]
 fn dalbe_settings_are_checked() {
-    let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dalbe/long-term-deadline.toml")).unwrap();
-    let e = scavenger_lab::parse("x.toml", &base.replace("controller = \"deadline\"", "controller = \"oracle\"")).unwrap_err().to_string();
-    assert!(e.contains("flow[1].dalbe.controller") && e.contains("oracle") && e.contains("cubic-mbc"), "{e}");
-    let e = scavenger_lab::parse("x.toml", &base.replace("deadline = \"600s\"\n", "")).unwrap_err().to_string();
+    let base = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dalbe/long-term-deadline.toml"),
+    )
+    .unwrap();
+    let e = scavenger_lab::parse(
+        "x.toml",
+        &base.replace("controller = \"deadline\"", "controller = \"oracle\""),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("flow[1].dalbe.controller") && e.contains("oracle") && e.contains("cubic-mbc"),
+        "{e}"
+    );
+    let e = scavenger_lab::parse("x.toml", &base.replace("deadline = \"600s\"\n", ""))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("flow[1].dalbe") && e.contains("deadline"), "{e}");
-    let e = scavenger_lab::parse("x.toml", &base.replace("size = \"1625MB\"\n", "")).unwrap_err().to_string();
+    let e = scavenger_lab::parse("x.toml", &base.replace("size = \"1625MB\"\n", ""))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("flow[1].deadline") && e.contains("size"), "{e}");
 }
 
@@ -105,14 +156,38 @@ fn dalbe_settings_are_checked() {
 fn short_term_scenario_uses_the_idle_gap_and_meets_the_deadline() {
     // Seed 003 §9.1: six CUBIC flows come and go over Poisson UDP noise; none runs at
     // 1000-1010 s. The flow (1625 MB, due at 1700 s) should speed up in that gap.
-    let sc = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dalbe/short-term-cubic-mbc.toml")).unwrap();
+    let sc = load(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/dalbe/short-term-cubic-mbc.toml"),
+    )
+    .unwrap();
     let rec = scavenger_lab::run_scenario(&sc, 1);
-    let f = rec.metrics.flows.iter().find(|f| f.name == "dalbe").unwrap();
-    assert!(f.completed_at_s.is_some_and(|t| t <= 1700.0), "completed at {:?}", f.completed_at_s);
+    let f = rec
+        .metrics
+        .flows
+        .iter()
+        .find(|f| f.name == "dalbe")
+        .unwrap();
+    assert!(
+        f.completed_at_s.is_some_and(|t| t <= 1700.0),
+        "completed at {:?}",
+        f.completed_at_s
+    );
     let s = rec.metrics.series.unwrap();
-    let i = rec.metrics.flows.iter().position(|f| f.name == "dalbe").unwrap();
+    let i = rec
+        .metrics
+        .flows
+        .iter()
+        .position(|f| f.name == "dalbe")
+        .unwrap();
     let bin = |t: f64| s.time_s.iter().position(|&x| (x - t).abs() < 1e-9).unwrap();
     let gap = s.flow_goodput_bps[i][bin(1010.0)];
-    let before: f64 = s.flow_goodput_bps[i][bin(810.0)..=bin(1000.0)].iter().sum::<f64>() / 20.0;
-    assert!(gap > 1.5 * before, "gap {gap:.0} bit/s, 800-1000 s mean {before:.0}");
+    let before: f64 = s.flow_goodput_bps[i][bin(810.0)..=bin(1000.0)]
+        .iter()
+        .sum::<f64>()
+        / 20.0;
+    assert!(
+        gap > 1.5 * before,
+        "gap {gap:.0} bit/s, 800-1000 s mean {before:.0}"
+    );
 }

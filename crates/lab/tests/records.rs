@@ -4,7 +4,9 @@ use scavenger_lab::{load, run_scenario};
 use std::path::Path;
 
 fn example(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name)
 }
 
 #[test]
@@ -17,7 +19,11 @@ fn same_scenario_and_seed_give_byte_identical_records() {
     assert_eq!(a.to_json(), b.to_json());
     let mut c = run_scenario(&s, 8);
     c.wall_time_s = 0.0;
-    assert_ne!(a.to_json(), c.to_json(), "a different seed should change something");
+    assert_ne!(
+        a.to_json(),
+        c.to_json(),
+        "a different seed should change something"
+    );
 }
 
 #[test]
@@ -29,7 +35,9 @@ fn record_describes_itself_and_writes_series() {
     assert_eq!(v["datapath"], "sim");
     assert_eq!(v["scenario"]["link"]["rate"], "10Mbit/s");
     assert_eq!(v["scenario"]["flows"][0]["params"]["beta"], 0.7);
-    assert!(v["tool"]["git_commit"].as_str().is_some_and(|c| !c.is_empty()));
+    assert!(v["tool"]["git_commit"]
+        .as_str()
+        .is_some_and(|c| !c.is_empty()));
     assert!(v["events"].as_u64().unwrap() > 0);
     assert_eq!(v["metrics"]["flows"].as_array().unwrap().len(), 2);
     let dir = std::env::temp_dir().join(format!("scavenger-record-test-{}", std::process::id()));
@@ -37,8 +45,16 @@ fn record_describes_itself_and_writes_series() {
     assert_eq!(files.len(), 2);
     let csv = std::fs::read_to_string(dir.join("series.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("time_s,cubic.1_goodput_bps,cubic.1_cwnd_bytes,"), "{}", lines[0]);
-    assert!(lines[0].ends_with(",bottleneck_utilisation,queue_pkts"), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with("time_s,cubic.1_goodput_bps,cubic.1_cwnd_bytes,"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].ends_with(",bottleneck_utilisation,queue_pkts"),
+        "{}",
+        lines[0]
+    );
     let cols = lines[0].split(',').count();
     assert!(lines.iter().all(|l| l.split(',').count() == cols));
     // 60 s in 500 ms bins.

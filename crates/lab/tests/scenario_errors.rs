@@ -44,7 +44,10 @@ fn the_good_scenario_parses_with_defaults() {
 
 #[test]
 fn unknown_field() {
-    let m = error_with("delay = \"25ms\"", "delay = \"25ms\"\nbandwidth = \"8Mbit\"");
+    let m = error_with(
+        "delay = \"25ms\"",
+        "delay = \"25ms\"\nbandwidth = \"8Mbit\"",
+    );
     assert_mentions(&m, &["bad.toml", "link.bandwidth", "unknown field", "rate"]);
     let m = error_with("duration", "durration");
     assert_mentions(&m, &["durration", "unknown field"]);
@@ -58,51 +61,114 @@ fn unknown_algorithm() {
 
 #[test]
 fn unknown_and_out_of_range_parameters() {
-    let m = error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nparams = { beta = 0.5 }");
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nparams = { beta = 0.5 }",
+    );
     assert_mentions(&m, &["flow[0].params.beta", "0.5", "no parameters"]);
-    let m = error_with("algorithm = \"newreno\"", "algorithm = \"cubic\"\nparams = { beta = 1.5 }");
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"cubic\"\nparams = { beta = 1.5 }",
+    );
     assert_mentions(&m, &["flow[0].params.beta", "1.5", "allowed"]);
-    let m = error_with("algorithm = \"newreno\"", "algorithm = \"cubic\"\nparams = { gamma = 1 }");
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"cubic\"\nparams = { gamma = 1 }",
+    );
     assert_mentions(&m, &["flow[0].params.gamma", "known parameters"]);
 }
 
 #[test]
 fn malformed_units() {
-    assert_mentions(&error_with("\"8Mbit\"", "\"8 furlongs\""), &["link.rate", "8 furlongs", "Mbit"]);
-    assert_mentions(&error_with("\"25ms\"", "\"25\""), &["link.delay", "\"25\"", "no unit"]);
-    assert_mentions(&error_with("\"25ms\"", "25"), &["link.delay", "25", "string with a unit"]);
-    assert_mentions(&error_with("\"70 packets\"", "\"70 parcels\""), &["link.buffer", "70 parcels", "packets"]);
-    assert_mentions(&error_with("\"10s\"", "\"ten seconds\""), &["duration", "ten seconds"]);
+    assert_mentions(
+        &error_with("\"8Mbit\"", "\"8 furlongs\""),
+        &["link.rate", "8 furlongs", "Mbit"],
+    );
+    assert_mentions(
+        &error_with("\"25ms\"", "\"25\""),
+        &["link.delay", "\"25\"", "no unit"],
+    );
+    assert_mentions(
+        &error_with("\"25ms\"", "25"),
+        &["link.delay", "25", "string with a unit"],
+    );
+    assert_mentions(
+        &error_with("\"70 packets\"", "\"70 parcels\""),
+        &["link.buffer", "70 parcels", "packets"],
+    );
+    assert_mentions(
+        &error_with("\"10s\"", "\"ten seconds\""),
+        &["duration", "ten seconds"],
+    );
 }
 
 #[test]
 fn zero_or_negative_rate() {
-    assert_mentions(&error_with("\"8Mbit\"", "\"0Mbit\""), &["link.rate", "0Mbit", "greater than zero"]);
-    assert_mentions(&error_with("\"8Mbit\"", "\"-8Mbit\""), &["link.rate", "-8Mbit"]);
-    assert_mentions(&error_with("rate = \"8Mbit\"", "rate = \"8Mbit\"\nreverse_rate = \"0kbit\""), &["link.reverse_rate", "greater than zero"]);
+    assert_mentions(
+        &error_with("\"8Mbit\"", "\"0Mbit\""),
+        &["link.rate", "0Mbit", "greater than zero"],
+    );
+    assert_mentions(
+        &error_with("\"8Mbit\"", "\"-8Mbit\""),
+        &["link.rate", "-8Mbit"],
+    );
+    assert_mentions(
+        &error_with(
+            "rate = \"8Mbit\"",
+            "rate = \"8Mbit\"\nreverse_rate = \"0kbit\"",
+        ),
+        &["link.reverse_rate", "greater than zero"],
+    );
 }
 
 #[test]
 fn zero_buffer() {
-    assert_mentions(&error_with("\"70 packets\"", "\"0 packets\""), &["link.buffer", "0 packets", "at least one packet"]);
-    assert_mentions(&error_with("\"70 packets\"", "\"0KB\""), &["link.buffer", "0KB"]);
-    assert_mentions(&error_with("\"70 packets\"", "70"), &["link.buffer", "unit"]);
+    assert_mentions(
+        &error_with("\"70 packets\"", "\"0 packets\""),
+        &["link.buffer", "0 packets", "at least one packet"],
+    );
+    assert_mentions(
+        &error_with("\"70 packets\"", "\"0KB\""),
+        &["link.buffer", "0KB"],
+    );
+    assert_mentions(
+        &error_with("\"70 packets\"", "70"),
+        &["link.buffer", "unit"],
+    );
 }
 
 #[test]
 fn start_after_the_end_of_the_run() {
-    let m = error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nstart = \"12s\"");
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nstart = \"12s\"",
+    );
     assert_mentions(&m, &["flow[0].start", "12s", "end of the run", "10s"]);
-    let m = error_with("buffer = \"70 packets\"", "buffer = \"70 packets\"\noutages = [{ start = \"11s\", duration = \"1s\" }]");
+    let m = error_with(
+        "buffer = \"70 packets\"",
+        "buffer = \"70 packets\"\noutages = [{ start = \"11s\", duration = \"1s\" }]",
+    );
     assert_mentions(&m, &["link.outages[0].start", "11s"]);
 }
 
 #[test]
 fn wrong_types_and_missing_required_fields() {
-    assert_mentions(&error_with("name = \"a\"", "name = 3"), &["flow[0].name", "string"]);
-    assert_mentions(&error_with("rate = \"8Mbit\"\n", ""), &["link.rate", "required"]);
-    assert_mentions(&error_with("[[flow]]\nname = \"a\"\nalgorithm = \"newreno\"\n", ""), &["flow", "at least one"]);
-    let m = error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\n[measure]\njain = [{ flows = [\"zz\"] }]");
+    assert_mentions(
+        &error_with("name = \"a\"", "name = 3"),
+        &["flow[0].name", "string"],
+    );
+    assert_mentions(
+        &error_with("rate = \"8Mbit\"\n", ""),
+        &["link.rate", "required"],
+    );
+    assert_mentions(
+        &error_with("[[flow]]\nname = \"a\"\nalgorithm = \"newreno\"\n", ""),
+        &["flow", "at least one"],
+    );
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\n[measure]\njain = [{ flows = [\"zz\"] }]",
+    );
     assert_mentions(&m, &["measure.jain[0].flows", "zz"]);
     assert_mentions(&error_with("[link]", "[link"), &["bad.toml", "TOML"]);
 }
@@ -110,7 +176,10 @@ fn wrong_types_and_missing_required_fields() {
 #[test]
 fn missing_file() {
     let e = scavenger_lab::load(std::path::Path::new("/nonexistent/scenario.toml")).unwrap_err();
-    assert_mentions(&e.to_string(), &["/nonexistent/scenario.toml", "cannot read"]);
+    assert_mentions(
+        &e.to_string(),
+        &["/nonexistent/scenario.toml", "cannot read"],
+    );
 }
 
 #[test]
@@ -119,7 +188,14 @@ fn units_in_common_spellings_are_accepted() {
         let s = parse("ok.toml", &GOOD.replace("\"8Mbit\"", &format!("\"{r}\""))).unwrap();
         assert_eq!(s.link.rate.bps(), 8_000_000, "{r}");
     }
-    let s = parse("ok.toml", &GOOD.replace("algorithm = \"newreno\"", "algorithm = \"newreno\"\nsize = \"2469KiB\"")).unwrap();
+    let s = parse(
+        "ok.toml",
+        &GOOD.replace(
+            "algorithm = \"newreno\"",
+            "algorithm = \"newreno\"\nsize = \"2469KiB\"",
+        ),
+    )
+    .unwrap();
     assert_eq!(s.flows[0].size_bytes, Some(2469 * 1024));
     // 1 BDP of 8 Mbit/s × 50 ms = 50 000 bytes = 34 packets of 1500 bytes (rounded up).
     let s = parse("ok.toml", &GOOD.replace("\"70 packets\"", "\"1BDP\"")).unwrap();
@@ -128,7 +204,8 @@ fn units_in_common_spellings_are_accepted() {
 
 #[test]
 fn count_expands_flows_and_groups_resolve_in_jain() {
-    let text = GOOD.replace("name = \"a\"", "name = \"a\"\ncount = 3") + "[measure]\njain = [{ flows = [\"a\"], from = \"2s\" }]\n";
+    let text = GOOD.replace("name = \"a\"", "name = \"a\"\ncount = 3")
+        + "[measure]\njain = [{ flows = [\"a\"], from = \"2s\" }]\n";
     let s = parse("ok.toml", &text).unwrap();
     let names: Vec<_> = s.flows.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["a.1", "a.2", "a.3"]);
@@ -170,13 +247,28 @@ to = "server"
     assert_eq!(s.flows[1].extra_delay, scavenger_cc::Dur::from_millis(3));
     let cfg = s.to_sim(1);
     assert_eq!(cfg.flows[1].direction, scavenger_sim::Direction::Reverse);
-    let m = parse("h.toml", &text.replace("to = \"server\"", "to = \"nas\"")).unwrap_err().to_string();
+    let m = parse("h.toml", &text.replace("to = \"server\"", "to = \"nas\""))
+        .unwrap_err()
+        .to_string();
     assert_mentions(&m, &["flow[1].to", "nas", "server, home"]);
-    let m = parse("h.toml", &text.replace("side = \"client\"", "side = \"server\"")).unwrap_err().to_string();
+    let m = parse(
+        "h.toml",
+        &text.replace("side = \"client\"", "side = \"server\""),
+    )
+    .unwrap_err()
+    .to_string();
     assert_mentions(&m, &["same side"]);
-    let m = parse("h.toml", &text.replace("side = \"client\"", "side = \"lan\"")).unwrap_err().to_string();
+    let m = parse(
+        "h.toml",
+        &text.replace("side = \"client\"", "side = \"lan\""),
+    )
+    .unwrap_err()
+    .to_string();
     assert_mentions(&m, &["host[1].side", "lan"]);
-    let m = error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\ndirection = \"sideways\"");
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\ndirection = \"sideways\"",
+    );
     assert_mentions(&m, &["flow[0].direction", "sideways", "upload"]);
 }
 
@@ -186,23 +278,72 @@ fn datagram_flows_and_stop_times() {
     let s = parse("ok.toml", &cbr).unwrap();
     assert_eq!(s.flows[0].algorithm, "none");
     let c = s.to_sim(1);
-    assert_eq!(c.flows[0].traffic, scavenger_sim::Traffic::Cbr { rate: scavenger_cc::Rate(64_000), payload: 160, poisson: true });
+    assert_eq!(
+        c.flows[0].traffic,
+        scavenger_sim::Traffic::Cbr {
+            rate: scavenger_cc::Rate(64_000),
+            payload: 160,
+            poisson: true
+        }
+    );
     assert_eq!(c.flows[0].stop, Some(scavenger_cc::Time(8_000_000_000)));
-    assert_mentions(&error_with("algorithm = \"newreno\"", "kind = \"cbr\""), &["flow[0].rate", "required"]);
-    assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nkind = \"cbr\"\nrate = \"1Mbit\""), &["flow[0].algorithm", "no congestion control"]);
-    assert_mentions(&error_with("algorithm = \"newreno\"", "kind = \"quic\""), &["flow[0].kind", "quic", "cbr"]);
-    assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nrate = \"1Mbit\""), &["flow[0].rate", "datagram"]);
-    assert_mentions(&error_with("algorithm = \"newreno\"", "kind = \"cbr\"\nrate = \"1Mbit\"\narrivals = \"bursty\""), &["flow[0].arrivals", "bursty", "poisson"]);
-    assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nstart = \"2s\"\nstop = \"1s\""), &["flow[0].stop", "1s", "start"]);
+    assert_mentions(
+        &error_with("algorithm = \"newreno\"", "kind = \"cbr\""),
+        &["flow[0].rate", "required"],
+    );
+    assert_mentions(
+        &error_with(
+            "algorithm = \"newreno\"",
+            "algorithm = \"newreno\"\nkind = \"cbr\"\nrate = \"1Mbit\"",
+        ),
+        &["flow[0].algorithm", "no congestion control"],
+    );
+    assert_mentions(
+        &error_with("algorithm = \"newreno\"", "kind = \"quic\""),
+        &["flow[0].kind", "quic", "cbr"],
+    );
+    assert_mentions(
+        &error_with(
+            "algorithm = \"newreno\"",
+            "algorithm = \"newreno\"\nrate = \"1Mbit\"",
+        ),
+        &["flow[0].rate", "datagram"],
+    );
+    assert_mentions(
+        &error_with(
+            "algorithm = \"newreno\"",
+            "kind = \"cbr\"\nrate = \"1Mbit\"\narrivals = \"bursty\"",
+        ),
+        &["flow[0].arrivals", "bursty", "poisson"],
+    );
+    assert_mentions(
+        &error_with(
+            "algorithm = \"newreno\"",
+            "algorithm = \"newreno\"\nstart = \"2s\"\nstop = \"1s\"",
+        ),
+        &["flow[0].stop", "1s", "start"],
+    );
 }
 
 #[test]
 fn httperf_split_and_web_traffic() {
-    let split = GOOD.replace("algorithm = \"newreno\"", "algorithm = \"newreno\"\ncount = 4\ntotal_size = \"2469KiB\"");
+    let split = GOOD.replace(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\ncount = 4\ntotal_size = \"2469KiB\"",
+    );
     let s = parse("ok.toml", &split).unwrap();
     assert_eq!(s.flows.len(), 4);
-    assert!(s.flows.iter().all(|f| f.size_bytes == Some((2469.0f64 * 1024.0 / 4.0).round() as u64)));
-    assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"newreno\"\nsize = \"1KB\"\ntotal_size = \"4KB\""), &["flow[0].total_size", "not both"]);
+    assert!(s
+        .flows
+        .iter()
+        .all(|f| f.size_bytes == Some((2469.0f64 * 1024.0 / 4.0).round() as u64)));
+    assert_mentions(
+        &error_with(
+            "algorithm = \"newreno\"",
+            "algorithm = \"newreno\"\nsize = \"1KB\"\ntotal_size = \"4KB\"",
+        ),
+        &["flow[0].total_size", "not both"],
+    );
 
     let web = GOOD.replace("algorithm = \"newreno\"", "algorithm = \"cubic\"\nkind = \"web\"\nflows_per_s = 2.0\nmean_size = \"100KB\"\nsize_dist = \"pareto\"");
     let s = parse("ok.toml", &web).unwrap();
@@ -212,15 +353,44 @@ fn httperf_split_and_web_traffic() {
     // About 2 arrivals per second over 10 s, the same for the same seed.
     let n = a.flows.len();
     assert!((8..=35).contains(&n), "{n} flows");
-    assert_eq!(a.flows.iter().map(|f| (f.start, f.size)).collect::<Vec<_>>(), b.flows.iter().map(|f| (f.start, f.size)).collect::<Vec<_>>());
-    assert_ne!(a.flows.iter().map(|f| f.start).collect::<Vec<_>>(), c.flows.iter().map(|f| f.start).collect::<Vec<_>>());
+    assert_eq!(
+        a.flows
+            .iter()
+            .map(|f| (f.start, f.size))
+            .collect::<Vec<_>>(),
+        b.flows
+            .iter()
+            .map(|f| (f.start, f.size))
+            .collect::<Vec<_>>()
+    );
+    assert_ne!(
+        a.flows.iter().map(|f| f.start).collect::<Vec<_>>(),
+        c.flows.iter().map(|f| f.start).collect::<Vec<_>>()
+    );
     assert_eq!(a.flows[0].name, "a.1");
     assert!(a.flows.windows(2).all(|w| w[0].start <= w[1].start));
     let r = scavenger_sim::run(a);
-    assert!(r.flows.iter().filter(|f| f.completion_time_s.is_some()).count() >= n / 2);
-    assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"cubic\"\nkind = \"web\"\nmean_size = \"1KB\""), &["flow[0].flows_per_s", "required"]);
+    assert!(
+        r.flows
+            .iter()
+            .filter(|f| f.completion_time_s.is_some())
+            .count()
+            >= n / 2
+    );
+    assert_mentions(
+        &error_with(
+            "algorithm = \"newreno\"",
+            "algorithm = \"cubic\"\nkind = \"web\"\nmean_size = \"1KB\"",
+        ),
+        &["flow[0].flows_per_s", "required"],
+    );
     assert_mentions(&error_with("algorithm = \"newreno\"", "algorithm = \"cubic\"\nkind = \"web\"\nflows_per_s = 1\nmean_size = \"1KB\"\nsize_dist = \"zipf\""), &["flow[0].size_dist", "zipf", "pareto"]);
-    let m = parse("x.toml", &(web + "[measure]\njain = [{ flows = [\"a\"] }]\n")).unwrap_err().to_string();
+    let m = parse(
+        "x.toml",
+        &(web + "[measure]\njain = [{ flows = [\"a\"] }]\n"),
+    )
+    .unwrap_err()
+    .to_string();
     assert_mentions(&m, &["measure.jain[0].flows", "web traffic"]);
 }
 
@@ -231,6 +401,10 @@ fn web_flow_sizes_have_the_asked_mean() {
     let cfg = parse("ok.toml", &web).unwrap().to_sim(3);
     let sizes: Vec<f64> = cfg.flows.iter().map(|f| f.size.unwrap() as f64).collect();
     let mean = sizes.iter().sum::<f64>() / sizes.len() as f64;
-    assert!((sizes.len() as f64 - 20_000.0).abs() < 600.0, "{}", sizes.len());
+    assert!(
+        (sizes.len() as f64 - 20_000.0).abs() < 600.0,
+        "{}",
+        sizes.len()
+    );
     assert!((mean - 100_000.0).abs() / 100_000.0 < 0.03, "{mean}");
 }

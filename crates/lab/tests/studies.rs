@@ -13,29 +13,53 @@ fn quick_studies_run_and_report() {
         // One seed keeps the test fast; the full quick mode is the CLI's.
         def.seeds.truncate(1);
         assert!(!def.experiments.is_empty());
-        let dir = std::env::temp_dir().join(format!("scavenger-study-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("scavenger-study-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut store = Store::open(&dir).unwrap();
-        let exec = LocalExecutor { threads: 2, progress: false };
-        let (ran, _) = run_into_store(&exec, &mut store, def.work_items(), false).unwrap().unwrap();
+        let exec = LocalExecutor {
+            threads: 2,
+            progress: false,
+        };
+        let (ran, _) = run_into_store(&exec, &mut store, def.work_items(), false)
+            .unwrap()
+            .unwrap();
         assert_eq!(ran, def.experiments.len() * def.seeds.len());
         let r = study_report(&def, &dir).unwrap();
         let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
         assert!(html.starts_with("<!doctype html>") && html.trim_end().ends_with("</html>"));
         assert_eq!(html.matches("<svg").count(), html.matches("</svg>").count());
-        assert!(html.matches("<svg").count() >= def.plots.len(), "{name}: one plot per plot kind expected at least");
+        assert!(
+            html.matches("<svg").count() >= def.plots.len(),
+            "{name}: one plot per plot kind expected at least"
+        );
         // Every published number whose experiment ran has our value beside it.
-        let ran_ids: std::collections::HashSet<&str> = def.experiments.iter().map(|e| e.id.as_str()).collect();
+        let ran_ids: std::collections::HashSet<&str> =
+            def.experiments.iter().map(|e| e.id.as_str()).collect();
         let csv = std::fs::read_to_string(dir.join("published-vs-ours.csv")).unwrap();
-        for p in def.published.iter().filter(|p| ran_ids.contains(p.experiment.as_str()) && p.relative_to.as_ref().is_none_or(|r| ran_ids.contains(r.as_str()))) {
-            let row = csv.lines().find(|l| l.contains(&format!(",{},", p.experiment)) && l.starts_with(p.source)).unwrap_or_else(|| panic!("no row for {}", p.experiment));
+        for p in def.published.iter().filter(|p| {
+            ran_ids.contains(p.experiment.as_str())
+                && p.relative_to
+                    .as_ref()
+                    .is_none_or(|r| ran_ids.contains(r.as_str()))
+        }) {
+            let row = csv
+                .lines()
+                .find(|l| l.contains(&format!(",{},", p.experiment)) && l.starts_with(p.source))
+                .unwrap_or_else(|| panic!("no row for {}", p.experiment));
             let ours = row.split(',').nth(5).unwrap();
-            assert!(ours.parse::<f64>().is_ok(), "{name}: no value of ours for {} ({row})", p.experiment);
+            assert!(
+                ours.parse::<f64>().is_ok(),
+                "{name}: no value of ours for {} ({row})",
+                p.experiment
+            );
         }
         assert!(r.summary.contains("claims:"));
         if *name == "ong2020" {
             // The background can use at most the capacity the foreground leaves (IP bytes).
-            let results = scavenger_lab::study::Results::from_stored(&Store::read(&dir).unwrap(), |_| true).unwrap();
+            let results =
+                scavenger_lab::study::Results::from_stored(&Store::read(&dir).unwrap(), |_| true)
+                    .unwrap();
             let mut checked = 0;
             for e in def.experiments.iter().filter(|e| e.id.starts_with("dl/")) {
                 if let Some(x) = results.median(&e.id, scavenger_lab::study::Metric::BgSpareShare) {

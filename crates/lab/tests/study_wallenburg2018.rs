@@ -13,7 +13,9 @@ fn full() -> StudyDef {
 }
 
 fn exp<'a>(d: &'a StudyDef, id: &str) -> &'a scavenger_lab::Scenario {
-    &d.experiment(id).unwrap_or_else(|| panic!("no experiment {id}")).scenario
+    &d.experiment(id)
+        .unwrap_or_else(|| panic!("no experiment {id}"))
+        .scenario
 }
 
 #[test]

@@ -10,7 +10,9 @@ use scavenger_net::{LossModel, QdiscConfig};
 use std::collections::{BTreeMap, HashSet};
 
 fn exp<'a>(s: &'a StudyDef, id: &str) -> &'a Scenario {
-    &s.experiment(id).unwrap_or_else(|| panic!("no experiment {id}")).scenario
+    &s.experiment(id)
+        .unwrap_or_else(|| panic!("no experiment {id}"))
+        .scenario
 }
 
 /// Packets of 1500 B in one bandwidth-delay product.
@@ -27,17 +29,32 @@ fn ids_are_unique_published_numbers_name_experiments_and_quick_is_a_subset_of_fu
         assert_eq!(ids.len(), s.experiments.len(), "experiment ids are unique");
         // Every published number can be compared in the quick study too.
         for p in &s.published {
-            assert!(ids.contains(p.experiment.as_str()), "{} names {}", p.source, p.experiment);
+            assert!(
+                ids.contains(p.experiment.as_str()),
+                "{} names {}",
+                p.source,
+                p.experiment
+            );
         }
     }
     for e in &quick.experiments {
-        let f = full.experiment(&e.id).unwrap_or_else(|| panic!("{} is not in the full study", e.id));
-        assert_eq!(scavenger_lab::work::item_key(&f.scenario, 1), scavenger_lab::work::item_key(&e.scenario, 1), "{}", e.id);
+        let f = full
+            .experiment(&e.id)
+            .unwrap_or_else(|| panic!("{} is not in the full study", e.id));
+        assert_eq!(
+            scavenger_lab::work::item_key(&f.scenario, 1),
+            scavenger_lab::work::item_key(&e.scenario, 1),
+            "{}",
+            e.id
+        );
     }
     // Full: 4 variants × 3 buffers × 11 mixes + EvaRate++ in 2 buffers × 11; 10
     // algorithms at 16 Mbit/s + EvaRate and EvaRate++ at 4 more rates; 3 pairs; 4 mode
     // runs; 5 fairness runs; 10 cellular and 10 satellite runs.
-    assert_eq!(full.experiments.len(), 4 * 3 * 11 + 2 * 11 + 10 + 2 * 4 + 3 + 4 + 5 + 10 + 10);
+    assert_eq!(
+        full.experiments.len(),
+        4 * 3 * 11 + 2 * 11 + 10 + 2 * 4 + 3 + 4 + 5 + 10 + 10
+    );
     assert!(quick.experiments.len() < full.experiments.len() / 3);
 }
 
@@ -49,11 +66,21 @@ fn flow_mix_links_are_the_thesis_set_ups() {
             let sc = exp(&s, &mix_id(b, "copa", n));
             // §5.3: "10 flows share a common 32 Mbps bottleneck ... The RTT was set at 80 ms".
             assert_eq!(sc.link.rate.bps(), 32_000_000);
-            assert_eq!(sc.link.trace.as_ref().unwrap().mean_rate.bps(), 32_000_000, "a constant 32 Mbit/s trace");
+            assert_eq!(
+                sc.link.trace.as_ref().unwrap().mean_rate.bps(),
+                32_000_000,
+                "a constant 32 Mbit/s trace"
+            );
             assert_eq!(sc.link.delay + sc.link.delay, Dur::from_millis(80));
             assert_eq!(sc.flows.len(), 10);
-            assert_eq!(sc.flows.iter().filter(|f| f.algorithm == "copa").count(), n as usize);
-            assert_eq!(sc.flows.iter().filter(|f| f.algorithm == "cubic").count(), 10 - n as usize);
+            assert_eq!(
+                sc.flows.iter().filter(|f| f.algorithm == "copa").count(),
+                n as usize
+            );
+            assert_eq!(
+                sc.flows.iter().filter(|f| f.algorithm == "cubic").count(),
+                10 - n as usize
+            );
             match b {
                 // "a shallow 210-packet (1 × BDP) buffer": 32 Mbit/s × 80 ms is 213 packets.
                 Buf::Shallow => {
@@ -73,7 +100,10 @@ fn flow_mix_links_are_the_thesis_set_ups() {
     }
     // §5.4.1: EvaRate++ is EvaRate with α = 1.5 (in hostile mode), EvaRate has α = 1.
     let pp = exp(&s, &mix_id(Buf::Deep, "evarate++", 5));
-    assert_eq!(pp.flows[0].params.get("alpha"), Some(ParamValue::Float(1.5)));
+    assert_eq!(
+        pp.flows[0].params.get("alpha"),
+        Some(ParamValue::Float(1.5))
+    );
     let e = exp(&s, &mix_id(Buf::Deep, "evarate", 5));
     assert_eq!(e.flows[0].params.get("alpha"), Some(ParamValue::Float(1.0)));
 }
@@ -84,7 +114,10 @@ fn fairness_satellite_and_mode_detection_follow_the_thesis() {
     // §5.6: 100 Mbps, 333 packets (1 × BDP), 40 ms; 10 flows 1 s apart, 10 s each.
     let f = exp(&s, "fair/evarate");
     assert_eq!(f.link.rate.bps(), 100_000_000);
-    assert_eq!(f.link.buffer, Buffer::Packets(bdp_packets(100.0, 40.0).floor() as u32));
+    assert_eq!(
+        f.link.buffer,
+        Buffer::Packets(bdp_packets(100.0, 40.0).floor() as u32)
+    );
     assert_eq!(f.link.delay + f.link.delay, Dur::from_millis(40));
     for (i, fl) in f.flows.iter().enumerate() {
         assert_eq!(fl.start, Dur::from_secs(i as u64));
@@ -97,22 +130,58 @@ fn fairness_satellite_and_mode_detection_follow_the_thesis() {
         assert!(j.flows.len() >= 2);
         for name in &j.flows {
             let fl = f.flows.iter().find(|x| &x.name == name).unwrap();
-            assert!(fl.start <= j.from && fl.stop.unwrap() >= j.to, "{name} in {}", j.name);
+            assert!(
+                fl.start <= j.from && fl.stop.unwrap() >= j.to,
+                "{name} in {}",
+                j.name
+            );
         }
     }
     // §5.7: WINDS: 42 Mbps, 800 ms RTT, 1 × BDP, 0.74 % stochastic loss, 60 s.
     let sat = exp(&s, "sat/evarate");
     assert_eq!(sat.link.rate.bps(), 42_000_000);
     assert_eq!(sat.link.delay + sat.link.delay, Dur::from_millis(800));
-    assert_eq!(sat.link.buffer, Buffer::Packets(bdp_packets(42.0, 800.0).round() as u32));
+    assert_eq!(
+        sat.link.buffer,
+        Buffer::Packets(bdp_packets(42.0, 800.0).round() as u32)
+    );
     assert_eq!(sat.link.loss, LossModel::Bernoulli { p: 0.0074 });
     assert_eq!(sat.duration, Dur::from_secs(60));
     // §5.5 (Fig 5.21): A: test flow from 0 s, CUBIC 20–40 s; B: CUBIC 0–40 s, test from 20 s.
     let a = exp(&s, "mode/A/copa");
-    assert_eq!((a.flows[0].name.as_str(), a.flows[0].start, a.flows[1].start, a.flows[1].stop), ("test", Dur::ZERO, Dur::from_secs(20), Some(Dur::from_secs(40))));
+    assert_eq!(
+        (
+            a.flows[0].name.as_str(),
+            a.flows[0].start,
+            a.flows[1].start,
+            a.flows[1].stop
+        ),
+        (
+            "test",
+            Dur::ZERO,
+            Dur::from_secs(20),
+            Some(Dur::from_secs(40))
+        )
+    );
     let b = exp(&s, "mode/B/evarate");
-    assert_eq!((b.flows[0].name.as_str(), b.flows[0].start, b.flows[1].start, b.flows[1].stop), ("test", Dur::from_secs(20), Dur::ZERO, Some(Dur::from_secs(40))));
-    assert!(b.series_bin.is_some(), "mode detection needs the flow's mode trace");
+    assert_eq!(
+        (
+            b.flows[0].name.as_str(),
+            b.flows[0].start,
+            b.flows[1].start,
+            b.flows[1].stop
+        ),
+        (
+            "test",
+            Dur::from_secs(20),
+            Dur::ZERO,
+            Some(Dur::from_secs(40))
+        )
+    );
+    assert!(
+        b.series_bin.is_some(),
+        "mode detection needs the flow's mode trace"
+    );
 }
 
 /// Runs the named experiments of the full study at seed 1 and evaluates the claim whose
@@ -121,9 +190,16 @@ fn claim_on(ids: &[String], source: &str, text_start: &str) -> (Option<bool>, St
     let s = wang2018::study(false);
     let mut runs = BTreeMap::new();
     for id in ids {
-        runs.insert(id.clone(), vec![(1, scavenger_sim::run(exp(&s, id).to_sim(1)))]);
+        runs.insert(
+            id.clone(),
+            vec![(1, scavenger_sim::run(exp(&s, id).to_sim(1)))],
+        );
     }
-    let c = s.claims.iter().find(|c| c.source == source && c.text.starts_with(text_start)).unwrap_or_else(|| panic!("no claim {source}: {text_start}"));
+    let c = s
+        .claims
+        .iter()
+        .find(|c| c.source == source && c.text.starts_with(text_start))
+        .unwrap_or_else(|| panic!("no claim {source}: {text_start}"));
     let o = (c.check)(&Results { runs });
     eprintln!("{source}: {} — {}", c.text, o.evidence);
     (o.holds, o.evidence)
@@ -131,13 +207,20 @@ fn claim_on(ids: &[String], source: &str, text_start: &str) -> (Option<bool>, St
 
 #[test]
 fn one_bbr_flow_overwhelms_nine_cubic_flows_in_the_shallow_buffer() {
-    let (holds, ev) = claim_on(&[mix_id(Buf::Shallow, "bbr", 1)], "§5.3, Fig 5.7", "Shallow buffer: one BBR");
+    let (holds, ev) = claim_on(
+        &[mix_id(Buf::Shallow, "bbr", 1)],
+        "§5.3, Fig 5.7",
+        "Shallow buffer: one BBR",
+    );
     assert_eq!(holds, Some(true), "{ev}");
 }
 
 #[test]
 fn all_evarate_loses_less_than_mixes_with_cubic_in_the_shallow_buffer() {
-    let ids: Vec<String> = [1, 5, 10].iter().map(|&n| mix_id(Buf::Shallow, "evarate", n)).collect();
+    let ids: Vec<String> = [1, 5, 10]
+        .iter()
+        .map(|&n| mix_id(Buf::Shallow, "evarate", n))
+        .collect();
     let (holds, ev) = claim_on(&ids, "§5.3, Fig 5.10", "Shallow buffer: 100 %");
     assert_eq!(holds, Some(true), "{ev}");
 }
@@ -145,9 +228,10 @@ fn all_evarate_loses_less_than_mixes_with_cubic_in_the_shallow_buffer() {
 #[test]
 fn claims_without_their_experiments_are_not_judged() {
     let s = wang2018::study(true);
-    let empty = Results { runs: BTreeMap::new() };
+    let empty = Results {
+        runs: BTreeMap::new(),
+    };
     for c in &s.claims {
         assert_eq!((c.check)(&empty).holds, None, "{}: {}", c.source, c.text);
     }
 }
-

@@ -22,7 +22,9 @@ impl Jitter {
     pub fn preserves_order(&self) -> bool {
         match *self {
             Jitter::None => true,
-            Jitter::Uniform { preserve_order, .. } | Jitter::Normal { preserve_order, .. } => preserve_order,
+            Jitter::Uniform { preserve_order, .. } | Jitter::Normal { preserve_order, .. } => {
+                preserve_order
+            }
         }
     }
 
@@ -31,7 +33,9 @@ impl Jitter {
         let d = delay.nanos() as f64;
         let x = match *self {
             Jitter::None => return delay,
-            Jitter::Uniform { amount, .. } => d + (2.0 * rng.uniform() - 1.0) * amount.nanos() as f64,
+            Jitter::Uniform { amount, .. } => {
+                d + (2.0 * rng.uniform() - 1.0) * amount.nanos() as f64
+            }
             Jitter::Normal { stdev, .. } => d + standard_normal(rng) * stdev.nanos() as f64,
         };
         Dur(x.max(0.0).round() as u64)
@@ -80,7 +84,12 @@ pub struct DelayLine<T> {
 
 impl<T> DelayLine<T> {
     pub fn new(delay: Dur) -> Self {
-        DelayLine { delay, items: VecDeque::new(), heap: BinaryHeap::new(), seq: 0 }
+        DelayLine {
+            delay,
+            items: VecDeque::new(),
+            heap: BinaryHeap::new(),
+            seq: 0,
+        }
     }
     pub fn delay(&self) -> Dur {
         self.delay
@@ -97,7 +106,11 @@ impl<T> DelayLine<T> {
             self.items.push_back((exit, pkt));
         } else {
             self.seq += 1;
-            self.heap.push(HeapItem { exit, seq: self.seq, pkt });
+            self.heap.push(HeapItem {
+                exit,
+                seq: self.seq,
+                pkt,
+            });
         }
     }
     #[inline]
@@ -116,7 +129,11 @@ impl<T> DelayLine<T> {
     pub fn poll(&mut self, now: Time) -> Option<(Time, T)> {
         if self.heap.is_empty() {
             // Fixed delay or order-preserving jitter: the FIFO alone.
-            return if self.items.front().is_some_and(|(t, _)| *t <= now) { self.items.pop_front() } else { None };
+            return if self.items.front().is_some_and(|(t, _)| *t <= now) {
+                self.items.pop_front()
+            } else {
+                None
+            };
         }
         let fifo = self.items.front().map(|(t, _)| *t).filter(|t| *t <= now);
         let heap = self.heap.peek().map(|h| h.exit).filter(|t| *t <= now);
@@ -134,7 +151,10 @@ impl<T> DelayLine<T> {
         self.len() == 0
     }
     pub fn iter(&self) -> impl Iterator<Item = &T> {
-        self.items.iter().map(|(_, p)| p).chain(self.heap.iter().map(|h| &h.pkt))
+        self.items
+            .iter()
+            .map(|(_, p)| p)
+            .chain(self.heap.iter().map(|h| &h.pkt))
     }
 }
 
@@ -177,17 +197,38 @@ mod tests {
     #[test]
     fn jitter_samples_have_the_stated_spread() {
         let mut rng = Rng::new(5);
-        let u = Jitter::Uniform { amount: Dur(1000), preserve_order: true };
-        let xs: Vec<f64> = (0..100_000).map(|_| u.sample(Dur(5000), &mut rng).nanos() as f64).collect();
+        let u = Jitter::Uniform {
+            amount: Dur(1000),
+            preserve_order: true,
+        };
+        let xs: Vec<f64> = (0..100_000)
+            .map(|_| u.sample(Dur(5000), &mut rng).nanos() as f64)
+            .collect();
         assert!(xs.iter().all(|&x| (4000.0..=6000.0).contains(&x)));
         let mean = xs.iter().sum::<f64>() / xs.len() as f64;
         assert!((mean - 5000.0).abs() < 10.0, "{mean}");
-        let n = Jitter::Normal { stdev: Dur(1000), preserve_order: false };
-        let xs: Vec<f64> = (0..100_000).map(|_| n.sample(Dur(10_000), &mut rng).nanos() as f64).collect();
+        let n = Jitter::Normal {
+            stdev: Dur(1000),
+            preserve_order: false,
+        };
+        let xs: Vec<f64> = (0..100_000)
+            .map(|_| n.sample(Dur(10_000), &mut rng).nanos() as f64)
+            .collect();
         let mean = xs.iter().sum::<f64>() / xs.len() as f64;
         let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64).sqrt();
-        assert!((mean - 10_000.0).abs() < 15.0 && (sd - 1000.0).abs() < 15.0, "{mean} {sd}");
+        assert!(
+            (mean - 10_000.0).abs() < 15.0 && (sd - 1000.0).abs() < 15.0,
+            "{mean} {sd}"
+        );
         // Clamped at zero.
-        assert!(Jitter::Uniform { amount: Dur(100), preserve_order: true }.sample(Dur(0), &mut Rng::new(1)).nanos() <= 100);
+        assert!(
+            Jitter::Uniform {
+                amount: Dur(100),
+                preserve_order: true
+            }
+            .sample(Dur(0), &mut Rng::new(1))
+            .nanos()
+                <= 100
+        );
     }
 }

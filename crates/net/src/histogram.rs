@@ -125,7 +125,11 @@ mod tests {
         for v in 1..=100_000u64 {
             h.record(v * 1000);
         }
-        for (q, truth) in [(0.5, 50_000_000.0), (0.95, 95_000_000.0), (0.99, 99_000_000.0)] {
+        for (q, truth) in [
+            (0.5, 50_000_000.0),
+            (0.95, 95_000_000.0),
+            (0.99, 99_000_000.0),
+        ] {
             let got = h.quantile(q).unwrap() as f64;
             assert!((got - truth).abs() / truth < 0.008, "q{q}: {got}");
         }

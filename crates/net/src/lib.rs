@@ -25,7 +25,9 @@ pub use delay::{DelayLine, Jitter};
 pub use histogram::Histogram;
 pub use link::{DropReason, Link, LinkConfig, LinkStats, OnOff, Outage};
 pub use loss::{LossModel, LossProcess};
-pub use qdisc::{CodelParams, FqCodelParams, PieEstimator, PieParams, Qdisc, QdiscConfig, QdiscStats, RedParams};
+pub use qdisc::{
+    CodelParams, FqCodelParams, PieEstimator, PieParams, Qdisc, QdiscConfig, QdiscStats, RedParams,
+};
 pub use queue::QueueLimit;
 pub use trace::{DeliveryTrace, TraceError};
 

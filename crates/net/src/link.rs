@@ -69,7 +69,17 @@ pub struct LinkConfig {
 impl LinkConfig {
     /// A constant-rate drop-tail link with a fixed delay and no loss.
     pub fn new(rate: Rate, delay: Dur, limit: QueueLimit) -> LinkConfig {
-        LinkConfig { rate, trace: None, delay, jitter: Jitter::None, limit, qdisc: QdiscConfig::DropTail, loss: LossModel::None, outages: Vec::new(), on_off: None }
+        LinkConfig {
+            rate,
+            trace: None,
+            delay,
+            jitter: Jitter::None,
+            limit,
+            qdisc: QdiscConfig::DropTail,
+            loss: LossModel::None,
+            outages: Vec::new(),
+            on_off: None,
+        }
     }
 
     /// A link driven by `trace`; `rate` is set to the trace's mean rate.
@@ -156,7 +166,22 @@ impl<T: WirePacket> Link<T> {
         };
         let aqm = !matches!(cfg.qdisc, QdiscConfig::DropTail | QdiscConfig::DropHead);
         let jitter = cfg.jitter != Jitter::None;
-        Link { aqm, jitter, qdisc, server, line: DelayLine::new(cfg.delay), tx: None, resume_at: None, outage_idx: 0, rng, qrng, jrng, loss: LossProcess::new(cfg.loss), stats: LinkStats::default(), cfg }
+        Link {
+            aqm,
+            jitter,
+            qdisc,
+            server,
+            line: DelayLine::new(cfg.delay),
+            tx: None,
+            resume_at: None,
+            outage_idx: 0,
+            rng,
+            qrng,
+            jrng,
+            loss: LossProcess::new(cfg.loss),
+            stats: LinkStats::default(),
+            cfg,
+        }
     }
 
     pub fn config(&self) -> &LinkConfig {
@@ -177,7 +202,10 @@ impl<T: WirePacket> Link<T> {
 
     /// Packets anywhere inside the link: queued, being transmitted, propagating.
     pub fn in_transit(&self) -> impl Iterator<Item = &T> {
-        self.qdisc.iter().chain(self.tx.iter().map(|t| &t.pkt)).chain(self.line.iter())
+        self.qdisc
+            .iter()
+            .chain(self.tx.iter().map(|t| &t.pkt))
+            .chain(self.line.iter())
     }
 
     /// If `t` falls in an outage or an off period, the time the link is up again.
@@ -318,7 +346,8 @@ impl<T: WirePacket> Link<T> {
                 self.line.push(done, pkt);
             } else {
                 let d = self.cfg.jitter.sample(self.cfg.delay, &mut self.jrng);
-                self.line.push_at(done + d, pkt, self.cfg.jitter.preserves_order());
+                self.line
+                    .push_at(done + d, pkt, self.cfg.jitter.preserves_order());
             }
             self.start_next(done, false, dropped);
         }
@@ -348,7 +377,15 @@ mod tests {
 
     fn cfg(limit: u32, outages: Vec<Outage>, loss: LossModel) -> LinkConfig {
         // 1500 bytes at 12 Mbit/s take exactly 1 ms.
-        LinkConfig { loss, outages, ..LinkConfig::new(Rate::from_mbps(12), Dur::from_millis(10), QueueLimit::Packets(limit)) }
+        LinkConfig {
+            loss,
+            outages,
+            ..LinkConfig::new(
+                Rate::from_mbps(12),
+                Dur::from_millis(10),
+                QueueLimit::Packets(limit),
+            )
+        }
     }
     fn link(limit: u32, outages: Vec<Outage>, loss: LossModel) -> Link<P> {
         Link::new(cfg(limit, outages, loss), Rng::new(1))
@@ -376,7 +413,10 @@ mod tests {
         for i in 0..3 {
             l.enqueue(Time(0), P(1500, i), &mut d);
         }
-        assert_eq!(drain(&mut l, ms(100)), vec![(ms(11), 0), (ms(12), 1), (ms(13), 2)]);
+        assert_eq!(
+            drain(&mut l, ms(100)),
+            vec![(ms(11), 0), (ms(12), 1), (ms(13), 2)]
+        );
         assert_eq!(l.stats().qdelay.max(), Some(2_000_000));
         assert_eq!(l.stats().tx_bytes, 4500);
     }
@@ -388,8 +428,14 @@ mod tests {
         l.enqueue(Time(0), P(1500, 0), &mut d);
         l.enqueue(Time(0), P(1500, 1), &mut d);
         l.advance(Time(50_000_000), &mut d);
-        assert_eq!(l.poll(Time(50_000_000)), Some((Time(11_000_000), P(1500, 0))));
-        assert_eq!(l.poll(Time(50_000_000)), Some((Time(12_000_000), P(1500, 1))));
+        assert_eq!(
+            l.poll(Time(50_000_000)),
+            Some((Time(11_000_000), P(1500, 0)))
+        );
+        assert_eq!(
+            l.poll(Time(50_000_000)),
+            Some((Time(12_000_000), P(1500, 1)))
+        );
     }
 
     #[test]
@@ -406,17 +452,30 @@ mod tests {
         assert_eq!(l.in_transit().count(), 3);
         drain(&mut l, Time(1_000_000_000));
         let s = l.stats();
-        assert_eq!(s.arrived_pkts, s.delivered_pkts + s.dropped_pkts + s.lost_pkts);
+        assert_eq!(
+            s.arrived_pkts,
+            s.delivered_pkts + s.dropped_pkts + s.lost_pkts
+        );
     }
 
     #[test]
     fn outage_holds_the_queue_until_it_ends() {
-        let mut l = link(10, vec![Outage { start: ms(1), end: ms(50) }], LossModel::None);
+        let mut l = link(
+            10,
+            vec![Outage {
+                start: ms(1),
+                end: ms(50),
+            }],
+            LossModel::None,
+        );
         let mut d = Vec::new();
         l.enqueue(ms(0), P(1500, 0), &mut d); // served 0..1 ms, before the outage
         l.enqueue(ms(0), P(1500, 1), &mut d); // would start at 1 ms: waits until 50
         l.enqueue(ms(20), P(1500, 2), &mut d);
-        assert_eq!(drain(&mut l, ms(1000)), vec![(ms(11), 0), (ms(61), 1), (ms(62), 2)]);
+        assert_eq!(
+            drain(&mut l, ms(1000)),
+            vec![(ms(11), 0), (ms(61), 1), (ms(62), 2)]
+        );
     }
 
     #[test]
@@ -424,8 +483,19 @@ mod tests {
         // Up 3 ms, down 2 ms (up [0,3), down [3,5), up [5,8), ...); an outage 5..12 ms.
         // A packet ready at 3 ms waits for 5, meets the outage, and starts at 12
         // (12 mod 5 = 2 < 3: up).
-        let mut c = cfg(10, vec![Outage { start: ms(5), end: ms(12) }], LossModel::None);
-        c.on_off = Some(OnOff { on: Dur::from_millis(3), off: Dur::from_millis(2), phase: Dur::ZERO });
+        let mut c = cfg(
+            10,
+            vec![Outage {
+                start: ms(5),
+                end: ms(12),
+            }],
+            LossModel::None,
+        );
+        c.on_off = Some(OnOff {
+            on: Dur::from_millis(3),
+            off: Dur::from_millis(2),
+            phase: Dur::ZERO,
+        });
         let mut l = Link::new(c, Rng::new(1));
         let mut d = Vec::new();
         for i in 0..5 {
@@ -433,7 +503,16 @@ mod tests {
         }
         // 0..1, 1..2, 2..3 (a packet in service when the link goes down completes), then
         // 12..13, and 13 is off (13 mod 5 = 3) until 15: 15..16.
-        assert_eq!(drain(&mut l, ms(100)), vec![(ms(11), 0), (ms(12), 1), (ms(13), 2), (ms(23), 3), (ms(26), 4)]);
+        assert_eq!(
+            drain(&mut l, ms(100)),
+            vec![
+                (ms(11), 0),
+                (ms(12), 1),
+                (ms(13), 2),
+                (ms(23), 3),
+                (ms(26), 4)
+            ]
+        );
     }
 
     #[test]
@@ -454,7 +533,12 @@ mod tests {
     fn trace_link_follows_its_opportunities() {
         // mahimahi: opportunities at 1, 2, 2, 4 ms, period 4 ms.
         let t = Arc::new(DeliveryTrace::parse("1\n2\n2\n4\n", 1500).unwrap());
-        let c = LinkConfig::new(Rate::from_mbps(1), Dur::from_millis(10), QueueLimit::Packets(100)).with_trace(t);
+        let c = LinkConfig::new(
+            Rate::from_mbps(1),
+            Dur::from_millis(10),
+            QueueLimit::Packets(100),
+        )
+        .with_trace(t);
         // 4 × 1500 bytes per 4 ms = 12 Mbit/s.
         assert_eq!(c.rate, Rate::from_mbps(12));
         let mut l = Link::new(c, Rng::new(1));
@@ -463,7 +547,17 @@ mod tests {
             l.enqueue(Time(500_000), P(1500, i), &mut d);
         }
         // Served at 1, 2, 2, 4, then 5 (4 + 1), 6 (4 + 2); each arrives 10 ms later.
-        assert_eq!(drain(&mut l, ms(100)), vec![(ms(11), 0), (ms(12), 1), (ms(12), 2), (ms(14), 3), (ms(15), 4), (ms(16), 5)]);
+        assert_eq!(
+            drain(&mut l, ms(100)),
+            vec![
+                (ms(11), 0),
+                (ms(12), 1),
+                (ms(12), 2),
+                (ms(14), 3),
+                (ms(15), 4),
+                (ms(16), 5)
+            ]
+        );
         // Sojourn of the first: 1 − 0.5 = 0.5 ms.
         assert_eq!(l.stats().qdelay.min(), Some(500_000));
     }
@@ -471,13 +565,19 @@ mod tests {
     #[test]
     fn small_packets_share_an_opportunity() {
         let t = Arc::new(DeliveryTrace::parse("1\n2\n", 1500).unwrap());
-        let mut l = Link::new(LinkConfig::new(Rate(1), Dur::ZERO, QueueLimit::Packets(100)).with_trace(t), Rng::new(1));
+        let mut l = Link::new(
+            LinkConfig::new(Rate(1), Dur::ZERO, QueueLimit::Packets(100)).with_trace(t),
+            Rng::new(1),
+        );
         let mut d = Vec::new();
         for i in 0..4 {
             l.enqueue(Time(0), P(500, i), &mut d);
         }
         // Three 500-byte packets fit the 1 ms opportunity; the fourth uses the 2 ms one.
-        assert_eq!(drain(&mut l, ms(10)), vec![(ms(1), 0), (ms(1), 1), (ms(1), 2), (ms(2), 3)]);
+        assert_eq!(
+            drain(&mut l, ms(10)),
+            vec![(ms(1), 0), (ms(1), 1), (ms(1), 2), (ms(2), 3)]
+        );
     }
 
     #[test]
@@ -494,7 +594,11 @@ mod tests {
         drain(&mut l, ms(2000));
         let s = l.stats();
         // About 200·sqrt(n) ms = 900 ms of dropping gives n ≈ 20 drops.
-        assert!((10..50).contains(&s.aqm_dropped_pkts), "{}", s.aqm_dropped_pkts);
+        assert!(
+            (10..50).contains(&s.aqm_dropped_pkts),
+            "{}",
+            s.aqm_dropped_pkts
+        );
         assert_eq!(s.aqm_dropped_pkts, s.dropped_pkts);
         assert_eq!(s.delivered_pkts + s.dropped_pkts, 1000);
     }
@@ -502,7 +606,10 @@ mod tests {
     #[test]
     fn jitter_preserving_order_keeps_packets_in_sequence() {
         let mut c = cfg(1000, vec![], LossModel::None);
-        c.jitter = Jitter::Uniform { amount: Dur::from_millis(5), preserve_order: true };
+        c.jitter = Jitter::Uniform {
+            amount: Dur::from_millis(5),
+            preserve_order: true,
+        };
         let mut l = Link::new(c, Rng::new(3));
         let mut d = Vec::new();
         for i in 0..200 {
@@ -512,6 +619,8 @@ mod tests {
         assert_eq!(out.len(), 200);
         assert!(out.windows(2).all(|w| w[0].1 < w[1].1 && w[0].0 <= w[1].0));
         // Each packet left at (i + 1) ms and took 10 ± 5 ms, never less than its predecessor.
-        assert!(out.iter().all(|&(t, i)| t >= ms(i as u64 + 1 + 5) && t <= ms(i as u64 + 1 + 15)));
+        assert!(out
+            .iter()
+            .all(|&(t, i)| t >= ms(i as u64 + 1 + 5) && t <= ms(i as u64 + 1 + 15)));
     }
 }

@@ -6,13 +6,20 @@ use scavenger_cc::Rng;
 pub enum LossModel {
     None,
     /// Each packet is lost independently with probability p.
-    Bernoulli { p: f64 },
+    Bernoulli {
+        p: f64,
+    },
     /// A two-state Markov chain (Gilbert 1960, Elliott 1963), in the parameterisation of
     /// netem and RFC 6534-style descriptions: `p` = P(good → bad), `r` = P(bad → good)
     /// per packet; a packet is lost with probability `loss_good` (1 − k) in the good state
     /// and `loss_bad` (1 − h) in the bad state. Long-run loss rate:
     /// (r · loss_good + p · loss_bad) / (p + r). Simple Gilbert: loss_good = 0, loss_bad = 1.
-    GilbertElliott { p: f64, r: f64, loss_good: f64, loss_bad: f64 },
+    GilbertElliott {
+        p: f64,
+        r: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
 }
 
 impl LossModel {
@@ -21,7 +28,12 @@ impl LossModel {
         match *self {
             LossModel::None => 0.0,
             LossModel::Bernoulli { p } => p,
-            LossModel::GilbertElliott { p, r, loss_good, loss_bad } => {
+            LossModel::GilbertElliott {
+                p,
+                r,
+                loss_good,
+                loss_bad,
+            } => {
                 if p + r == 0.0 {
                     loss_good // never leaves the good state it starts in
                 } else {
@@ -57,8 +69,17 @@ impl LossProcess {
         match self.model {
             LossModel::None => false,
             LossModel::Bernoulli { p } => rng.chance(p),
-            LossModel::GilbertElliott { p, r, loss_good, loss_bad } => {
-                self.bad = if self.bad { !rng.chance(r) } else { rng.chance(p) };
+            LossModel::GilbertElliott {
+                p,
+                r,
+                loss_good,
+                loss_bad,
+            } => {
+                self.bad = if self.bad {
+                    !rng.chance(r)
+                } else {
+                    rng.chance(p)
+                };
                 rng.chance(if self.bad { loss_bad } else { loss_good })
             }
         }
@@ -78,7 +99,12 @@ mod tests {
     #[test]
     fn stationary_loss_of_gilbert_elliott() {
         // p = 0.01, r = 0.3, loss 0.001 / 0.5: (0.3·0.001 + 0.01·0.5) / 0.31 = 0.0053/0.31 = 0.0170968.
-        let m = LossModel::GilbertElliott { p: 0.01, r: 0.3, loss_good: 0.001, loss_bad: 0.5 };
+        let m = LossModel::GilbertElliott {
+            p: 0.01,
+            r: 0.3,
+            loss_good: 0.001,
+            loss_bad: 0.5,
+        };
         assert!((m.mean_loss() - 0.0053 / 0.31).abs() < 1e-12);
         assert_eq!(LossModel::Bernoulli { p: 0.02 }.mean_loss(), 0.02);
     }
@@ -87,7 +113,12 @@ mod tests {
     fn gilbert_losses_come_in_bursts() {
         // Simple Gilbert: every packet in the bad state is lost, so bursts have mean
         // length 1/r = 4 and the loss rate is p/(p + r) = 0.02/0.27.
-        let mut l = LossProcess::new(LossModel::GilbertElliott { p: 0.02, r: 0.25, loss_good: 0.0, loss_bad: 1.0 });
+        let mut l = LossProcess::new(LossModel::GilbertElliott {
+            p: 0.02,
+            r: 0.25,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        });
         let mut rng = Rng::new(9);
         let (mut bursts, mut lost, mut prev) = (0u64, 0u64, false);
         for _ in 0..1_000_000 {

@@ -48,7 +48,10 @@ impl Default for WifiModel {
 impl WifiModel {
     /// The jitter the preset adds to the link's delay.
     pub fn jitter(&self) -> Jitter {
-        Jitter::Uniform { amount: self.jitter, preserve_order: true }
+        Jitter::Uniform {
+            amount: self.jitter,
+            preserve_order: true,
+        }
     }
 
     /// A trace whose long-run rate is exactly `mean` (up to a byte per cycle): per
@@ -69,7 +72,10 @@ impl WifiModel {
         let mean_f = factors.iter().sum::<f64>() / nblocks as f64;
         let bytes_per_ns = mean.bps() as f64 / 8.0 / 1e9;
         let (mut times, mut sizes) = (Vec::new(), Vec::new());
-        let (lo, hi) = (self.txop_min.nanos(), self.txop_max.nanos().max(self.txop_min.nanos()));
+        let (lo, hi) = (
+            self.txop_min.nanos(),
+            self.txop_max.nanos().max(self.txop_min.nanos()),
+        );
         let mut t = 0u64;
         let mut owed = 0.0f64; // bytes earned but not yet delivered
         let mut delivered = 0u64;
@@ -82,11 +88,16 @@ impl WifiModel {
             while a < next {
                 let b_idx = (a / block) as usize;
                 let b_end = ((b_idx as u64 + 1) * block).min(next);
-                owed += (b_end - a) as f64 * bytes_per_ns * factors[b_idx.min(nblocks - 1)] / mean_f;
+                owed +=
+                    (b_end - a) as f64 * bytes_per_ns * factors[b_idx.min(nblocks - 1)] / mean_f;
                 a = b_end;
             }
             t = next;
-            let whole = if t == cycle { target_total.saturating_sub(delivered) } else { owed.floor() as u64 };
+            let whole = if t == cycle {
+                target_total.saturating_sub(delivered)
+            } else {
+                owed.floor() as u64
+            };
             if whole > 0 {
                 let mut left = whole;
                 // Opportunities are u32 bytes: split huge aggregates at the same instant.
@@ -100,7 +111,8 @@ impl WifiModel {
                 delivered += whole;
             }
         }
-        DeliveryTrace::from_opportunities(times, sizes, Some(cycle)).expect("generated trace is well formed")
+        DeliveryTrace::from_opportunities(times, sizes, Some(cycle))
+            .expect("generated trace is well formed")
     }
 }
 
@@ -121,7 +133,12 @@ mod tests {
         assert_eq!(t.cycle_bytes(), 60_000_000);
         assert_eq!(t.period(), Dur::from_secs(60));
         // Per-second capacity varies, a little.
-        let per_s: Vec<f64> = (0..60).map(|s| (t.bytes_before(scavenger_cc::Time((s + 1) * 1_000_000_000)) - t.bytes_before(scavenger_cc::Time(s * 1_000_000_000))) as f64).collect();
+        let per_s: Vec<f64> = (0..60)
+            .map(|s| {
+                (t.bytes_before(scavenger_cc::Time((s + 1) * 1_000_000_000))
+                    - t.bytes_before(scavenger_cc::Time(s * 1_000_000_000))) as f64
+            })
+            .collect();
         let mean = per_s.iter().sum::<f64>() / 60.0;
         let cv = (per_s.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 60.0).sqrt() / mean;
         assert!((0.01..0.2).contains(&cv), "cv {cv}");

@@ -39,13 +39,19 @@ pub struct Fifo<T> {
 
 impl<T> Default for Fifo<T> {
     fn default() -> Self {
-        Fifo { items: VecDeque::new(), bytes: 0 }
+        Fifo {
+            items: VecDeque::new(),
+            bytes: 0,
+        }
     }
 }
 
 impl<T: WirePacket> Fifo<T> {
     pub fn with_capacity(n: usize) -> Self {
-        Fifo { items: VecDeque::with_capacity(n), bytes: 0 }
+        Fifo {
+            items: VecDeque::with_capacity(n),
+            bytes: 0,
+        }
     }
     #[inline]
     pub fn push_back(&mut self, now: Time, pkt: T) {

@@ -53,7 +53,10 @@ impl fmt::Display for TraceError {
 impl std::error::Error for TraceError {}
 
 fn err(line: Option<usize>, message: impl Into<String>) -> TraceError {
-    TraceError { line, message: message.into() }
+    TraceError {
+        line,
+        message: message.into(),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,7 +84,11 @@ pub const MAHIMAHI_OPPORTUNITY_BYTES: u32 = 1500;
 impl DeliveryTrace {
     /// A trace from opportunity offsets (ns) and sizes; `period` defaults to the last
     /// offset.
-    pub fn from_opportunities(times: Vec<u64>, bytes: Vec<u32>, period: Option<u64>) -> Result<Self, TraceError> {
+    pub fn from_opportunities(
+        times: Vec<u64>,
+        bytes: Vec<u32>,
+        period: Option<u64>,
+    ) -> Result<Self, TraceError> {
         if times.is_empty() {
             return Err(err(None, "the trace has no delivery opportunities"));
         }
@@ -89,10 +96,24 @@ impl DeliveryTrace {
             return Err(err(None, "times and sizes differ in length"));
         }
         if let Some(i) = times.windows(2).position(|w| w[1] < w[0]) {
-            return Err(err(None, format!("timestamps must not decrease: opportunity {} is at {} ns, after {} ns", i + 2, times[i + 1], times[i])));
+            return Err(err(
+                None,
+                format!(
+                    "timestamps must not decrease: opportunity {} is at {} ns, after {} ns",
+                    i + 2,
+                    times[i + 1],
+                    times[i]
+                ),
+            ));
         }
         if let Some(i) = bytes.iter().position(|&b| b == 0) {
-            return Err(err(None, format!("opportunity {} carries 0 bytes; sizes must be positive", i + 1)));
+            return Err(err(
+                None,
+                format!(
+                    "opportunity {} carries 0 bytes; sizes must be positive",
+                    i + 1
+                ),
+            ));
         }
         let last = *times.last().expect("non-empty");
         let period = period.unwrap_or(last);
@@ -100,16 +121,28 @@ impl DeliveryTrace {
             return Err(err(None, "the trace must last for a nonzero amount of time (its last timestamp, the period, is 0)"));
         }
         if period < last {
-            return Err(err(None, format!("the period ({period} ns) is shorter than the last timestamp ({last} ns)")));
+            return Err(err(
+                None,
+                format!("the period ({period} ns) is shorter than the last timestamp ({last} ns)"),
+            ));
         }
         let cycle_bytes = bytes.iter().map(|&b| b as u64).sum();
-        Ok(DeliveryTrace { times, bytes, period, cycle_bytes, format: TraceFormat::Native })
+        Ok(DeliveryTrace {
+            times,
+            bytes,
+            period,
+            cycle_bytes,
+            format: TraceFormat::Native,
+        })
     }
 
     /// Reads a trace in either format: native if the first meaningful line is the
     /// `scavenger-trace` header, mahimahi otherwise.
     pub fn parse(text: &str, mahimahi_bytes: u32) -> Result<Self, TraceError> {
-        let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#'));
+        let first = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('#'));
         match first {
             Some(l) if l.starts_with("scavenger-trace") => Self::parse_native(text),
             _ => Self::parse_mahimahi(text, mahimahi_bytes),
@@ -128,18 +161,35 @@ impl DeliveryTrace {
             if l.is_empty() {
                 continue;
             }
-            let ms: u64 = l.parse().map_err(|_| err(Some(i + 1), format!("\"{l}\" is not a millisecond timestamp (a non-negative integer)")))?;
+            let ms: u64 = l.parse().map_err(|_| {
+                err(
+                    Some(i + 1),
+                    format!("\"{l}\" is not a millisecond timestamp (a non-negative integer)"),
+                )
+            })?;
             if !times.is_empty() && ms < prev {
-                return Err(err(Some(i + 1), format!("timestamps must be non-decreasing: {ms} ms follows {prev} ms")));
+                return Err(err(
+                    Some(i + 1),
+                    format!("timestamps must be non-decreasing: {ms} ms follows {prev} ms"),
+                ));
             }
             prev = ms;
-            times.push(ms.checked_mul(1_000_000).ok_or_else(|| err(Some(i + 1), format!("{ms} ms is too large")))?);
+            times.push(
+                ms.checked_mul(1_000_000)
+                    .ok_or_else(|| err(Some(i + 1), format!("{ms} ms is too large")))?,
+            );
         }
         if times.is_empty() {
-            return Err(err(None, "no timestamps found (a mahimahi trace has one millisecond timestamp per line)"));
+            return Err(err(
+                None,
+                "no timestamps found (a mahimahi trace has one millisecond timestamp per line)",
+            ));
         }
         if prev == 0 {
-            return Err(err(None, "the trace must last for a nonzero amount of time (its last timestamp is 0)"));
+            return Err(err(
+                None,
+                "the trace must last for a nonzero amount of time (its last timestamp is 0)",
+            ));
         }
         let n = times.len();
         let mut t = Self::from_opportunities(times, vec![opportunity_bytes; n], None)?;
@@ -149,7 +199,11 @@ impl DeliveryTrace {
 
     /// The native format (see the module documentation).
     pub fn parse_native(text: &str) -> Result<Self, TraceError> {
-        let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.trim()))
+            .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
         let (hl, header) = lines.next().ok_or_else(|| err(None, "empty trace"))?;
         let mut words = header.split_whitespace();
         if words.next() != Some("scavenger-trace") || words.next() != Some("v1") {
@@ -164,30 +218,73 @@ impl DeliveryTrace {
                         "ns" => 1u64,
                         "us" => 1_000,
                         "ms" => 1_000_000,
-                        _ => return Err(err(Some(hl), format!("unit \"{u}\" is not one of ns, us, ms"))),
+                        _ => {
+                            return Err(err(
+                                Some(hl),
+                                format!("unit \"{u}\" is not one of ns, us, ms"),
+                            ))
+                        }
                     })
                 }
-                Some(("period", p)) => period = Some(p.parse::<u64>().map_err(|_| err(Some(hl), format!("period \"{p}\" is not a non-negative integer")))?),
-                _ => return Err(err(Some(hl), format!("unknown header item \"{w}\"; allowed: unit=, period="))),
+                Some(("period", p)) => {
+                    period = Some(p.parse::<u64>().map_err(|_| {
+                        err(
+                            Some(hl),
+                            format!("period \"{p}\" is not a non-negative integer"),
+                        )
+                    })?)
+                }
+                _ => {
+                    return Err(err(
+                        Some(hl),
+                        format!("unknown header item \"{w}\"; allowed: unit=, period="),
+                    ))
+                }
             }
         }
-        let unit = unit.ok_or_else(|| err(Some(hl), "the header must give the time unit, e.g. unit=us"))?;
+        let unit =
+            unit.ok_or_else(|| err(Some(hl), "the header must give the time unit, e.g. unit=us"))?;
         let mut times = Vec::new();
         let mut bytes = Vec::new();
         for (ln, l) in lines {
             let mut f = l.split_whitespace();
             let (Some(t), Some(b), None) = (f.next(), f.next(), f.next()) else {
-                return Err(err(Some(ln), format!("expected \"<timestamp> <bytes>\", found \"{l}\"")));
+                return Err(err(
+                    Some(ln),
+                    format!("expected \"<timestamp> <bytes>\", found \"{l}\""),
+                ));
             };
-            let t: u64 = t.parse().map_err(|_| err(Some(ln), format!("timestamp \"{t}\" is not a non-negative integer")))?;
-            let b: u32 = b.parse().map_err(|_| err(Some(ln), format!("byte count \"{b}\" is not a positive integer")))?;
+            let t: u64 = t.parse().map_err(|_| {
+                err(
+                    Some(ln),
+                    format!("timestamp \"{t}\" is not a non-negative integer"),
+                )
+            })?;
+            let b: u32 = b.parse().map_err(|_| {
+                err(
+                    Some(ln),
+                    format!("byte count \"{b}\" is not a positive integer"),
+                )
+            })?;
             if b == 0 {
-                return Err(err(Some(ln), "byte count 0: each opportunity must carry at least one byte"));
+                return Err(err(
+                    Some(ln),
+                    "byte count 0: each opportunity must carry at least one byte",
+                ));
             }
-            let t = t.checked_mul(unit).ok_or_else(|| err(Some(ln), "timestamp too large"))?;
+            let t = t
+                .checked_mul(unit)
+                .ok_or_else(|| err(Some(ln), "timestamp too large"))?;
             if let Some(&prev) = times.last() {
                 if t < prev {
-                    return Err(err(Some(ln), format!("timestamps must be non-decreasing: {} follows {}", t / unit, prev / unit)));
+                    return Err(err(
+                        Some(ln),
+                        format!(
+                            "timestamps must be non-decreasing: {} follows {}",
+                            t / unit,
+                            prev / unit
+                        ),
+                    ));
                 }
             }
             times.push(t);
@@ -229,7 +326,16 @@ impl DeliveryTrace {
         };
         // Repetition c − 1 ends at c · period with the offsets equal to the period, which
         // are before t only if t is past c · period.
-        let previous = if c == 0 { 0 } else { (c - 1) * self.cycle_bytes + if off > 0 { self.cycle_bytes } else { below(self.period) } };
+        let previous = if c == 0 {
+            0
+        } else {
+            (c - 1) * self.cycle_bytes
+                + if off > 0 {
+                    self.cycle_bytes
+                } else {
+                    below(self.period)
+                }
+        };
         previous + below(off)
     }
 
@@ -270,7 +376,12 @@ pub(crate) struct TraceCursor {
 
 impl TraceCursor {
     pub(crate) fn new(trace: std::sync::Arc<DeliveryTrace>) -> Self {
-        TraceCursor { trace, pos: 0, left: 0, cur: Time::ZERO }
+        TraceCursor {
+            trace,
+            pos: 0,
+            left: 0,
+            cur: Time::ZERO,
+        }
     }
 
     /// When the head packet can start being served, looking from `t`: at `t` if the
@@ -281,7 +392,11 @@ impl TraceCursor {
             return t;
         }
         self.left = 0;
-        let from = if fresh_arrival { Time(t.nanos() + 1) } else { t };
+        let from = if fresh_arrival {
+            Time(t.nanos() + 1)
+        } else {
+            t
+        };
         self.pos = self.pos.max(self.trace.first_at_or_after(from));
         self.trace.opportunity(self.pos).0
     }
@@ -342,9 +457,18 @@ mod tests {
         let e = DeliveryTrace::parse("1\n3\n2\n", 1500).unwrap_err();
         assert_eq!(e.line, Some(3));
         assert!(e.message.contains("non-decreasing"), "{e}");
-        assert!(DeliveryTrace::parse("0\n0\n", 1500).unwrap_err().message.contains("nonzero"));
-        assert!(DeliveryTrace::parse("", 1500).unwrap_err().message.contains("no timestamps"));
-        assert_eq!(DeliveryTrace::parse("1\nx\n", 1500).unwrap_err().line, Some(2));
+        assert!(DeliveryTrace::parse("0\n0\n", 1500)
+            .unwrap_err()
+            .message
+            .contains("nonzero"));
+        assert!(DeliveryTrace::parse("", 1500)
+            .unwrap_err()
+            .message
+            .contains("no timestamps"));
+        assert_eq!(
+            DeliveryTrace::parse("1\nx\n", 1500).unwrap_err().line,
+            Some(2)
+        );
         assert!(DeliveryTrace::parse("-1\n5\n", 1500).is_err());
     }
 
@@ -360,15 +484,35 @@ mod tests {
         assert_eq!(t.opportunity(4), (Time(1_250_000), 200));
         let e = DeliveryTrace::parse("scavenger-trace v1 unit=us\n5 10\n4 10\n", 1500).unwrap_err();
         assert_eq!(e.line, Some(3));
-        assert!(DeliveryTrace::parse("scavenger-trace v1 unit=s\n1 1\n", 1500).unwrap_err().message.contains("unit"));
-        assert!(DeliveryTrace::parse("scavenger-trace v1 unit=us period=5\n10 1\n", 1500).unwrap_err().message.contains("shorter"));
-        assert!(DeliveryTrace::parse("scavenger-trace v1 unit=us\n10 0\n", 1500).unwrap_err().message.contains("0"));
+        assert!(
+            DeliveryTrace::parse("scavenger-trace v1 unit=s\n1 1\n", 1500)
+                .unwrap_err()
+                .message
+                .contains("unit")
+        );
+        assert!(
+            DeliveryTrace::parse("scavenger-trace v1 unit=us period=5\n10 1\n", 1500)
+                .unwrap_err()
+                .message
+                .contains("shorter")
+        );
+        assert!(
+            DeliveryTrace::parse("scavenger-trace v1 unit=us\n10 0\n", 1500)
+                .unwrap_err()
+                .message
+                .contains("0")
+        );
     }
 
     #[test]
     fn cursor_spans_opportunities_and_carries_leftovers() {
         // Opportunities of 1000 bytes every ms.
-        let t = DeliveryTrace::from_opportunities((1..=10).map(|i| i * 1_000_000).collect(), vec![1000; 10], None).unwrap();
+        let t = DeliveryTrace::from_opportunities(
+            (1..=10).map(|i| i * 1_000_000).collect(),
+            vec![1000; 10],
+            None,
+        )
+        .unwrap();
         let mut c = TraceCursor::new(Arc::new(t));
         // A packet arriving at 0.5 ms on an idle link waits for the opportunity at 1 ms.
         assert_eq!(c.start_time(Time(500_000), true), ms(1));

@@ -1,7 +1,9 @@
 //! What a simulation run needs, already validated (the lab layer turns scenario files
 //! into this).
 
-use scavenger_cc::{AlgorithmInfo, CcInit, CongestionControl, Dur, ParamSet, ReceiverAlgorithmInfo, Time};
+use scavenger_cc::{
+    AlgorithmInfo, CcInit, CongestionControl, Dur, ParamSet, ReceiverAlgorithmInfo, Time,
+};
 use scavenger_net::LinkConfig;
 
 #[derive(Clone)]
@@ -66,7 +68,10 @@ pub struct ReceiverControl {
 impl ReceiverControl {
     /// The controller with its default parameters.
     pub fn new(algorithm: &'static ReceiverAlgorithmInfo) -> ReceiverControl {
-        ReceiverControl { algorithm, params: ParamSet::defaults(algorithm.params) }
+        ReceiverControl {
+            algorithm,
+            params: ParamSet::defaults(algorithm.params),
+        }
     }
 }
 
@@ -79,11 +84,17 @@ pub enum Traffic {
     /// Unreliable constant-bit-rate datagrams (VoIP-like, or seed 003's UDP noise):
     /// `payload` bytes each plus `header` bytes, at `rate` on average; with `poisson`
     /// the gaps are exponential. No ACKs; the receiver records one-way delay and loss.
-    Cbr { rate: scavenger_cc::Rate, payload: u32, poisson: bool },
+    Cbr {
+        rate: scavenger_cc::Rate,
+        payload: u32,
+        poisson: bool,
+    },
 }
 
 /// Builds a flow's controller around its algorithm instance.
-pub type CcWrapper = std::sync::Arc<dyn Fn(Box<dyn CongestionControl>, &CcInit) -> Box<dyn CongestionControl> + Send + Sync>;
+pub type CcWrapper = std::sync::Arc<
+    dyn Fn(Box<dyn CongestionControl>, &CcInit) -> Box<dyn CongestionControl> + Send + Sync,
+>;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Direction {

@@ -35,7 +35,10 @@ pub fn metrics(time: &[f64], mode: &[f64], events: &[Event]) -> Metrics {
     for (k, e) in events.iter().enumerate() {
         let end = events.get(k + 1).map_or(f64::INFINITY, |n| n.at);
         let in_phase = |t: f64| t >= e.at && t < end;
-        let first = time.iter().zip(mode).position(|(&t, &m)| in_phase(t) && !m.is_nan() && (m > 0.5) == e.hostile);
+        let first = time
+            .iter()
+            .zip(mode)
+            .position(|(&t, &m)| in_phase(t) && !m.is_nan() && (m > 0.5) == e.hostile);
         delays.push(first.map(|i| time[i] - e.at));
         let Some(i0) = first else { continue };
         for (&t, &m) in time.iter().zip(mode).skip(i0 + 1) {
@@ -53,5 +56,9 @@ pub fn metrics(time: &[f64], mode: &[f64], events: &[Event]) -> Metrics {
         }
     }
     let rate = |n: usize, d: usize| if d == 0 { 0.0 } else { n as f64 / d as f64 };
-    Metrics { delays, false_positive: rate(fp, fp_bins), false_negative: rate(fneg, fn_bins) }
+    Metrics {
+        delays,
+        false_positive: rate(fp, fp_bins),
+        false_negative: rate(fneg, fn_bins),
+    }
 }

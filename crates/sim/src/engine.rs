@@ -58,7 +58,11 @@ pub struct EventQueue {
 impl EventQueue {
     pub fn push(&mut self, time: Time, ev: Event) {
         self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, ev });
+        self.heap.push(Entry {
+            time,
+            seq: self.seq,
+            ev,
+        });
     }
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         self.heap.pop().map(|e| (e.time, e.ev))
@@ -86,6 +90,14 @@ mod tests {
         q.push(Time(5), Event::Send(3));
         q.push(Time(3), Event::Send(4));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(order, vec![(Time(3), Event::Send(2)), (Time(3), Event::Send(4)), (Time(5), Event::Send(1)), (Time(5), Event::Send(3))]);
+        assert_eq!(
+            order,
+            vec![
+                (Time(3), Event::Send(2)),
+                (Time(3), Event::Send(4)),
+                (Time(5), Event::Send(1)),
+                (Time(5), Event::Send(3))
+            ]
+        );
     }
 }

@@ -12,6 +12,6 @@ pub mod rtt;
 pub mod sender;
 pub mod world;
 
-pub use config::{Direction, FlowConfig, Traffic, JainSpec, MeasureConfig, SimConfig};
+pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic};
 pub use result::SimResult;
 pub use world::{run, Simulation};

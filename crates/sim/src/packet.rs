@@ -81,7 +81,25 @@ impl WirePacket for Packet {
 
 impl Packet {
     pub fn data(flow: u32, seg: u32, len: u32, header: u32, tsval: u64, retrans: bool) -> Packet {
-        Packet { flow, kind: Kind::Data, wire: len + header, seg, len, tsval, retrans, ack: 0, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, ts_ecr: 0, rx_tsval: 0, wnd: 0, ect: false, ce: false, ece: false, cwr: false }
+        Packet {
+            flow,
+            kind: Kind::Data,
+            wire: len + header,
+            seg,
+            len,
+            tsval,
+            retrans,
+            ack: 0,
+            sack: [(0, 0); MAX_SACK_BLOCKS],
+            nsack: 0,
+            ts_ecr: 0,
+            rx_tsval: 0,
+            wnd: 0,
+            ect: false,
+            ce: false,
+            ece: false,
+            cwr: false,
+        }
     }
 
     /// ACK size: headers plus the SACK option (2 bytes + 8 per block, padded with two NOPs).

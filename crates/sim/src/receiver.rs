@@ -67,7 +67,20 @@ pub enum DataOutcome {
 
 impl Receiver {
     pub fn new(cfg: ReceiverConfig) -> Receiver {
-        Receiver { cfg, rcv_nxt: 0, ooo: Vec::new(), recent: None, pending: 0, delack_deadline: None, last_ack_sent: 0, ts_recent: 0, ece: false, control: None, right_edge: 0, stats: ReceiverStats::default() }
+        Receiver {
+            cfg,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            recent: None,
+            pending: 0,
+            delack_deadline: None,
+            last_ack_sent: 0,
+            ts_recent: 0,
+            ece: false,
+            control: None,
+            right_edge: 0,
+            stats: ReceiverStats::default(),
+        }
     }
 
     /// Lets `c` choose the advertised window (RFC 9840 RCV.WND = min(fc.WND, RLWND)).
@@ -183,7 +196,9 @@ impl Receiver {
         if immediate || self.pending >= self.cfg.ack_every {
             DataOutcome::AckNow
         } else {
-            let d = *self.delack_deadline.get_or_insert(now + self.cfg.delack_timeout);
+            let d = *self
+                .delack_deadline
+                .get_or_insert(now + self.cfg.delack_timeout);
             DataOutcome::Delay(d)
         }
     }
@@ -197,7 +212,9 @@ impl Receiver {
         let mut sack = [(0u32, 0u32); MAX_SACK_BLOCKS];
         let mut n = 0;
         // First block: the one containing the most recent arrival (RFC 2018 §4).
-        let first = self.recent.and_then(|r| self.ooo.iter().position(|&(s, e)| s <= r && r < e));
+        let first = self
+            .recent
+            .and_then(|r| self.ooo.iter().position(|&(s, e)| s <= r && r < e));
         if let Some(i) = first {
             sack[0] = self.ooo[i];
             n = 1;
@@ -234,7 +251,16 @@ mod tests {
     use super::*;
 
     fn rx() -> Receiver {
-        Receiver::new(ReceiverConfig { flow: 0, header: 52, total_segs: Some(10), ack_every: 2, delack_timeout: Dur::from_millis(40), clock_offset: 1_000, mss: 1000, rwnd: 64 << 20 })
+        Receiver::new(ReceiverConfig {
+            flow: 0,
+            header: 52,
+            total_segs: Some(10),
+            ack_every: 2,
+            delack_timeout: Dur::from_millis(40),
+            clock_offset: 1_000,
+            mss: 1000,
+            rwnd: 64 << 20,
+        })
     }
     fn data(seg: u32, ts: u64) -> Packet {
         Packet::data(0, seg, 1000, 52, ts, false)
@@ -243,10 +269,18 @@ mod tests {
     #[test]
     fn acks_every_second_segment_and_echoes_the_first_timestamp() {
         let mut r = rx();
-        assert!(matches!(r.on_data(Time(5), &data(0, 1)), DataOutcome::Delay(t) if t == Time(5) + Dur::from_millis(40)));
-        assert!(matches!(r.on_data(Time(6), &data(1, 2)), DataOutcome::AckNow));
+        assert!(
+            matches!(r.on_data(Time(5), &data(0, 1)), DataOutcome::Delay(t) if t == Time(5) + Dur::from_millis(40))
+        );
+        assert!(matches!(
+            r.on_data(Time(6), &data(1, 2)),
+            DataOutcome::AckNow
+        ));
         let a = r.make_ack(Time(7));
-        assert_eq!((a.ack, a.nsack, a.ts_ecr, a.rx_tsval, a.wire), (2, 0, 1, 1_007, 52));
+        assert_eq!(
+            (a.ack, a.nsack, a.ts_ecr, a.rx_tsval, a.wire),
+            (2, 0, 1, 1_007, 52)
+        );
     }
 
     #[test]
@@ -255,14 +289,20 @@ mod tests {
         r.on_data(Time(0), &data(0, 0));
         r.make_ack(Time(0));
         for s in [2, 3, 5] {
-            assert!(matches!(r.on_data(Time(1), &data(s, 9)), DataOutcome::AckNow));
+            assert!(matches!(
+                r.on_data(Time(1), &data(s, 9)),
+                DataOutcome::AckNow
+            ));
         }
         let a = r.make_ack(Time(1));
         assert_eq!(a.ack, 1);
         assert_eq!(&a.sack[..a.nsack as usize], &[(5, 6), (2, 4)]);
         assert_eq!(a.wire, 52 + 4 + 16);
         // The retransmission of 1 fills the hole up to 4.
-        assert!(matches!(r.on_data(Time(2), &data(1, 10)), DataOutcome::AckNow));
+        assert!(matches!(
+            r.on_data(Time(2), &data(1, 10)),
+            DataOutcome::AckNow
+        ));
         let a = r.make_ack(Time(2));
         assert_eq!((a.ack, a.nsack), (4, 1));
         assert_eq!(a.ts_ecr, 10);

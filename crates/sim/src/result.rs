@@ -130,12 +130,22 @@ impl LinkResult {
     /// A bottleneck direction's result from its net-layer counters: `rate` over
     /// `duration` for the utilisation, `in_transit_bytes` still on the wire at the end
     /// (for conservation). Shared by the simulator and the testbed's emulator.
-    pub fn from_stats(name: &str, s: &scavenger_net::LinkStats, rate: scavenger_cc::Rate, duration: scavenger_cc::Dur, in_transit_bytes: u64) -> LinkResult {
+    pub fn from_stats(
+        name: &str,
+        s: &scavenger_net::LinkStats,
+        rate: scavenger_cc::Rate,
+        duration: scavenger_cc::Dur,
+        in_transit_bytes: u64,
+    ) -> LinkResult {
         let cap = rate.bytes_in(duration) as f64;
         LinkResult {
             name: name.to_string(),
             rate_bps: rate.bps(),
-            utilisation: if cap > 0.0 { s.tx_bytes as f64 / cap } else { 0.0 },
+            utilisation: if cap > 0.0 {
+                s.tx_bytes as f64 / cap
+            } else {
+                0.0
+            },
             tx_bytes: s.tx_bytes,
             tx_pkts: s.tx_pkts,
             delivered_pkts: s.delivered_pkts,
@@ -144,7 +154,12 @@ impl LinkResult {
             ecn_marks: s.marked_pkts,
             wire_losses: s.lost_pkts,
             qdelay_ms: stats_from(&s.qdelay, 1e-6),
-            conservation: Conservation { sent_bytes: s.arrived_bytes, delivered_bytes: s.delivered_bytes, dropped_bytes: s.dropped_bytes + s.lost_bytes, in_flight_bytes: in_transit_bytes },
+            conservation: Conservation {
+                sent_bytes: s.arrived_bytes,
+                delivered_bytes: s.delivered_bytes,
+                dropped_bytes: s.dropped_bytes + s.lost_bytes,
+                in_flight_bytes: in_transit_bytes,
+            },
         }
     }
 }

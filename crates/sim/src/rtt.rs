@@ -19,7 +19,12 @@ pub struct RttEstimator {
 
 impl Default for RttEstimator {
     fn default() -> Self {
-        RttEstimator { srtt: None, rttvar: Dur::ZERO, min_rtt: None, backoff: 0 }
+        RttEstimator {
+            srtt: None,
+            rttvar: Dur::ZERO,
+            min_rtt: None,
+            backoff: 0,
+        }
     }
 }
 
@@ -90,13 +95,19 @@ mod tests {
         // A steady 201 ms RTT (trang2015's NewReno peak): SRTT ≈ 201 ms, RTTVAR ≈ 0, so
         // the RTO stays 200 ms above it instead of equalling it.
         let rto = e.rto();
-        assert!(rto >= Dur::from_millis(400) && rto <= Dur::from_millis(402), "{rto:?}");
+        assert!(
+            rto >= Dur::from_millis(400) && rto <= Dur::from_millis(402),
+            "{rto:?}"
+        );
         for _ in 0..200 {
             e.on_sample(Dur::from_millis(10));
         }
         // SRTT → 10 ms (integer ns arithmetic leaves a few ns), 4·RTTVAR → 0: 210 ms.
         let rto = e.rto();
-        assert!(rto >= Dur::from_millis(210) && rto < Dur::from_micros(210_001), "{rto:?}");
+        assert!(
+            rto >= Dur::from_millis(210) && rto < Dur::from_micros(210_001),
+            "{rto:?}"
+        );
         e.on_timeout();
         e.on_timeout();
         assert_eq!(e.rto(), Dur(rto.0 * 4));

@@ -5,7 +5,10 @@
 use crate::packet::{Packet, MAX_SACK_BLOCKS, NO_TS_ECHO};
 use crate::rtt::RttEstimator;
 use scavenger_cc::estimators::delivery_rate::{DeliveryRateEstimator, TxSnapshot};
-use scavenger_cc::{AckSample, CongestionControl, CongestionEvent, CongestionKind, Dur, Rate, RtoEvent, SentInfo, Time};
+use scavenger_cc::{
+    AckSample, CongestionControl, CongestionEvent, CongestionKind, Dur, Rate, RtoEvent, SentInfo,
+    Time,
+};
 use scavenger_net::Histogram;
 use std::collections::VecDeque;
 
@@ -79,7 +82,9 @@ impl Prr {
         self.delivered += delivered;
         let sndcnt = if pipe > ssthresh {
             // Proportional part: CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
-            ((self.delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs.max(1) as u128) as u64).saturating_sub(self.out)
+            ((self.delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs.max(1) as u128)
+                as u64)
+                .saturating_sub(self.out)
         } else {
             // Slow-start reduction bound: MIN(ssthresh - pipe, MAX(prr_delivered - prr_out, DeliveredData) + MSS).
             let limit = self.delivered.saturating_sub(self.out).max(delivered) + mss;
@@ -201,8 +206,12 @@ impl Sender {
         self.trace_buf.clear();
         self.cc.trace(&mut self.trace_buf);
         if self.cfg.receiver_window {
-            self.trace_buf.push(("snd_wnd_bytes", self.snd_edge.saturating_sub(self.acked_bytes()) as f64));
-            self.trace_buf.push(("rwnd_edge_retreats", self.edge_retreats as f64));
+            self.trace_buf.push((
+                "snd_wnd_bytes",
+                self.snd_edge.saturating_sub(self.acked_bytes()) as f64,
+            ));
+            self.trace_buf
+                .push(("rwnd_edge_retreats", self.edge_retreats as f64));
         }
         &self.trace_buf
     }
@@ -247,8 +256,14 @@ impl Sender {
         // Linux tcp_update_pacing_rate: 200 % of cwnd/srtt in slow start, 120 % after.
         let srtt = self.rtt.srtt()?;
         let cwnd = self.cc.cwnd();
-        let factor = if cwnd < self.cc.ssthresh() / 2 { 2.0 } else { 1.2 };
-        Some(Rate((Rate::from_bytes_over(cwnd, srtt).0 as f64 * factor) as u64))
+        let factor = if cwnd < self.cc.ssthresh() / 2 {
+            2.0
+        } else {
+            1.2
+        };
+        Some(Rate(
+            (Rate::from_bytes_over(cwnd, srtt).0 as f64 * factor) as u64,
+        ))
     }
 
     /// The next packet the sender may transmit at `now`, if any. The caller loops until
@@ -271,7 +286,11 @@ impl Sender {
         };
         let len = self.seg_len(seg);
         let cwnd = self.prr.map_or(self.cc.cwnd(), |p| p.window);
-        let window = if self.cfg.receiver_window { cwnd } else { cwnd.min(self.cfg.rwnd) };
+        let window = if self.cfg.receiver_window {
+            cwnd
+        } else {
+            cwnd.min(self.cfg.rwnd)
+        };
         // RFC 6675 §5: send while cwnd - pipe >= 1 SMSS; one segment is always allowed
         // with nothing in flight so a window below one segment cannot stall the flow.
         if self.pipe > 0 && self.pipe + len as u64 > window {
@@ -282,7 +301,11 @@ impl Sender {
         // below SND.NXT, inside it). The receive window, not cwnd, is the limit then, so the
         // round is not cwnd-limited (Linux tcp_is_cwnd_limited looks at cwnd only). One
         // segment may go when nothing is outstanding (a zero-window probe stand-in).
-        if self.cfg.receiver_window && !retrans && self.nxt > self.una && seg as u64 * self.cfg.mss as u64 + len as u64 > self.snd_edge {
+        if self.cfg.receiver_window
+            && !retrans
+            && self.nxt > self.una
+            && seg as u64 * self.cfg.mss as u64 + len as u64 > self.snd_edge
+        {
             self.cwnd_limited = false;
             return None;
         }
@@ -303,14 +326,29 @@ impl Sender {
             }
             self.stats.retransmits += 1;
         } else {
-            self.segs.push_back(Seg { len, snap, sacked: false, lost: false, in_flight: true, retransmitted: false, retx_nxt: 0 });
+            self.segs.push_back(Seg {
+                len,
+                snap,
+                sacked: false,
+                lost: false,
+                in_flight: true,
+                retransmitted: false,
+                retx_nxt: 0,
+            });
             self.nxt += 1;
         }
         self.pipe += len as u64;
         if let Some(p) = &mut self.prr {
             p.out += len as u64;
         }
-        let mut pkt = Packet::data(self.cfg.flow, seg, len, self.cfg.header, now.nanos(), retrans);
+        let mut pkt = Packet::data(
+            self.cfg.flow,
+            seg,
+            len,
+            self.cfg.header,
+            now.nanos(),
+            retrans,
+        );
         pkt.rx_tsval = self.ts_recent;
         if self.cfg.ecn {
             // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
@@ -324,7 +362,16 @@ impl Sender {
         self.stats.data_pkts_sent += 1;
         self.stats.data_wire_bytes_sent += pkt.wire as u64;
         let mss = self.cfg.mss as u64;
-        self.cc.on_sent(now, &SentInfo { bytes: len as u64, bytes_in_flight: self.pipe, retransmission: retrans, seq: seg as u64 * mss, app_limited: !self.has_new_data() });
+        self.cc.on_sent(
+            now,
+            &SentInfo {
+                bytes: len as u64,
+                bytes_in_flight: self.pipe,
+                retransmission: retrans,
+                seq: seg as u64 * mss,
+                app_limited: !self.has_new_data(),
+            },
+        );
         if let Some(rate) = self.pacing_rate() {
             self.next_send = now + rate.tx_time(pkt.wire as u64);
         }
@@ -352,7 +399,9 @@ impl Sender {
     /// RFC 6675 IsLost: a segment with DupThresh SACKed segments above it is lost.
     /// Returns the bytes newly marked lost.
     fn detect_losses(&mut self) -> u64 {
-        let Some(high) = self.high_sacked else { return 0 };
+        let Some(high) = self.high_sacked else {
+            return 0;
+        };
         // Find the DupThresh-th highest SACKed segment; everything unSACKed below it is lost.
         let mut count = 0;
         let mut i = high + 1;
@@ -394,7 +443,9 @@ impl Sender {
         if self.retx_in_flight == 0 || !self.in_recovery || self.rto_recovery {
             return 0;
         }
-        let Some(high) = self.high_sacked else { return 0 };
+        let Some(high) = self.high_sacked else {
+            return 0;
+        };
         let mut lost = 0;
         let mut still = 0;
         for (k, s) in self.segs.iter_mut().enumerate() {
@@ -480,7 +531,11 @@ impl Sender {
         // newest (Linux ca_rtt_us, the ack_sample/rate_sample RTT); the reported RTT the
         // newest cumulatively acknowledged one (what Wireshark's ack_rtt measures).
         let since = |t: Time| Dur(now.nanos().saturating_sub(t.nanos()));
-        let (first_cum, last_cum) = if retrans_acked { (None, None) } else { (first_cum, last_cum) };
+        let (first_cum, last_cum) = if retrans_acked {
+            (None, None)
+        } else {
+            (first_cum, last_cum)
+        };
         if let Some(f) = first_cum.or(first_sack) {
             self.rtt.on_sample(since(f));
         }
@@ -497,7 +552,8 @@ impl Sender {
         // The echo identifies the transmission it came from, a retransmission included
         // (RFC 7323 §4.1: no Karn ambiguity with timestamps), and Linux modules read
         // rcv_tsecr whatever was retransmitted.
-        let echo_rtt = (newly > 0 && ack.ts_ecr <= now.nanos()).then(|| Dur(now.nanos() - ack.ts_ecr));
+        let echo_rtt =
+            (newly > 0 && ack.ts_ecr <= now.nanos()).then(|| Dur(now.nanos() - ack.ts_ecr));
         let owd = Some(ack.rx_tsval - ack.ts_ecr as i64);
 
         if self.in_recovery && self.una >= self.recovery_point {
@@ -516,9 +572,22 @@ impl Sender {
             self.ecn_recover = Some(self.nxt);
             let mss = self.cfg.mss as u64;
             let prior_cwnd = self.cc.cwnd();
-            self.cc.on_congestion(now, &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: prior_in_flight, bytes_lost: lost, mss });
+            self.cc.on_congestion(
+                now,
+                &CongestionEvent {
+                    kind: CongestionKind::Loss,
+                    bytes_in_flight: prior_in_flight,
+                    bytes_lost: lost,
+                    mss,
+                },
+            );
             if self.cfg.prr {
-                self.prr = Some(Prr { recover_fs: prior_cwnd, delivered: 0, out: 0, window: 0 });
+                self.prr = Some(Prr {
+                    recover_fs: prior_cwnd,
+                    delivered: 0,
+                    out: 0,
+                    window: 0,
+                });
             }
         }
         if let Some(p) = &mut self.prr {
@@ -534,7 +603,15 @@ impl Sender {
                 self.cwr_pending = true;
                 self.stats.ecn_responses += 1;
                 let mss = self.cfg.mss as u64;
-                self.cc.on_congestion(now, &CongestionEvent { kind: CongestionKind::Ecn, bytes_in_flight: prior_in_flight, bytes_lost: 0, mss });
+                self.cc.on_congestion(
+                    now,
+                    &CongestionEvent {
+                        kind: CongestionKind::Ecn,
+                        bytes_in_flight: prior_in_flight,
+                        bytes_lost: 0,
+                        mss,
+                    },
+                );
             }
         }
         let rate = self.rate.finish_ack(self.rtt.min_rtt());
@@ -569,7 +646,9 @@ impl Sender {
             // RFC 6298 §5.3: restart the timer when new data is acknowledged.
             self.rto_deadline = (self.una < self.nxt).then(|| now + self.rtt.rto());
         }
-        AckOutcome { completed: self.completed }
+        AckOutcome {
+            completed: self.completed,
+        }
     }
 
     /// The retransmission timer fired (the caller checked the deadline).
@@ -599,7 +678,14 @@ impl Sender {
         self.ecn_recover = Some(self.nxt);
         self.next_send = now;
         let mss = self.cfg.mss as u64;
-        self.cc.on_rto(now, &RtoEvent { bytes_in_flight: in_flight, backoff_count: self.rtt.backoff(), mss });
+        self.cc.on_rto(
+            now,
+            &RtoEvent {
+                bytes_in_flight: in_flight,
+                backoff_count: self.rtt.backoff(),
+                mss,
+            },
+        );
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
@@ -626,10 +712,19 @@ mod tests {
         // RFC 6937 §3 with RecoverFS = 20 MSS and ssthresh = 10 MSS: one segment for every
         // two delivered. sndcnt = ceil(prr_delivered · 10/20) − prr_out, at least one
         // segment on the first ACK (Linux).
-        let mut p = Prr { recover_fs: 20 * MSS, delivered: 0, out: 0, window: 0 };
+        let mut p = Prr {
+            recover_fs: 20 * MSS,
+            delivered: 0,
+            out: 0,
+            window: 0,
+        };
         let pipe = 18 * MSS;
         p.on_ack(MSS, pipe, 10 * MSS, MSS);
-        assert_eq!(p.window, pipe + MSS, "ceil(724) = 724 bytes, raised to one segment");
+        assert_eq!(
+            p.window,
+            pipe + MSS,
+            "ceil(724) = 724 bytes, raised to one segment"
+        );
         p.out += MSS;
         p.on_ack(MSS, pipe, 10 * MSS, MSS);
         assert_eq!(p.window, pipe, "ceil(2896 · 10/20) − 1448 = 0");
@@ -643,7 +738,12 @@ mod tests {
     fn prr_slow_start_reduction_bound_below_ssthresh() {
         // Pipe 6 MSS below ssthresh 10 MSS: sndcnt = min(ssthresh − pipe,
         // max(prr_delivered − prr_out, DeliveredData) + MSS).
-        let mut p = Prr { recover_fs: 20 * MSS, delivered: 4 * MSS, out: 4 * MSS, window: 0 };
+        let mut p = Prr {
+            recover_fs: 20 * MSS,
+            delivered: 4 * MSS,
+            out: 4 * MSS,
+            window: 0,
+        };
         p.on_ack(2 * MSS, 6 * MSS, 10 * MSS, MSS);
         // delivered 6, out 4: max(2, 2) + 1 = 3 MSS, below ssthresh − pipe = 4 MSS.
         assert_eq!(p.window, 9 * MSS);
@@ -662,7 +762,8 @@ mod tests {
         fn on_ack(&mut self, _now: scavenger_cc::Time, ack: &scavenger_cc::AckSample) {
             self.0.lock().unwrap().push(*ack);
         }
-        fn on_congestion(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::CongestionEvent) {}
+        fn on_congestion(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::CongestionEvent) {
+        }
         fn on_rto(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::RtoEvent) {}
         fn cwnd(&self) -> u64 {
             10 * MSS
@@ -675,7 +776,18 @@ mod tests {
         use crate::sender::{Sender, SenderConfig};
         use scavenger_cc::{Dur, Time};
         let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let cfg = SenderConfig { flow: 0, mss: MSS as u32, header: 52, rwnd: u64::MAX, receiver_window: false, total_segs: None, last_seg_len: MSS as u32, pacing: false, ecn: false, prr: true };
+        let cfg = SenderConfig {
+            flow: 0,
+            mss: MSS as u32,
+            header: 52,
+            rwnd: u64::MAX,
+            receiver_window: false,
+            total_segs: None,
+            last_seg_len: MSS as u32,
+            pacing: false,
+            ecn: false,
+            prr: true,
+        };
         let mut s = Sender::new(cfg, Box::new(Recorder(samples.clone())), Time::ZERO);
         let ms = |m: u64| Time(m * 1_000_000);
         // Segments 0 and 1 leave 10 ms apart; a delayed ACK covers both at 100 ms and, by

@@ -87,7 +87,10 @@ fn fired(slot: &mut Option<Time>, now: Time) {
 impl Simulation {
     pub fn new(cfg: SimConfig) -> Simulation {
         let seed = cfg.seed;
-        let links = [Link::new(cfg.forward.clone(), Rng::derive(seed, 1)), Link::new(cfg.reverse.clone(), Rng::derive(seed, 2))];
+        let links = [
+            Link::new(cfg.forward.clone(), Rng::derive(seed, 1)),
+            Link::new(cfg.reverse.clone(), Rng::derive(seed, 2)),
+        ];
         let mut q = EventQueue::default();
         let flows = cfg
             .flows
@@ -100,9 +103,25 @@ impl Simulation {
                     q.push(stop, Event::FlowStop(i as u32));
                 }
                 let line = || (f.extra_delay.nanos() > 0).then(|| DelayLine::new(f.extra_delay));
-                let mut receiver = Receiver::new(ReceiverConfig { flow: i as u32, header: f.header, total_segs, ack_every: f.ack_every, delack_timeout: f.delack_timeout, clock_offset: f.clock_offset, mss: f.mss, rwnd: f.rwnd });
+                let mut receiver = Receiver::new(ReceiverConfig {
+                    flow: i as u32,
+                    header: f.header,
+                    total_segs,
+                    ack_every: f.ack_every,
+                    delack_timeout: f.delack_timeout,
+                    clock_offset: f.clock_offset,
+                    mss: f.mss,
+                    rwnd: f.rwnd,
+                });
                 if let (Some(rc), Traffic::Tcp) = (&f.receiver, f.traffic) {
-                    receiver.set_window_control(rc.algorithm.instantiate(&rc.params, RecvInit { now: f.start, mss: f.mss as u64, max_window: f.rwnd }));
+                    receiver.set_window_control(rc.algorithm.instantiate(
+                        &rc.params,
+                        RecvInit {
+                            now: f.start,
+                            mss: f.mss as u64,
+                            max_window: f.rwnd,
+                        },
+                    ));
                 }
                 Flow {
                     sender: None,
@@ -127,21 +146,50 @@ impl Simulation {
             q.push(j.from, Event::Probe(probes.len() as u32));
             probes.push((i, false));
             // A window reaching past the end of the run closes at the end.
-            q.push(j.to.min(Time::ZERO + cfg.duration), Event::Probe(probes.len() as u32));
+            q.push(
+                j.to.min(Time::ZERO + cfg.duration),
+                Event::Probe(probes.len() as u32),
+            );
             probes.push((i, true));
         }
-        let jain_marks = cfg.measure.jain.iter().map(|j| (vec![0; j.flows.len()], vec![0; j.flows.len()])).collect();
+        let jain_marks = cfg
+            .measure
+            .jain
+            .iter()
+            .map(|j| (vec![0; j.flows.len()], vec![0; j.flows.len()]))
+            .collect();
         let series = cfg.measure.series_bin.map(|bin| {
             q.push(Time::ZERO + bin, Event::SeriesTick);
             SeriesState {
                 bin,
-                out: Series { bin_s: bin.secs_f64(), time_s: vec![], flow_goodput_bps: vec![vec![]; cfg.flows.len()], flow_cwnd_bytes: vec![vec![]; cfg.flows.len()], flow_trace: vec![vec![]; cfg.flows.len()], link_utilisation: vec![], queue_pkts: vec![] },
+                out: Series {
+                    bin_s: bin.secs_f64(),
+                    time_s: vec![],
+                    flow_goodput_bps: vec![vec![]; cfg.flows.len()],
+                    flow_cwnd_bytes: vec![vec![]; cfg.flows.len()],
+                    flow_trace: vec![vec![]; cfg.flows.len()],
+                    link_utilisation: vec![],
+                    queue_pkts: vec![],
+                },
                 last_rx: vec![0; cfg.flows.len()],
                 last_tx: 0,
             }
         });
         let end = Time::ZERO + cfg.duration;
-        Simulation { cfg, now: Time::ZERO, end, q, links, link_wake: [None, None], flows, lost: Vec::new(), probes, jain_marks, series, events: 0 }
+        Simulation {
+            cfg,
+            now: Time::ZERO,
+            end,
+            q,
+            links,
+            link_wake: [None, None],
+            flows,
+            lost: Vec::new(),
+            probes,
+            jain_marks,
+            series,
+            events: 0,
+        }
     }
 
     /// Runs to the configured duration and returns the measurements.
@@ -186,19 +234,37 @@ impl Simulation {
     }
 
     fn on_cbr_send(&mut self, f: usize) {
-        let Traffic::Cbr { rate, payload, poisson } = self.cfg.flows[f].traffic else { return };
+        let Traffic::Cbr {
+            rate,
+            payload,
+            poisson,
+        } = self.cfg.flows[f].traffic
+        else {
+            return;
+        };
         let header = self.cfg.flows[f].header;
         let flow = &mut self.flows[f];
         if flow.stopped {
             return;
         }
-        let p = Packet::data(f as u32, flow.cbr_seq, payload, header, self.now.nanos(), false);
+        let p = Packet::data(
+            f as u32,
+            flow.cbr_seq,
+            payload,
+            header,
+            self.now.nanos(),
+            false,
+        );
         flow.cbr_seq = flow.cbr_seq.wrapping_add(1);
         flow.counters.cbr_sent_pkts += 1;
         flow.counters.cbr_sent_bytes += p.wire as u64;
         let mean = rate.tx_time(p.wire as u64);
         // Exponential gaps (seed 003's noise) by inversion; 1 − u is never zero.
-        let gap = if poisson { mean.mul_f64(-(1.0 - flow.cbr_rng.uniform()).ln()) } else { mean };
+        let gap = if poisson {
+            mean.mul_f64(-(1.0 - flow.cbr_rng.uniform()).ln())
+        } else {
+            mean
+        };
         self.q.push(self.now + gap, Event::CbrSend(f as u32));
         self.route_data(f, p);
     }
@@ -213,8 +279,15 @@ impl Simulation {
         }
         let fc = &self.cfg.flows[f];
         let total_segs = fc.size.map(|s| s.div_ceil(fc.mss as u64).max(1) as u32);
-        let last_seg_len = fc.size.map_or(fc.mss, |s| (s - (s.div_ceil(fc.mss as u64).max(1) - 1) * fc.mss as u64) as u32);
-        let init = CcInit { now: self.now, mss: fc.mss as u64, initial_cwnd: fc.initial_window as u64 * fc.mss as u64, rng: Rng::derive(self.cfg.seed, 1000 + f as u64) };
+        let last_seg_len = fc.size.map_or(fc.mss, |s| {
+            (s - (s.div_ceil(fc.mss as u64).max(1) - 1) * fc.mss as u64) as u32
+        });
+        let init = CcInit {
+            now: self.now,
+            mss: fc.mss as u64,
+            initial_cwnd: fc.initial_window as u64 * fc.mss as u64,
+            rng: Rng::derive(self.cfg.seed, 1000 + f as u64),
+        };
         let cc = match &fc.wrap {
             Some(wrap) => {
                 let outer = init.clone();
@@ -225,8 +298,23 @@ impl Simulation {
         // With a receive-side controller the connection starts with the window the
         // receiver advertises in the handshake (not modelled otherwise).
         let receiver_window = self.flows[f].receiver.window_control().is_some();
-        let rwnd = if receiver_window { self.flows[f].receiver.advertise() } else { fc.rwnd };
-        let scfg = SenderConfig { flow: f as u32, mss: fc.mss, header: fc.header, rwnd, receiver_window, total_segs, last_seg_len, pacing: fc.pacing, ecn: fc.ecn, prr: true };
+        let rwnd = if receiver_window {
+            self.flows[f].receiver.advertise()
+        } else {
+            fc.rwnd
+        };
+        let scfg = SenderConfig {
+            flow: f as u32,
+            mss: fc.mss,
+            header: fc.header,
+            rwnd,
+            receiver_window,
+            total_segs,
+            last_seg_len,
+            pacing: fc.pacing,
+            ecn: fc.ecn,
+            prr: true,
+        };
         self.flows[f].sender = Some(Sender::new(scfg, cc, self.now));
         self.try_send(f);
     }
@@ -234,16 +322,28 @@ impl Simulation {
     fn try_send(&mut self, f: usize) {
         let now = self.now;
         loop {
-            let Some(s) = self.flows[f].sender.as_mut() else { return };
+            let Some(s) = self.flows[f].sender.as_mut() else {
+                return;
+            };
             let Some(p) = s.next_packet(now) else { break };
             self.route_data(f, p);
         }
         let flow = &mut self.flows[f];
         let s = flow.sender.as_ref().expect("started");
         if !s.completed() && s.next_send_time() > now {
-            arm(&mut self.q, &mut flow.send_wake, Some(s.next_send_time()), Event::Send(f as u32));
+            arm(
+                &mut self.q,
+                &mut flow.send_wake,
+                Some(s.next_send_time()),
+                Event::Send(f as u32),
+            );
         }
-        arm(&mut self.q, &mut flow.rto_wake, s.rto_deadline(), Event::Rto(f as u32));
+        arm(
+            &mut self.q,
+            &mut flow.rto_wake,
+            s.rto_deadline(),
+            Event::Rto(f as u32),
+        );
     }
 
     /// The bottleneck direction that carries flow `f`'s data (its ACKs use the other).
@@ -258,7 +358,12 @@ impl Simulation {
         if let Some(line) = self.flows[f].up.as_mut() {
             line.push(self.now, p);
             let next = line.next_wakeup();
-            arm(&mut self.q, &mut self.flows[f].up_wake, next, Event::Access(f as u32, 0));
+            arm(
+                &mut self.q,
+                &mut self.flows[f].up_wake,
+                next,
+                Event::Access(f as u32, 0),
+            );
         } else {
             self.enqueue(self.data_link(f), p);
         }
@@ -274,7 +379,12 @@ impl Simulation {
         }
         self.lost = dropped;
         let next = self.links[d].next_wakeup();
-        arm(&mut self.q, &mut self.link_wake[d], next, Event::Link(d as u8));
+        arm(
+            &mut self.q,
+            &mut self.link_wake[d],
+            next,
+            Event::Link(d as u8),
+        );
     }
 
     fn count_drop(&mut self, p: &Packet) {
@@ -301,13 +411,22 @@ impl Simulation {
             }
         }
         let next = self.links[d].next_wakeup();
-        arm(&mut self.q, &mut self.link_wake[d], next, Event::Link(d as u8));
+        arm(
+            &mut self.q,
+            &mut self.link_wake[d],
+            next,
+            Event::Link(d as u8),
+        );
     }
 
     fn on_access(&mut self, f: usize, dir: u8) {
         let now = self.now;
         let flow = &mut self.flows[f];
-        let (line, wake) = if dir == 0 { (flow.up.as_mut(), &mut flow.up_wake) } else { (flow.down.as_mut(), &mut flow.down_wake) };
+        let (line, wake) = if dir == 0 {
+            (flow.up.as_mut(), &mut flow.up_wake)
+        } else {
+            (flow.down.as_mut(), &mut flow.down_wake)
+        };
         fired(wake, now);
         let Some(line) = line else { return };
         let mut due = Vec::new();
@@ -329,7 +448,8 @@ impl Simulation {
         let f = p.flow as usize;
         if matches!(self.cfg.flows[f].traffic, Traffic::Cbr { .. }) {
             let flow = &mut self.flows[f];
-            flow.cbr_owd.record(self.now.nanos().saturating_sub(p.tsval));
+            flow.cbr_owd
+                .record(self.now.nanos().saturating_sub(p.tsval));
             let st = &mut flow.receiver.stats;
             st.data_pkts += 1;
             st.data_wire_bytes += p.wire as u64;
@@ -339,7 +459,12 @@ impl Simulation {
         }
         match self.flows[f].receiver.on_data(self.now, &p) {
             DataOutcome::AckNow => self.send_ack(f),
-            DataOutcome::Delay(t) => arm(&mut self.q, &mut self.flows[f].delack_wake, Some(t), Event::DelAck(f as u32)),
+            DataOutcome::Delay(t) => arm(
+                &mut self.q,
+                &mut self.flows[f].delack_wake,
+                Some(t),
+                Event::DelAck(f as u32),
+            ),
         }
     }
 
@@ -354,7 +479,12 @@ impl Simulation {
         if let Some(line) = self.flows[f].down.as_mut() {
             line.push(self.now, p);
             let next = line.next_wakeup();
-            arm(&mut self.q, &mut self.flows[f].down_wake, next, Event::Access(f as u32, 1));
+            arm(
+                &mut self.q,
+                &mut self.flows[f].down_wake,
+                next,
+                Event::Access(f as u32, 1),
+            );
         } else {
             self.on_ack_arrival(p);
         }
@@ -363,7 +493,9 @@ impl Simulation {
     fn on_ack_arrival(&mut self, p: Packet) {
         let f = p.flow as usize;
         self.flows[f].counters.ack_received += p.wire as u64;
-        let Some(s) = self.flows[f].sender.as_mut() else { return };
+        let Some(s) = self.flows[f].sender.as_mut() else {
+            return;
+        };
         s.on_ack(self.now, &p);
         self.try_send(f);
     }
@@ -371,7 +503,9 @@ impl Simulation {
     fn on_rto(&mut self, f: usize) {
         let now = self.now;
         fired(&mut self.flows[f].rto_wake, now);
-        let Some(s) = self.flows[f].sender.as_mut() else { return };
+        let Some(s) = self.flows[f].sender.as_mut() else {
+            return;
+        };
         if s.rto_deadline().is_some_and(|d| d <= now) {
             s.on_rto(now);
         }
@@ -384,7 +518,12 @@ impl Simulation {
         fired(&mut flow.delack_wake, now);
         match flow.receiver.delack_deadline() {
             Some(d) if d <= now && flow.receiver.ack_pending() => self.send_ack(f),
-            d => arm(&mut self.q, &mut flow.delack_wake, d, Event::DelAck(f as u32)),
+            d => arm(
+                &mut self.q,
+                &mut flow.delack_wake,
+                d,
+                Event::DelAck(f as u32),
+            ),
         }
     }
 
@@ -402,7 +541,9 @@ impl Simulation {
     }
 
     fn on_series_tick(&mut self) {
-        let Some(st) = self.series.as_mut() else { return };
+        let Some(st) = self.series.as_mut() else {
+            return;
+        };
         let bin = st.bin.secs_f64();
         st.out.time_s.push(self.now.secs_f64());
         for (i, f) in self.flows.iter_mut().enumerate() {
@@ -435,7 +576,11 @@ impl Simulation {
         }
         let tx = self.links[FWD].stats().tx_bytes;
         let cap = self.links[FWD].config().rate.bytes_in(st.bin) as f64;
-        st.out.link_utilisation.push(if cap > 0.0 { (tx - st.last_tx) as f64 / cap } else { 0.0 });
+        st.out.link_utilisation.push(if cap > 0.0 {
+            (tx - st.last_tx) as f64 / cap
+        } else {
+            0.0
+        });
         st.last_tx = tx;
         st.out.queue_pkts.push(self.links[FWD].queue_len() as u64);
         let next = self.now + st.bin;
@@ -472,24 +617,52 @@ impl Simulation {
             .enumerate()
             .map(|(i, (f, fc))| {
                 let rs = &f.receiver.stats;
-                let stop = rs.completed_at.unwrap_or(fc.stop.map_or(end, |s| s.min(end)));
+                let stop = rs
+                    .completed_at
+                    .unwrap_or(fc.stop.map_or(end, |s| s.min(end)));
                 let active = stop.since(fc.start).secs_f64();
-                let per_s = |b: u64| if active > 0.0 { b as f64 * 8.0 / active } else { 0.0 };
+                let per_s = |b: u64| {
+                    if active > 0.0 {
+                        b as f64 * 8.0 / active
+                    } else {
+                        0.0
+                    }
+                };
                 let (sent, rtt, retrans, frs, tos, cwnd, ecn) = match f.sender.as_ref() {
-                    Some(s) => (s.stats.data_wire_bytes_sent, stats_from(&s.stats.rtt, 1e-6), s.stats.retransmits, s.stats.fast_recoveries, s.stats.timeouts, s.cwnd(), s.stats.ecn_responses),
-                    None => (f.counters.cbr_sent_bytes, stats_from(&scavenger_net::Histogram::new(), 1e-6), 0, 0, 0, 0, 0),
+                    Some(s) => (
+                        s.stats.data_wire_bytes_sent,
+                        stats_from(&s.stats.rtt, 1e-6),
+                        s.stats.retransmits,
+                        s.stats.fast_recoveries,
+                        s.stats.timeouts,
+                        s.cwnd(),
+                        s.stats.ecn_responses,
+                    ),
+                    None => (
+                        f.counters.cbr_sent_bytes,
+                        stats_from(&scavenger_net::Histogram::new(), 1e-6),
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                    ),
                 };
                 FlowResult {
                     name: fc.name.clone(),
                     algorithm: match (fc.traffic, &fc.receiver) {
                         (Traffic::Tcp, None) => fc.algorithm.name.to_string(),
                         // The sender's algorithm and the receiver's window controller.
-                        (Traffic::Tcp, Some(rc)) => format!("{}+{}", fc.algorithm.name, rc.algorithm.name),
+                        (Traffic::Tcp, Some(rc)) => {
+                            format!("{}+{}", fc.algorithm.name, rc.algorithm.name)
+                        }
                         (Traffic::Cbr { .. }, _) => "cbr".to_string(),
                     },
                     start_s: fc.start.secs_f64(),
                     size_bytes: fc.size,
-                    completion_time_s: rs.completed_at.map(|c| c.since(rs.first_byte.unwrap_or(fc.start)).secs_f64()),
+                    completion_time_s: rs
+                        .completed_at
+                        .map(|c| c.since(rs.first_byte.unwrap_or(fc.start)).secs_f64()),
                     completed_at_s: rs.completed_at.map(|c| c.secs_f64()),
                     active_s: active,
                     delivered_bytes: rs.unique_bytes,
@@ -501,17 +674,27 @@ impl Simulation {
                     timeouts: tos,
                     ecn_responses: ecn,
                     final_cwnd_bytes: cwnd,
-                    owd_ms: matches!(fc.traffic, Traffic::Cbr { .. }).then(|| stats_from(&f.cbr_owd, 1e-6)),
+                    owd_ms: matches!(fc.traffic, Traffic::Cbr { .. })
+                        .then(|| stats_from(&f.cbr_owd, 1e-6)),
                     loss_rate: match fc.traffic {
                         Traffic::Cbr { .. } if f.counters.cbr_sent_pkts > 0 => {
                             // Datagrams still in the network at the end are neither lost nor received.
                             let in_flight_pkts = data_in_flight_pkts[i];
                             let settled = f.counters.cbr_sent_pkts - in_flight_pkts;
-                            Some(if settled > 0 { 1.0 - rs.data_pkts as f64 / settled as f64 } else { 0.0 })
+                            Some(if settled > 0 {
+                                1.0 - rs.data_pkts as f64 / settled as f64
+                            } else {
+                                0.0
+                            })
                         }
                         _ => None,
                     },
-                    conservation: Conservation { sent_bytes: sent, delivered_bytes: rs.data_wire_bytes, dropped_bytes: f.counters.data_dropped, in_flight_bytes: data_in_flight[i] },
+                    conservation: Conservation {
+                        sent_bytes: sent,
+                        delivered_bytes: rs.data_wire_bytes,
+                        dropped_bytes: f.counters.data_dropped,
+                        in_flight_bytes: data_in_flight[i],
+                    },
                 }
             })
             .collect();
@@ -532,11 +715,39 @@ impl Simulation {
             .zip(&self.jain_marks)
             .map(|(j, (from, to))| {
                 let span = j.to.min(end).since(j.from).secs_f64();
-                let rates: Vec<f64> = from.iter().zip(to).map(|(a, b)| if span > 0.0 { (b - a) as f64 * 8.0 / span } else { 0.0 }).collect();
-                JainResult { name: j.name.clone(), flows: j.flows.iter().map(|&f| self.cfg.flows[f].name.clone()).collect(), from_s: j.from.secs_f64(), to_s: j.to.secs_f64(), index: jain_index(&rates), goodput_bps: rates }
+                let rates: Vec<f64> = from
+                    .iter()
+                    .zip(to)
+                    .map(|(a, b)| {
+                        if span > 0.0 {
+                            (b - a) as f64 * 8.0 / span
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                JainResult {
+                    name: j.name.clone(),
+                    flows: j
+                        .flows
+                        .iter()
+                        .map(|&f| self.cfg.flows[f].name.clone())
+                        .collect(),
+                    from_s: j.from.secs_f64(),
+                    to_s: j.to.secs_f64(),
+                    index: jain_index(&rates),
+                    goodput_bps: rates,
+                }
             })
             .collect();
-        SimResult { duration_s: duration.secs_f64(), events: self.events, flows, links, jain, series: self.series.map(|s| s.out) }
+        SimResult {
+            duration_s: duration.secs_f64(),
+            events: self.events,
+            flows,
+            links,
+            jain,
+            series: self.series.map(|s| s.out),
+        }
     }
 }
 

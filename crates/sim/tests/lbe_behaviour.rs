@@ -11,9 +11,25 @@ const LINK_BPS: f64 = 8e6;
 const SECOND: u64 = 1_000_000_000;
 
 /// Every LBE algorithm of seed 000 (and CDG, seed 002).
-const LBE: &[&str] = &["vegas", "nice", "tcp-lp", "westwood-lp", "ledbat", "apple-ledbat", "cdg", "yield"];
+const LBE: &[&str] = &[
+    "vegas",
+    "nice",
+    "tcp-lp",
+    "westwood-lp",
+    "ledbat",
+    "apple-ledbat",
+    "cdg",
+    "yield",
+];
 /// The ones seed 000 finds low-impact against a NewReno foreground (§4.1, Fig 4.1/4.16).
-const LOW_IMPACT: &[&str] = &["vegas", "nice", "apple-ledbat", "cdg", "westwood-lp", "yield"];
+const LOW_IMPACT: &[&str] = &[
+    "vegas",
+    "nice",
+    "apple-ledbat",
+    "cdg",
+    "westwood-lp",
+    "yield",
+];
 
 /// A background flow as seed 000 ran it: CDG is stock Linux `tcp_cdg` (the ong2020
 /// study's configuration; the paper variant is seed 002's and its tests are hayes2011's).
@@ -23,7 +39,12 @@ fn lbe(name: &str, alg: &str) -> scavenger_sim::FlowConfig {
     let mut f = flow(name, alg);
     if alg == "cdg" {
         use scavenger_cc::RawParam;
-        let p = [("variant", RawParam::Text("linux".into())), ("backoff_beta", RawParam::Float(0.7071)), ("use_tolerance", RawParam::Bool(false)), ("hystart_detect", RawParam::Int(3))];
+        let p = [
+            ("variant", RawParam::Text("linux".into())),
+            ("backoff_beta", RawParam::Float(0.7071)),
+            ("use_tolerance", RawParam::Bool(false)),
+            ("hystart_detect", RawParam::Int(3)),
+        ];
         f.params = f.algorithm.resolve(p.iter().map(|(n, v)| (*n, v))).unwrap();
     }
     f
@@ -51,7 +72,10 @@ fn each_algorithm_alone_fills_the_link_within_20_s() {
         // throughput 9.4 % below NewReno's on this link (§4.1, Fig 4.1), i.e. about 86 %
         // of the link, so we expect at least 80 % rather than 85 %.
         let want = if alg == "cdg" { 0.80 } else { 0.85 };
-        assert!(util >= want, "{alg}: utilisation over 15-20 s is {util:.3}, want >= {want}");
+        assert!(
+            util >= want,
+            "{alg}: utilisation over 15-20 s is {util:.3}, want >= {want}"
+        );
     }
 }
 
@@ -64,9 +88,15 @@ fn ledbat_holds_its_100_ms_target_in_a_deep_buffer() {
     c.flows.push(flow("bg", "ledbat"));
     let r = run(c);
     let s = r.series.unwrap();
-    let qdelay_ms: Vec<f64> = s.queue_pkts[40..90].iter().map(|&p| p as f64 * 1500.0 * 8.0 / LINK_BPS * 1000.0).collect();
+    let qdelay_ms: Vec<f64> = s.queue_pkts[40..90]
+        .iter()
+        .map(|&p| p as f64 * 1500.0 * 8.0 / LINK_BPS * 1000.0)
+        .collect();
     let m = mean(&qdelay_ms);
-    assert!((80.0..=120.0).contains(&m), "LEDBAT mean queueing delay over 40-90 s is {m:.1} ms: {qdelay_ms:?}");
+    assert!(
+        (80.0..=120.0).contains(&m),
+        "LEDBAT mean queueing delay over 40-90 s is {m:.1} ms: {qdelay_ms:?}"
+    );
     assert!(mean(&s.link_utilisation[40..90]) > 0.95);
 }
 
@@ -76,7 +106,10 @@ fn cdg_keeps_the_rtt_near_the_base_rtt() {
     c.flows.push(lbe("bg", "cdg"));
     let r = run(c);
     let p50 = r.flows[0].rtt_ms.p50.unwrap();
-    assert!(p50 <= 60.0, "CDG median RTT {p50:.1} ms is more than 20 % above the 50 ms base");
+    assert!(
+        p50 <= 60.0,
+        "CDG median RTT {p50:.1} ms is more than 20 % above the 50 ms base"
+    );
 }
 
 /// Goodput of (background, foreground) over 10-60 s: `bg` from 0 s, a long-lived NewReno
@@ -87,7 +120,12 @@ fn against_long_foreground(bg: &str) -> (f64, f64) {
     let mut fg = flow("fg", "newreno");
     fg.start = Time(5 * SECOND);
     c.flows.push(fg);
-    c.measure.jain.push(JainSpec { name: "w".into(), flows: vec![0, 1], from: Time(10 * SECOND), to: Time(60 * SECOND) });
+    c.measure.jain.push(JainSpec {
+        name: "w".into(),
+        flows: vec![0, 1],
+        from: Time(10 * SECOND),
+        to: Time(60 * SECOND),
+    });
     let g = run(c).jain.remove(0).goodput_bps;
     (g[0], g[1])
 }
@@ -97,8 +135,17 @@ fn low_impact_algorithms_leave_most_of_the_link_to_newreno() {
     let (_, fg_vs_reno) = against_long_foreground("newreno");
     for &alg in LOW_IMPACT {
         let (bg, fg) = against_long_foreground(alg);
-        assert!(bg < LINK_BPS / 2.0, "{alg} takes {:.2} Mbit/s, more than half the link", bg / 1e6);
-        assert!(fg > fg_vs_reno, "NewReno gets {:.2} Mbit/s against {alg}, not more than the {:.2} against NewReno", fg / 1e6, fg_vs_reno / 1e6);
+        assert!(
+            bg < LINK_BPS / 2.0,
+            "{alg} takes {:.2} Mbit/s, more than half the link",
+            bg / 1e6
+        );
+        assert!(
+            fg > fg_vs_reno,
+            "NewReno gets {:.2} Mbit/s against {alg}, not more than the {:.2} against NewReno",
+            fg / 1e6,
+            fg_vs_reno / 1e6
+        );
     }
 }
 
@@ -115,7 +162,9 @@ fn short_foreground_fct(bg: &str) -> f64 {
             fg.start = Time(start * SECOND);
             fg.size = Some(2469 * 1024);
             c.flows.push(fg);
-            run(c).flows[1].completion_time_s.expect("the foreground transfer completes")
+            run(c).flows[1]
+                .completion_time_s
+                .expect("the foreground transfer completes")
         })
         .collect();
     mean(&fcts)
@@ -126,6 +175,9 @@ fn short_foreground_completes_faster_against_low_impact_algorithms() {
     let reference = short_foreground_fct("newreno");
     for &alg in LOW_IMPACT {
         let fct = short_foreground_fct(alg);
-        assert!(fct < reference, "{alg}: foreground takes {fct:.2} s, not less than {reference:.2} s against NewReno");
+        assert!(
+            fct < reference,
+            "{alg}: foreground takes {fct:.2} s, not less than {reference:.2} s against NewReno"
+        );
     }
 }

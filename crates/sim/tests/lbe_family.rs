@@ -21,7 +21,12 @@ fn latecomer(alg: &str, from: u64, to: u64) -> (Vec<f64>, f64) {
     let mut late = flow("latecomer", alg);
     late.start = Time(20 * S);
     c.flows.push(late);
-    c.measure.jain.push(JainSpec { name: "w".into(), flows: vec![0, 1], from: Time(from * S), to: Time(to * S) });
+    c.measure.jain.push(JainSpec {
+        name: "w".into(),
+        flows: vec![0, 1],
+        from: Time(from * S),
+        to: Time(to * S),
+    });
     let j = run(c).jain.remove(0);
     (j.goodput_bps, j.index)
 }
@@ -31,14 +36,22 @@ fn rfc_ledbat_starves_the_first_flow_after_a_latecomer() {
     // seed 001 §5.2.2: the first LEDBAT flow reaches its minimum rate by about t = 131 s.
     let (g, _) = latecomer("ledbat-rfc", 130, 150);
     let share = g[0] / (g[0] + g[1]);
-    assert!(share < 0.20, "first RFC LEDBAT flow keeps {:.1} % over 130-150 s ({:?})", 100.0 * share, g);
+    assert!(
+        share < 0.20,
+        "first RFC LEDBAT flow keeps {:.1} % over 130-150 s ({:?})",
+        100.0 * share,
+        g
+    );
 }
 
 #[test]
 fn two_flower_flows_share_the_link_after_a_latecomer() {
     // seed 001 §5.2.2: the two FLOWER flows "share fairly the link capacity".
     let (g, jain) = latecomer("flower", 100, 150);
-    assert!(jain >= 0.9, "FLOWER Jain index over 100-150 s is {jain:.3} ({g:?})");
+    assert!(
+        jain >= 0.9,
+        "FLOWER Jain index over 100-150 s is {jain:.3} ({g:?})"
+    );
     assert!(g[0] + g[1] > 8e6, "FLOWER pair under-uses the link: {g:?}");
 }
 
@@ -47,7 +60,10 @@ fn ledbat_plus_plus_slowdowns_undo_the_latecomer_advantage() {
     // draft-irtf-iccrg-ledbat-plus-plus: periodic slowdowns let every flow measure the
     // true base delay.
     let (g, jain) = latecomer("ledbat-plus-plus", 100, 150);
-    assert!(jain >= 0.9, "LEDBAT++ Jain index over 100-150 s is {jain:.3} ({g:?})");
+    assert!(
+        jain >= 0.9,
+        "LEDBAT++ Jain index over 100-150 s is {jain:.3} ({g:?})"
+    );
 }
 
 /// Goodput (bit/s) of NewReno alone, and of (NewReno, `lbe`) started together, over
@@ -62,12 +78,22 @@ fn against_newreno(lbe: &str, buffer: u32) -> (f64, f64, f64) {
     };
     let mut c = dumbbell(10, 100, buffer, 200);
     c.flows.push(ns2("tcp", "newreno"));
-    c.measure.jain.push(JainSpec { name: "w".into(), flows: vec![0], from: Time(50 * S), to: Time(200 * S) });
+    c.measure.jain.push(JainSpec {
+        name: "w".into(),
+        flows: vec![0],
+        from: Time(50 * S),
+        to: Time(200 * S),
+    });
     let solo = run(c).jain[0].goodput_bps[0];
     let mut c = dumbbell(10, 100, buffer, 200);
     c.flows.push(ns2("tcp", "newreno"));
     c.flows.push(ns2("lbe", lbe));
-    c.measure.jain.push(JainSpec { name: "w".into(), flows: vec![0, 1], from: Time(50 * S), to: Time(200 * S) });
+    c.measure.jain.push(JainSpec {
+        name: "w".into(),
+        flows: vec![0, 1],
+        from: Time(50 * S),
+        to: Time(200 * S),
+    });
     let g = run(c).jain.remove(0).goodput_bps;
     (solo, g[0], g[1])
 }
@@ -77,17 +103,38 @@ fn rfc_ledbat_is_hostile_when_the_buffer_is_below_one_and_a_half_targets() {
     // seed 001 §3.2: B = 92 packets, B:τ ≈ 1.1 with τ = 100 ms (83.3 packets): LEDBAT ends up
     // with more capacity than NewReno; with B ≥ ~1.5·τ it is LBE (here B = 167, B:τ = 2).
     let (_, tcp, ledbat) = against_newreno("ledbat-rfc", 92);
-    assert!(ledbat > tcp, "B = 92: LEDBAT {:.2} Mbit/s does not exceed NewReno {:.2}", ledbat / 1e6, tcp / 1e6);
+    assert!(
+        ledbat > tcp,
+        "B = 92: LEDBAT {:.2} Mbit/s does not exceed NewReno {:.2}",
+        ledbat / 1e6,
+        tcp / 1e6
+    );
     let (_, tcp, ledbat) = against_newreno("ledbat-rfc", 167);
-    assert!(tcp > 2.0 * ledbat, "B = 167: NewReno {:.2} Mbit/s is not well above LEDBAT {:.2}", tcp / 1e6, ledbat / 1e6);
+    assert!(
+        tcp > 2.0 * ledbat,
+        "B = 167: NewReno {:.2} Mbit/s is not well above LEDBAT {:.2}",
+        tcp / 1e6,
+        ledbat / 1e6
+    );
 }
 
 #[test]
 fn tuned_ledbat_leaves_newreno_its_solo_throughput_at_one_bdp() {
     // seed 001 Table 3.1: (5 ms; 10) at B = BDP = 84 costs NewReno 0.86 %.
     let (solo, tcp, ledbat) = against_newreno("ledbat-tuned", 84);
-    assert!(tcp >= 0.98 * solo, "NewReno keeps {:.2} % of its solo {:.2} Mbit/s (LEDBAT {:.2})", 100.0 * tcp / solo, solo / 1e6, ledbat / 1e6);
+    assert!(
+        tcp >= 0.98 * solo,
+        "NewReno keeps {:.2} % of its solo {:.2} Mbit/s (LEDBAT {:.2})",
+        100.0 * tcp / solo,
+        solo / 1e6,
+        ledbat / 1e6
+    );
     // The RFC defaults at the same buffer are hostile by comparison.
     let (_, tcp_rfc, _) = against_newreno("ledbat-rfc", 84);
-    assert!(tcp_rfc < tcp, "NewReno gets {:.2} against the RFC preset, not less than {:.2}", tcp_rfc / 1e6, tcp / 1e6);
+    assert!(
+        tcp_rfc < tcp,
+        "NewReno gets {:.2} against the RFC preset, not less than {:.2}",
+        tcp_rfc / 1e6,
+        tcp / 1e6
+    );
 }

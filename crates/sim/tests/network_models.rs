@@ -4,7 +4,10 @@
 mod common;
 use common::*;
 use scavenger_cc::{Dur, Rate, Rng, Time};
-use scavenger_net::{CodelParams, DeliveryTrace, FqCodelParams, Link, LinkConfig, LossModel, LossProcess, PieParams, QdiscConfig, QueueLimit, RedParams, WirePacket};
+use scavenger_net::{
+    CodelParams, DeliveryTrace, FqCodelParams, Link, LinkConfig, LossModel, LossProcess, PieParams,
+    QdiscConfig, QueueLimit, RedParams, WirePacket,
+};
 use scavenger_sim::{run, SimConfig, SimResult};
 use std::sync::Arc;
 
@@ -41,16 +44,26 @@ fn codel_keeps_the_sojourn_of_one_bulk_flow_near_its_target() {
     let l = &r.links[0];
     let (med, p95) = (p50_ms(&r), l.qdelay_ms.p95.unwrap());
     assert!(med <= 5.0, "CoDel sojourn median {med:.2} ms");
-    assert!((5.0..=15.0).contains(&p95), "CoDel sojourn p95 {p95:.2} ms, want 5-15 ms");
+    assert!(
+        (5.0..=15.0).contains(&p95),
+        "CoDel sojourn p95 {p95:.2} ms, want 5-15 ms"
+    );
     assert!(l.aqm_drops > 0 && l.queue_drops == l.aqm_drops, "{l:?}");
     assert!(l.utilisation > 0.8, "utilisation {}", l.utilisation);
     // A drop-tail queue of the same depth fills to hundreds of ms.
     let dt = one_bulk_flow(QdiscConfig::DropTail, false, 60);
-    assert!(p50_ms(&dt) > 100.0, "drop-tail median {:.1} ms", p50_ms(&dt));
+    assert!(
+        p50_ms(&dt) > 100.0,
+        "drop-tail median {:.1} ms",
+        p50_ms(&dt)
+    );
     // Four flows keep a standing queue, which CoDel holds at its target.
     let r4 = bulk_flows(4, QdiscConfig::Codel(CodelParams::default()), false, 60);
     let med4 = p50_ms(&r4);
-    assert!((5.0..=15.0).contains(&med4), "CoDel sojourn median with 4 flows {med4:.2} ms, want 5-15 ms");
+    assert!(
+        (5.0..=15.0).contains(&med4),
+        "CoDel sojourn median with 4 flows {med4:.2} ms, want 5-15 ms"
+    );
     assert!(r4.links[0].utilisation > 0.95);
 }
 
@@ -61,7 +74,10 @@ fn pie_holds_its_15_ms_reference() {
     let med = p50_ms(&r);
     // PIE controls the average delay towards 15 ms (RFC 8033 §4.2); one NewReno flow
     // makes it oscillate around that.
-    assert!((7.5..=25.0).contains(&med), "PIE sojourn median {med:.2} ms, want about 15 ms");
+    assert!(
+        (7.5..=25.0).contains(&med),
+        "PIE sojourn median {med:.2} ms, want about 15 ms"
+    );
     assert!(l.aqm_drops > 0, "{l:?}");
     assert!(l.utilisation > 0.85, "utilisation {}", l.utilisation);
 }
@@ -89,16 +105,35 @@ fn fq_codel_gives_a_sparse_flow_low_delay_while_a_bulk_flow_saturates() {
     // Base RTT 50 ms: the sparse flow's extra delay at the 95th percentile stays below 10 ms.
     let p95 = sparse.rtt_ms.p95.unwrap();
     assert!(p95 - 50.0 < 10.0, "sparse RTT p95 {p95:.2} ms");
-    assert!(r.links[0].utilisation > 0.9, "utilisation {}", r.links[0].utilisation);
-    assert!(r.flows[0].goodput_bps > 8.0e6, "bulk goodput {}", r.flows[0].goodput_bps);
+    assert!(
+        r.links[0].utilisation > 0.9,
+        "utilisation {}",
+        r.links[0].utilisation
+    );
+    assert!(
+        r.flows[0].goodput_bps > 8.0e6,
+        "bulk goodput {}",
+        r.flows[0].goodput_bps
+    );
     // Behind the same 1000-packet FIFO the sparse flow waits as long as the bulk flow.
     let dt = run_with(QdiscConfig::DropTail);
-    assert!(dt.flows[1].rtt_ms.p95.unwrap() > 150.0, "drop-tail sparse p95 {:?}", dt.flows[1].rtt_ms.p95);
+    assert!(
+        dt.flows[1].rtt_ms.p95.unwrap() > 150.0,
+        "drop-tail sparse p95 {:?}",
+        dt.flows[1].rtt_ms.p95
+    );
 }
 
 #[test]
 fn codel_with_ecn_marks_an_ecn_capable_flow_instead_of_dropping() {
-    let r = one_bulk_flow(QdiscConfig::Codel(CodelParams { ecn: true, ..CodelParams::default() }), true, 60);
+    let r = one_bulk_flow(
+        QdiscConfig::Codel(CodelParams {
+            ecn: true,
+            ..CodelParams::default()
+        }),
+        true,
+        60,
+    );
     let l = &r.links[0];
     let f = &r.flows[0];
     assert!(l.ecn_marks > 20, "marks {}", l.ecn_marks);
@@ -113,7 +148,14 @@ fn codel_with_ecn_marks_an_ecn_capable_flow_instead_of_dropping() {
     assert!(p95 <= 15.0, "sojourn p95 {p95:.2} ms");
     assert!(l.utilisation > 0.8);
     // Without ECN on the flow, the same queue drops instead.
-    let plain = one_bulk_flow(QdiscConfig::Codel(CodelParams { ecn: true, ..CodelParams::default() }), false, 60);
+    let plain = one_bulk_flow(
+        QdiscConfig::Codel(CodelParams {
+            ecn: true,
+            ..CodelParams::default()
+        }),
+        false,
+        60,
+    );
     assert_eq!(plain.links[0].ecn_marks, 0);
     assert!(plain.links[0].aqm_drops > 20);
 }
@@ -135,14 +177,30 @@ fn red_with_ns2_defaults_keeps_the_average_queue_short() {
     };
     let red = run_with(QdiscConfig::Red(RedParams::default()), false);
     let dt = run_with(QdiscConfig::DropTail, false);
-    let (m_red, m_dt) = (red.links[0].qdelay_ms.mean.unwrap(), dt.links[0].qdelay_ms.mean.unwrap());
+    let (m_red, m_dt) = (
+        red.links[0].qdelay_ms.mean.unwrap(),
+        dt.links[0].qdelay_ms.mean.unwrap(),
+    );
     // ns-2 thresholds at 10 Mbit/s: 3125 / 9375 bytes (2.5 ms / 7.5 ms of queue), gentle to 15 ms.
-    assert!(m_red < 20.0 && m_dt > 100.0, "mean sojourn: RED {m_red:.1} ms, drop-tail {m_dt:.1} ms");
+    assert!(
+        m_red < 20.0 && m_dt > 100.0,
+        "mean sojourn: RED {m_red:.1} ms, drop-tail {m_dt:.1} ms"
+    );
     assert!(red.links[0].aqm_drops > 0);
     // Thresholds of a few packets against an 83-packet BDP cost some utilisation.
-    assert!(red.links[0].utilisation > 0.8, "{}", red.links[0].utilisation);
+    assert!(
+        red.links[0].utilisation > 0.8,
+        "{}",
+        red.links[0].utilisation
+    );
     // With ECN-capable flows and RED's ECN on, marks replace most drops.
-    let marked = run_with(QdiscConfig::Red(RedParams { ecn: true, ..RedParams::default() }), true);
+    let marked = run_with(
+        QdiscConfig::Red(RedParams {
+            ecn: true,
+            ..RedParams::default()
+        }),
+        true,
+    );
     // Retransmissions are not ECN-capable (RFC 3168 §6.1.5), so the few losses from the
     // slow-start overflow are retransmitted into RED's drops; marks still dominate.
     let l = &marked.links[0];
@@ -201,7 +259,10 @@ fn a_mahimahi_trace_file_is_read_verbatim() {
     assert_eq!(t.period(), Dur::from_millis(10));
     // 8 × 1500 bytes per 10 ms = 9.6 Mbit/s.
     assert_eq!(t.mean_rate(), Rate::from_bps(9_600_000));
-    let mut link = Link::new(LinkConfig::new(Rate(1), Dur::ZERO, QueueLimit::Packets(100)).with_trace(Arc::new(t)), Rng::new(1));
+    let mut link = Link::new(
+        LinkConfig::new(Rate(1), Dur::ZERO, QueueLimit::Packets(100)).with_trace(Arc::new(t)),
+        Rng::new(1),
+    );
     let mut dropped = Vec::new();
     for _ in 0..12 {
         link.enqueue(Time::ZERO, Pkt(1500), &mut dropped);
@@ -230,34 +291,55 @@ fn a_trace_link_delivers_exactly_the_trace_capacity() {
     let t = Arc::new(DeliveryTrace::parse(&text, 1500).unwrap());
     assert_eq!(t.mean_rate(), Rate::from_mbps(12));
     for secs in [1u64, 7, 30] {
-        let mut link = Link::new(LinkConfig::new(Rate(1), Dur::from_millis(5), QueueLimit::Packets(100)).with_trace(t.clone()), Rng::new(1));
+        let mut link = Link::new(
+            LinkConfig::new(Rate(1), Dur::from_millis(5), QueueLimit::Packets(100))
+                .with_trace(t.clone()),
+            Rng::new(1),
+        );
         let end = Time(secs * 1_000_000_000);
         let got = saturate(&mut link, end) as i64;
         // Bytes offered in [0, end − delay] (the last 5 ms are still propagating).
         let offered = t.bytes_before(Time(end.nanos() - 5_000_000 + 1)) as i64;
-        assert!((got - offered).abs() <= 1500 * secs as i64, "{secs} s: delivered {got}, trace offered {offered}");
+        assert!(
+            (got - offered).abs() <= 1500 * secs as i64,
+            "{secs} s: delivered {got}, trace offered {offered}"
+        );
     }
     // The same with mahimahi's 1-ms, 1500-byte opportunities (12 per ms: 144 Mbit/s).
-    let mm: String = (1..=100).flat_map(|ms| std::iter::repeat_n(format!("{ms}\n"), 12)).collect();
+    let mm: String = (1..=100)
+        .flat_map(|ms| std::iter::repeat_n(format!("{ms}\n"), 12))
+        .collect();
     let t = Arc::new(DeliveryTrace::parse(&mm, 1500).unwrap());
-    let mut link = Link::new(LinkConfig::new(Rate(1), Dur::ZERO, QueueLimit::Packets(100)).with_trace(t.clone()), Rng::new(1));
+    let mut link = Link::new(
+        LinkConfig::new(Rate(1), Dur::ZERO, QueueLimit::Packets(100)).with_trace(t.clone()),
+        Rng::new(1),
+    );
     let got = saturate(&mut link, Time(10_000_000_000)) as i64;
     let offered = t.bytes_before(Time(10_000_000_001)) as i64;
-    assert!((got - offered).abs() <= 1500 * 10, "delivered {got}, offered {offered}");
+    assert!(
+        (got - offered).abs() <= 1500 * 10,
+        "delivered {got}, offered {offered}"
+    );
 }
 
 #[test]
 fn tcp_fills_a_trace_link() {
     // A mahimahi trace of 10 Mbit/s (1500-byte opportunities at 1.2 ms spacing, written
     // with ms resolution as 5 opportunities every 6 ms).
-    let mm: String = (1..=100).flat_map(|k| std::iter::repeat_n(format!("{}\n", 6 * k), 5)).collect();
+    let mm: String = (1..=100)
+        .flat_map(|k| std::iter::repeat_n(format!("{}\n", 6 * k), 5))
+        .collect();
     let t = Arc::new(DeliveryTrace::parse(&mm, 1500).unwrap());
     assert_eq!(t.mean_rate(), Rate::from_mbps(10));
     let mut cfg: SimConfig = dumbbell(10, 50, bdp_packets(10, 50) * 2, 30);
     cfg.forward = cfg.forward.with_trace(t);
     cfg.flows.push(flow("a", "newreno"));
     let r = run(cfg);
-    assert!(r.links[0].utilisation > 0.95, "utilisation of the trace capacity {}", r.links[0].utilisation);
+    assert!(
+        r.links[0].utilisation > 0.95,
+        "utilisation of the trace capacity {}",
+        r.links[0].utilisation
+    );
     assert!(r.flows[0].conservation.holds());
 }
 
@@ -269,9 +351,19 @@ fn bernoulli_and_gilbert_elliott_long_run_loss_rates_match_their_parameters() {
         LossModel::Bernoulli { p: 0.01 },
         LossModel::Bernoulli { p: 0.1 },
         // Simple Gilbert: mean burst 1/r = 3.3 packets, loss p/(p+r) = 0.01/0.31.
-        LossModel::GilbertElliott { p: 0.01, r: 0.3, loss_good: 0.0, loss_bad: 1.0 },
+        LossModel::GilbertElliott {
+            p: 0.01,
+            r: 0.3,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        },
         // Gilbert–Elliott with loss in both states: (0.2·0.001 + 0.005·0.6)/0.205.
-        LossModel::GilbertElliott { p: 0.005, r: 0.2, loss_good: 0.001, loss_bad: 0.6 },
+        LossModel::GilbertElliott {
+            p: 0.005,
+            r: 0.2,
+            loss_good: 0.001,
+            loss_bad: 0.6,
+        },
     ];
     for (i, m) in models.into_iter().enumerate() {
         let mut l = LossProcess::new(m);
@@ -280,18 +372,39 @@ fn bernoulli_and_gilbert_elliott_long_run_loss_rates_match_their_parameters() {
         let lost = (0..n).filter(|_| l.lose(&mut rng)).count() as f64;
         let rate = lost / n as f64;
         let want = m.mean_loss();
-        assert!(((rate - want) / want).abs() < 0.05, "{m:?}: {rate} vs {want}");
+        assert!(
+            ((rate - want) / want).abs() < 0.05,
+            "{m:?}: {rate} vs {want}"
+        );
     }
     // The same through a link: 10^6 packets over a Gilbert–Elliott link.
-    let m = LossModel::GilbertElliott { p: 0.01, r: 0.3, loss_good: 0.0, loss_bad: 1.0 };
-    let mut link = Link::new(LinkConfig { loss: m, ..LinkConfig::new(Rate::from_mbps(1000), Dur::ZERO, QueueLimit::Packets(2_000_000)) }, Rng::new(3));
+    let m = LossModel::GilbertElliott {
+        p: 0.01,
+        r: 0.3,
+        loss_good: 0.0,
+        loss_bad: 1.0,
+    };
+    let mut link = Link::new(
+        LinkConfig {
+            loss: m,
+            ..LinkConfig::new(
+                Rate::from_mbps(1000),
+                Dur::ZERO,
+                QueueLimit::Packets(2_000_000),
+            )
+        },
+        Rng::new(3),
+    );
     let mut dropped = Vec::new();
     for _ in 0..1_000_000 {
         link.enqueue(Time::ZERO, Pkt(100), &mut dropped);
     }
     link.advance(Time(u64::MAX / 2), &mut dropped);
     let rate = link.stats().lost_pkts as f64 / 1e6;
-    assert!(((rate - m.mean_loss()) / m.mean_loss()).abs() < 0.05, "{rate}");
+    assert!(
+        ((rate - m.mean_loss()) / m.mean_loss()).abs() < 0.05,
+        "{rate}"
+    );
 }
 
 #[test]
@@ -303,7 +416,11 @@ fn fq_codel_gives_a_sparse_cbr_stream_low_one_way_delay_beside_a_bulk_flow() {
         cfg.reverse.qdisc = qdisc;
         cfg.flows.push(flow("bulk", "cubic"));
         let mut voip = flow("voip", "newreno");
-        voip.traffic = scavenger_sim::Traffic::Cbr { rate: scavenger_cc::Rate(64_000), payload: 160, poisson: false };
+        voip.traffic = scavenger_sim::Traffic::Cbr {
+            rate: scavenger_cc::Rate(64_000),
+            payload: 160,
+            poisson: false,
+        };
         voip.header = 28;
         voip.start = Time(2_000_000_000);
         cfg.flows.push(voip);
@@ -313,7 +430,11 @@ fn fq_codel_gives_a_sparse_cbr_stream_low_one_way_delay_beside_a_bulk_flow() {
     let owd = r.flows[1].owd_ms.as_ref().unwrap();
     // One-way propagation is 25 ms: the stream's p95 queueing stays below 10 ms.
     assert!(owd.p95.unwrap() - 25.0 < 10.0, "{owd:?}");
-    assert!(r.links[0].utilisation > 0.9, "utilisation {}", r.links[0].utilisation);
+    assert!(
+        r.links[0].utilisation > 0.9,
+        "utilisation {}",
+        r.links[0].utilisation
+    );
     let dt = run_with(QdiscConfig::DropTail);
     assert!(dt.flows[1].owd_ms.as_ref().unwrap().p95.unwrap() > 100.0);
 }

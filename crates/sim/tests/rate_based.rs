@@ -36,7 +36,11 @@ fn alone(alg: &str, secs: u64) -> (f64, f64, u64) {
     let r = run(c);
     let s = r.series.as_ref().unwrap();
     let util = mean(&s.link_utilisation[5..secs as usize]);
-    (util, r.links[0].qdelay_ms.p95.unwrap_or(0.0), r.links[0].queue_drops)
+    (
+        util,
+        r.links[0].qdelay_ms.p95.unwrap_or(0.0),
+        r.links[0].queue_drops,
+    )
 }
 
 #[test]
@@ -44,7 +48,10 @@ fn each_algorithm_alone_uses_at_least_90_percent_of_the_link() {
     for &alg in RATE_BASED {
         let (util, p95, drops) = alone(alg, 30);
         eprintln!("{alg}: utilisation {util:.3}, p95 queueing delay {p95:.1} ms, drops {drops}");
-        assert!(util >= 0.90, "{alg}: utilisation over 5-30 s is {util:.3}, want >= 0.90");
+        assert!(
+            util >= 0.90,
+            "{alg}: utilisation over 5-30 s is {util:.3}, want >= 0.90"
+        );
     }
 }
 
@@ -64,8 +71,14 @@ fn cubic_fills_the_buffer() {
     let r = run(c);
     let s = r.series.as_ref().unwrap();
     let max_q = *s.queue_pkts.iter().max().unwrap();
-    assert!(max_q >= 1900, "CUBIC's largest queue was {max_q} of 2000 packets");
-    assert!(r.links[0].queue_drops > 0, "CUBIC never overflowed the buffer");
+    assert!(
+        max_q >= 1900,
+        "CUBIC's largest queue was {max_q} of 2000 packets"
+    );
+    assert!(
+        r.links[0].queue_drops > 0,
+        "CUBIC never overflowed the buffer"
+    );
     // 2000 packets drain in 1.5 s at 16 Mbit/s; CUBIC keeps most of that.
     let p95 = r.links[0].qdelay_ms.p95.unwrap();
     assert!(p95 >= 750.0, "CUBIC p95 queueing delay {p95:.0} ms");
@@ -90,10 +103,22 @@ fn evarate_estimates_its_own_buffer_occupancy() {
     c.flows.push(flow("f", "evarate"));
     let r = run(c);
     let s = r.series.as_ref().unwrap();
-    let b = &s.flow_trace[0].iter().find(|(n, _)| n == "b_pkts").unwrap().1;
+    let b = &s.flow_trace[0]
+        .iter()
+        .find(|(n, _)| n == "b_pkts")
+        .unwrap()
+        .1;
     let est = mean(&b[100..300]);
-    let act = mean(&s.queue_pkts[100..300].iter().map(|&q| q as f64).collect::<Vec<_>>());
-    assert!((est - act).abs() <= 5.0, "mean B estimate {est:.1} packets vs actual queue {act:.1}");
+    let act = mean(
+        &s.queue_pkts[100..300]
+            .iter()
+            .map(|&q| q as f64)
+            .collect::<Vec<_>>(),
+    );
+    assert!(
+        (est - act).abs() <= 5.0,
+        "mean B estimate {est:.1} packets vs actual queue {act:.1}"
+    );
     // And it keeps that occupancy small (B_target oscillates around 10-25 packets).
     assert!(act <= 30.0, "mean queue {act:.1} packets");
 }
@@ -108,11 +133,20 @@ fn evarate_benevolent_loop_alone_fills_the_link_with_tcp_style_smoothing() {
     let mut f = flow("f", "evarate");
     let mode = RawParam::Text("benevolent".into());
     let a = RawParam::Float(0.875);
-    f.params = f.algorithm.resolve([("initial_mode", &mode), ("rho_ewma_alpha", &a)]).unwrap();
+    f.params = f
+        .algorithm
+        .resolve([("initial_mode", &mode), ("rho_ewma_alpha", &a)])
+        .unwrap();
     c.flows.push(f);
     let r = run(c);
     let util = mean(&r.series.as_ref().unwrap().link_utilisation[5..30]);
-    assert!(util >= 0.90, "benevolent EvaRate alone: utilisation {util:.3}");
+    assert!(
+        util >= 0.90,
+        "benevolent EvaRate alone: utilisation {util:.3}"
+    );
     let p95 = r.links[0].qdelay_ms.p95.unwrap();
-    assert!(p95 <= 20.0, "benevolent EvaRate alone: p95 queueing delay {p95:.1} ms");
+    assert!(
+        p95 <= 20.0,
+        "benevolent EvaRate alone: p95 queueing delay {p95:.1} ms"
+    );
 }

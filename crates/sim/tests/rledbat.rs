@@ -24,7 +24,12 @@ fn bottleneck(flows: Vec<FlowConfig>, secs: u64) -> SimConfig {
     let n = flows.len();
     cfg.flows = flows;
     cfg.measure.series_bin = Some(Dur::from_secs(1));
-    cfg.measure.jain = vec![JainSpec { name: "steady".into(), flows: (0..n).collect(), from: Time(20_000_000_000), to: Time(secs * 1_000_000_000) }];
+    cfg.measure.jain = vec![JainSpec {
+        name: "steady".into(),
+        flows: (0..n).collect(),
+        from: Time(20_000_000_000),
+        to: Time(secs * 1_000_000_000),
+    }];
     cfg
 }
 
@@ -36,7 +41,11 @@ fn steady(r: &SimResult) -> Vec<f64> {
 /// The last value of a trace variable of flow `i`.
 fn last_trace(r: &SimResult, i: usize, name: &str) -> f64 {
     let s = r.series.as_ref().unwrap();
-    let col = &s.flow_trace[i].iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no trace {name}")).1;
+    let col = &s.flow_trace[i]
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no trace {name}"))
+        .1;
     *col.last().unwrap()
 }
 
@@ -61,9 +70,21 @@ impl ReceiveWindowControl for Scripted {
 #[test]
 fn the_advertised_right_edge_never_moves_left() {
     const MSS: u64 = 1000;
-    let mut rx = Receiver::new(ReceiverConfig { flow: 0, header: 52, total_segs: None, ack_every: 1, delack_timeout: Dur::from_millis(40), clock_offset: 0, mss: MSS as u32, rwnd: 50 * MSS });
+    let mut rx = Receiver::new(ReceiverConfig {
+        flow: 0,
+        header: 52,
+        total_segs: None,
+        ack_every: 1,
+        delack_timeout: Dur::from_millis(40),
+        clock_offset: 0,
+        mss: MSS as u32,
+        rwnd: 50 * MSS,
+    });
     // Wishes after segment k (k = 0 before any): 20, 30, 2, 2, 2, 100 (→ fc 50), 1, 1, ...
-    let wishes = [20, 30, 2, 2, 2, 100, 1, 1, 1, 1, 1, 1].iter().map(|w| w * MSS).collect();
+    let wishes = [20, 30, 2, 2, 2, 100, 1, 1, 1, 1, 1, 1]
+        .iter()
+        .map(|w| w * MSS)
+        .collect();
     rx.set_window_control(Box::new(Scripted { wishes, step: 0 }));
     // The handshake: 20 segments from 0.
     assert_eq!(rx.advertise(), 20 * MSS);
@@ -103,13 +124,27 @@ fn the_advertised_right_edge_never_moves_left() {
         assert_eq!((a.ack, a.wnd as u64), (i + 1, (54 - i as u64 - 1) * MSS));
     }
     for w in acks.windows(2) {
-        assert!(edge(&w[1]) >= edge(&w[0]), "right edge moved left: {} → {}", edge(&w[0]), edge(&w[1]));
+        assert!(
+            edge(&w[1]) >= edge(&w[0]),
+            "right edge moved left: {} → {}",
+            edge(&w[0]),
+            edge(&w[1])
+        );
     }
 }
 
 #[test]
 fn without_a_controller_the_static_window_is_advertised() {
-    let mut rx = Receiver::new(ReceiverConfig { flow: 0, header: 52, total_segs: None, ack_every: 1, delack_timeout: Dur::from_millis(40), clock_offset: 0, mss: 1448, rwnd: 64 << 20 });
+    let mut rx = Receiver::new(ReceiverConfig {
+        flow: 0,
+        header: 52,
+        total_segs: None,
+        ack_every: 1,
+        delack_timeout: Dur::from_millis(40),
+        clock_offset: 0,
+        mss: 1448,
+        rwnd: 64 << 20,
+    });
     rx.on_data(Time(1), &Packet::data(0, 0, 1448, 52, 1, false));
     assert_eq!(rx.make_ack(Time(1)).wnd as u64, 64 << 20);
 }
@@ -119,7 +154,10 @@ fn rledbat_holds_a_cubic_sender_near_the_target_and_keeps_the_right_edge() {
     let alone = |f: FlowConfig| run(bottleneck(vec![f], 120));
     let cubic = alone(flow("cubic", "cubic"));
     let rl = alone(rledbat_download("rledbat"));
-    let (q_cubic, q_rl) = (cubic.links[0].qdelay_ms.mean.unwrap(), rl.links[0].qdelay_ms.mean.unwrap());
+    let (q_cubic, q_rl) = (
+        cubic.links[0].qdelay_ms.mean.unwrap(),
+        rl.links[0].qdelay_ms.mean.unwrap(),
+    );
     let g = steady(&rl)[0];
     println!("alone: CUBIC qdelay {q_cubic:.1} ms; CUBIC+rLEDBAT qdelay {q_rl:.1} ms, goodput {:.2} Mbit/s (20–120 s), slowdowns {}", g / 1e6, last_trace(&rl, 0, "rx_slowdowns"));
     // Plain CUBIC fills the 100 ms buffer; the same sender behind an rLEDBAT receiver
@@ -139,12 +177,20 @@ fn rledbat_reacts_to_retransmissions_and_keeps_the_right_edge_under_random_loss(
     let mut cfg = bottleneck(vec![rledbat_download("rledbat")], 60);
     cfg.forward.loss = bernoulli(0.005);
     let r = run(cfg);
-    println!("0.5 % loss: retransmits {}, halvings at the receiver {}, goodput {:.2} Mbit/s", r.flows[0].retransmits, last_trace(&r, 0, "rx_retx_halvings"), r.flows[0].goodput_bps / 1e6);
+    println!(
+        "0.5 % loss: retransmits {}, halvings at the receiver {}, goodput {:.2} Mbit/s",
+        r.flows[0].retransmits,
+        last_trace(&r, 0, "rx_retx_halvings"),
+        r.flows[0].goodput_bps / 1e6
+    );
     assert!(r.flows[0].retransmits > 20);
     // Retransmissions are detected at the receiver (SEG.SEQ < RCV.HGH, newer TSval) and
     // halve RLWND at most once per RTT, so fewer halvings than retransmissions.
     let halvings = last_trace(&r, 0, "rx_retx_halvings");
-    assert!(halvings >= 5.0 && halvings < r.flows[0].retransmits as f64, "{halvings}");
+    assert!(
+        halvings >= 5.0 && halvings < r.flows[0].retransmits as f64,
+        "{halvings}"
+    );
     assert_eq!(last_trace(&r, 0, "rwnd_edge_retreats"), 0.0);
     assert!(r.flows[0].conservation.holds());
 }
@@ -154,10 +200,16 @@ fn rledbat_reacts_to_retransmissions_and_keeps_the_right_edge_under_random_loss(
 #[test]
 fn rledbat_download_yields_to_newreno() {
     let solo = steady(&run(bottleneck(vec![flow("newreno", "newreno")], 120)))[0];
-    let both = run(bottleneck(vec![rledbat_download("rledbat"), flow("newreno", "newreno")], 120));
+    let both = run(bottleneck(
+        vec![rledbat_download("rledbat"), flow("newreno", "newreno")],
+        120,
+    ));
     let g = steady(&both);
     // Control: the same CUBIC sender without the rLEDBAT receiver takes its share.
-    let plain = steady(&run(bottleneck(vec![flow("cubic", "cubic"), flow("newreno", "newreno")], 120)));
+    let plain = steady(&run(bottleneck(
+        vec![flow("cubic", "cubic"), flow("newreno", "newreno")],
+        120,
+    )));
     let share = |v: &[f64]| v[0] / (v[0] + v[1]);
     println!(
         "20–120 s: NewReno solo {:.2} Mbit/s; with rLEDBAT(CUBIC) {:.2} ({:.1} % of solo), rLEDBAT {:.2} ({:.1} % share); CUBIC without rLEDBAT {:.1} % share",

@@ -9,7 +9,11 @@ const SECOND: u64 = 1_000_000_000;
 
 fn cbr(name: &str, mbps: u64, poisson: bool) -> scavenger_sim::FlowConfig {
     let mut f = flow(name, "newreno");
-    f.traffic = Traffic::Cbr { rate: Rate::from_mbps(mbps), payload: 1472, poisson };
+    f.traffic = Traffic::Cbr {
+        rate: Rate::from_mbps(mbps),
+        payload: 1472,
+        poisson,
+    };
     f.header = 28; // IPv4 + UDP
     f
 }
@@ -23,10 +27,17 @@ fn a_cbr_stream_alone_arrives_whole_after_the_path_delay() {
     assert_eq!(f.loss_rate, Some(0.0));
     // 1500-byte datagrams at 1 Mbit/s: 83.33 per second, 1472 bytes of payload each.
     let want = 1e6 * 1472.0 / 1500.0;
-    assert!((f.goodput_bps - want).abs() / want < 0.01, "{}", f.goodput_bps);
+    assert!(
+        (f.goodput_bps - want).abs() / want < 0.01,
+        "{}",
+        f.goodput_bps
+    );
     // One-way delay = 20 ms propagation + 1.2 ms serialisation, no queue.
     let owd = f.owd_ms.as_ref().unwrap();
-    assert!((owd.p50.unwrap() - 21.2).abs() < 0.05 && (owd.p95.unwrap() - 21.2).abs() < 0.05, "{owd:?}");
+    assert!(
+        (owd.p50.unwrap() - 21.2).abs() < 0.05 && (owd.p95.unwrap() - 21.2).abs() < 0.05,
+        "{owd:?}"
+    );
     assert!(f.conservation.holds());
     assert_eq!(f.algorithm, "cbr");
 }
@@ -72,13 +83,26 @@ fn a_stopped_flow_leaves_the_link_to_the_others() {
     b.start = Time(5 * SECOND);
     c.flows.push(b);
     c.measure.series_bin = Some(Dur::from_secs(1));
-    c.measure.jain.push(JainSpec { name: "after".into(), flows: vec![0, 1], from: Time(20 * SECOND), to: Time(40 * SECOND) });
+    c.measure.jain.push(JainSpec {
+        name: "after".into(),
+        flows: vec![0, 1],
+        from: Time(20 * SECOND),
+        to: Time(40 * SECOND),
+    });
     let r = run(c);
     let s = r.series.unwrap();
     // After 15 s flow a sends nothing (give in-flight data a second to drain).
-    assert!(s.flow_goodput_bps[0][17..].iter().all(|&g| g == 0.0), "{:?}", &s.flow_goodput_bps[0][14..20]);
+    assert!(
+        s.flow_goodput_bps[0][17..].iter().all(|&g| g == 0.0),
+        "{:?}",
+        &s.flow_goodput_bps[0][14..20]
+    );
     // Flow b takes the whole link.
-    assert!(r.jain[0].goodput_bps[1] > 9e6, "{:?}", r.jain[0].goodput_bps);
+    assert!(
+        r.jain[0].goodput_bps[1] > 9e6,
+        "{:?}",
+        r.jain[0].goodput_bps
+    );
     // Flow a's goodput is over its active time, 0-15 s.
     assert!(r.flows[0].active_s == 15.0 && r.flows[0].goodput_bps > 4e6);
     for f in &r.flows {

@@ -12,7 +12,11 @@ fn newreno_fills_a_one_bdp_link() {
     let r = run(cfg);
     let util = r.links[0].utilisation;
     assert!(util >= 0.95, "utilisation {util}");
-    assert!(r.flows[0].conservation.holds(), "{:?}", r.flows[0].conservation);
+    assert!(
+        r.flows[0].conservation.holds(),
+        "{:?}",
+        r.flows[0].conservation
+    );
 }
 
 #[test]
@@ -26,7 +30,12 @@ fn newreno_under_random_loss_follows_mathis() {
     let rtt = f.rtt_ms.mean.unwrap() / 1000.0;
     let mathis = 1448.0 * 8.0 / rtt * 1.22 / 0.01f64.sqrt();
     let ratio = f.goodput_bps / mathis;
-    assert!((0.75..=1.25).contains(&ratio), "goodput {} vs Mathis {} (ratio {ratio})", f.goodput_bps, mathis);
+    assert!(
+        (0.75..=1.25).contains(&ratio),
+        "goodput {} vs Mathis {} (ratio {ratio})",
+        f.goodput_bps,
+        mathis
+    );
 }
 
 #[test]
@@ -52,11 +61,18 @@ fn recovers_after_a_blackout() {
     cfg.flows.push(flow("a", "newreno"));
     let r = run(cfg);
     let s = r.series.unwrap();
-    assert!(r.flows[0].timeouts >= 1, "the blackout must cause a timeout");
+    assert!(
+        r.flows[0].timeouts >= 1,
+        "the blackout must cause a timeout"
+    );
     // Bins end at 1 s, 2 s, ...: bin i covers (i, i+1].
     assert!(s.link_utilisation[10] < 0.05 && s.link_utilisation[11] == 0.0);
     let back = (12..22).find(|&i| s.link_utilisation[i] >= 0.9);
-    assert!(back.is_some(), "no 1-s bin at >= 90% within 10 s after the blackout: {:?}", &s.link_utilisation[10..22]);
+    assert!(
+        back.is_some(),
+        "no 1-s bin at >= 90% within 10 s after the blackout: {:?}",
+        &s.link_utilisation[10..22]
+    );
     assert!(r.flows[0].conservation.holds());
 }
 
@@ -75,7 +91,12 @@ fn same_seed_same_result_and_conservation_with_many_flows() {
             }
             cfg.flows.push(f);
         }
-        cfg.measure.jain.push(JainSpec { name: "all".into(), flows: (0..6).collect(), from: Time(2_000_000_000), to: Time(10_000_000_000) });
+        cfg.measure.jain.push(JainSpec {
+            name: "all".into(),
+            flows: (0..6).collect(),
+            from: Time(2_000_000_000),
+            to: Time(10_000_000_000),
+        });
         cfg
     };
     let a = run(mk());
@@ -98,7 +119,6 @@ fn same_seed_same_result_and_conservation_with_many_flows() {
     assert_ne!(run(c).flows[0].delivered_bytes, a.flows[0].delivered_bytes);
 }
 
-
 #[test]
 fn two_cubic_flows_share_fairly() {
     for seed in 1..=3 {
@@ -108,11 +128,25 @@ fn two_cubic_flows_share_fairly() {
         let mut b = flow("b", "cubic");
         b.start = Time(seed * 100_000_000); // staggered so the seeds differ
         cfg.flows.push(b);
-        cfg.measure.jain.push(JainSpec { name: "last40".into(), flows: vec![0, 1], from: Time(20_000_000_000), to: Time(60_000_000_000) });
+        cfg.measure.jain.push(JainSpec {
+            name: "last40".into(),
+            flows: vec![0, 1],
+            from: Time(20_000_000_000),
+            to: Time(60_000_000_000),
+        });
         let r = run(cfg);
         let j = &r.jain[0];
-        assert!(j.index >= 0.95, "seed {seed}: Jain {} rates {:?}", j.index, j.goodput_bps);
-        assert!(r.links[0].utilisation > 0.9, "seed {seed}: {}", r.links[0].utilisation);
+        assert!(
+            j.index >= 0.95,
+            "seed {seed}: Jain {} rates {:?}",
+            j.index,
+            j.goodput_bps
+        );
+        assert!(
+            r.links[0].utilisation > 0.9,
+            "seed {seed}: {}",
+            r.links[0].utilisation
+        );
     }
 }
 
@@ -158,15 +192,31 @@ fn an_upload_queues_behind_itself_and_delays_a_downloads_acks() {
     let alone = adsl(false);
     let both = adsl(true);
     let up = &both.flows[1];
-    assert!(up.goodput_bps > 0.85e6 && up.goodput_bps < 1e6, "upload goodput {}", up.goodput_bps);
+    assert!(
+        up.goodput_bps > 0.85e6 && up.goodput_bps < 1e6,
+        "upload goodput {}",
+        up.goodput_bps
+    );
     let uplink_qdelay = both.links[1].qdelay_ms.mean.unwrap();
-    assert!(uplink_qdelay > 100.0, "uplink queueing delay {uplink_qdelay}");
-    let (rtt_alone, rtt_both) = (alone.flows[0].rtt_ms.mean.unwrap(), both.flows[0].rtt_ms.mean.unwrap());
+    assert!(
+        uplink_qdelay > 100.0,
+        "uplink queueing delay {uplink_qdelay}"
+    );
+    let (rtt_alone, rtt_both) = (
+        alone.flows[0].rtt_ms.mean.unwrap(),
+        both.flows[0].rtt_ms.mean.unwrap(),
+    );
     // The download's own downlink queue empties (it is now ACK-clock limited), and RTT
     // samples are denser while the uplink queue is short, so the mean RTT grows by less
     // than the uplink's mean queueing delay, but by a large fraction of it.
-    assert!(rtt_both >= rtt_alone + 0.5 * uplink_qdelay && rtt_both >= 3.0 * rtt_alone, "download RTT {rtt_alone} -> {rtt_both}, uplink queueing {uplink_qdelay}");
-    assert!(both.flows[0].goodput_bps < 0.5 * alone.flows[0].goodput_bps, "ACK starvation should slow the download");
+    assert!(
+        rtt_both >= rtt_alone + 0.5 * uplink_qdelay && rtt_both >= 3.0 * rtt_alone,
+        "download RTT {rtt_alone} -> {rtt_both}, uplink queueing {uplink_qdelay}"
+    );
+    assert!(
+        both.flows[0].goodput_bps < 0.5 * alone.flows[0].goodput_bps,
+        "ACK starvation should slow the download"
+    );
     for f in &both.flows {
         assert!(f.conservation.holds());
     }

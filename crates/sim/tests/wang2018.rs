@@ -26,7 +26,9 @@ const SECOND: u64 = 1_000_000_000;
 /// constant `mbps`: over a 3 s period, opportunity k (1-based) of n at ⌈3000·k/n⌉ ms.
 fn constant_mahimahi(mbps: u64) -> String {
     let n = mbps * 1_000_000 / 8 * 3 / 1500;
-    (1..=n).map(|k| format!("{}\n", (3000 * k).div_ceil(n))).collect()
+    (1..=n)
+        .map(|k| format!("{}\n", (3000 * k).div_ceil(n)))
+        .collect()
 }
 
 /// `dumbbell` with both directions driven by the constant trace (Cellsim replays a trace
@@ -40,7 +42,10 @@ fn trace_dumbbell(mbps: u64, rtt_ms: u64, buffer: u32, secs: u64) -> SimConfig {
 }
 
 fn with_params(mut f: FlowConfig, user: &[(&str, RawParam)]) -> FlowConfig {
-    f.params = f.algorithm.resolve(user.iter().map(|(n, v)| (*n, v))).unwrap();
+    f.params = f
+        .algorithm
+        .resolve(user.iter().map(|(n, v)| (*n, v)))
+        .unwrap();
     f
 }
 
@@ -52,7 +57,10 @@ fn mean(xs: &[f64]) -> f64 {
 fn the_generated_trace_is_exactly_16_mbit_per_second() {
     let t = DeliveryTrace::parse_mahimahi(&constant_mahimahi(16), 1500).unwrap();
     // 4000 opportunities of 1500 B in 3 s = 2,000,000 B/s ("2000 KB/s", §5.2).
-    assert_eq!((t.len(), t.period(), t.cycle_bytes()), (4000, Dur::from_secs(3), 6_000_000));
+    assert_eq!(
+        (t.len(), t.period(), t.cycle_bytes()),
+        (4000, Dur::from_secs(3), 6_000_000)
+    );
     assert_eq!(t.mean_rate().bps(), 16_000_000);
 }
 
@@ -60,7 +68,15 @@ fn the_generated_trace_is_exactly_16_mbit_per_second() {
 // §5.1: one flow alone on the constant 16 Mbit/s trace, 40 ms, 2000 packets.
 // ---------------------------------------------------------------------------------------
 
-const ALONE: &[&str] = &["bbr", "copa", "evarate", "evarate++", "proprate", "vivace", "cubic"];
+const ALONE: &[&str] = &[
+    "bbr",
+    "copa",
+    "evarate",
+    "evarate++",
+    "proprate",
+    "vivace",
+    "cubic",
+];
 const LOW_DELAY: &[&str] = &["evarate", "copa", "proprate"];
 
 /// (utilisation over 5–30 s, p95 queueing delay over the run in ms, drops).
@@ -70,7 +86,12 @@ fn alone_on_trace(alg: &str) -> (f64, f64, u64, SimResult) {
     c.flows.push(flow("f", alg));
     let r = run(c);
     let util = mean(&r.series.as_ref().unwrap().link_utilisation[5..30]);
-    (util, r.links[0].qdelay_ms.p95.unwrap_or(0.0), r.links[0].queue_drops, r)
+    (
+        util,
+        r.links[0].qdelay_ms.p95.unwrap_or(0.0),
+        r.links[0].queue_drops,
+        r,
+    )
 }
 
 #[test]
@@ -78,7 +99,10 @@ fn each_algorithm_alone_uses_at_least_90_percent_of_the_trace_link() {
     for &alg in ALONE {
         let (util, p95, drops, _) = alone_on_trace(alg);
         eprintln!("{alg}: utilisation {util:.3}, p95 queueing delay {p95:.1} ms, drops {drops}");
-        assert!(util >= 0.90, "{alg}: utilisation over 5-30 s is {util:.3}, want >= 0.90");
+        assert!(
+            util >= 0.90,
+            "{alg}: utilisation over 5-30 s is {util:.3}, want >= 0.90"
+        );
     }
 }
 
@@ -95,7 +119,10 @@ fn evarate_copa_and_proprate_keep_the_p95_queueing_delay_within_20_ms_on_the_tra
 fn cubic_fills_the_buffer_of_the_trace_link() {
     let (_, p95, drops, r) = alone_on_trace("cubic");
     let max_q = *r.series.as_ref().unwrap().queue_pkts.iter().max().unwrap();
-    assert!(max_q >= 1950, "CUBIC's largest queue was {max_q} of 2000 packets");
+    assert!(
+        max_q >= 1950,
+        "CUBIC's largest queue was {max_q} of 2000 packets"
+    );
     assert!(drops > 0, "CUBIC never overflowed the buffer");
     // 2000 packets drain in 1.5 s at 16 Mbit/s.
     assert!(p95 >= 750.0, "CUBIC p95 queueing delay {p95:.0} ms");
@@ -113,7 +140,23 @@ fn detection_metrics_follow_their_definitions() {
     // (benevolent). Modes: 1 1 0 0 | 0 1 1 0 | 1 0 0 1.
     let time: Vec<f64> = (1..=12).map(|i| i as f64 * 0.5).collect();
     let mode = [1., 1., 0., 0., 0., 1., 1., 0., 1., 0., 0., 1.];
-    let ev = [Event { label: "1", at: 0.0, hostile: false }, Event { label: "2", at: 2.0, hostile: true }, Event { label: "3", at: 4.0, hostile: false }];
+    let ev = [
+        Event {
+            label: "1",
+            at: 0.0,
+            hostile: false,
+        },
+        Event {
+            label: "2",
+            at: 2.0,
+            hostile: true,
+        },
+        Event {
+            label: "3",
+            at: 4.0,
+            hostile: false,
+        },
+    ];
     let m = metrics(&time, &mode, &ev);
     // Phase 1 (bins ending 0.5, 1.0, 1.5; 2.0 is not < 2): first benevolent bin ends at
     // 1.5 → delay 1.5, no bins after it. Phase 2 (2.0 .. 3.5): first hostile bin ends at
@@ -124,7 +167,20 @@ fn detection_metrics_follow_their_definitions() {
     // NaN bins (flow not started) never count, and an undetected phase gives None.
     // Phase 1 is all NaN, phase 2 never hostile; phase 3 benevolent at once (4.0), then
     // hostile in all four later bins → FP 4 of 4; no FN bins at all.
-    let mode = [f64::NAN, f64::NAN, f64::NAN, f64::NAN, 0., 0., 0., 0., 1., 1., 1., 1.];
+    let mode = [
+        f64::NAN,
+        f64::NAN,
+        f64::NAN,
+        f64::NAN,
+        0.,
+        0.,
+        0.,
+        0.,
+        1.,
+        1.,
+        1.,
+        1.,
+    ];
     let m = metrics(&time, &mode, &ev);
     assert_eq!(m.delays, vec![None, None, Some(0.0)]);
     assert_eq!((m.false_positive, m.false_negative), (1.0, 0.0));
@@ -135,7 +191,13 @@ fn detection_metrics_follow_their_definitions() {
 /// same span (the default `c_window = "detection"`). Everything else default.
 fn evarate_section_5_5() -> FlowConfig {
     let k = RawParam::Text("samples".into());
-    with_params(flow("test", "evarate"), &[("hostile_window_kind", k), ("hostile_window_samples", RawParam::Int(50))])
+    with_params(
+        flow("test", "evarate"),
+        &[
+            ("hostile_window_kind", k),
+            ("hostile_window_samples", RawParam::Int(50)),
+        ],
+    )
 }
 
 fn cubic_between(name: &str, from_s: u64, to_s: u64) -> FlowConfig {
@@ -154,7 +216,11 @@ fn detect(flows: Vec<FlowConfig>, secs: u64, events: &[Event]) -> (Metrics, SimR
     c.flows = flows;
     let r = run(c);
     let s = r.series.as_ref().unwrap();
-    let mode = &s.flow_trace[0].iter().find(|(n, _)| n == "mode").expect("mode trace").1;
+    let mode = &s.flow_trace[0]
+        .iter()
+        .find(|(n, _)| n == "mode")
+        .expect("mode trace")
+        .1;
     (metrics(&s.time_s, mode, events), r)
 }
 
@@ -163,27 +229,74 @@ fn detect(flows: Vec<FlowConfig>, secs: u64, events: &[Event]) -> (Metrics, SimR
 /// leave before the queue it left behind is gone.
 fn drain_s(r: &SimResult, at_s: f64) -> f64 {
     let s = r.series.as_ref().unwrap();
-    let i = s.time_s.iter().rposition(|&t| t <= at_s + 1e-9).unwrap_or(0);
+    let i = s
+        .time_s
+        .iter()
+        .rposition(|&t| t <= at_s + 1e-9)
+        .unwrap_or(0);
     s.queue_pkts[i] as f64 * 1500.0 * 8.0 / 32e6
 }
 
 fn report(name: &str, m: &Metrics, events: &[Event]) {
-    let d: Vec<String> = events.iter().zip(&m.delays).map(|(e, d)| format!("{} {}", e.label, d.map_or("never".into(), |d| format!("{d:.1} s")))).collect();
-    eprintln!("{name}: {}; false positives {:.3}, false negatives {:.3}", d.join(", "), m.false_positive, m.false_negative);
+    let d: Vec<String> = events
+        .iter()
+        .zip(&m.delays)
+        .map(|(e, d)| {
+            format!(
+                "{} {}",
+                e.label,
+                d.map_or("never".into(), |d| format!("{d:.1} s"))
+            )
+        })
+        .collect();
+    eprintln!(
+        "{name}: {}; false positives {:.3}, false negatives {:.3}",
+        d.join(", "),
+        m.false_positive,
+        m.false_negative
+    );
 }
 
 /// The scripted sequence: the test flow runs throughout; CUBIC joins at 20 s and leaves at
 /// 40 s, and another CUBIC flow joins at 60 s and leaves at 80 s.
 const JOIN_LEAVE: &[Event] = &[
-    Event { label: "alone", at: 0.0, hostile: false },
-    Event { label: "join", at: 20.0, hostile: true },
-    Event { label: "leave", at: 40.0, hostile: false },
-    Event { label: "join", at: 60.0, hostile: true },
-    Event { label: "leave", at: 80.0, hostile: false },
+    Event {
+        label: "alone",
+        at: 0.0,
+        hostile: false,
+    },
+    Event {
+        label: "join",
+        at: 20.0,
+        hostile: true,
+    },
+    Event {
+        label: "leave",
+        at: 40.0,
+        hostile: false,
+    },
+    Event {
+        label: "join",
+        at: 60.0,
+        hostile: true,
+    },
+    Event {
+        label: "leave",
+        at: 80.0,
+        hostile: false,
+    },
 ];
 
 fn join_leave(test: FlowConfig) -> (Metrics, SimResult) {
-    detect(vec![test, cubic_between("cubic1", 20, 40), cubic_between("cubic2", 60, 80)], 100, JOIN_LEAVE)
+    detect(
+        vec![
+            test,
+            cubic_between("cubic1", 20, 40),
+            cubic_between("cubic2", 60, 80),
+        ],
+        100,
+        JOIN_LEAVE,
+    )
 }
 
 /// Seed 004's 3 s bound after a join; after a leave, 3 s from when the departed CUBIC
@@ -191,9 +304,23 @@ fn join_leave(test: FlowConfig) -> (Metrics, SimResult) {
 /// delay-based detector can see the leave before that.
 fn assert_switches_within_3_s(name: &str, m: &Metrics, r: &SimResult) {
     for (e, d) in JOIN_LEAVE.iter().zip(&m.delays).skip(1) {
-        let d = d.unwrap_or_else(|| panic!("{name} never switched after the {} at {} s: {m:?}", e.label, e.at));
-        let bound = if e.hostile { 3.0 } else { 3.0 + drain_s(r, e.at) };
-        assert!(d <= bound, "{name} took {d:.1} s to switch after the {} at {} s (bound {bound:.2} s): {m:?}", e.label, e.at);
+        let d = d.unwrap_or_else(|| {
+            panic!(
+                "{name} never switched after the {} at {} s: {m:?}",
+                e.label, e.at
+            )
+        });
+        let bound = if e.hostile {
+            3.0
+        } else {
+            3.0 + drain_s(r, e.at)
+        };
+        assert!(
+            d <= bound,
+            "{name} took {d:.1} s to switch after the {} at {} s (bound {bound:.2} s): {m:?}",
+            e.label,
+            e.at
+        );
     }
 }
 
@@ -223,15 +350,48 @@ fn evarate_detection_is_slower_but_more_accurate_than_copa_in_scenarios_a_and_b(
     // §5.5, Fig. 5.21: A: test flow at 0 s, CUBIC from 20 to 40 s; B: CUBIC from 0 to 40 s,
     // test flow from 20 s. Events A1 (alone), A2 (CUBIC joins), A3 (CUBIC leaves); B2
     // (the test flow starts beside CUBIC), B3 (CUBIC leaves).
-    let a = [Event { label: "A1", at: 0.0, hostile: false }, Event { label: "A2", at: 20.0, hostile: true }, Event { label: "A3", at: 40.0, hostile: false }];
-    let b = [Event { label: "B2", at: 20.0, hostile: true }, Event { label: "B3", at: 40.0, hostile: false }];
+    let a = [
+        Event {
+            label: "A1",
+            at: 0.0,
+            hostile: false,
+        },
+        Event {
+            label: "A2",
+            at: 20.0,
+            hostile: true,
+        },
+        Event {
+            label: "A3",
+            at: 40.0,
+            hostile: false,
+        },
+    ];
+    let b = [
+        Event {
+            label: "B2",
+            at: 20.0,
+            hostile: true,
+        },
+        Event {
+            label: "B3",
+            at: 40.0,
+            hostile: false,
+        },
+    ];
     let scenario_a = |t: FlowConfig| detect(vec![t, cubic_between("cubic", 20, 40)], 60, &a);
     let scenario_b = |mut t: FlowConfig| {
         t.start = Time(20 * SECOND);
         detect(vec![t, cubic_between("cubic", 0, 40)], 60, &b).0
     };
-    let (ea, eb) = (scenario_a(evarate_section_5_5()).0, scenario_b(evarate_section_5_5()));
-    let ((ca, copa_a_run), cb) = (scenario_a(flow("test", "copa")), scenario_b(flow("test", "copa")));
+    let (ea, eb) = (
+        scenario_a(evarate_section_5_5()).0,
+        scenario_b(evarate_section_5_5()),
+    );
+    let ((ca, copa_a_run), cb) = (
+        scenario_a(flow("test", "copa")),
+        scenario_b(flow("test", "copa")),
+    );
     report("evarate A", &ea, &a);
     report("evarate B", &eb, &b);
     report("copa A", &ca, &a);
@@ -240,11 +400,20 @@ fn evarate_detection_is_slower_but_more_accurate_than_copa_in_scenarios_a_and_b(
     // longer here, see docs/reproduction.md); A3 counted from when CUBIC's queue drained.
     assert!(ca.delays[0].is_some_and(|d| d < 0.5), "copa: {ca:?}");
     let a3 = 0.5 + drain_s(&copa_a_run, 40.0);
-    assert!(ca.delays[2].is_some_and(|d| d < a3), "copa A3 bound {a3:.2} s: {ca:?}");
+    assert!(
+        ca.delays[2].is_some_and(|d| d < a3),
+        "copa A3 bound {a3:.2} s: {ca:?}"
+    );
     // EvaRate is slower to conclude "no buffer filler" after starting alone (A1).
-    assert!(ea.delays[0].unwrap() > ca.delays[0].unwrap(), "{ea:?} vs {ca:?}");
+    assert!(
+        ea.delays[0].unwrap() > ca.delays[0].unwrap(),
+        "{ea:?} vs {ca:?}"
+    );
     // In scenario A, EvaRate is wrong less often than Copa once it has decided.
-    assert!(ea.false_positive + ea.false_negative < ca.false_positive + ca.false_negative, "{ea:?} vs {ca:?}");
+    assert!(
+        ea.false_positive + ea.false_negative < ca.false_positive + ca.false_negative,
+        "{ea:?} vs {ca:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -257,7 +426,11 @@ fn evarate_detection_is_slower_but_more_accurate_than_copa_in_scenarios_a_and_b(
 fn mix(alg: &str, n: usize) -> (f64, f64, f64) {
     let mut c = trace_dumbbell(32, 80, 210, 60);
     for i in 0..10 {
-        let mut f = if i < n { flow(&format!("{alg}{i}"), alg) } else { flow(&format!("cubic{i}"), "cubic") };
+        let mut f = if i < n {
+            flow(&format!("{alg}{i}"), alg)
+        } else {
+            flow(&format!("cubic{i}"), "cubic")
+        };
         f.start = Time(i as u64 * SECOND / 10);
         c.flows.push(f);
     }
@@ -265,9 +438,21 @@ fn mix(alg: &str, n: usize) -> (f64, f64, f64) {
     let l = &r.links[0];
     // Loss rate "for all the 10 flows" (§5.3): drops at the bottleneck / packets offered.
     let loss = l.queue_drops as f64 / (l.tx_pkts + l.queue_drops) as f64;
-    let avg = |fs: &[scavenger_sim::result::FlowResult]| if fs.is_empty() { f64::NAN } else { fs.iter().map(|f| f.goodput_bps / 1e6).sum::<f64>() / fs.len() as f64 };
+    let avg = |fs: &[scavenger_sim::result::FlowResult]| {
+        if fs.is_empty() {
+            f64::NAN
+        } else {
+            fs.iter().map(|f| f.goodput_bps / 1e6).sum::<f64>() / fs.len() as f64
+        }
+    };
     let out = (loss, avg(&r.flows[..n]), avg(&r.flows[n..]));
-    eprintln!("{n} {alg} + {} cubic: loss {:.4}, {alg} {:.2} Mbit/s, cubic {:.2} Mbit/s", 10 - n, out.0, out.1, out.2);
+    eprintln!(
+        "{n} {alg} + {} cubic: loss {:.4}, {alg} {:.2} Mbit/s, cubic {:.2} Mbit/s",
+        10 - n,
+        out.0,
+        out.1,
+        out.2
+    );
     out
 }
 
@@ -275,8 +460,14 @@ fn mix(alg: &str, n: usize) -> (f64, f64, f64) {
 fn one_bbr_flow_takes_far_more_than_a_tenth_of_a_shallow_link_from_nine_cubic_flows() {
     // Seed 004 §5.3: "one BBR flow takes ~25 Mbps of 32 Mbps against 9 CUBIC".
     let (_, bbr, cubic) = mix("bbr", 1);
-    assert!(bbr >= 16.0, "BBR got {bbr:.1} Mbit/s of 32 (a fair share is 3.2)");
-    assert!(bbr >= 10.0 * cubic, "BBR {bbr:.1} vs CUBIC {cubic:.2} Mbit/s each");
+    assert!(
+        bbr >= 16.0,
+        "BBR got {bbr:.1} Mbit/s of 32 (a fair share is 3.2)"
+    );
+    assert!(
+        bbr >= 10.0 * cubic,
+        "BBR {bbr:.1} vs CUBIC {cubic:.2} Mbit/s each"
+    );
 }
 
 #[test]
@@ -285,7 +476,11 @@ fn an_all_evarate_mix_loses_less_than_any_mix_with_cubic_in_a_shallow_buffer() {
     let (all_eva, _, _) = mix("evarate", 10);
     for n in [0, 1, 5, 9] {
         let (loss, _, _) = mix("evarate", n);
-        assert!(all_eva < loss, "10 EvaRate: loss {all_eva:.5}; {n} EvaRate + {} CUBIC: {loss:.5}", 10 - n);
+        assert!(
+            all_eva < loss,
+            "10 EvaRate: loss {all_eva:.5}; {n} EvaRate + {} CUBIC: {loss:.5}",
+            10 - n
+        );
     }
 }
 
@@ -297,14 +492,21 @@ fn an_all_evarate_mix_loses_less_than_any_mix_with_cubic_in_a_shallow_buffer() {
 /// link: the synthetic cellular-like trace down, a constant 5 Mbit/s up, 50 ms base RTT,
 /// 1000-packet buffer, 60 s.
 fn on_cellular_like(alg: &str) -> (f64, f64) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/rate/traces/cellular-like.down");
-    let trace = Arc::new(DeliveryTrace::parse_mahimahi(&std::fs::read_to_string(path).unwrap(), 1500).unwrap());
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/rate/traces/cellular-like.down");
+    let trace = Arc::new(
+        DeliveryTrace::parse_mahimahi(&std::fs::read_to_string(path).unwrap(), 1500).unwrap(),
+    );
     let mut c = dumbbell(5, 50, 1000, 60);
     c.forward = c.forward.clone().with_trace(trace);
     c.flows.push(flow("f", alg));
     let r = run(c);
     let f = &r.flows[0];
-    eprintln!("{alg} on the cellular-like trace: {:.2} Mbit/s, mean RTT {:.0} ms", f.goodput_bps / 1e6, f.rtt_ms.mean.unwrap());
+    eprintln!(
+        "{alg} on the cellular-like trace: {:.2} Mbit/s, mean RTT {:.0} ms",
+        f.goodput_bps / 1e6,
+        f.rtt_ms.mean.unwrap()
+    );
     (f.goodput_bps / 1e6, f.rtt_ms.mean.unwrap())
 }
 
@@ -313,6 +515,12 @@ fn on_a_cellular_like_trace_evarate_gets_most_of_cubics_throughput_at_a_fraction
     // §5.7: "throughput close to CUBIC, much lower latency".
     let (eva, eva_rtt) = on_cellular_like("evarate");
     let (cubic, cubic_rtt) = on_cellular_like("cubic");
-    assert!(eva >= 0.6 * cubic, "EvaRate {eva:.2} vs CUBIC {cubic:.2} Mbit/s");
-    assert!(eva_rtt <= 0.25 * cubic_rtt, "EvaRate mean RTT {eva_rtt:.0} ms vs CUBIC {cubic_rtt:.0} ms");
+    assert!(
+        eva >= 0.6 * cubic,
+        "EvaRate {eva:.2} vs CUBIC {cubic:.2} Mbit/s"
+    );
+    assert!(
+        eva_rtt <= 0.25 * cubic_rtt,
+        "EvaRate mean RTT {eva_rtt:.0} ms vs CUBIC {cubic_rtt:.0} ms"
+    );
 }

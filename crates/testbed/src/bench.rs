@@ -33,7 +33,13 @@ pub struct BenchResult {
 /// `secs`, at `pace_bps` (0: as fast as the socket takes them).
 pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchResult, String> {
     let link = LinkConfig::new(rate, delay, QueueLimit::Packets(10_000));
-    let cfg = EmulatorConfig { forward: link.clone(), reverse: link, seed: 1, flows: vec![], log_limit: 0 };
+    let cfg = EmulatorConfig {
+        forward: link.clone(),
+        reverse: link,
+        seed: 1,
+        flows: vec![],
+        log_limit: 0,
+    };
     let mut tb = Testbed::dumbbell(cfg)?;
     let dst = tb.host("client").addr;
     let stop = Arc::new(AtomicBool::new(false));
@@ -42,7 +48,8 @@ pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchRe
     let (s2, g2, o2) = (stop.clone(), got.clone(), owd.clone());
     let rx = netns::spawn_in(&tb.host("client").ns.clone(), "bench-rx", move || {
         let s = UdpSocket::bind("0.0.0.0:9000").map_err(|e| e.to_string())?;
-        s.set_read_timeout(Some(std::time::Duration::from_millis(20))).map_err(|e| e.to_string())?;
+        s.set_read_timeout(Some(std::time::Duration::from_millis(20)))
+            .map_err(|e| e.to_string())?;
         let mut b = [0u8; 2048];
         let mut h = scavenger_net::Histogram::new();
         while !s2.load(Ordering::Relaxed) {
@@ -83,7 +90,9 @@ pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchRe
         }
         Ok(sent)
     })?;
-    std::thread::sleep(std::time::Duration::from_millis(200 + delay.nanos() / 1_000_000));
+    std::thread::sleep(std::time::Duration::from_millis(
+        200 + delay.nanos() / 1_000_000,
+    ));
     stop.store(true, Ordering::SeqCst);
     let _ = rx.join();
     let rep: EmulatorReport = tb.stop_emulator().ok_or("emulator thread panicked")?;
@@ -92,7 +101,10 @@ pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchRe
     let ms = |x: Option<u64>| x.map_or(f64::NAN, |v| v as f64 / 1e6);
     let base = delay.nanos() + rate.tx_time(1500).nanos();
     let h = owd.lock().expect("not poisoned").clone();
-    let excess = |q: f64| h.quantile(q).map_or(f64::NAN, |v| v.saturating_sub(base) as f64 / 1e6);
+    let excess = |q: f64| {
+        h.quantile(q)
+            .map_or(f64::NAN, |v| v.saturating_sub(base) as f64 / 1e6)
+    };
     Ok(BenchResult {
         label: format!("rate {rate}, delay {delay}"),
         offered_bps: sent as f64 * 8.0 / secs,
@@ -104,7 +116,11 @@ pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchRe
         realtime: rep.realtime.is_ok(),
         e2e_excess_p50_ms: excess(0.5),
         e2e_excess_p99_ms: excess(0.99),
-        emulator_cpu: if rep.wall_s > 0.0 { rep.cpu_s / rep.wall_s } else { 0.0 },
+        emulator_cpu: if rep.wall_s > 0.0 {
+            rep.cpu_s / rep.wall_s
+        } else {
+            0.0
+        },
     })
 }
 
@@ -133,10 +149,22 @@ impl std::fmt::Display for BenchResult {
 pub fn core_throughput(n: usize) -> (f64, f64) {
     use crate::emulator::{Emulator, FORWARD};
     use scavenger_cc::Time;
-    let link = LinkConfig::new(Rate::from_mbps(1_000_000), Dur::ZERO, QueueLimit::Packets(10_000));
-    let mut e = Emulator::new(EmulatorConfig { forward: link.clone(), reverse: link, seed: 1, flows: vec![], log_limit: 0 });
+    let link = LinkConfig::new(
+        Rate::from_mbps(1_000_000),
+        Dur::ZERO,
+        QueueLimit::Packets(10_000),
+    );
+    let mut e = Emulator::new(EmulatorConfig {
+        forward: link.clone(),
+        reverse: link,
+        seed: 1,
+        flows: vec![],
+        log_limit: 0,
+    });
     let mut pkt = vec![0u8; 1500];
-    pkt[..20].copy_from_slice(&[0x45, 0, 0x05, 0xdc, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 1, 0, 2, 10, 2, 0, 2]);
+    pkt[..20].copy_from_slice(&[
+        0x45, 0, 0x05, 0xdc, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 1, 0, 2, 10, 2, 0, 2,
+    ]);
     let clock = crate::clock::Clock::start();
     let t0 = std::time::Instant::now();
     let mut out = 0usize;

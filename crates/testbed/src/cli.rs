@@ -38,7 +38,13 @@ pub enum TestbedCmd {
 
 pub fn run(cmd: TestbedCmd) -> ExitCode {
     match cmd {
-        TestbedCmd::Run { scenario, seed, out, json, no_realtime } => {
+        TestbedCmd::Run {
+            scenario,
+            seed,
+            out,
+            json,
+            no_realtime,
+        } => {
             let sc = match scavenger_lab::load(&scenario) {
                 Ok(s) => s,
                 Err(e) => {
@@ -47,7 +53,11 @@ pub fn run(cmd: TestbedCmd) -> ExitCode {
                 }
             };
             netns::install_signal_handlers();
-            let opts = run::RunOptions { seed: seed.unwrap_or(sc.seed), realtime: !no_realtime, log_limit: if out.is_some() { 8 << 20 } else { 0 } };
+            let opts = run::RunOptions {
+                seed: seed.unwrap_or(sc.seed),
+                realtime: !no_realtime,
+                log_limit: if out.is_some() { 8 << 20 } else { 0 },
+            };
             let r = match run::run_scenario(&sc, &opts) {
                 Ok(r) => r,
                 Err(_) if netns::stop_requested() => {
@@ -69,7 +79,12 @@ pub fn run(cmd: TestbedCmd) -> ExitCode {
                 };
                 for (i, name) in ["forward", "reverse"].iter().enumerate() {
                     let p = dir.join(format!("{name}.mahimahi.log"));
-                    let w = std::fs::File::create(&p).map(std::io::BufWriter::new).and_then(|mut w| emulator::write_mahimahi(&r.emulator.logs[i], &mut w).and_then(|_| std::io::Write::flush(&mut w)));
+                    let w = std::fs::File::create(&p)
+                        .map(std::io::BufWriter::new)
+                        .and_then(|mut w| {
+                            emulator::write_mahimahi(&r.emulator.logs[i], &mut w)
+                                .and_then(|_| std::io::Write::flush(&mut w))
+                        });
                     if let Err(e) = w {
                         eprintln!("error: cannot write {}: {e}", p.display());
                         return ExitCode::from(1);
@@ -90,7 +105,12 @@ pub fn run(cmd: TestbedCmd) -> ExitCode {
         TestbedCmd::Doctor => {
             let checks = doctor::run_checks();
             for c in &checks {
-                println!("{:<4} {:<20} {}", if c.ok { "ok" } else { "FAIL" }, c.name, c.detail);
+                println!(
+                    "{:<4} {:<20} {}",
+                    if c.ok { "ok" } else { "FAIL" },
+                    c.name,
+                    c.detail
+                );
             }
             if checks.iter().all(|c| c.ok) {
                 println!("the testbed can run here");
@@ -102,7 +122,14 @@ pub fn run(cmd: TestbedCmd) -> ExitCode {
         }
         TestbedCmd::Clean => match netns::clean_stale() {
             Ok(v) => {
-                println!("{}", if v.is_empty() { "nothing to clean".to_string() } else { format!("deleted {}", v.join(" ")) });
+                println!(
+                    "{}",
+                    if v.is_empty() {
+                        "nothing to clean".to_string()
+                    } else {
+                        format!("deleted {}", v.join(" "))
+                    }
+                );
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -113,12 +140,27 @@ pub fn run(cmd: TestbedCmd) -> ExitCode {
         TestbedCmd::Bench { secs } => {
             netns::install_signal_handlers();
             let cases = [
-                (scavenger_cc::Rate::from_mbps(100_000), scavenger_cc::Dur::ZERO, 0u64),
-                (scavenger_cc::Rate::from_mbps(100), scavenger_cc::Dur::from_millis(50), 95_000_000u64),
-                (scavenger_cc::Rate::from_mbps(100), scavenger_cc::Dur::from_millis(50), 50_000_000u64),
+                (
+                    scavenger_cc::Rate::from_mbps(100_000),
+                    scavenger_cc::Dur::ZERO,
+                    0u64,
+                ),
+                (
+                    scavenger_cc::Rate::from_mbps(100),
+                    scavenger_cc::Dur::from_millis(50),
+                    95_000_000u64,
+                ),
+                (
+                    scavenger_cc::Rate::from_mbps(100),
+                    scavenger_cc::Dur::from_millis(50),
+                    50_000_000u64,
+                ),
             ];
             let (pps, gbps) = bench::core_throughput(2_000_000);
-            println!("emulator core alone (no TUN): {:.2} Mpackets/s of 1500 bytes = {gbps:.1} Gbit/s", pps / 1e6);
+            println!(
+                "emulator core alone (no TUN): {:.2} Mpackets/s of 1500 bytes = {gbps:.1} Gbit/s",
+                pps / 1e6
+            );
             for (rate, delay, pace) in cases {
                 match bench::blast(rate, delay, pace, secs) {
                     Ok(r) => println!("{r}"),

@@ -6,7 +6,10 @@ use scavenger_cc::Time;
 
 /// CLOCK_MONOTONIC now, in nanoseconds.
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes one timespec into the valid pointer we pass.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -20,7 +23,9 @@ pub struct Clock {
 
 impl Clock {
     pub fn start() -> Clock {
-        Clock { origin_ns: monotonic_ns() }
+        Clock {
+            origin_ns: monotonic_ns(),
+        }
     }
     pub fn with_origin(origin_ns: u64) -> Clock {
         Clock { origin_ns }
@@ -57,7 +62,11 @@ mod tests {
         let c = Clock::with_origin(5_000_000_000);
         assert_eq!(c.to_time(5_000_000_000), Time(0));
         assert_eq!(c.to_time(5_000_123_456), Time(123_456));
-        assert_eq!(c.to_time(4_000_000_000), Time(0), "before the origin saturates at zero");
+        assert_eq!(
+            c.to_time(4_000_000_000),
+            Time(0),
+            "before the origin saturates at zero"
+        );
         assert_eq!(c.to_mono(Time(42)), 5_000_000_042);
         assert_eq!(c.to_time(c.to_mono(Time(987_654_321))), Time(987_654_321));
     }

@@ -10,8 +10,10 @@ use std::path::Path;
 /// (label, record) pairs read from a path.
 pub fn load(path: &Path) -> Result<Vec<(String, Value)>, String> {
     let read = |p: &Path| -> Result<Value, String> {
-        let t = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        serde_json::from_str(&t).map_err(|e| format!("{}: not a JSON result record: {e}", p.display()))
+        let t =
+            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        serde_json::from_str(&t)
+            .map_err(|e| format!("{}: not a JSON result record: {e}", p.display()))
     };
     if path.is_dir() {
         let rec = path.join("record.json");
@@ -22,23 +24,42 @@ pub fn load(path: &Path) -> Result<Vec<(String, Value)>, String> {
         if store.exists() {
             // Read as JSON lines (a torn last line from a crash is skipped, as the store
             // does); a key seen twice keeps its last record.
-            let text = std::fs::read_to_string(&store).map_err(|e| format!("cannot read {}: {e}", store.display()))?;
+            let text = std::fs::read_to_string(&store)
+                .map_err(|e| format!("cannot read {}: {e}", store.display()))?;
             let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
             let mut out: Vec<(String, String, Value)> = Vec::new();
             for (i, l) in lines.iter().enumerate() {
                 let v: Value = match serde_json::from_str(l) {
                     Ok(v) => v,
                     Err(_) if i + 1 == lines.len() => continue,
-                    Err(e) => return Err(format!("{} line {}: not a result line: {e}", store.display(), i + 1)),
+                    Err(e) => {
+                        return Err(format!(
+                            "{} line {}: not a result line: {e}",
+                            store.display(),
+                            i + 1
+                        ))
+                    }
                 };
-                let key = v.get("key").and_then(Value::as_str).unwrap_or("").to_string();
-                let label = format!("{} seed {}", v.get("label").and_then(Value::as_str).unwrap_or(""), v.get("seed").and_then(Value::as_u64).unwrap_or(0));
+                let key = v
+                    .get("key")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                let label = format!(
+                    "{} seed {}",
+                    v.get("label").and_then(Value::as_str).unwrap_or(""),
+                    v.get("seed").and_then(Value::as_u64).unwrap_or(0)
+                );
                 out.retain(|o| o.0 != key);
                 out.push((key, label, v.get("record").cloned().unwrap_or(Value::Null)));
             }
             return Ok(out.into_iter().map(|(_, l, r)| (l, r)).collect());
         }
-        return Err(format!("{} holds neither record.json nor {}", path.display(), scavenger_lab::store::RESULTS_FILE));
+        return Err(format!(
+            "{} holds neither record.json nor {}",
+            path.display(),
+            scavenger_lab::store::RESULTS_FILE
+        ));
     }
     let v = read(path)?;
     if v.get("metrics").is_none() {
@@ -89,14 +110,23 @@ impl Row {
 }
 
 fn by_name<'a>(list: Option<&'a Value>, name: &str) -> Option<&'a Value> {
-    list?.as_array()?.iter().find(|x| x.get("name").and_then(Value::as_str) == Some(name))
+    list?
+        .as_array()?
+        .iter()
+        .find(|x| x.get("name").and_then(Value::as_str) == Some(name))
 }
 
 /// The rows comparing two records: every flow and link of either, by name.
 pub fn compare_records(a: &Value, b: &Value) -> Vec<Row> {
     let mut rows = Vec::new();
-    for (key, metrics, kind) in [("flows", FLOW_METRICS, "flow"), ("links", LINK_METRICS, "link")] {
-        let (la, lb) = (a.pointer(&format!("/metrics/{key}")), b.pointer(&format!("/metrics/{key}")));
+    for (key, metrics, kind) in [
+        ("flows", FLOW_METRICS, "flow"),
+        ("links", LINK_METRICS, "link"),
+    ] {
+        let (la, lb) = (
+            a.pointer(&format!("/metrics/{key}")),
+            b.pointer(&format!("/metrics/{key}")),
+        );
         let mut names: Vec<String> = Vec::new();
         for l in [la, lb].into_iter().flatten() {
             for x in l.as_array().into_iter().flatten() {
@@ -110,31 +140,71 @@ pub fn compare_records(a: &Value, b: &Value) -> Vec<Row> {
         for n in names {
             let (fa, fb) = (by_name(la, &n), by_name(lb, &n));
             for (label, ptr, scale) in metrics {
-                let get = |f: Option<&Value>| f.and_then(|x| x.pointer(ptr)).and_then(Value::as_f64).map(|v| v * scale);
-                rows.push(Row { item: format!("{kind} {n}"), metric: label.to_string(), a: get(fa), b: get(fb) });
+                let get = |f: Option<&Value>| {
+                    f.and_then(|x| x.pointer(ptr))
+                        .and_then(Value::as_f64)
+                        .map(|v| v * scale)
+                };
+                rows.push(Row {
+                    item: format!("{kind} {n}"),
+                    metric: label.to_string(),
+                    a: get(fa),
+                    b: get(fb),
+                });
             }
         }
     }
-    for j in a.pointer("/metrics/jain").and_then(Value::as_array).into_iter().flatten() {
+    for j in a
+        .pointer("/metrics/jain")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let n = j.get("name").and_then(Value::as_str).unwrap_or("");
         let jb = by_name(b.pointer("/metrics/jain"), n);
-        rows.push(Row { item: format!("jain {n}"), metric: "index".into(), a: j.get("index").and_then(Value::as_f64), b: jb.and_then(|x| x.get("index")).and_then(Value::as_f64) });
+        rows.push(Row {
+            item: format!("jain {n}"),
+            metric: "index".into(),
+            a: j.get("index").and_then(Value::as_f64),
+            b: jb.and_then(|x| x.get("index")).and_then(Value::as_f64),
+        });
     }
     rows
 }
 
 fn fmt(x: Option<f64>) -> String {
-    x.map_or("-".into(), |v| if v.abs() >= 1000.0 { format!("{v:.0}") } else { format!("{v:.3}") })
+    x.map_or("-".into(), |v| {
+        if v.abs() >= 1000.0 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.3}")
+        }
+    })
 }
 
 /// A readable table of rows, A and B named in the header.
 pub fn table(a_name: &str, b_name: &str, a: &Value, b: &Value) -> String {
-    let dp = |v: &Value| v.get("datapath").and_then(Value::as_str).unwrap_or("?").to_string();
+    let dp = |v: &Value| {
+        v.get("datapath")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string()
+    };
     let mut out = format!("A: {a_name} ({})\nB: {b_name} ({})\n", dp(a), dp(b));
-    out += &format!("{:<22} {:<18} {:>12} {:>12} {:>9}\n", "item", "metric", "A", "B", "B vs A");
+    out += &format!(
+        "{:<22} {:<18} {:>12} {:>12} {:>9}\n",
+        "item", "metric", "A", "B", "B vs A"
+    );
     for r in compare_records(a, b) {
         let d = r.diff_pct().map_or("-".into(), |d| format!("{d:+.1}%"));
-        out += &format!("{:<22} {:<18} {:>12} {:>12} {:>9}\n", r.item, r.metric, fmt(r.a), fmt(r.b), d);
+        out += &format!(
+            "{:<22} {:<18} {:>12} {:>12} {:>9}\n",
+            r.item,
+            r.metric,
+            fmt(r.a),
+            fmt(r.b),
+            d
+        );
     }
     out
 }
@@ -149,7 +219,15 @@ pub fn compare_paths(a: &Path, b: &Path) -> Result<String, String> {
     let mut paired = 0;
     for (la, va) in &ra {
         if let Some((lb, vb)) = rb.iter().find(|(lb, _)| lb == la) {
-            out += &format!("== {la}\n{}\n", table(&format!("{} [{la}]", a.display()), &format!("{} [{lb}]", b.display()), va, vb));
+            out += &format!(
+                "== {la}\n{}\n",
+                table(
+                    &format!("{} [{la}]", a.display()),
+                    &format!("{} [{lb}]", b.display()),
+                    va,
+                    vb
+                )
+            );
             paired += 1;
         }
     }
@@ -180,28 +258,54 @@ mod tests {
         assert!((g.diff_pct().unwrap() + 10.0).abs() < 1e-9);
         let r = rows.iter().find(|r| r.metric == "rtt mean ms").unwrap();
         assert!((r.diff_pct().unwrap() - 25.0).abs() < 1e-9);
-        let u = rows.iter().find(|r| r.item == "link forward" && r.metric == "utilisation %").unwrap();
+        let u = rows
+            .iter()
+            .find(|r| r.item == "link forward" && r.metric == "utilisation %")
+            .unwrap();
         assert_eq!(u.diff_pct(), Some(0.0));
     }
 
     #[test]
     fn missing_or_zero_baselines_have_no_percentage() {
-        assert_eq!(Row { item: "x".into(), metric: "m".into(), a: Some(0.0), b: Some(1.0) }.diff_pct(), None);
-        assert_eq!(Row { item: "x".into(), metric: "m".into(), a: None, b: Some(1.0) }.diff_pct(), None);
+        assert_eq!(
+            Row {
+                item: "x".into(),
+                metric: "m".into(),
+                a: Some(0.0),
+                b: Some(1.0)
+            }
+            .diff_pct(),
+            None
+        );
+        assert_eq!(
+            Row {
+                item: "x".into(),
+                metric: "m".into(),
+                a: None,
+                b: Some(1.0)
+            }
+            .diff_pct(),
+            None
+        );
         let mut b = rec(1.0, 1.0);
         b["metrics"]["flows"][0]["name"] = json!("g");
         let rows = compare_records(&rec(1.0, 1.0), &b);
         // Flows present on one side only still appear, with a gap on the other.
-        assert!(rows.iter().any(|r| r.item == "flow g" && r.a.is_none() && r.b.is_some()));
+        assert!(rows
+            .iter()
+            .any(|r| r.item == "flow g" && r.a.is_none() && r.b.is_some()));
     }
 
     #[test]
     fn compares_two_stores_paired_by_label_and_seed() {
-        let root = std::env::temp_dir().join(format!("scvtb-compare-stores-{}", std::process::id()));
+        let root =
+            std::env::temp_dir().join(format!("scvtb-compare-stores-{}", std::process::id()));
         for (name, g) in [("a", 10e6), ("b", 15e6)] {
             let d = root.join(name);
             std::fs::create_dir_all(&d).unwrap();
-            let line = |label: &str, seed: u64, g: f64| json!({"key": format!("{label}-{seed}"), "label": label, "seed": seed, "record": rec(g, 40.0)}).to_string();
+            let line = |label: &str, seed: u64, g: f64| {
+                json!({"key": format!("{label}-{seed}"), "label": label, "seed": seed, "record": rec(g, 40.0)}).to_string()
+            };
             // b has an extra item without a partner in a.
             let mut text = format!("{}\n{}\n", line("x", 1, g), line("x", 2, g));
             if name == "b" {
@@ -211,7 +315,12 @@ mod tests {
         }
         let t = compare_paths(&root.join("a"), &root.join("b")).unwrap();
         assert_eq!(t.matches("+50.0%").count(), 2, "{t}");
-        assert!(t.contains("== x seed 1") && t.contains("== x seed 2") && t.contains("1 results without a partner"), "{t}");
+        assert!(
+            t.contains("== x seed 1")
+                && t.contains("== x seed 2")
+                && t.contains("1 results without a partner"),
+            "{t}"
+        );
         std::fs::remove_dir_all(&root).unwrap();
     }
 
@@ -223,7 +332,9 @@ mod tests {
         std::fs::write(dir.join("b.json"), rec(12e6, 40.0).to_string()).unwrap();
         let t = compare_paths(&dir.join("a.json"), &dir.join("b.json")).unwrap();
         assert!(t.contains("+20.0%"), "{t}");
-        assert!(compare_paths(&dir, &dir.join("b.json")).unwrap_err().contains("neither"));
+        assert!(compare_paths(&dir, &dir.join("b.json"))
+            .unwrap_err()
+            .contains("neither"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

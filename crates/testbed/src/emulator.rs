@@ -119,14 +119,32 @@ impl Emulator {
         let mk = |c: &LinkConfig, stream: u64| Direction {
             link: Link::new(c.clone(), Rng::derive(cfg.seed, stream)),
             delay: c.delay,
-            extra: cfg.flows.iter().map(|f| (f.extra_delay > Dur::ZERO).then(|| DelayLine::new(f.extra_delay))).collect(),
+            extra: cfg
+                .flows
+                .iter()
+                .map(|f| (f.extra_delay > Dur::ZERO).then(|| DelayLine::new(f.extra_delay)))
+                .collect(),
             log: Vec::with_capacity(cfg.log_limit.min(1 << 20)),
             log_dropped: 0,
             late: Histogram::new(),
         };
         let dirs = [mk(&cfg.forward, 1), mk(&cfg.reverse, 2)];
-        let ports = cfg.flows.iter().enumerate().map(|(i, f)| (f.port, i as u32)).collect();
-        Emulator { dirs, ports, flows: vec![FlowCounters::default(); cfg.flows.len()], routes: cfg.flows, dropped: Vec::new(), pool: Vec::new(), log_limit: cfg.log_limit, packets: 0 }
+        let ports = cfg
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.port, i as u32))
+            .collect();
+        Emulator {
+            dirs,
+            ports,
+            flows: vec![FlowCounters::default(); cfg.flows.len()],
+            routes: cfg.flows,
+            dropped: Vec::new(),
+            pool: Vec::new(),
+            log_limit: cfg.log_limit,
+            packets: 0,
+        }
     }
 
     /// A packet buffer from the pool (cleared).
@@ -141,9 +159,15 @@ impl Emulator {
             return None;
         }
         if let Some(&f) = ports.get(&t.dport) {
-            return Some(FlowTag { flow: f, to_receiver: true });
+            return Some(FlowTag {
+                flow: f,
+                to_receiver: true,
+            });
         }
-        ports.get(&t.sport).map(|&f| FlowTag { flow: f, to_receiver: false })
+        ports.get(&t.sport).map(|&f| FlowTag {
+            flow: f,
+            to_receiver: false,
+        })
     }
 
     fn log(&mut self, dir: usize, r: LogRecord) {
@@ -187,7 +211,11 @@ impl Emulator {
             // the Link does not say which is which, so when both happen in one call the
             // log calls them all wire losses (the Link's own counters stay exact).
             let lost = self.dirs[dir].link.stats().lost_pkts - n0;
-            let kind = if lost > 0 { LogKind::WireLoss } else { LogKind::QueueDrop };
+            let kind = if lost > 0 {
+                LogKind::WireLoss
+            } else {
+                LogKind::QueueDrop
+            };
             self.account_drops(dir, now, kind);
         }
     }
@@ -218,23 +246,35 @@ impl Emulator {
             self.advance(dir, now);
             while let Some((t, p)) = self.dirs[dir].link.poll(now) {
                 // Left the transmitter at t − delay (exact without jitter).
-                let left = Time(t.nanos().saturating_sub(self.dirs[dir].delay.nanos())).max(p.arrived);
+                let left =
+                    Time(t.nanos().saturating_sub(self.dirs[dir].delay.nanos())).max(p.arrived);
                 let r = Self::record(&p, left, LogKind::Departure, left.since(p.arrived));
                 self.log(dir, r);
-                match p.tag.and_then(|g| self.dirs[dir].extra[g.flow as usize].as_mut()) {
+                match p
+                    .tag
+                    .and_then(|g| self.dirs[dir].extra[g.flow as usize].as_mut())
+                {
                     Some(line) => line.push(t, p),
                     None => self.emit(dir, now, t, p, out),
                 }
             }
             for f in 0..self.routes.len() {
-                while let Some((t, p)) = self.dirs[dir].extra[f].as_mut().and_then(|l| l.poll(now)) {
+                while let Some((t, p)) = self.dirs[dir].extra[f].as_mut().and_then(|l| l.poll(now))
+                {
                     self.emit(dir, now, t, p, out);
                 }
             }
         }
     }
 
-    fn emit(&mut self, dir: usize, now: Time, due: Time, p: IpPacket, out: &mut dyn FnMut(usize, &[u8])) {
+    fn emit(
+        &mut self,
+        dir: usize,
+        now: Time,
+        due: Time,
+        p: IpPacket,
+        out: &mut dyn FnMut(usize, &[u8]),
+    ) {
         self.dirs[dir].late.record(now.since(due).nanos());
         if let Some(t) = p.tag.filter(|t| t.to_receiver) {
             self.flows[t.flow as usize].data_delivered_bytes += p.wire_bytes() as u64;
@@ -245,18 +285,35 @@ impl Emulator {
 
     /// The earliest time `deliver` has work.
     pub fn next_wakeup(&self) -> Option<Time> {
-        self.dirs.iter().flat_map(|d| d.link.next_wakeup().into_iter().chain(d.extra.iter().flatten().filter_map(|l| l.next_wakeup()))).min()
+        self.dirs
+            .iter()
+            .flat_map(|d| {
+                d.link
+                    .next_wakeup()
+                    .into_iter()
+                    .chain(d.extra.iter().flatten().filter_map(|l| l.next_wakeup()))
+            })
+            .min()
     }
 
     pub fn report(mut self, write_errors: u64, realtime: Result<(), String>) -> EmulatorReport {
         for d in &self.dirs {
-            for p in d.link.in_transit().chain(d.extra.iter().flatten().flat_map(|l| l.iter())) {
+            for p in d
+                .link
+                .in_transit()
+                .chain(d.extra.iter().flatten().flat_map(|l| l.iter()))
+            {
                 if let Some(t) = p.tag.filter(|t| t.to_receiver) {
                     self.flows[t.flow as usize].data_in_flight_bytes += p.wire_bytes() as u64;
                 }
             }
         }
-        let transit = |d: &Direction| d.link.in_transit().map(|p| p.wire_bytes() as u64).sum::<u64>();
+        let transit = |d: &Direction| {
+            d.link
+                .in_transit()
+                .map(|p| p.wire_bytes() as u64)
+                .sum::<u64>()
+        };
         let [f, r] = self.dirs;
         EmulatorReport {
             in_transit_bytes: [transit(&f), transit(&r)],
@@ -277,8 +334,19 @@ impl Emulator {
 
 /// Runs `emu` between `tuns.0` (forward input, reverse output: the server-side router's
 /// TUN) and `tuns.1` until `stop` is set.
-pub fn run_io(mut emu: Emulator, tuns: (OwnedFd, OwnedFd), clock: Clock, stop: Arc<AtomicBool>, realtime: bool) -> EmulatorReport {
-    let rt = if realtime { sys::set_realtime(50).map_err(|e| format!("SCHED_FIFO not allowed ({e}); running at normal priority")) } else { Err("not requested".into()) };
+pub fn run_io(
+    mut emu: Emulator,
+    tuns: (OwnedFd, OwnedFd),
+    clock: Clock,
+    stop: Arc<AtomicBool>,
+    realtime: bool,
+) -> EmulatorReport {
+    let rt = if realtime {
+        sys::set_realtime(50)
+            .map_err(|e| format!("SCHED_FIFO not allowed ({e}); running at normal priority"))
+    } else {
+        Err("not requested".into())
+    };
     sys::set_min_timer_slack();
     let (cpu0, wall0) = (sys::thread_cpu_seconds(), std::time::Instant::now());
     let fds = [tuns.0.as_raw_fd(), tuns.1.as_raw_fd()];
@@ -293,7 +361,9 @@ pub fn run_io(mut emu: Emulator, tuns: (OwnedFd, OwnedFd), clock: Clock, stop: A
                 write_errors += 1;
             }
         });
-        let timeout = emu.next_wakeup().map_or(MAX_SLEEP, |w| w.since(clock.now()).nanos().min(MAX_SLEEP));
+        let timeout = emu
+            .next_wakeup()
+            .map_or(MAX_SLEEP, |w| w.since(clock.now()).nanos().min(MAX_SLEEP));
         // On a poll error, try both reads (they are non-blocking).
         let ready = sys::wait_readable(fds, timeout).unwrap_or([true, true]);
         for dir in [FORWARD, REVERSE] {
@@ -354,7 +424,28 @@ mod tests {
 
     fn udp(len: usize, sport: u16, dport: u16, tos: u8) -> Vec<u8> {
         let mut p = vec![0u8; len];
-        p[..20].copy_from_slice(&[0x45, tos, (len >> 8) as u8, len as u8, 0, 0, 0x40, 0, 64, PROTO_UDP, 0, 0, 10, 1, 0, 2, 10, 2, 0, 2]);
+        p[..20].copy_from_slice(&[
+            0x45,
+            tos,
+            (len >> 8) as u8,
+            len as u8,
+            0,
+            0,
+            0x40,
+            0,
+            64,
+            PROTO_UDP,
+            0,
+            0,
+            10,
+            1,
+            0,
+            2,
+            10,
+            2,
+            0,
+            2,
+        ]);
         p[20..22].copy_from_slice(&sport.to_be_bytes());
         p[22..24].copy_from_slice(&dport.to_be_bytes());
         let c = header_checksum(&p[..20]);
@@ -363,8 +454,18 @@ mod tests {
     }
 
     fn cfg(rate_mbps: u64, delay_ms: u64, limit: u32, flows: Vec<FlowRoute>) -> EmulatorConfig {
-        let l = LinkConfig::new(Rate::from_mbps(rate_mbps), Dur::from_millis(delay_ms), QueueLimit::Packets(limit));
-        EmulatorConfig { forward: l.clone(), reverse: l, seed: 1, flows, log_limit: 1 << 20 }
+        let l = LinkConfig::new(
+            Rate::from_mbps(rate_mbps),
+            Dur::from_millis(delay_ms),
+            QueueLimit::Packets(limit),
+        );
+        EmulatorConfig {
+            forward: l.clone(),
+            reverse: l,
+            seed: 1,
+            flows,
+            log_limit: 1 << 20,
+        }
     }
 
     fn drain(e: &mut Emulator, until: Time) -> Vec<(usize, Time, usize)> {
@@ -385,17 +486,28 @@ mod tests {
             e.arrive(FORWARD, Time(0), b);
         }
         let ms = |x: u64| Time(x * 1_000_000);
-        assert_eq!(drain(&mut e, ms(100)), vec![(0, ms(11), 1500), (0, ms(12), 1500), (0, ms(13), 1500)]);
+        assert_eq!(
+            drain(&mut e, ms(100)),
+            vec![(0, ms(11), 1500), (0, ms(12), 1500), (0, ms(13), 1500)]
+        );
         let r = e.report(0, Ok(()));
         // Departure log: left the transmitter at 1, 2, 3 ms after arriving at 0.
-        let dep: Vec<u32> = r.logs[0].iter().filter(|x| x.kind == LogKind::Departure).map(|x| x.qdelay_ns).collect();
+        let dep: Vec<u32> = r.logs[0]
+            .iter()
+            .filter(|x| x.kind == LogKind::Departure)
+            .map(|x| x.qdelay_ns)
+            .collect();
         assert_eq!(dep, vec![1_000_000, 2_000_000, 3_000_000]);
         assert_eq!(r.lateness_ns[0].max(), Some(0));
     }
 
     #[test]
     fn flows_get_their_extra_delay_and_conservation_holds() {
-        let flows = vec![FlowRoute { port: 5001, data_forward: true, extra_delay: Dur::from_millis(5) }];
+        let flows = vec![FlowRoute {
+            port: 5001,
+            data_forward: true,
+            extra_delay: Dur::from_millis(5),
+        }];
         let mut e = Emulator::new(cfg(12, 10, 2, flows));
         for _ in 0..5 {
             let b = udp(1500, 40000, 5001, 0);
@@ -405,17 +517,31 @@ mod tests {
         e.arrive(REVERSE, Time(0), udp(100, 5001, 40000, 0));
         let out = drain(&mut e, Time(1_000_000_000));
         let fwd: Vec<Time> = out.iter().filter(|o| o.0 == FORWARD).map(|o| o.1).collect();
-        assert_eq!(fwd, vec![Time(16_000_000), Time(17_000_000), Time(18_000_000)]);
+        assert_eq!(
+            fwd,
+            vec![Time(16_000_000), Time(17_000_000), Time(18_000_000)]
+        );
         let r = e.report(0, Ok(()));
         let f = r.flows[0];
-        assert_eq!((f.data_arrived_bytes, f.data_delivered_bytes, f.data_dropped_bytes, f.data_in_flight_bytes), (7500, 4500, 3000, 0));
+        assert_eq!(
+            (
+                f.data_arrived_bytes,
+                f.data_delivered_bytes,
+                f.data_dropped_bytes,
+                f.data_in_flight_bytes
+            ),
+            (7500, 4500, 3000, 0)
+        );
         assert_eq!(r.links[0].dropped_pkts, 2);
     }
 
     #[test]
     fn codel_marks_ect_packets_with_ce_instead_of_dropping() {
         let mut c = cfg(12, 0, 10_000, vec![]);
-        c.forward.qdisc = QdiscConfig::Codel(scavenger_net::CodelParams { ecn: true, ..Default::default() });
+        c.forward.qdisc = QdiscConfig::Codel(scavenger_net::CodelParams {
+            ecn: true,
+            ..Default::default()
+        });
         let mut e = Emulator::new(c);
         // 600 packets at once: 600 ms of queue, far above CoDel's 5 ms target.
         for _ in 0..600 {
@@ -433,7 +559,10 @@ mod tests {
         }
         assert!(t > Time(500_000_000));
         let r = e.report(0, Ok(()));
-        assert_eq!(r.links[0].dropped_pkts, 0, "ECT packets are marked, not dropped");
+        assert_eq!(
+            r.links[0].dropped_pkts, 0,
+            "ECT packets are marked, not dropped"
+        );
         assert!(ce > 0 && ce as u64 == r.links[0].marked_pkts, "{ce} marks");
         assert_eq!(bad_sum, 0, "every marked header keeps a valid checksum");
     }
@@ -450,6 +579,9 @@ mod tests {
         write_mahimahi(&r.logs[0], &mut s).unwrap();
         let text = String::from_utf8(s).unwrap();
         // 3 arrivals, 1 drop (limit 1 with one in service), 2 departures at 1 and 2 ms.
-        assert_eq!(text, "# base timestamp: 0\n0 + 1500\n0 + 1500\n0 + 1500\n0 d 1500\n1 - 1500 1\n2 - 1500 2\n");
+        assert_eq!(
+            text,
+            "# base timestamp: 0\n0 + 1500\n0 + 1500\n0 + 1500\n0 d 1500\n1 - 1500 1\n2 - 1500 2\n"
+        );
     }
 }

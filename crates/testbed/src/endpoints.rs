@@ -67,7 +67,10 @@ pub struct ReceiverReport {
 /// Aborts instead of closing gracefully: an orphaned socket still sending would keep
 /// its namespace alive long after `ip netns del` (notes §1 "lingering object").
 fn abort(s: &TcpStream) {
-    let b = linger_bytes(libc::linger { l_onoff: 1, l_linger: 0 });
+    let b = linger_bytes(libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    });
     let _ = setsockopt_raw(s.as_raw_fd(), libc::SOL_SOCKET, libc::SO_LINGER, &b);
 }
 
@@ -80,7 +83,15 @@ fn linger_bytes(l: libc::linger) -> [u8; 8] {
 
 fn setsockopt_raw(fd: i32, level: i32, opt: i32, val: &[u8]) -> std::io::Result<()> {
     // SAFETY: passes `val` with its exact length.
-    let r = unsafe { libc::setsockopt(fd, level, opt, val.as_ptr().cast(), val.len() as libc::socklen_t) };
+    let r = unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            opt,
+            val.as_ptr().cast(),
+            val.len() as libc::socklen_t,
+        )
+    };
     if r < 0 {
         Err(std::io::Error::last_os_error())
     } else {
@@ -89,31 +100,54 @@ fn setsockopt_raw(fd: i32, level: i32, opt: i32, val: &[u8]) -> std::io::Result<
 }
 
 /// Starts the receiver of `plan`: it is listening when this returns.
-pub fn start_receiver(plan: &FlowPlan, clock: Clock, run_end: Time, stop: Arc<AtomicBool>, done: Arc<AtomicBool>) -> Result<JoinHandle<Result<ReceiverReport, String>>, String> {
+pub fn start_receiver(
+    plan: &FlowPlan,
+    clock: Clock,
+    run_end: Time,
+    stop: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+) -> Result<JoinHandle<Result<ReceiverReport, String>>, String> {
     let (tx, rx) = std::sync::mpsc::channel::<Result<(), String>>();
     let p = plan.clone();
-    let h = netns::spawn_in(&plan.receiver_ns, &format!("rcv-{}", plan.name), move || {
-        let l = match TcpListener::bind(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, p.port)) {
-            Ok(l) => l,
-            Err(e) => {
-                let m = format!("flow {}: cannot listen on port {}: {e}", p.name, p.port);
-                let _ = tx.send(Err(m.clone()));
-                return Err(m);
-            }
-        };
-        let _ = tx.send(Ok(()));
-        receive(&p, l, clock, run_end, &stop, &done)
-    })
+    let h = netns::spawn_in(
+        &plan.receiver_ns,
+        &format!("rcv-{}", plan.name),
+        move || {
+            let l = match TcpListener::bind(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, p.port)) {
+                Ok(l) => l,
+                Err(e) => {
+                    let m = format!("flow {}: cannot listen on port {}: {e}", p.name, p.port);
+                    let _ = tx.send(Err(m.clone()));
+                    return Err(m);
+                }
+            };
+            let _ = tx.send(Ok(()));
+            receive(&p, l, clock, run_end, &stop, &done)
+        },
+    )
     .map_err(|e| format!("cannot start a thread: {e}"))?;
     match rx.recv() {
         Ok(Ok(())) => Ok(h),
         Ok(Err(e)) => Err(e),
-        Err(_) => Err(h.join().map_or_else(|_| "receiver thread panicked".to_string(), |r| r.err().unwrap_or_default())),
+        Err(_) => Err(h.join().map_or_else(
+            |_| "receiver thread panicked".to_string(),
+            |r| r.err().unwrap_or_default(),
+        )),
     }
 }
 
-fn receive(p: &FlowPlan, l: TcpListener, clock: Clock, run_end: Time, stop: &AtomicBool, done: &AtomicBool) -> Result<ReceiverReport, String> {
-    let mut rep = ReceiverReport { bins: vec![0; (run_end.nanos() / BIN.nanos() + 1) as usize], ..Default::default() };
+fn receive(
+    p: &FlowPlan,
+    l: TcpListener,
+    clock: Clock,
+    run_end: Time,
+    stop: &AtomicBool,
+    done: &AtomicBool,
+) -> Result<ReceiverReport, String> {
+    let mut rep = ReceiverReport {
+        bins: vec![0; (run_end.nanos() / BIN.nanos() + 1) as usize],
+        ..Default::default()
+    };
     l.set_nonblocking(true).map_err(|e| e.to_string())?;
     let mut s = loop {
         if stop.load(Ordering::Relaxed) || clock.now() >= run_end {
@@ -121,13 +155,16 @@ fn receive(p: &FlowPlan, l: TcpListener, clock: Clock, run_end: Time, stop: &Ato
         }
         match l.accept() {
             Ok((s, _)) => break s,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(std::time::Duration::from_millis(1)),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(std::time::Duration::from_millis(1))
+            }
             Err(e) => return Err(format!("flow {}: accept: {e}", p.name)),
         }
     };
     drop(l);
     s.set_nonblocking(false).map_err(|e| e.to_string())?;
-    s.set_read_timeout(Some(std::time::Duration::from_millis(20))).map_err(|e| e.to_string())?;
+    s.set_read_timeout(Some(std::time::Duration::from_millis(20)))
+        .map_err(|e| e.to_string())?;
     let mut buf = vec![0u8; 256 * 1024];
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -150,7 +187,14 @@ fn receive(p: &FlowPlan, l: TcpListener, clock: Clock, run_end: Time, stop: &Ato
                     break;
                 }
             }
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) =>
+            {
                 if clock.now() >= run_end {
                     break;
                 }
@@ -164,9 +208,17 @@ fn receive(p: &FlowPlan, l: TcpListener, clock: Clock, run_end: Time, stop: &Ato
 }
 
 /// Starts the sender of `plan`; it connects at `plan.start`.
-pub fn start_sender(plan: &FlowPlan, clock: Clock, stop: Arc<AtomicBool>, done: Arc<AtomicBool>) -> Result<JoinHandle<Result<SenderReport, String>>, String> {
+pub fn start_sender(
+    plan: &FlowPlan,
+    clock: Clock,
+    stop: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+) -> Result<JoinHandle<Result<SenderReport, String>>, String> {
     let p = plan.clone();
-    netns::spawn_in(&plan.sender_ns, &format!("snd-{}", plan.name), move || send(&p, clock, &stop, &done)).map_err(|e| format!("cannot start a thread: {e}"))
+    netns::spawn_in(&plan.sender_ns, &format!("snd-{}", plan.name), move || {
+        send(&p, clock, &stop, &done)
+    })
+    .map_err(|e| format!("cannot start a thread: {e}"))
 }
 
 fn sample(s: &TcpStream, t: Time, rep: &mut SenderReport) {
@@ -186,7 +238,12 @@ fn sample(s: &TcpStream, t: Time, rep: &mut SenderReport) {
     }
 }
 
-fn send(p: &FlowPlan, clock: Clock, stop: &AtomicBool, done: &AtomicBool) -> Result<SenderReport, String> {
+fn send(
+    p: &FlowPlan,
+    clock: Clock,
+    stop: &AtomicBool,
+    done: &AtomicBool,
+) -> Result<SenderReport, String> {
     let mut rep = SenderReport::default();
     while clock.now() < p.start {
         if stop.load(Ordering::Relaxed) {
@@ -195,14 +252,23 @@ fn send(p: &FlowPlan, clock: Clock, stop: &AtomicBool, done: &AtomicBool) -> Res
         let left = p.start.since(clock.now()).nanos().min(5_000_000);
         std::thread::sleep(std::time::Duration::from_nanos(left));
     }
-    let mut s = sys::tcp_connect(p.receiver_addr, p.port, &p.kernel_cc).map_err(|e| format!("flow {}: connect to {}:{}: {e}", p.name, p.receiver_addr, p.port))?;
+    let mut s = sys::tcp_connect(p.receiver_addr, p.port, &p.kernel_cc).map_err(|e| {
+        format!(
+            "flow {}: connect to {}:{}: {e}",
+            p.name, p.receiver_addr, p.port
+        )
+    })?;
     rep.connected_at = Some(clock.now());
     rep.cc_in_use = sys::tcp_congestion(s.as_raw_fd()).unwrap_or_default();
     if rep.cc_in_use != p.kernel_cc {
         abort(&s);
-        return Err(format!("flow {}: asked the kernel for {} but the socket uses {:?}", p.name, p.kernel_cc, rep.cc_in_use));
+        return Err(format!(
+            "flow {}: asked the kernel for {} but the socket uses {:?}",
+            p.name, p.kernel_cc, rep.cc_in_use
+        ));
     }
-    s.set_write_timeout(Some(std::time::Duration::from_millis(2))).map_err(|e| e.to_string())?;
+    s.set_write_timeout(Some(std::time::Duration::from_millis(2)))
+        .map_err(|e| e.to_string())?;
     let buf = vec![0x5au8; 64 * 1024];
     let mut next_sample = clock.now();
     let mut shut = false;
@@ -215,7 +281,9 @@ fn send(p: &FlowPlan, clock: Clock, stop: &AtomicBool, done: &AtomicBool) -> Res
         if now >= p.end || stop.load(Ordering::Relaxed) || done.load(Ordering::Relaxed) {
             break;
         }
-        let want = p.size.map_or(buf.len() as u64, |sz| (sz - rep.bytes_written).min(buf.len() as u64)) as usize;
+        let want = p.size.map_or(buf.len() as u64, |sz| {
+            (sz - rep.bytes_written).min(buf.len() as u64)
+        }) as usize;
         if want == 0 {
             if !shut {
                 let _ = s.shutdown(Shutdown::Write);
@@ -226,7 +294,13 @@ fn send(p: &FlowPlan, clock: Clock, stop: &AtomicBool, done: &AtomicBool) -> Res
         }
         match s.write(&buf[..want]) {
             Ok(n) => rep.bytes_written += n as u64,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
             Err(e) => {
                 abort(&s);
                 return Err(format!("flow {}: write: {e}", p.name));

@@ -26,20 +26,37 @@ pub fn ping(ns: &str, to: Ipv4Addr, count: u16, gap_ms: u64) -> Result<Vec<f64>,
             m[2..4].copy_from_slice(&c.to_be_bytes());
             let t0 = clock.now();
             let sent_at = std::time::SystemTime::now();
-            s.send_to(&m, to).map_err(|e| format!("send echo to {to}: {e}"))?;
+            s.send_to(&m, to)
+                .map_err(|e| format!("send echo to {to}: {e}"))?;
             let deadline = t0.nanos() + 2_000_000_000;
             loop {
                 let now = clock.now().nanos();
                 if now >= deadline {
                     break;
                 }
-                let Some(n) = s.recv(&mut buf, deadline - now).map_err(|e| format!("recv: {e}"))? else { break };
+                let Some(n) = s
+                    .recv(&mut buf, deadline - now)
+                    .map_err(|e| format!("recv: {e}"))?
+                else {
+                    break;
+                };
                 let ihl = (buf[0] & 0x0f) as usize * 4;
                 let r = &buf[ihl..n];
-                if r.len() >= 8 && r[0] == 0 && u16::from_be_bytes([r[4], r[5]]) == id && u16::from_be_bytes([r[6], r[7]]) == seq {
+                if r.len() >= 8
+                    && r[0] == 0
+                    && u16::from_be_bytes([r[4], r[5]]) == id
+                    && u16::from_be_bytes([r[6], r[7]]) == seq
+                {
                     // The kernel's receive timestamp, as ping(8); our own clock if the
                     // socket has none.
-                    let rtt = s.last_rx_time().ok().and_then(|rx| rx.duration_since(sent_at).ok()).map_or_else(|| clock.now().since(t0).nanos() as f64 / 1e6, |d| d.as_secs_f64() * 1e3);
+                    let rtt = s
+                        .last_rx_time()
+                        .ok()
+                        .and_then(|rx| rx.duration_since(sent_at).ok())
+                        .map_or_else(
+                            || clock.now().since(t0).nanos() as f64 / 1e6,
+                            |d| d.as_secs_f64() * 1e3,
+                        );
                     rtts.push(rtt);
                     break;
                 }

@@ -18,7 +18,11 @@ static STOP: AtomicBool = AtomicBool::new(false);
 
 /// A fresh testbed id, `scvtb-<pid>-<n>`.
 pub fn unique_id() -> String {
-    format!("{PREFIX}{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst))
+    format!(
+        "{PREFIX}{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    )
 }
 
 extern "C" fn on_signal(_: libc::c_int) {
@@ -33,7 +37,12 @@ pub fn install_signal_handlers() {
     ONCE.call_once(|| {
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
             // SAFETY: installs a handler that only stores to an atomic.
-            unsafe { libc::signal(sig, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t) };
+            unsafe {
+                libc::signal(
+                    sig,
+                    on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+                )
+            };
         }
     });
 }
@@ -51,11 +60,19 @@ pub fn clear_stop() {
 
 /// Runs `ip` with `args`; the error names the command and its stderr.
 pub fn ip(args: &[&str]) -> Result<(), String> {
-    let out = Command::new("ip").args(args).stdin(Stdio::null()).output().map_err(|e| format!("cannot run `ip` (install iproute2): {e}"))?;
+    let out = Command::new("ip")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `ip` (install iproute2): {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!("`ip {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+        Err(format!(
+            "`ip {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
     }
 }
 
@@ -65,28 +82,52 @@ pub fn ip_batch(ns: Option<&str>, lines: &[String]) -> Result<(), String> {
     if let Some(n) = ns {
         cmd.args(["-n", n]);
     }
-    let mut child = cmd.args(["-batch", "-"]).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot run `ip` (install iproute2): {e}"))?;
-    child.stdin.take().expect("piped").write_all(lines.join("\n").as_bytes()).map_err(|e| format!("ip -batch: {e}"))?;
-    let out = child.wait_with_output().map_err(|e| format!("ip -batch: {e}"))?;
+    let mut child = cmd
+        .args(["-batch", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run `ip` (install iproute2): {e}"))?;
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(lines.join("\n").as_bytes())
+        .map_err(|e| format!("ip -batch: {e}"))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("ip -batch: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!("`ip{} -batch` failed: {}\ncommands:\n{}", ns.map_or(String::new(), |n| format!(" -n {n}")), String::from_utf8_lossy(&out.stderr).trim(), lines.join("\n")))
+        Err(format!(
+            "`ip{} -batch` failed: {}\ncommands:\n{}",
+            ns.map_or(String::new(), |n| format!(" -n {n}")),
+            String::from_utf8_lossy(&out.stderr).trim(),
+            lines.join("\n")
+        ))
     }
 }
 
 /// Runs `f` on a new thread that has entered namespace `ns`; sockets and devices it
 /// opens belong there.
-pub fn spawn_in<F, R>(ns: &str, name: &str, f: F) -> std::io::Result<std::thread::JoinHandle<Result<R, String>>>
+pub fn spawn_in<F, R>(
+    ns: &str,
+    name: &str,
+    f: F,
+) -> std::io::Result<std::thread::JoinHandle<Result<R, String>>>
 where
     F: FnOnce() -> Result<R, String> + Send + 'static,
     R: Send + 'static,
 {
     let ns = ns.to_string();
-    std::thread::Builder::new().name(name.to_string()).spawn(move || {
-        sys::enter_netns(&ns).map_err(|e| e.to_string())?;
-        f()
-    })
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .spawn(move || {
+            sys::enter_netns(&ns).map_err(|e| e.to_string())?;
+            f()
+        })
 }
 
 /// Runs `f` inside namespace `ns` and waits for it.
@@ -95,19 +136,30 @@ where
     F: FnOnce() -> Result<R, String> + Send + 'static,
     R: Send + 'static,
 {
-    spawn_in(ns, "scvtb-ns", f).map_err(|e| format!("cannot start a thread: {e}"))?.join().map_err(|_| format!("a thread inside namespace {ns} panicked"))?
+    spawn_in(ns, "scvtb-ns", f)
+        .map_err(|e| format!("cannot start a thread: {e}"))?
+        .join()
+        .map_err(|_| format!("a thread inside namespace {ns} panicked"))?
 }
 
 /// Writes a sysctl of namespace `ns` (/proc/sys/net resolves to the writer's namespace).
 pub fn sysctl(ns: &str, key: &str, value: &str) -> Result<(), String> {
     let path = format!("/proc/sys/{}", key.replace('.', "/"));
     let (v, ns_name) = (value.to_string(), ns.to_string());
-    run_in(ns, move || std::fs::write(&path, &v).map_err(|e| format!("cannot set {path} = {v} in {ns_name}: {e}")))
+    run_in(ns, move || {
+        std::fs::write(&path, &v).map_err(|e| format!("cannot set {path} = {v} in {ns_name}: {e}"))
+    })
 }
 
 /// Namespaces `ip netns list` shows that start with `prefix`.
 pub fn list(prefix: &str) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir("/run/netns").into_iter().flatten().flatten().filter_map(|e| e.file_name().into_string().ok()).filter(|n| n.starts_with(prefix)).collect();
+    let mut v: Vec<String> = std::fs::read_dir("/run/netns")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.starts_with(prefix))
+        .collect();
     v.sort();
     v
 }
@@ -131,7 +183,10 @@ pub fn list_stale() -> Vec<String> {
     list(PREFIX)
         .into_iter()
         .filter(|n| {
-            let pid = n[PREFIX.len()..].split('-').next().and_then(|p| p.parse::<u32>().ok());
+            let pid = n[PREFIX.len()..]
+                .split('-')
+                .next()
+                .and_then(|p| p.parse::<u32>().ok());
             !pid.is_some_and(|p| std::path::Path::new(&format!("/proc/{p}")).exists())
         })
         .collect()
@@ -152,7 +207,10 @@ impl Namespaces {
 
     /// Creates namespace `name` with its loopback up.
     pub fn add(&self, name: &str) -> Result<(), String> {
-        self.names.lock().expect("not poisoned").push(name.to_string());
+        self.names
+            .lock()
+            .expect("not poisoned")
+            .push(name.to_string());
         ip(&["netns", "add", name])?;
         ip(&["-n", name, "link", "set", "lo", "up"])
     }
@@ -163,7 +221,8 @@ impl Namespaces {
 
     /// Deletes every namespace; reports those it could not delete.
     pub fn delete_all(&self) -> Result<(), String> {
-        let names: Vec<String> = std::mem::take(&mut *self.names.lock().unwrap_or_else(|p| p.into_inner()));
+        let names: Vec<String> =
+            std::mem::take(&mut *self.names.lock().unwrap_or_else(|p| p.into_inner()));
         let mut errs = Vec::new();
         for n in names.iter().rev() {
             if std::path::Path::new(&format!("/run/netns/{n}")).exists() {

@@ -30,12 +30,22 @@ pub fn parse_ipv4(buf: &[u8]) -> Option<FiveTuple> {
     }
     let proto = buf[9];
     let frag_offset = u16::from_be_bytes([buf[6], buf[7]]) & 0x1fff;
-    let (sport, dport) = if (proto == PROTO_TCP || proto == PROTO_UDP) && frag_offset == 0 && buf.len() >= ihl + 4 {
-        (u16::from_be_bytes([buf[ihl], buf[ihl + 1]]), u16::from_be_bytes([buf[ihl + 2], buf[ihl + 3]]))
-    } else {
-        (0, 0)
-    };
-    Some(FiveTuple { src: [buf[12], buf[13], buf[14], buf[15]], dst: [buf[16], buf[17], buf[18], buf[19]], proto, sport, dport })
+    let (sport, dport) =
+        if (proto == PROTO_TCP || proto == PROTO_UDP) && frag_offset == 0 && buf.len() >= ihl + 4 {
+            (
+                u16::from_be_bytes([buf[ihl], buf[ihl + 1]]),
+                u16::from_be_bytes([buf[ihl + 2], buf[ihl + 3]]),
+            )
+        } else {
+            (0, 0)
+        };
+    Some(FiveTuple {
+        src: [buf[12], buf[13], buf[14], buf[15]],
+        dst: [buf[16], buf[17], buf[18], buf[19]],
+        proto,
+        sport,
+        dport,
+    })
 }
 
 /// A 64-bit hash of the 5-tuple for flow-queueing (RFC 8290 §4.1.1 hashes the 5-tuple;
@@ -115,12 +125,21 @@ pub struct IpPacket {
 
 impl IpPacket {
     /// `tag_of` maps a 5-tuple to a scenario flow (by the receiver's port).
-    pub fn new(data: Vec<u8>, arrived: Time, tag_of: impl Fn(&FiveTuple) -> Option<FlowTag>) -> IpPacket {
+    pub fn new(
+        data: Vec<u8>,
+        arrived: Time,
+        tag_of: impl Fn(&FiveTuple) -> Option<FlowTag>,
+    ) -> IpPacket {
         let (key, tag) = match parse_ipv4(&data) {
             Some(t) => (flow_hash(&t), tag_of(&t)),
             None => (0, None),
         };
-        IpPacket { data, arrived, key, tag }
+        IpPacket {
+            data,
+            arrived,
+            key,
+            tag,
+        }
     }
 }
 
@@ -151,7 +170,9 @@ mod tests {
 
     /// A 20-byte IPv4 header + 8 bytes of TCP ports/sequence, checksum filled in.
     fn tcp_packet(tos: u8, sport: u16, dport: u16) -> Vec<u8> {
-        let mut p = vec![0x45, tos, 0, 28, 0x12, 0x34, 0x40, 0, 64, PROTO_TCP, 0, 0, 10, 1, 0, 2, 10, 2, 0, 2];
+        let mut p = vec![
+            0x45, tos, 0, 28, 0x12, 0x34, 0x40, 0, 64, PROTO_TCP, 0, 0, 10, 1, 0, 2, 10, 2, 0, 2,
+        ];
         p.extend_from_slice(&sport.to_be_bytes());
         p.extend_from_slice(&dport.to_be_bytes());
         p.extend_from_slice(&[0, 0, 0, 1]);
@@ -163,7 +184,16 @@ mod tests {
     #[test]
     fn parses_the_five_tuple() {
         let p = tcp_packet(0, 40000, 5001);
-        assert_eq!(parse_ipv4(&p), Some(FiveTuple { src: [10, 1, 0, 2], dst: [10, 2, 0, 2], proto: PROTO_TCP, sport: 40000, dport: 5001 }));
+        assert_eq!(
+            parse_ipv4(&p),
+            Some(FiveTuple {
+                src: [10, 1, 0, 2],
+                dst: [10, 2, 0, 2],
+                proto: PROTO_TCP,
+                sport: 40000,
+                dport: 5001
+            })
+        );
         // A header with a valid checksum sums to zero (RFC 1071 §1).
         assert_eq!(header_checksum(&p[..20]), 0);
     }
@@ -216,14 +246,27 @@ mod tests {
     fn flow_hash_separates_flows_and_is_stable() {
         let a = parse_ipv4(&tcp_packet(0, 40000, 5001)).unwrap();
         let b = parse_ipv4(&tcp_packet(0, 40001, 5001)).unwrap();
-        let c = FiveTuple { src: a.dst, dst: a.src, sport: a.dport, dport: a.sport, ..a };
+        let c = FiveTuple {
+            src: a.dst,
+            dst: a.src,
+            sport: a.dport,
+            dport: a.sport,
+            ..a
+        };
         assert_eq!(flow_hash(&a), flow_hash(&a));
         assert_ne!(flow_hash(&a), flow_hash(&b));
-        assert_ne!(flow_hash(&a), flow_hash(&c), "the two directions are different flows");
+        assert_ne!(
+            flow_hash(&a),
+            flow_hash(&c),
+            "the two directions are different flows"
+        );
         // Spread: 4096 consecutive source ports over 1024 buckets leave few empty.
         let mut used = [false; 1024];
         for s in 0..4096u16 {
-            used[(flow_hash(&FiveTuple { sport: 30000 + s, ..a }) % 1024) as usize] = true;
+            used[(flow_hash(&FiveTuple {
+                sport: 30000 + s,
+                ..a
+            }) % 1024) as usize] = true;
         }
         let empty = used.iter().filter(|u| !**u).count();
         // A uniform hash leaves about 1024·e^-4 ≈ 19 empty buckets.
@@ -232,9 +275,20 @@ mod tests {
 
     #[test]
     fn packet_uses_ip_length_as_wire_size_and_tags_flows() {
-        let p = IpPacket::new(tcp_packet(0, 40000, 5001), Time(7), |t| (t.dport == 5001).then_some(FlowTag { flow: 3, to_receiver: true }));
+        let p = IpPacket::new(tcp_packet(0, 40000, 5001), Time(7), |t| {
+            (t.dport == 5001).then_some(FlowTag {
+                flow: 3,
+                to_receiver: true,
+            })
+        });
         assert_eq!(p.wire_bytes(), 28);
-        assert_eq!(p.tag, Some(FlowTag { flow: 3, to_receiver: true }));
+        assert_eq!(
+            p.tag,
+            Some(FlowTag {
+                flow: 3,
+                to_receiver: true
+            })
+        );
         assert_ne!(p.flow_key(), 0);
     }
 }

@@ -10,7 +10,9 @@ use scavenger_cc::{Dur, ParamSet, Time};
 use scavenger_lab::record::{tool_info, RunRecord, RECORD_FORMAT};
 use scavenger_lab::scenario::{FlowDirection, FlowKind, FlowSpec, Scenario, Side};
 use scavenger_net::Histogram;
-use scavenger_sim::result::{jain_index, stats_from, Conservation, FlowResult, JainResult, LinkResult, Series, SimResult};
+use scavenger_sim::result::{
+    jain_index, stats_from, Conservation, FlowResult, JainResult, LinkResult, Series, SimResult,
+};
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -30,7 +32,11 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { seed: 1, realtime: true, log_limit: 8 << 20 }
+        RunOptions {
+            seed: 1,
+            realtime: true,
+            log_limit: 8 << 20,
+        }
     }
 }
 
@@ -41,11 +47,15 @@ pub struct TestbedRun {
 
 /// The congestion controls the kernel offers (/proc/sys/net/ipv4/tcp_available_congestion_control).
 pub fn kernel_ccs() -> Vec<String> {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").map(|s| s.split_whitespace().map(str::to_string).collect()).unwrap_or_default()
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        .map(|s| s.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 pub fn kernel_version() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 /// The kernel's name for one of our algorithms, if the kernel has an implementation of
@@ -81,13 +91,25 @@ pub struct NativeUse {
 /// Our algorithm's native BPF version (scv_ledbat, scv_yield, scv_ledbatpp), if there is
 /// one; the shim is not a flow's algorithm.
 pub fn native_for(ours: &str) -> Option<&'static scavenger_kernel::manage::NativeAlg> {
-    scavenger_kernel::manage::find(ours).ok().filter(|a| a.layout.is_some())
+    scavenger_kernel::manage::find(ours)
+        .ok()
+        .filter(|a| a.layout.is_some())
 }
 
 /// Checks that the testbed can honour every flow; returns the kernel CC per flow, the
 /// native BPF algorithms to register, and the settings it cannot apply (warnings,
 /// recorded in the result).
-fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Option<AgentConfig>, Vec<String>), String> {
+fn plan_flows(
+    sc: &Scenario,
+) -> Result<
+    (
+        Vec<String>,
+        Vec<NativeUse>,
+        Option<AgentConfig>,
+        Vec<String>,
+    ),
+    String,
+> {
     let available = kernel_ccs();
     let mut ccs = Vec::new();
     let mut natives: Vec<NativeUse> = Vec::new();
@@ -97,18 +119,36 @@ fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Option<Agen
         let who = format!("flow \"{}\"", f.name);
         match f.kind {
             FlowKind::Tcp => {}
-            FlowKind::Cbr { .. } => return Err(format!("{who}: kind = \"cbr\" is not supported by the testbed yet (TCP flows only)")),
-            FlowKind::Web { .. } => return Err(format!("{who}: kind = \"web\" is not supported by the testbed yet (TCP flows only)")),
+            FlowKind::Cbr { .. } => {
+                return Err(format!(
+                    "{who}: kind = \"cbr\" is not supported by the testbed yet (TCP flows only)"
+                ))
+            }
+            FlowKind::Web { .. } => {
+                return Err(format!(
+                    "{who}: kind = \"web\" is not supported by the testbed yet (TCP flows only)"
+                ))
+            }
         }
-        let info = scavenger_cc::find(&f.algorithm).ok_or_else(|| format!("{who}: unknown algorithm {}", f.algorithm))?;
+        let info = scavenger_cc::find(&f.algorithm)
+            .ok_or_else(|| format!("{who}: unknown algorithm {}", f.algorithm))?;
         let defaults = ParamSet::defaults(info.params);
-        let non_default = |set: &ParamSet, defaults: &ParamSet| -> Vec<(String, String)> { set.iter().filter(|(n, v)| defaults.get(n) != Some(*v)).map(|(n, v)| (n.to_string(), v.to_string())).collect() };
-        let via_shim = f.dalbe.is_some() || (native_for(info.name).is_none() && kernel_cc_for(info.name, &available).is_err());
+        let non_default = |set: &ParamSet, defaults: &ParamSet| -> Vec<(String, String)> {
+            set.iter()
+                .filter(|(n, v)| defaults.get(n) != Some(*v))
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect()
+        };
+        let via_shim = f.dalbe.is_some()
+            || (native_for(info.name).is_none() && kernel_cc_for(info.name, &available).is_err());
         if via_shim {
             // Our own algorithm in the userspace agent, on kernel sockets through scv_shim
             // (crates/kernel): one agent per run, so shim flows must share its settings.
             if let Err(e) = scavenger_kernel::objects::built() {
-                return Err(format!("{who}: algorithm `{}` runs on the testbed through the scv_shim agent, but {e}", info.name));
+                return Err(format!(
+                    "{who}: algorithm `{}` runs on the testbed through the scv_shim agent, but {e}",
+                    info.name
+                ));
             }
             let mut cfg = AgentConfig::new(info.name);
             cfg.params = non_default(&f.params, &defaults);
@@ -116,7 +156,12 @@ fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Option<Agen
             cfg.dalbe = f.dalbe.as_ref().map(|d| {
                 let c = scavenger_cc::dalbe::find_controller(&d.controller);
                 let dd = c.map(|c| ParamSet::defaults(c.params));
-                DalbeConfig { controller: d.controller.clone(), params: dd.map_or_else(Vec::new, |dd| non_default(&d.params, &dd)), size: f.size_bytes, deadline: f.deadline }
+                DalbeConfig {
+                    controller: d.controller.clone(),
+                    params: dd.map_or_else(Vec::new, |dd| non_default(&d.params, &dd)),
+                    size: f.size_bytes,
+                    deadline: f.deadline,
+                }
             });
             cfg.resolve().map_err(|e| format!("{who}: {e}"))?;
             match &agent {
@@ -130,7 +175,10 @@ fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Option<Agen
             ccs.push("scv_shim".to_string());
         } else if let Some(alg) = native_for(info.name) {
             if let Err(e) = scavenger_kernel::objects::built() {
-                return Err(format!("{who}: algorithm `{}` runs on the testbed as the native BPF {}, but {e}", info.name, alg.name));
+                return Err(format!(
+                    "{who}: algorithm `{}` runs on the testbed as the native BPF {}, but {e}",
+                    info.name, alg.name
+                ));
             }
             // Parameters go to the BPF object's global map when it is registered; flows
             // sharing it must agree on them.
@@ -151,22 +199,35 @@ fn plan_flows(sc: &Scenario) -> Result<(Vec<String>, Vec<NativeUse>, Option<Agen
             return Err(format!("{who}: `receiver` (a receive-window controller) needs our own receiver; the kernel's TCP cannot run it"));
         }
         if f.mss != 1448 {
-            ignored.push(format!("{who}: mss = {} (the kernel derives 1448 from the 1500-byte MTU)", f.mss));
+            ignored.push(format!(
+                "{who}: mss = {} (the kernel derives 1448 from the 1500-byte MTU)",
+                f.mss
+            ));
         }
         if f.initial_window != 10 {
-            ignored.push(format!("{who}: initial_window = {} (the kernel uses 10)", f.initial_window));
+            ignored.push(format!(
+                "{who}: initial_window = {} (the kernel uses 10)",
+                f.initial_window
+            ));
         }
         if f.pacing {
             ignored.push(format!("{who}: pacing = true (on the testbed only the kernel's bbr and our algorithms that set a pacing rate in the shim agent pace)"));
         }
         if !f.delayed_ack {
-            ignored.push(format!("{who}: delayed_ack = false (the kernel's receiver decides)"));
+            ignored.push(format!(
+                "{who}: delayed_ack = false (the kernel's receiver decides)"
+            ));
         }
         if f.clock_offset_ns != 0 {
-            ignored.push(format!("{who}: clock_offset (hosts share the machine's clock)"));
+            ignored.push(format!(
+                "{who}: clock_offset (hosts share the machine's clock)"
+            ));
         }
         if f.rwnd_bytes != 64 << 20 {
-            ignored.push(format!("{who}: rwnd = {} bytes (the kernel autotunes its receive buffer)", f.rwnd_bytes));
+            ignored.push(format!(
+                "{who}: rwnd = {} bytes (the kernel autotunes its receive buffer)",
+                f.rwnd_bytes
+            ));
         }
     }
     Ok((ccs, natives, agent, ignored))
@@ -178,14 +239,29 @@ fn hosts_of(sc: &Scenario) -> Vec<(String, Side)> {
     let mut h: Vec<(String, Side)> = sc.hosts.iter().map(|x| (x.name.clone(), x.side)).collect();
     for side in [Side::Server, Side::Client] {
         if sc.flows.iter().any(|f| f.from.is_none()) && !h.iter().any(|x| x.1 == side) {
-            h.push((if side == Side::Server { "server" } else { "client" }.to_string(), side));
+            h.push((
+                if side == Side::Server {
+                    "server"
+                } else {
+                    "client"
+                }
+                .to_string(),
+                side,
+            ));
         }
     }
     h
 }
 
 fn endpoints_of(f: &FlowSpec, hosts: &[(String, Side)]) -> (String, String) {
-    let first = |s: Side| hosts.iter().find(|x| x.1 == s).expect("hosts_of adds one per side").0.clone();
+    let first = |s: Side| {
+        hosts
+            .iter()
+            .find(|x| x.1 == s)
+            .expect("hosts_of adds one per side")
+            .0
+            .clone()
+    };
     match (&f.from, &f.to) {
         (Some(a), Some(b)) => (a.clone(), b.clone()),
         _ => match f.direction {
@@ -207,15 +283,23 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
     // panic (never as a namespace default: sockets select them with setsockopt).
     let mut _registered = Vec::new();
     for u in &natives {
-        _registered.push(scavenger_kernel::manage::LoadGuard::new(u.alg, &u.params).map_err(|e| format!("cannot register {}: {e}", u.alg.name))?);
+        _registered.push(
+            scavenger_kernel::manage::LoadGuard::new(u.alg, &u.params)
+                .map_err(|e| format!("cannot register {}: {e}", u.alg.name))?,
+        );
     }
     if agent_cfg.is_some() {
         let shim = scavenger_kernel::manage::find("scv_shim")?;
-        _registered.push(scavenger_kernel::manage::LoadGuard::new(shim, &[]).map_err(|e| format!("cannot register scv_shim: {e}"))?);
+        _registered.push(
+            scavenger_kernel::manage::LoadGuard::new(shim, &[])
+                .map_err(|e| format!("cannot register scv_shim: {e}"))?,
+        );
     }
     // Declared after the registrations so that it stops before they are undone.
     let _agent = match agent_cfg {
-        Some(cfg) => Some(AgentHandle::spawn(cfg).map_err(|e| format!("cannot start the scv_shim agent: {e}"))?),
+        Some(cfg) => Some(
+            AgentHandle::spawn(cfg).map_err(|e| format!("cannot start the scv_shim agent: {e}"))?,
+        ),
         None => None,
     };
     if sc.flows.len() > (32768 - FIRST_PORT as usize) {
@@ -223,16 +307,37 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
     }
     let sim = sc.to_sim(opts.seed);
     let hosts = hosts_of(sc);
-    let routes: Vec<FlowRoute> =
-        sc.flows.iter().enumerate().map(|(i, f)| FlowRoute { port: FIRST_PORT + i as u16, data_forward: f.direction == FlowDirection::Download, extra_delay: f.extra_delay }).collect();
+    let routes: Vec<FlowRoute> = sc
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| FlowRoute {
+            port: FIRST_PORT + i as u16,
+            data_forward: f.direction == FlowDirection::Download,
+            extra_delay: f.extra_delay,
+        })
+        .collect();
     // Time series need the forward link's packet log (queue length, utilisation per bin).
-    let log_limit = if sc.series_bin.is_some() { opts.log_limit.max(RunOptions::default().log_limit) } else { opts.log_limit };
-    let cfg = EmulatorConfig { forward: sim.forward.clone(), reverse: sim.reverse.clone(), seed: opts.seed, flows: routes, log_limit };
+    let log_limit = if sc.series_bin.is_some() {
+        opts.log_limit.max(RunOptions::default().log_limit)
+    } else {
+        opts.log_limit
+    };
+    let cfg = EmulatorConfig {
+        forward: sim.forward.clone(),
+        reverse: sim.reverse.clone(),
+        seed: opts.seed,
+        flows: routes,
+        log_limit,
+    };
     let mut tb = Testbed::start(&hosts, cfg, opts.realtime)?;
     let mut plans = Vec::new();
     for (i, f) in sc.flows.iter().enumerate() {
         let (from, to) = endpoints_of(f, &hosts);
-        let (s, r) = (tb.topo.host(&from).expect("built").clone(), tb.topo.host(&to).expect("built").clone());
+        let (s, r) = (
+            tb.topo.host(&from).expect("built").clone(),
+            tb.topo.host(&to).expect("built").clone(),
+        );
         if f.ecn {
             // RFC 3168 ECN on both ends of this flow (net.ipv4.tcp_ecn = 1: request and accept).
             netns::sysctl(&s.ns, "net.ipv4.tcp_ecn", "1")?;
@@ -265,7 +370,9 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
             if netns::stop_requested() {
                 return Err("interrupted".into());
             }
-            std::thread::sleep(std::time::Duration::from_millis(10).min(std::time::Duration::from_nanos(run_end.since(tb.clock.now()).nanos().max(1))));
+            std::thread::sleep(std::time::Duration::from_millis(10).min(
+                std::time::Duration::from_nanos(run_end.since(tb.clock.now()).nanos().max(1)),
+            ));
         }
         Ok(())
     })();
@@ -322,15 +429,29 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
         metrics,
         testbed: Some(testbed),
     };
-    Ok(TestbedRun { record, emulator: report })
+    Ok(TestbedRun {
+        record,
+        emulator: report,
+    })
 }
 
 fn bytes_between(r: &ReceiverReport, from: Time, to: Time) -> u64 {
-    let (a, b) = ((from.nanos() / BIN.nanos()) as usize, (to.nanos() / BIN.nanos()) as usize);
-    r.bins.get(a.min(r.bins.len())..b.min(r.bins.len())).map_or(0, |s| s.iter().sum())
+    let (a, b) = (
+        (from.nanos() / BIN.nanos()) as usize,
+        (to.nanos() / BIN.nanos()) as usize,
+    );
+    r.bins
+        .get(a.min(r.bins.len())..b.min(r.bins.len()))
+        .map_or(0, |s| s.iter().sum())
 }
 
-fn metrics(sc: &Scenario, plans: &[FlowPlan], senders: &[SenderReport], receivers: &[ReceiverReport], rep: &EmulatorReport) -> SimResult {
+fn metrics(
+    sc: &Scenario,
+    plans: &[FlowPlan],
+    senders: &[SenderReport],
+    receivers: &[ReceiverReport],
+    rep: &EmulatorReport,
+) -> SimResult {
     let end = Time::ZERO + sc.duration;
     let flows = sc
         .flows
@@ -341,14 +462,22 @@ fn metrics(sc: &Scenario, plans: &[FlowPlan], senders: &[SenderReport], receiver
         .map(|(((f, p), (s, r)), c)| {
             let stop = r.completed_at.unwrap_or(p.end);
             let active = stop.since(p.start).secs_f64();
-            let per_s = |b: u64| if active > 0.0 { b as f64 * 8.0 / active } else { 0.0 };
+            let per_s = |b: u64| {
+                if active > 0.0 {
+                    b as f64 * 8.0 / active
+                } else {
+                    0.0
+                }
+            };
             let last = s.samples.last().map(|x| x.info).unwrap_or_default();
             FlowResult {
                 name: f.name.clone(),
                 algorithm: f.algorithm.clone(),
                 start_s: p.start.secs_f64(),
                 size_bytes: f.size_bytes,
-                completion_time_s: r.completed_at.map(|c| c.since(r.first_byte.unwrap_or(p.start)).secs_f64()),
+                completion_time_s: r
+                    .completed_at
+                    .map(|c| c.since(r.first_byte.unwrap_or(p.start)).secs_f64()),
                 completed_at_s: r.completed_at.map(|c| c.secs_f64()),
                 active_s: active,
                 delivered_bytes: r.bytes,
@@ -362,7 +491,12 @@ fn metrics(sc: &Scenario, plans: &[FlowPlan], senders: &[SenderReport], receiver
                 final_cwnd_bytes: last.snd_cwnd as u64 * last.snd_mss as u64,
                 owd_ms: None,
                 loss_rate: None,
-                conservation: Conservation { sent_bytes: c.data_arrived_bytes, delivered_bytes: c.data_delivered_bytes, dropped_bytes: c.data_dropped_bytes, in_flight_bytes: c.data_in_flight_bytes },
+                conservation: Conservation {
+                    sent_bytes: c.data_arrived_bytes,
+                    delivered_bytes: c.data_delivered_bytes,
+                    dropped_bytes: c.data_dropped_bytes,
+                    in_flight_bytes: c.data_in_flight_bytes,
+                },
             }
         })
         .collect();
@@ -370,7 +504,13 @@ fn metrics(sc: &Scenario, plans: &[FlowPlan], senders: &[SenderReport], receiver
         .iter()
         .enumerate()
         .map(|(i, name)| {
-            LinkResult::from_stats(name, &rep.links[i], rep.configs[i].rate, sc.duration, rep.in_transit_bytes[i])
+            LinkResult::from_stats(
+                name,
+                &rep.links[i],
+                rep.configs[i].rate,
+                sc.duration,
+                rep.in_transit_bytes[i],
+            )
         })
         .collect();
     let jain = sc
@@ -379,33 +519,98 @@ fn metrics(sc: &Scenario, plans: &[FlowPlan], senders: &[SenderReport], receiver
         .map(|j| {
             let (from, to) = (Time::ZERO + j.from, (Time::ZERO + j.to).min(end));
             let span = to.since(from).secs_f64();
-            let rates: Vec<f64> =
-                j.flows.iter().map(|n| sc.flows.iter().position(|f| &f.name == n).map_or(0.0, |i| if span > 0.0 { bytes_between(&receivers[i], from, to) as f64 * 8.0 / span } else { 0.0 })).collect();
-            JainResult { name: j.name.clone(), flows: j.flows.clone(), from_s: j.from.secs_f64(), to_s: j.to.secs_f64(), index: jain_index(&rates), goodput_bps: rates }
+            let rates: Vec<f64> = j
+                .flows
+                .iter()
+                .map(|n| {
+                    sc.flows.iter().position(|f| &f.name == n).map_or(0.0, |i| {
+                        if span > 0.0 {
+                            bytes_between(&receivers[i], from, to) as f64 * 8.0 / span
+                        } else {
+                            0.0
+                        }
+                    })
+                })
+                .collect();
+            JainResult {
+                name: j.name.clone(),
+                flows: j.flows.clone(),
+                from_s: j.from.secs_f64(),
+                to_s: j.to.secs_f64(),
+                index: jain_index(&rates),
+                goodput_bps: rates,
+            }
         })
         .collect();
-    let series = sc.series_bin.map(|bin| series(sc, bin, senders, receivers, rep));
-    SimResult { duration_s: sc.duration.secs_f64(), events: rep.packets, flows, links, jain, series }
+    let series = sc
+        .series_bin
+        .map(|bin| series(sc, bin, senders, receivers, rep));
+    SimResult {
+        duration_s: sc.duration.secs_f64(),
+        events: rep.packets,
+        flows,
+        links,
+        jain,
+        series,
+    }
 }
 
 /// Time series from the receivers' byte bins, the TCP_INFO samples and the forward
 /// link's packet log.
-fn series(sc: &Scenario, bin: Dur, senders: &[SenderReport], receivers: &[ReceiverReport], rep: &EmulatorReport) -> Series {
+fn series(
+    sc: &Scenario,
+    bin: Dur,
+    senders: &[SenderReport],
+    receivers: &[ReceiverReport],
+    rep: &EmulatorReport,
+) -> Series {
     let n = sc.duration.nanos().div_ceil(bin.nanos()) as usize;
-    let time_s: Vec<f64> = (1..=n).map(|k| (bin.nanos() * k as u64) as f64 / 1e9).collect();
+    let time_s: Vec<f64> = (1..=n)
+        .map(|k| (bin.nanos() * k as u64) as f64 / 1e9)
+        .collect();
     let edge = |k: usize| Time(bin.nanos() * k as u64);
-    let goodput = receivers.iter().map(|r| (0..n).map(|k| bytes_between(r, edge(k), edge(k + 1)) as f64 * 8.0 / bin.secs_f64()).collect()).collect();
+    let goodput = receivers
+        .iter()
+        .map(|r| {
+            (0..n)
+                .map(|k| bytes_between(r, edge(k), edge(k + 1)) as f64 * 8.0 / bin.secs_f64())
+                .collect()
+        })
+        .collect();
     // The last TCP_INFO sample at or before each bin's end.
-    let at_end = |s: &SenderReport, k: usize| s.samples.iter().take_while(|x| x.t <= edge(k + 1)).last().map(|x| x.info);
-    let cwnd = senders.iter().map(|s| (0..n).map(|k| at_end(s, k).map_or(0, |i| i.snd_cwnd as u64 * i.snd_mss as u64)).collect()).collect();
+    let at_end = |s: &SenderReport, k: usize| {
+        s.samples
+            .iter()
+            .take_while(|x| x.t <= edge(k + 1))
+            .last()
+            .map(|x| x.info)
+    };
+    let cwnd = senders
+        .iter()
+        .map(|s| {
+            (0..n)
+                .map(|k| at_end(s, k).map_or(0, |i| i.snd_cwnd as u64 * i.snd_mss as u64))
+                .collect()
+        })
+        .collect();
     // In place of the simulator's algorithm trace variables: the kernel's srtt and
     // delivery-rate estimate (bytes/s in TCP_INFO, bit/s here).
     let trace = senders
         .iter()
         .map(|s| {
             vec![
-                ("srtt_ms".to_string(), (0..n).map(|k| at_end(s, k).map_or(f64::NAN, |i| i.rtt_us as f64 / 1e3)).collect()),
-                ("delivery_rate_bps".to_string(), (0..n).map(|k| at_end(s, k).map_or(f64::NAN, |i| i.delivery_rate as f64 * 8.0)).collect()),
+                (
+                    "srtt_ms".to_string(),
+                    (0..n)
+                        .map(|k| at_end(s, k).map_or(f64::NAN, |i| i.rtt_us as f64 / 1e3))
+                        .collect(),
+                ),
+                (
+                    "delivery_rate_bps".to_string(),
+                    (0..n)
+                        .map(|k| at_end(s, k).map_or(f64::NAN, |i| i.delivery_rate as f64 * 8.0))
+                        .collect(),
+                ),
             ]
         })
         .collect();
@@ -437,7 +642,10 @@ fn series(sc: &Scenario, bin: Dur, senders: &[SenderReport], receivers: &[Receiv
         flow_goodput_bps: goodput,
         flow_cwnd_bytes: cwnd,
         flow_trace: trace,
-        link_utilisation: tx.iter().map(|&b| if cap > 0.0 { b as f64 / cap } else { 0.0 }).collect(),
+        link_utilisation: tx
+            .iter()
+            .map(|&b| if cap > 0.0 { b as f64 / cap } else { 0.0 })
+            .collect(),
         queue_pkts: queue,
     }
 }
@@ -448,18 +656,30 @@ mod tests {
 
     #[test]
     fn our_names_map_to_the_kernels_and_others_are_refused() {
-        let avail: Vec<String> = ["reno", "bbr", "cubic"].iter().map(|s| s.to_string()).collect();
+        let avail: Vec<String> = ["reno", "bbr", "cubic"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(kernel_cc_for("newreno", &avail).unwrap(), "reno");
         assert_eq!(kernel_cc_for("cubic", &avail).unwrap(), "cubic");
         // Ours with a native BPF version run as it; the rest are refused.
         assert_eq!(native_for("ledbat").map(|a| a.name), Some("scv_ledbat"));
         assert_eq!(native_for("yield").map(|a| a.name), Some("scv_yield"));
-        assert_eq!(native_for("ledbat-plus-plus").map(|a| a.name), Some("scv_ledbatpp"));
+        assert_eq!(
+            native_for("ledbat-plus-plus").map(|a| a.name),
+            Some("scv_ledbatpp")
+        );
         assert!(native_for("vegas").is_none() && native_for("shim").is_none());
         let e = kernel_cc_for("ledbat", &avail).unwrap_err();
-        assert!(e.contains("ledbat") && e.contains("reno, bbr, cubic"), "{e}");
+        assert!(
+            e.contains("ledbat") && e.contains("reno, bbr, cubic"),
+            "{e}"
+        );
         let e = kernel_cc_for("cubic", &avail[..2]).unwrap_err();
-        assert!(e.contains("does not offer") && e.contains("reno, bbr"), "{e}");
+        assert!(
+            e.contains("does not offer") && e.contains("reno, bbr"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -486,8 +706,20 @@ mod tests {
         )
         .unwrap();
         let h = hosts_of(&sc);
-        assert_eq!(h, vec![("server".to_string(), Side::Server), ("client".to_string(), Side::Client)]);
-        assert_eq!(endpoints_of(&sc.flows[0], &h), ("server".into(), "client".into()));
-        assert_eq!(endpoints_of(&sc.flows[1], &h), ("client".into(), "server".into()));
+        assert_eq!(
+            h,
+            vec![
+                ("server".to_string(), Side::Server),
+                ("client".to_string(), Side::Client)
+            ]
+        );
+        assert_eq!(
+            endpoints_of(&sc.flows[0], &h),
+            ("server".into(), "client".into())
+        );
+        assert_eq!(
+            endpoints_of(&sc.flows[1], &h),
+            ("client".into(), "server".into())
+        );
     }
 }

@@ -16,7 +16,8 @@ fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
 }
 
 fn open(path: &str, flags: libc::c_int) -> io::Result<OwnedFd> {
-    let p = CString::new(path).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains NUL"))?;
+    let p = CString::new(path)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains NUL"))?;
     // SAFETY: `p` is a valid NUL-terminated string; the returned fd is owned by us.
     let fd = cvt(unsafe { libc::open(p.as_ptr(), flags | libc::O_CLOEXEC) })?;
     // SAFETY: `fd` was just opened and is not owned by anything else.
@@ -27,9 +28,11 @@ fn open(path: &str, flags: libc::c_int) -> io::Result<OwnedFd> {
 /// (/run/netns/NAME, as `ip netns add` creates it). Sockets and TUN devices it opens
 /// afterwards belong to that namespace and stay bound to it.
 pub fn enter_netns(name: &str) -> io::Result<()> {
-    let fd = open(&format!("/run/netns/{name}"), libc::O_RDONLY).map_err(|e| io::Error::new(e.kind(), format!("cannot open namespace {name}: {e}")))?;
+    let fd = open(&format!("/run/netns/{name}"), libc::O_RDONLY)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot open namespace {name}: {e}")))?;
     // SAFETY: setns on a valid namespace fd; affects only the calling thread.
-    cvt(unsafe { libc::setns(fd.as_raw_fd(), libc::CLONE_NEWNET) }).map_err(|e| io::Error::new(e.kind(), format!("setns into {name}: {e}")))?;
+    cvt(unsafe { libc::setns(fd.as_raw_fd(), libc::CLONE_NEWNET) })
+        .map_err(|e| io::Error::new(e.kind(), format!("setns into {name}: {e}")))?;
     Ok(())
 }
 
@@ -42,23 +45,38 @@ const IFF_NO_PI: libc::c_short = 0x1000;
 /// returned fd is closed.
 pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
     if name.is_empty() || name.len() >= libc::IFNAMSIZ {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("TUN device name {name:?} must have 1..{} bytes", libc::IFNAMSIZ - 1)));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "TUN device name {name:?} must have 1..{} bytes",
+                libc::IFNAMSIZ - 1
+            ),
+        ));
     }
-    let fd = open("/dev/net/tun", libc::O_RDWR | libc::O_NONBLOCK).map_err(|e| io::Error::new(e.kind(), format!("cannot open /dev/net/tun: {e}")))?;
+    let fd = open("/dev/net/tun", libc::O_RDWR | libc::O_NONBLOCK)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot open /dev/net/tun: {e}")))?;
     // struct ifreq: 16 bytes of name, then the flags (a short) in the union.
     let mut ifr = [0u8; 40];
     ifr[..name.len()].copy_from_slice(name.as_bytes());
     ifr[16..18].copy_from_slice(&(IFF_TUN | IFF_NO_PI).to_ne_bytes());
     // SAFETY: TUNSETIFF reads and writes one struct ifreq (40 bytes) at the pointer.
-    cvt(unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF as _, ifr.as_mut_ptr()) }).map_err(|e| io::Error::new(e.kind(), format!("TUNSETIFF {name}: {e}")))?;
+    cvt(unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF as _, ifr.as_mut_ptr()) })
+        .map_err(|e| io::Error::new(e.kind(), format!("TUNSETIFF {name}: {e}")))?;
     Ok(fd)
 }
 
 /// Waits until one of `fds` is readable or `timeout_ns` passes; returns which are
 /// readable. EINTR counts as a timeout.
 pub fn wait_readable<const N: usize>(fds: [RawFd; N], timeout_ns: u64) -> io::Result<[bool; N]> {
-    let mut p = fds.map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
-    let ts = libc::timespec { tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t, tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long };
+    let mut p = fds.map(|fd| libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    });
+    let ts = libc::timespec {
+        tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+    };
     // SAFETY: `p` holds N pollfds; `ts` is a valid timespec; no signal mask.
     let r = unsafe { libc::ppoll(p.as_mut_ptr(), N as libc::nfds_t, &ts, std::ptr::null()) };
     if r < 0 {
@@ -99,7 +117,9 @@ pub fn write_packet(fd: RawFd, buf: &[u8]) -> io::Result<()> {
 /// Puts the calling thread under SCHED_FIFO at `prio`, so the emulator's timers are not
 /// delayed by ordinary threads (kernel-and-testbed notes §2.3: p99 lateness 256 → 128 µs).
 pub fn set_realtime(prio: i32) -> io::Result<()> {
-    let p = libc::sched_param { sched_priority: prio };
+    let p = libc::sched_param {
+        sched_priority: prio,
+    };
     // SAFETY: pid 0 = the calling thread; `p` is a valid sched_param.
     cvt(unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) }).map(|_| ())
 }
@@ -117,18 +137,52 @@ pub fn is_root() -> bool {
 
 fn setsockopt_bytes(fd: RawFd, level: libc::c_int, opt: libc::c_int, val: &[u8]) -> io::Result<()> {
     // SAFETY: passes `val` with its length.
-    cvt(unsafe { libc::setsockopt(fd, level, opt, val.as_ptr().cast(), val.len() as libc::socklen_t) }).map(|_| ())
+    cvt(unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            opt,
+            val.as_ptr().cast(),
+            val.len() as libc::socklen_t,
+        )
+    })
+    .map(|_| ())
 }
 
 /// A TCP connection to `addr:port` from the calling thread's namespace whose congestion
 /// control is set to `cc` before the SYN is sent.
 pub fn tcp_connect(addr: Ipv4Addr, port: u16, cc: &str) -> io::Result<TcpStream> {
     // SAFETY: plain socket(2); the fd is owned by `sock` at once.
-    let sock = unsafe { OwnedFd::from_raw_fd(cvt(libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0))?) };
-    setsockopt_bytes(sock.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_bytes()).map_err(|e| io::Error::new(e.kind(), format!("setsockopt(TCP_CONGESTION, {cc}): {e}")))?;
-    let sa = libc::sockaddr_in { sin_family: libc::AF_INET as libc::sa_family_t, sin_port: port.to_be(), sin_addr: libc::in_addr { s_addr: u32::from(addr).to_be() }, sin_zero: [0; 8] };
+    let sock = unsafe {
+        OwnedFd::from_raw_fd(cvt(libc::socket(
+            libc::AF_INET,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+        ))?)
+    };
+    setsockopt_bytes(
+        sock.as_raw_fd(),
+        libc::IPPROTO_TCP,
+        libc::TCP_CONGESTION,
+        cc.as_bytes(),
+    )
+    .map_err(|e| io::Error::new(e.kind(), format!("setsockopt(TCP_CONGESTION, {cc}): {e}")))?;
+    let sa = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(addr).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
     // SAFETY: connect with a sockaddr_in of the right length.
-    cvt(unsafe { libc::connect(sock.as_raw_fd(), (&sa as *const libc::sockaddr_in).cast(), std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t) })?;
+    cvt(unsafe {
+        libc::connect(
+            sock.as_raw_fd(),
+            (&sa as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        )
+    })?;
     Ok(TcpStream::from(sock))
 }
 
@@ -137,7 +191,15 @@ pub fn tcp_congestion(fd: RawFd) -> io::Result<String> {
     let mut buf = [0u8; 16];
     let mut len = buf.len() as libc::socklen_t;
     // SAFETY: getsockopt writes at most `len` bytes into `buf`.
-    cvt(unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, buf.as_mut_ptr().cast(), &mut len) })?;
+    cvt(unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            buf.as_mut_ptr().cast(),
+            &mut len,
+        )
+    })?;
     let s = &buf[..len as usize];
     Ok(String::from_utf8_lossy(s.split(|b| *b == 0).next().unwrap_or(&[])).into_owned())
 }
@@ -163,8 +225,14 @@ pub struct TcpInfo {
 
 /// Parses the bytes getsockopt(TCP_INFO) returned (`b.len()` is what the kernel filled).
 pub fn parse_tcp_info(b: &[u8]) -> TcpInfo {
-    let u32_at = |o: usize| b.get(o..o + 4).map_or(0, |s| u32::from_ne_bytes(s.try_into().expect("4 bytes")));
-    let u64_at = |o: usize| b.get(o..o + 8).map_or(0, |s| u64::from_ne_bytes(s.try_into().expect("8 bytes")));
+    let u32_at = |o: usize| {
+        b.get(o..o + 4)
+            .map_or(0, |s| u32::from_ne_bytes(s.try_into().expect("4 bytes")))
+    };
+    let u64_at = |o: usize| {
+        b.get(o..o + 8)
+            .map_or(0, |s| u64::from_ne_bytes(s.try_into().expect("8 bytes")))
+    };
     TcpInfo {
         ca_state: b.get(1).copied().unwrap_or(0),
         snd_mss: u32_at(16),
@@ -185,7 +253,15 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
     let mut buf = [0u8; 256];
     let mut len = buf.len() as libc::socklen_t;
     // SAFETY: getsockopt writes at most `len` bytes into `buf`.
-    cvt(unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_INFO, buf.as_mut_ptr().cast(), &mut len) })?;
+    cvt(unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            buf.as_mut_ptr().cast(),
+            &mut len,
+        )
+    })?;
     Ok(parse_tcp_info(&buf[..len as usize]))
 }
 
@@ -195,14 +271,36 @@ pub struct IcmpSocket(OwnedFd);
 impl IcmpSocket {
     pub fn open() -> io::Result<IcmpSocket> {
         // SAFETY: plain socket(2); the fd is owned at once.
-        let fd = cvt(unsafe { libc::socket(libc::AF_INET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, libc::IPPROTO_ICMP) })?;
+        let fd = cvt(unsafe {
+            libc::socket(
+                libc::AF_INET,
+                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
+                libc::IPPROTO_ICMP,
+            )
+        })?;
         // SAFETY: `fd` is new and ours.
         Ok(IcmpSocket(unsafe { OwnedFd::from_raw_fd(fd) }))
     }
     pub fn send_to(&self, msg: &[u8], to: Ipv4Addr) -> io::Result<()> {
-        let sa = libc::sockaddr_in { sin_family: libc::AF_INET as libc::sa_family_t, sin_port: 0, sin_addr: libc::in_addr { s_addr: u32::from(to).to_be() }, sin_zero: [0; 8] };
+        let sa = libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: 0,
+            sin_addr: libc::in_addr {
+                s_addr: u32::from(to).to_be(),
+            },
+            sin_zero: [0; 8],
+        };
         // SAFETY: sends `msg` to a sockaddr_in of the right length.
-        let n = unsafe { libc::sendto(self.0.as_raw_fd(), msg.as_ptr().cast(), msg.len(), 0, (&sa as *const libc::sockaddr_in).cast(), std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t) };
+        let n = unsafe {
+            libc::sendto(
+                self.0.as_raw_fd(),
+                msg.as_ptr().cast(),
+                msg.len(),
+                0,
+                (&sa as *const libc::sockaddr_in).cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+            )
+        };
         if n < 0 {
             Err(io::Error::last_os_error())
         } else {
@@ -214,9 +312,18 @@ impl IcmpSocket {
     pub fn last_rx_time(&self) -> io::Result<std::time::SystemTime> {
         // SIOCGSTAMPNS (SIOCGSTAMPNS_OLD on 64-bit: struct timespec of the last packet).
         const SIOCGSTAMPNS: libc::c_ulong = 0x8907;
-        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
         // SAFETY: the ioctl writes one struct timespec into `ts`, which outlives the call.
-        let r = unsafe { libc::ioctl(self.0.as_raw_fd(), SIOCGSTAMPNS as _, &mut ts as *mut libc::timespec) };
+        let r = unsafe {
+            libc::ioctl(
+                self.0.as_raw_fd(),
+                SIOCGSTAMPNS as _,
+                &mut ts as *mut libc::timespec,
+            )
+        };
         if r < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -229,10 +336,21 @@ impl IcmpSocket {
             return Ok(None);
         }
         // SAFETY: reads at most buf.len() bytes into `buf`.
-        let n = unsafe { libc::recv(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
+        let n = unsafe {
+            libc::recv(
+                self.0.as_raw_fd(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                libc::MSG_DONTWAIT,
+            )
+        };
         if n < 0 {
             let e = io::Error::last_os_error();
-            return if e.kind() == io::ErrorKind::WouldBlock { Ok(None) } else { Err(e) };
+            return if e.kind() == io::ErrorKind::WouldBlock {
+                Ok(None)
+            } else {
+                Err(e)
+            };
         }
         Ok(Some(n as usize))
     }
@@ -241,9 +359,24 @@ impl IcmpSocket {
 /// Sends `count` copies of `payload` to `to` from a connected-less UDP socket with one
 /// sendmmsg(2) call; returns how many were sent. For the benchmark's blaster, where one
 /// syscall per datagram would make the sender, not the emulator, the bottleneck.
-pub fn send_udp_batch(sock: &std::net::UdpSocket, payload: &[u8], to: std::net::SocketAddrV4, count: usize) -> io::Result<usize> {
-    let sa = libc::sockaddr_in { sin_family: libc::AF_INET as libc::sa_family_t, sin_port: to.port().to_be(), sin_addr: libc::in_addr { s_addr: u32::from(*to.ip()).to_be() }, sin_zero: [0; 8] };
-    let mut iov = libc::iovec { iov_base: payload.as_ptr() as *mut libc::c_void, iov_len: payload.len() };
+pub fn send_udp_batch(
+    sock: &std::net::UdpSocket,
+    payload: &[u8],
+    to: std::net::SocketAddrV4,
+    count: usize,
+) -> io::Result<usize> {
+    let sa = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: to.port().to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*to.ip()).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    let mut iov = libc::iovec {
+        iov_base: payload.as_ptr() as *mut libc::c_void,
+        iov_len: payload.len(),
+    };
     // SAFETY: an all-zero mmsghdr is a valid "empty" header; every pointer set below
     // (`sa`, `iov`) outlives the sendmmsg call, and the kernel only reads through them.
     let mut hdrs: Vec<libc::mmsghdr> = (0..count)
@@ -257,7 +390,14 @@ pub fn send_udp_batch(sock: &std::net::UdpSocket, payload: &[u8], to: std::net::
         })
         .collect();
     // SAFETY: `hdrs` holds `count` initialised headers (see above).
-    let n = unsafe { libc::sendmmsg(sock.as_raw_fd(), hdrs.as_mut_ptr(), count as libc::c_uint, 0) };
+    let n = unsafe {
+        libc::sendmmsg(
+            sock.as_raw_fd(),
+            hdrs.as_mut_ptr(),
+            count as libc::c_uint,
+            0,
+        )
+    };
     if n < 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -289,7 +429,17 @@ mod tests {
         b[100..104].copy_from_slice(&9u32.to_ne_bytes());
         b[240..242].copy_from_slice(&2u16.to_ne_bytes());
         let i = parse_tcp_info(&b);
-        assert_eq!((i.ca_state, i.snd_mss, i.rtt_us, i.snd_cwnd, i.total_retrans, i.total_rto), (3, 1448, 40_123, 57, 9, Some(2)));
+        assert_eq!(
+            (
+                i.ca_state,
+                i.snd_mss,
+                i.rtt_us,
+                i.snd_cwnd,
+                i.total_retrans,
+                i.total_rto
+            ),
+            (3, 1448, 40_123, 57, 9, Some(2))
+        );
         // An older kernel's shorter struct: no RTO counter.
         assert_eq!(parse_tcp_info(&b[..232]).total_rto, None);
     }

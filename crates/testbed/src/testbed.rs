@@ -26,24 +26,47 @@ impl Testbed {
     /// Builds the namespaces for `hosts` and starts the emulator (in this process, on
     /// its own thread; SCHED_FIFO when `realtime` and permitted). The clock starts now:
     /// `Time(0)` is when the links come up.
-    pub fn start(hosts: &[(String, Side)], cfg: EmulatorConfig, realtime: bool) -> Result<Testbed, String> {
+    pub fn start(
+        hosts: &[(String, Side)],
+        cfg: EmulatorConfig,
+        realtime: bool,
+    ) -> Result<Testbed, String> {
         let mut topo = Topology::build(hosts)?;
-        let tuns = topo.tuns.take().expect("fresh topology has its TUN devices");
+        let tuns = topo
+            .tuns
+            .take()
+            .expect("fresh topology has its TUN devices");
         let clock = Clock::start();
         let stop = Arc::new(AtomicBool::new(false));
         let emu = Emulator::new(cfg);
         let s = stop.clone();
-        let join = std::thread::Builder::new().name("scvtb-emulator".into()).spawn(move || run_io(emu, tuns, clock, s, realtime)).map_err(|e| format!("cannot start the emulator thread: {e}"))?;
-        Ok(Testbed { emulator: Some(EmulatorThread { stop, join }), clock, topo })
+        let join = std::thread::Builder::new()
+            .name("scvtb-emulator".into())
+            .spawn(move || run_io(emu, tuns, clock, s, realtime))
+            .map_err(|e| format!("cannot start the emulator thread: {e}"))?;
+        Ok(Testbed {
+            emulator: Some(EmulatorThread { stop, join }),
+            clock,
+            topo,
+        })
     }
 
     /// A two-host dumbbell ("server" and "client") with the given links.
     pub fn dumbbell(cfg: EmulatorConfig) -> Result<Testbed, String> {
-        Testbed::start(&[("server".into(), Side::Server), ("client".into(), Side::Client)], cfg, true)
+        Testbed::start(
+            &[
+                ("server".into(), Side::Server),
+                ("client".into(), Side::Client),
+            ],
+            cfg,
+            true,
+        )
     }
 
     pub fn host(&self, name: &str) -> &HostNode {
-        self.topo.host(name).unwrap_or_else(|| panic!("no host {name}"))
+        self.topo
+            .host(name)
+            .unwrap_or_else(|| panic!("no host {name}"))
     }
 
     /// Stops the emulator and returns what it measured (once).

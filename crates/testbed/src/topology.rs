@@ -46,7 +46,12 @@ fn side_octet(side: Side) -> u8 {
 }
 
 fn has_ethtool() -> bool {
-    std::process::Command::new("ethtool").arg("--version").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status().is_ok_and(|s| s.success())
+    std::process::Command::new("ethtool")
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 impl Topology {
@@ -63,11 +68,21 @@ impl Topology {
         let namespaces = Namespaces::new();
         let router_server = format!("{id}-rs");
         let router_client = format!("{id}-rc");
-        let mut topo = Topology { id: id.clone(), hosts: Vec::new(), router_server: router_server.clone(), router_client: router_client.clone(), tuns: None, namespaces };
+        let mut topo = Topology {
+            id: id.clone(),
+            hosts: Vec::new(),
+            router_server: router_server.clone(),
+            router_client: router_client.clone(),
+            tuns: None,
+            namespaces,
+        };
         for r in [&router_server, &router_client] {
             topo.namespaces.add(r)?;
             netns::sysctl(r, "net.ipv4.ip_forward", "1")?;
-            for k in ["net.ipv4.conf.all.rp_filter", "net.ipv4.conf.default.rp_filter"] {
+            for k in [
+                "net.ipv4.conf.all.rp_filter",
+                "net.ipv4.conf.default.rp_filter",
+            ] {
                 netns::sysctl(r, k, "0")?;
             }
         }
@@ -80,10 +95,21 @@ impl Topology {
             }
             let ns = format!("{id}-h{i}");
             topo.namespaces.add(&ns)?;
-            let router = if *side == Side::Server { &router_server } else { &router_client };
-            init_cmds.push(format!("link add name eth0 netns {ns} type veth peer name v{i} netns {router}"));
+            let router = if *side == Side::Server {
+                &router_server
+            } else {
+                &router_client
+            };
+            init_cmds.push(format!(
+                "link add name eth0 netns {ns} type veth peer name v{i} netns {router}"
+            ));
             let o = side_octet(*side);
-            topo.hosts.push(HostNode { name: name.clone(), side: *side, ns, addr: Ipv4Addr::new(10, o, *k, 2) });
+            topo.hosts.push(HostNode {
+                name: name.clone(),
+                side: *side,
+                ns,
+                addr: Ipv4Addr::new(10, o, *k, 2),
+            });
             *k += 1;
         }
         netns::ip_batch(None, &init_cmds)?;
@@ -91,19 +117,50 @@ impl Topology {
         for (i, h) in topo.hosts.iter().enumerate() {
             let o = side_octet(h.side);
             let k = h.addr.octets()[2];
-            netns::ip_batch(Some(&h.ns), &[format!("addr add 10.{o}.{k}.2/24 dev eth0"), "link set eth0 up".into(), format!("route add default via 10.{o}.{k}.1")])?;
-            router_cmds[o as usize - 1].extend([format!("addr add 10.{o}.{k}.1/24 dev v{i}"), format!("link set v{i} up")]);
-            for (ns, dev) in [(h.ns.clone(), "eth0".to_string()), ((if h.side == Side::Server { &router_server } else { &router_client }).clone(), format!("v{i}"))] {
+            netns::ip_batch(
+                Some(&h.ns),
+                &[
+                    format!("addr add 10.{o}.{k}.2/24 dev eth0"),
+                    "link set eth0 up".into(),
+                    format!("route add default via 10.{o}.{k}.1"),
+                ],
+            )?;
+            router_cmds[o as usize - 1].extend([
+                format!("addr add 10.{o}.{k}.1/24 dev v{i}"),
+                format!("link set v{i} up"),
+            ]);
+            for (ns, dev) in [
+                (h.ns.clone(), "eth0".to_string()),
+                (
+                    (if h.side == Side::Server {
+                        &router_server
+                    } else {
+                        &router_client
+                    })
+                    .clone(),
+                    format!("v{i}"),
+                ),
+            ] {
                 offloads_off(&ns, &dev)?;
             }
         }
         // TUN devices are created by opening /dev/net/tun inside each router's namespace
         // (notes §2.2: the fd stays bound to the namespace it was opened in).
-        let tun_s = netns::run_in(&router_server, || sys::open_tun("tunS").map_err(|e| e.to_string()))?;
-        let tun_c = netns::run_in(&router_client, || sys::open_tun("tunC").map_err(|e| e.to_string()))?;
+        let tun_s = netns::run_in(&router_server, || {
+            sys::open_tun("tunS").map_err(|e| e.to_string())
+        })?;
+        let tun_c = netns::run_in(&router_client, || {
+            sys::open_tun("tunC").map_err(|e| e.to_string())
+        })?;
         topo.tuns = Some((tun_s, tun_c));
-        router_cmds[0].extend(["link set tunS mtu 1500 txqueuelen 1000 up".to_string(), "route add 10.2.0.0/16 dev tunS".to_string()]);
-        router_cmds[1].extend(["link set tunC mtu 1500 txqueuelen 1000 up".to_string(), "route add 10.1.0.0/16 dev tunC".to_string()]);
+        router_cmds[0].extend([
+            "link set tunS mtu 1500 txqueuelen 1000 up".to_string(),
+            "route add 10.2.0.0/16 dev tunS".to_string(),
+        ]);
+        router_cmds[1].extend([
+            "link set tunC mtu 1500 txqueuelen 1000 up".to_string(),
+            "route add 10.1.0.0/16 dev tunC".to_string(),
+        ]);
         netns::ip_batch(Some(&router_server), &router_cmds[0])?;
         netns::ip_batch(Some(&router_client), &router_cmds[1])?;
         Ok(topo)
@@ -121,10 +178,18 @@ impl Topology {
 }
 
 fn offloads_off(ns: &str, dev: &str) -> Result<(), String> {
-    let out = std::process::Command::new("ip").args(["netns", "exec", ns, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off"]).output().map_err(|e| format!("cannot run ethtool: {e}"))?;
+    let out = std::process::Command::new("ip")
+        .args([
+            "netns", "exec", ns, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off",
+        ])
+        .output()
+        .map_err(|e| format!("cannot run ethtool: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!("ethtool -K {dev} tso off gso off gro off in {ns} failed: {}", String::from_utf8_lossy(&out.stderr).trim()))
+        Err(format!(
+            "ethtool -K {dev} tso off gso off gro off in {ns} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
     }
 }

@@ -20,7 +20,8 @@
 //! and current RTT); the default is the thesis's OWD.
 
 use crate::algorithms::ledbat::{
-    DelaySignal, SegmentWindow, P_ALLOWED_INCREASE, P_BASE_HISTORY, P_CLAMP_TO_FIRST, P_CURRENT_FILTER, P_MIN_CWND, P_ROLLOVER, P_SLOW_START, P_TARGET,
+    DelaySignal, SegmentWindow, P_ALLOWED_INCREASE, P_BASE_HISTORY, P_CLAMP_TO_FIRST,
+    P_CURRENT_FILTER, P_MIN_CWND, P_ROLLOVER, P_SLOW_START, P_TARGET,
 };
 use crate::api::*;
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
@@ -109,7 +110,8 @@ impl CongestionControl for AppleLedbat {
         // App. A.4.2: update base/current delay lists (RFC 6817 §2.4.2).
         if self.use_rtt {
             if let Some(rtt) = ack.rtt {
-                self.delay.on_raw(now, rtt.nanos().min(i64::MAX as u64) as i64);
+                self.delay
+                    .on_raw(now, rtt.nanos().min(i64::MAX as u64) as i64);
             }
         } else if let Some(owd) = ack.owd {
             self.delay.on_owd(now, owd);
@@ -123,7 +125,9 @@ impl CongestionControl for AppleLedbat {
             return;
         }
         // "In safe area, increase exponentially": slow start while cwnd <= ssthresh.
-        let Some(acked) = self.win.slow_start(acked) else { return };
+        let Some(acked) = self.win.slow_start(acked) else {
+            return;
+        };
 
         // App. A.4.2: off_target = target − queuing_delay.
         let off_target = self.target_ns - q;
@@ -163,7 +167,14 @@ impl CongestionControl for AppleLedbat {
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
         self.delay.trace(self.queuing_delay, out);
-        out.push(("over_target", if self.queuing_delay > self.target_ns { 1.0 } else { 0.0 }));
+        out.push((
+            "over_target",
+            if self.queuing_delay > self.target_ns {
+                1.0
+            } else {
+                0.0
+            },
+        ));
     }
 }
 
@@ -179,15 +190,31 @@ mod tests {
 
     fn make_cwnd(over: &[(&str, RawParam)], iw: u64) -> AppleLedbat {
         let p = INFO.resolve(over.iter().map(|(n, v)| (*n, v))).unwrap();
-        AppleLedbat::new(&p, &CcInit { now: Time(0), mss: MSS, initial_cwnd: iw * MSS, rng: Rng::new(1) })
+        AppleLedbat::new(
+            &p,
+            &CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: iw * MSS,
+                rng: Rng::new(1),
+            },
+        )
     }
 
     fn no_ss() -> Vec<(&'static str, RawParam)> {
-        vec![("slow_start", RawParam::Bool(false)), ("current_filter", RawParam::Int(1))]
+        vec![
+            ("slow_start", RawParam::Bool(false)),
+            ("current_filter", RawParam::Int(1)),
+        ]
     }
 
     fn ack(segs: u64, owd_ms: i64) -> AckSample {
-        AckSample { bytes_acked: segs * MSS, owd: Some(owd_ms * MS), bytes_in_flight: 200 * MSS, ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_acked: segs * MSS,
+            owd: Some(owd_ms * MS),
+            bytes_in_flight: 200 * MSS,
+            ..AckSample::empty(MSS)
+        }
     }
 
     #[test]
@@ -212,7 +239,13 @@ mod tests {
         // 12−1=11, 11−1=10, 10−1=9, 9−1=8, 8−1=7, then 7>>3 = 0 so 7 stays.
         let mut seen = Vec::new();
         for _ in 0..6 {
-            a.on_ack(t, &AckSample { owd: Some(105 * MS + 1_000), ..ack(1, 0) });
+            a.on_ack(
+                t,
+                &AckSample {
+                    owd: Some(105 * MS + 1_000),
+                    ..ack(1, 0)
+                },
+            );
             seen.push(a.cwnd() / MSS);
         }
         assert_eq!(seen, vec![11, 10, 9, 8, 7, 7]);
@@ -248,17 +281,36 @@ mod tests {
     fn flight_cap_allowed_increase_and_min_cwnd_floor() {
         let mut a = make_cwnd(&no_ss(), 10);
         // 3 segments in flight after the ACK: cap = 3 + 1 + 1 = 5; ssthresh = 4.
-        a.on_ack(Time(0), &AckSample { bytes_in_flight: 3 * MSS, ..ack(1, 5) });
+        a.on_ack(
+            Time(0),
+            &AckSample {
+                bytes_in_flight: 3 * MSS,
+                ..ack(1, 5)
+            },
+        );
         assert_eq!((a.cwnd(), a.ssthresh()), (5 * MSS, 4 * MSS));
         // A window-update ACK (nothing acked, nothing in flight): cap = 0 + 0 + 1 = 1, and
         // the MIN_CWND floor lifts it to 2.
-        a.on_ack(Time(0), &AckSample { bytes_acked: 0, bytes_in_flight: 0, ..ack(0, 5) });
+        a.on_ack(
+            Time(0),
+            &AckSample {
+                bytes_acked: 0,
+                bytes_in_flight: 0,
+                ..ack(0, 5)
+            },
+        );
         assert_eq!((a.cwnd(), a.ssthresh()), (2 * MSS, MSS));
         // Apple's ALLOWED = 8 (seed 000 §2.2.7 text): cap = 3 + 1 + 8 = 12.
         let mut p = no_ss();
         p.push(("allowed_increase", RawParam::Int(8)));
         let mut b = make_cwnd(&p, 20);
-        b.on_ack(Time(0), &AckSample { bytes_in_flight: 3 * MSS, ..ack(1, 5) });
+        b.on_ack(
+            Time(0),
+            &AckSample {
+                bytes_in_flight: 3 * MSS,
+                ..ack(1, 5)
+            },
+        );
         assert_eq!(b.cwnd(), 12 * MSS);
     }
 
@@ -271,7 +323,12 @@ mod tests {
         a.on_ack(t, &ack(1, 305));
         assert_eq!((a.cwnd(), a.ssthresh()), (12 * MSS, u64::MAX));
         // Loss: ssthresh = cwnd = 6.
-        let ev = CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 12 * MSS, bytes_lost: MSS, mss: MSS };
+        let ev = CongestionEvent {
+            kind: CongestionKind::Loss,
+            bytes_in_flight: 12 * MSS,
+            bytes_lost: MSS,
+            mss: MSS,
+        };
         a.on_congestion(t, &ev);
         assert_eq!((a.cwnd(), a.ssthresh()), (6 * MSS, 6 * MSS));
         // cwnd 6 <= ssthresh 6, no room: leftover 1 → over target (filter [300, 300] ms):
@@ -279,9 +336,23 @@ mod tests {
         a.on_ack(t, &ack(1, 305));
         assert_eq!((a.cwnd(), a.ssthresh()), (6 * MSS, 5 * MSS));
         // ECN behaves the same: ssthresh = max(6/2, 2) = 3.
-        a.on_congestion(t, &CongestionEvent { kind: CongestionKind::Ecn, bytes_lost: 0, ..ev });
+        a.on_congestion(
+            t,
+            &CongestionEvent {
+                kind: CongestionKind::Ecn,
+                bytes_lost: 0,
+                ..ev
+            },
+        );
         assert_eq!((a.cwnd(), a.ssthresh()), (3 * MSS, 3 * MSS));
-        a.on_rto(t, &RtoEvent { bytes_in_flight: 3 * MSS, backoff_count: 1, mss: MSS });
+        a.on_rto(
+            t,
+            &RtoEvent {
+                bytes_in_flight: 3 * MSS,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!((a.cwnd(), a.ssthresh()), (MSS, 2 * MSS));
     }
 
@@ -290,7 +361,11 @@ mod tests {
         let mut p = no_ss();
         p.push(("delay_signal", RawParam::Text("rtt".into())));
         let mut a = make_cwnd(&p, 16);
-        let rtt = |ms: u64| AckSample { rtt: Some(Dur::from_millis(ms)), owd: Some(0), ..ack(1, 0) };
+        let rtt = |ms: u64| AckSample {
+            rtt: Some(Dur::from_millis(ms)),
+            owd: Some(0),
+            ..ack(1, 0)
+        };
         a.on_ack(Time(0), &rtt(50)); // base 50 ms, q = 0 → AI (counter 1/16)
         assert_eq!((a.cwnd(), a.queuing_delay()), (16 * MSS, 0));
         a.on_ack(Time(0), &rtt(150)); // q = 100 ms = target → AI (2/16)
@@ -298,7 +373,13 @@ mod tests {
         a.on_ack(Time(0), &rtt(151)); // q = 101 ms > target → 16 − 2 = 14
         assert_eq!((a.cwnd(), a.queuing_delay()), (14 * MSS, 101 * MS));
         // An ACK without an RTT sample (Karn) keeps the old estimate: 14 − 1 = 13.
-        a.on_ack(Time(0), &AckSample { rtt: None, ..rtt(0) });
+        a.on_ack(
+            Time(0),
+            &AckSample {
+                rtt: None,
+                ..rtt(0)
+            },
+        );
         assert_eq!(a.cwnd(), 13 * MSS);
     }
 }

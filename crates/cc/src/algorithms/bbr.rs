@@ -36,35 +36,217 @@ const TCP_INIT_CWND: u32 = 10;
 /// GSO_MAX_SIZE − 1 − MAX_TCP_HEADER (65536 − 1 − 320 on x86-64).
 const GSO_BYTES_CAP: u64 = 65536 - 1 - 320;
 
-const fn int(name: &'static str, default: i64, min: i64, max: i64, unit: &'static str, doc: &'static str) -> ParamSpec {
-    ParamSpec { name, kind: ParamKind::Int { min, max }, default: ParamValue::Int(default), unit, doc, source: "Linux net/ipv4/tcp_bbr.c (module constant of the same name)" }
+const fn int(
+    name: &'static str,
+    default: i64,
+    min: i64,
+    max: i64,
+    unit: &'static str,
+    doc: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Int { min, max },
+        default: ParamValue::Int(default),
+        unit,
+        doc,
+        source: "Linux net/ipv4/tcp_bbr.c (module constant of the same name)",
+    }
 }
 
 static PARAMS: &[ParamSpec] = &[
-    int("bbr_high_gain", 739, 256, 4096, "1/256", "STARTUP pacing and cwnd gain: BBR_UNIT * 2885 / 1000 + 1 (2/ln2)"),
-    int("bbr_drain_gain", 88, 1, 256, "1/256", "DRAIN pacing gain: BBR_UNIT * 1000 / 2885 (ln2/2)"),
-    int("bbr_cwnd_gain", 512, 256, 4096, "1/256", "PROBE_BW cwnd gain: BBR_UNIT * 2"),
-    int("bbr_pacing_gain_0", 320, 256, 1024, "1/256", "bbr_pacing_gain[0], the probing phase of the gain cycle: BBR_UNIT * 5 / 4"),
-    int("bbr_pacing_gain_1", 192, 1, 256, "1/256", "bbr_pacing_gain[1], the draining phase: BBR_UNIT * 3 / 4 (phases 2..7 are BBR_UNIT)"),
-    int("bbr_cycle_rand", 7, 1, 7, "phases", "randomize the starting gain cycle phase over [0, bbr_cycle_rand)"),
-    int("bbr_bw_rtts", 10, 1, 100, "rounds", "window length of the max-bandwidth filter: CYCLE_LEN + 2"),
-    int("bbr_min_rtt_win_sec", 10, 1, 3600, "s", "window length of the min_rtt filter"),
-    int("bbr_probe_rtt_mode_ms", 200, 0, 10_000, "ms", "minimum time in PROBE_RTT (0 disables PROBE_RTT)"),
-    int("bbr_cwnd_min_target", 4, 1, 100, "packets", "cwnd floor, and the cwnd in PROBE_RTT"),
-    int("bbr_full_bw_thresh", 320, 257, 1024, "1/256", "bandwidth must grow by this factor (5/4) per round to stay in STARTUP"),
-    int("bbr_full_bw_cnt", 3, 1, 100, "rounds", "rounds without such growth that mean the pipe is full"),
-    int("bbr_lt_intvl_min_rtts", 4, 1, 100, "rounds", "minimum length of a long-term sampling interval"),
-    int("bbr_lt_loss_thresh", 50, 1, 256, "1/256", "loss rate (lost/delivered) that ends an lt interval: 50/256 = 20 %"),
-    int("bbr_lt_bw_ratio", 32, 0, 256, "1/256", "two intervals' bandwidths within this ratio (1/8) mean a policer"),
-    int("bbr_lt_bw_diff", 500, 0, 1_000_000_000, "bytes/s", "or within this absolute difference: 4000 bit/s / 8"),
-    int("bbr_lt_bw_max_rtts", 48, 1, 10_000, "rounds", "rounds to keep using the policed rate lt_bw"),
-    int("bbr_extra_acked_gain", 256, 0, 4096, "1/256", "gain on the ACK-aggregation cwnd allowance (0 disables it)"),
-    int("bbr_extra_acked_win_rtts", 5, 1, 31, "rounds", "window of the extra_acked max filter"),
-    int("bbr_ack_epoch_acked_reset_thresh", 1 << 20, 1, 1 << 30, "packets", "restart the aggregation epoch after this many packets"),
-    int("bbr_extra_acked_max_us", 100_000, 0, 10_000_000, "us", "cap on the aggregation allowance, in time at bw"),
-    int("bbr_pacing_margin_percent", 1, 0, 99, "%", "pace this much below the estimated bandwidth"),
-    int("bbr_min_tso_rate", 1_200_000, 0, 1_000_000_000, "bit/s", "below this pacing rate the TSO goal is 1 segment, else 2 (bbr_min_tso_segs)"),
-    int("sk_pacing_shift", 10, 0, 20, "", "TSO/GSO budget is pacing_rate >> sk_pacing_shift bytes (about 1 ms), as tcp_tso_autosize"),
+    int(
+        "bbr_high_gain",
+        739,
+        256,
+        4096,
+        "1/256",
+        "STARTUP pacing and cwnd gain: BBR_UNIT * 2885 / 1000 + 1 (2/ln2)",
+    ),
+    int(
+        "bbr_drain_gain",
+        88,
+        1,
+        256,
+        "1/256",
+        "DRAIN pacing gain: BBR_UNIT * 1000 / 2885 (ln2/2)",
+    ),
+    int(
+        "bbr_cwnd_gain",
+        512,
+        256,
+        4096,
+        "1/256",
+        "PROBE_BW cwnd gain: BBR_UNIT * 2",
+    ),
+    int(
+        "bbr_pacing_gain_0",
+        320,
+        256,
+        1024,
+        "1/256",
+        "bbr_pacing_gain[0], the probing phase of the gain cycle: BBR_UNIT * 5 / 4",
+    ),
+    int(
+        "bbr_pacing_gain_1",
+        192,
+        1,
+        256,
+        "1/256",
+        "bbr_pacing_gain[1], the draining phase: BBR_UNIT * 3 / 4 (phases 2..7 are BBR_UNIT)",
+    ),
+    int(
+        "bbr_cycle_rand",
+        7,
+        1,
+        7,
+        "phases",
+        "randomize the starting gain cycle phase over [0, bbr_cycle_rand)",
+    ),
+    int(
+        "bbr_bw_rtts",
+        10,
+        1,
+        100,
+        "rounds",
+        "window length of the max-bandwidth filter: CYCLE_LEN + 2",
+    ),
+    int(
+        "bbr_min_rtt_win_sec",
+        10,
+        1,
+        3600,
+        "s",
+        "window length of the min_rtt filter",
+    ),
+    int(
+        "bbr_probe_rtt_mode_ms",
+        200,
+        0,
+        10_000,
+        "ms",
+        "minimum time in PROBE_RTT (0 disables PROBE_RTT)",
+    ),
+    int(
+        "bbr_cwnd_min_target",
+        4,
+        1,
+        100,
+        "packets",
+        "cwnd floor, and the cwnd in PROBE_RTT",
+    ),
+    int(
+        "bbr_full_bw_thresh",
+        320,
+        257,
+        1024,
+        "1/256",
+        "bandwidth must grow by this factor (5/4) per round to stay in STARTUP",
+    ),
+    int(
+        "bbr_full_bw_cnt",
+        3,
+        1,
+        100,
+        "rounds",
+        "rounds without such growth that mean the pipe is full",
+    ),
+    int(
+        "bbr_lt_intvl_min_rtts",
+        4,
+        1,
+        100,
+        "rounds",
+        "minimum length of a long-term sampling interval",
+    ),
+    int(
+        "bbr_lt_loss_thresh",
+        50,
+        1,
+        256,
+        "1/256",
+        "loss rate (lost/delivered) that ends an lt interval: 50/256 = 20 %",
+    ),
+    int(
+        "bbr_lt_bw_ratio",
+        32,
+        0,
+        256,
+        "1/256",
+        "two intervals' bandwidths within this ratio (1/8) mean a policer",
+    ),
+    int(
+        "bbr_lt_bw_diff",
+        500,
+        0,
+        1_000_000_000,
+        "bytes/s",
+        "or within this absolute difference: 4000 bit/s / 8",
+    ),
+    int(
+        "bbr_lt_bw_max_rtts",
+        48,
+        1,
+        10_000,
+        "rounds",
+        "rounds to keep using the policed rate lt_bw",
+    ),
+    int(
+        "bbr_extra_acked_gain",
+        256,
+        0,
+        4096,
+        "1/256",
+        "gain on the ACK-aggregation cwnd allowance (0 disables it)",
+    ),
+    int(
+        "bbr_extra_acked_win_rtts",
+        5,
+        1,
+        31,
+        "rounds",
+        "window of the extra_acked max filter",
+    ),
+    int(
+        "bbr_ack_epoch_acked_reset_thresh",
+        1 << 20,
+        1,
+        1 << 30,
+        "packets",
+        "restart the aggregation epoch after this many packets",
+    ),
+    int(
+        "bbr_extra_acked_max_us",
+        100_000,
+        0,
+        10_000_000,
+        "us",
+        "cap on the aggregation allowance, in time at bw",
+    ),
+    int(
+        "bbr_pacing_margin_percent",
+        1,
+        0,
+        99,
+        "%",
+        "pace this much below the estimated bandwidth",
+    ),
+    int(
+        "bbr_min_tso_rate",
+        1_200_000,
+        0,
+        1_000_000_000,
+        "bit/s",
+        "below this pacing rate the TSO goal is 1 segment, else 2 (bbr_min_tso_segs)",
+    ),
+    int(
+        "sk_pacing_shift",
+        10,
+        0,
+        20,
+        "",
+        "TSO/GSO budget is pacing_rate >> sk_pacing_shift bytes (about 1 ms), as tcp_tso_autosize",
+    ),
 ];
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
@@ -122,7 +304,9 @@ impl Cfg {
             high_gain: g("bbr_high_gain"),
             drain_gain: g("bbr_drain_gain"),
             cwnd_gain: g("bbr_cwnd_gain"),
-            pacing_gain: [up, down, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT],
+            pacing_gain: [
+                up, down, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT,
+            ],
             cycle_rand: g("bbr_cycle_rand"),
             bw_rtts: g("bbr_bw_rtts"),
             min_rtt_win: Dur::from_secs(g("bbr_min_rtt_win_sec")),
@@ -387,7 +571,8 @@ impl Bbr {
         if self.c.extra_acked_gain == 0 || !self.full_bw_reached {
             return 0;
         }
-        let max_aggr = (self.bbr_bw() as u128 * self.c.extra_acked_max_us as u128 / BW_UNIT as u128) as u64;
+        let max_aggr =
+            (self.bbr_bw() as u128 * self.c.extra_acked_max_us as u128 / BW_UNIT as u128) as u64;
         let aggr = (self.c.extra_acked_gain * self.extra_acked() as u64) >> BBR_SCALE;
         aggr.min(max_aggr) as u32
     }
@@ -441,7 +626,8 @@ impl Bbr {
     }
 
     fn is_next_cycle_phase(&self, rs: &Rs) -> bool {
-        let is_full_length = self.delivered_mstamp.since(self.cycle_mstamp).micros() > self.min_rtt_us as u64;
+        let is_full_length =
+            self.delivered_mstamp.since(self.cycle_mstamp).micros() > self.min_rtt_us as u64;
         if self.pacing_gain == BBR_UNIT {
             return is_full_length;
         }
@@ -449,7 +635,8 @@ impl Bbr {
         let inflight = rs.prior_in_flight;
         let bw = self.max_bw();
         if self.pacing_gain > BBR_UNIT {
-            return is_full_length && (rs.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain));
+            return is_full_length
+                && (rs.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain));
         }
         is_full_length || inflight <= self.inflight(bw, BBR_UNIT)
     }
@@ -500,7 +687,9 @@ impl Bbr {
     fn lt_bw_interval_done(&mut self, bw: u64) {
         if self.lt_bw != 0 {
             let diff = bw.abs_diff(self.lt_bw);
-            if diff * BBR_UNIT <= self.c.lt_bw_ratio * self.lt_bw || self.rate_bytes_per_sec(diff, BBR_UNIT) <= self.c.lt_bw_diff {
+            if diff * BBR_UNIT <= self.c.lt_bw_ratio * self.lt_bw
+                || self.rate_bytes_per_sec(diff, BBR_UNIT) <= self.c.lt_bw_diff
+            {
                 // All criteria met: we are policed. Average the two intervals.
                 self.lt_bw = (bw + self.lt_bw) >> 1;
                 self.lt_use_bw = true;
@@ -554,7 +743,8 @@ impl Bbr {
         if delivered == 0 || (lost << BBR_SCALE) < self.c.lt_loss_thresh * delivered {
             return;
         }
-        let t_ms = (self.delivered_mstamp.nanos() / 1_000_000) as i64 - self.lt_last_stamp_ms as i64;
+        let t_ms =
+            (self.delivered_mstamp.nanos() / 1_000_000) as i64 - self.lt_last_stamp_ms as i64;
         if t_ms < 1 {
             return;
         }
@@ -586,7 +776,11 @@ impl Bbr {
     }
 
     fn update_ack_aggregation(&mut self, rs: &Rs) {
-        if self.c.extra_acked_gain == 0 || rs.acked_sacked == 0 || rs.delivered < 0 || rs.interval_us <= 0 {
+        if self.c.extra_acked_gain == 0
+            || rs.acked_sacked == 0
+            || rs.delivered < 0
+            || rs.interval_us <= 0
+        {
             return;
         }
         if self.round_start {
@@ -598,8 +792,11 @@ impl Bbr {
             }
         }
         let epoch_us = self.delivered_mstamp.since(self.ack_epoch_mstamp).micros();
-        let mut expected_acked = (self.bbr_bw() as u128 * epoch_us as u128 / BW_UNIT as u128) as u32;
-        if self.ack_epoch_acked <= expected_acked || self.ack_epoch_acked + rs.acked_sacked >= self.c.ack_epoch_acked_reset_thresh {
+        let mut expected_acked =
+            (self.bbr_bw() as u128 * epoch_us as u128 / BW_UNIT as u128) as u32;
+        if self.ack_epoch_acked <= expected_acked
+            || self.ack_epoch_acked + rs.acked_sacked >= self.c.ack_epoch_acked_reset_thresh
+        {
             self.ack_epoch_acked = 0;
             self.ack_epoch_mstamp = self.delivered_mstamp;
             expected_acked = 0;
@@ -630,7 +827,9 @@ impl Bbr {
             self.mode = Mode::Drain;
             self.snd_ssthresh = self.inflight(self.max_bw(), BBR_UNIT);
         }
-        if self.mode == Mode::Drain && self.packets_in_flight <= self.inflight(self.max_bw(), BBR_UNIT) {
+        if self.mode == Mode::Drain
+            && self.packets_in_flight <= self.inflight(self.max_bw(), BBR_UNIT)
+        {
             self.reset_probe_bw_mode();
         }
     }
@@ -654,7 +853,11 @@ impl Bbr {
                 self.min_rtt_stamp = now;
             }
         }
-        if self.c.probe_rtt_mode > Dur::ZERO && filter_expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
+        if self.c.probe_rtt_mode > Dur::ZERO
+            && filter_expired
+            && !self.idle_restart
+            && self.mode != Mode::ProbeRtt
+        {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd();
             self.probe_rtt_done_stamp = None;
@@ -664,7 +867,9 @@ impl Bbr {
             let mark = (self.delivered + self.packets_in_flight as u64 * self.mss).max(1);
             let since = self.app_limited_mark.map_or(self.delivered, |m| m.1);
             self.app_limited_mark = Some((mark, since));
-            if self.probe_rtt_done_stamp.is_none() && self.packets_in_flight <= self.c.cwnd_min_target {
+            if self.probe_rtt_done_stamp.is_none()
+                && self.packets_in_flight <= self.c.cwnd_min_target
+            {
                 self.probe_rtt_done_stamp = Some(now + self.c.probe_rtt_mode);
                 self.probe_rtt_round_done = false;
                 self.next_rtt_delivered = self.delivered;
@@ -693,7 +898,11 @@ impl Bbr {
                 self.cwnd_gain = self.c.high_gain;
             }
             Mode::ProbeBw => {
-                self.pacing_gain = if self.lt_use_bw { BBR_UNIT } else { self.c.pacing_gain[self.cycle_idx] };
+                self.pacing_gain = if self.lt_use_bw {
+                    BBR_UNIT
+                } else {
+                    self.c.pacing_gain[self.cycle_idx]
+                };
                 self.cwnd_gain = self.c.cwnd_gain;
             }
             Mode::ProbeRtt => {
@@ -766,7 +975,9 @@ impl CongestionControl for Bbr {
             rs.interval_us = s.interval.micros() as i64;
             rs.prior_delivered = ack.delivered.saturating_sub(s.delivered);
             // Packets sent while tp->app_limited was set (PROBE_RTT) are app-limited.
-            let marked = self.app_limited_mark.is_some_and(|(end, since)| rs.prior_delivered >= since && rs.prior_delivered <= end);
+            let marked = self.app_limited_mark.is_some_and(|(end, since)| {
+                rs.prior_delivered >= since && rs.prior_delivered <= end
+            });
             rs.is_app_limited = s.app_limited || marked;
         }
         self.last_ack_app_limited = ack.app_limited;
@@ -789,7 +1000,10 @@ impl CongestionControl for Bbr {
         self.prev_ca_state = CaState::Loss;
         self.full_bw = 0;
         self.round_start = true;
-        let rs = Rs { losses: 1, ..Rs::default() };
+        let rs = Rs {
+            losses: 1,
+            ..Rs::default()
+        };
         self.lt_bw_sampling(&rs);
     }
 
@@ -829,10 +1043,18 @@ impl CongestionControl for Bbr {
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
-        let bw_bps = self.rate_bytes_per_sec(self.bbr_bw(), BBR_UNIT) as f64 * 8.0 / (1.0 - self.c.pacing_margin_percent as f64 / 100.0);
+        let bw_bps = self.rate_bytes_per_sec(self.bbr_bw(), BBR_UNIT) as f64 * 8.0
+            / (1.0 - self.c.pacing_margin_percent as f64 / 100.0);
         out.push(("mode", self.mode as u8 as f64));
         out.push(("bw_mbps", bw_bps / 1e6));
-        out.push(("min_rtt_ms", if self.min_rtt_us == u32::MAX { 0.0 } else { self.min_rtt_us as f64 / 1e3 }));
+        out.push((
+            "min_rtt_ms",
+            if self.min_rtt_us == u32::MAX {
+                0.0
+            } else {
+                self.min_rtt_us as f64 / 1e3
+            },
+        ));
         out.push(("pacing_gain", self.pacing_gain as f64 / BBR_UNIT as f64));
         out.push(("cwnd_gain", self.cwnd_gain as f64 / BBR_UNIT as f64));
         out.push(("cycle_idx", self.cycle_idx as f64));
@@ -848,7 +1070,15 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn bbr() -> Bbr {
-        Bbr::new(&ParamSet::defaults(PARAMS), CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) })
+        Bbr::new(
+            &ParamSet::defaults(PARAMS),
+            CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(1),
+            },
+        )
     }
 
     /// One ACK of `pkts` packets, delivery-rate sample of `rate_pkts` packets over
@@ -874,7 +1104,12 @@ mod tests {
             bytes_acked: a.pkts * MSS,
             rtt: Some(Dur::from_micros(a.rtt_us)),
             delivered: a.delivered_total * MSS,
-            rate: Some(RateSample { rate: Rate::from_bytes_over(a.rate_pkts * MSS, Dur::from_micros(a.interval_us)), interval: Dur::from_micros(a.interval_us), delivered: a.rate_pkts * MSS, app_limited: false }),
+            rate: Some(RateSample {
+                rate: Rate::from_bytes_over(a.rate_pkts * MSS, Dur::from_micros(a.interval_us)),
+                interval: Dur::from_micros(a.interval_us),
+                delivered: a.rate_pkts * MSS,
+                app_limited: false,
+            }),
             prior_in_flight: a.prior_inflight * MSS,
             bytes_in_flight: a.inflight * MSS,
             ..AckSample::empty(MSS)
@@ -893,7 +1128,10 @@ mod tests {
         let expect = 28_578_488;
         assert_eq!(b.pacing_rate, expect);
         assert_eq!(b.pacing_rate(), Some(Rate(expect * 8)));
-        assert_eq!((b.mode(), b.cwnd(), b.pacing_gain), (Mode::Startup, 10 * MSS, 0));
+        assert_eq!(
+            (b.mode(), b.cwnd(), b.pacing_gain),
+            (Mode::Startup, 10 * MSS, 0)
+        );
     }
 
     #[test]
@@ -901,7 +1139,7 @@ mod tests {
         let mut b = bbr();
         b.min_rtt_us = 40_000;
         b.pacing_rate = 2_000_000; // 16 Mbit/s in bytes/s
-        // 16 Mbit/s = 2 packets (1000 B) per ms = 0.002 pkt/µs → bw = 0.002 · 2^24 = 33554 (floor).
+                                   // 16 Mbit/s = 2 packets (1000 B) per ms = 0.002 pkt/µs → bw = 0.002 · 2^24 = 33554 (floor).
         let bw = 2 * BW_UNIT / 1000;
         assert_eq!(bw, 33_554);
         // bdp(gain 1) = ceil(33554 · 40000 · 256 >> 8 / 2^24) = ceil(1,342,160,000 / 16,777,216)
@@ -933,7 +1171,19 @@ mod tests {
         for _ in 0..5 {
             t += 40_000;
             delivered += 80;
-            feed(&mut b, &A { t_us: t, pkts: 80, delivered_total: delivered, rate_pkts: 80, interval_us: 40_000, rtt_us: 40_000, inflight: 200, prior_inflight: 280 });
+            feed(
+                &mut b,
+                &A {
+                    t_us: t,
+                    pkts: 80,
+                    delivered_total: delivered,
+                    rate_pkts: 80,
+                    interval_us: 40_000,
+                    rtt_us: 40_000,
+                    inflight: 200,
+                    prior_inflight: 280,
+                },
+            );
             rounds.push((b.rtt_cnt, b.full_bw_cnt, b.full_bw_reached, b.mode));
         }
         // Round 1 sets full_bw = 33554 (≥ 0·5/4); rounds 2, 3, 4 see no 25 % growth:
@@ -951,7 +1201,19 @@ mod tests {
         // In flight drops to 80 ≤ inflight(bw,1): PROBE_BW at a random phase ≠ 1.
         t += 1000;
         delivered += 1;
-        feed(&mut b, &A { t_us: t, pkts: 1, delivered_total: delivered, rate_pkts: 80, interval_us: 40_000, rtt_us: 40_000, inflight: 80, prior_inflight: 81 });
+        feed(
+            &mut b,
+            &A {
+                t_us: t,
+                pkts: 1,
+                delivered_total: delivered,
+                rate_pkts: 80,
+                interval_us: 40_000,
+                rtt_us: 40_000,
+                inflight: 80,
+                prior_inflight: 81,
+            },
+        );
         assert_eq!(b.mode(), Mode::ProbeBw);
         // cycle_idx = 7 − below(7) + 1 (mod 8): never 1 (the 3/4 phase).
         assert_ne!(b.cycle_idx, 1);
@@ -961,7 +1223,12 @@ mod tests {
         assert_eq!(b.pacing_gain, b.c.pacing_gain[expect]);
         // Full bw reached: cwnd = min(cwnd + acked, target) where target =
         // quantization_budget(bdp(bw, 2) + aggregation allowance).
-        assert!(b.cwnd() <= (b.quantization_budget(b.bdp(b.max_bw(), 512) + b.ack_aggregation_cwnd()) as u64) * MSS);
+        assert!(
+            b.cwnd()
+                <= (b.quantization_budget(b.bdp(b.max_bw(), 512) + b.ack_aggregation_cwnd())
+                    as u64)
+                    * MSS
+        );
     }
 
     #[test]
@@ -978,27 +1245,46 @@ mod tests {
         b.cycle_mstamp = Time(0);
         b.delivered_mstamp = Time(30_000_000);
         // Phase 0 (5/4): full length needs > min_rtt (30 ms is not) — stays.
-        let rs = Rs { prior_in_flight: 200, ..Rs::default() };
+        let rs = Rs {
+            prior_in_flight: 200,
+            ..Rs::default()
+        };
         assert!(!b.is_next_cycle_phase(&rs));
         // 41 ms elapsed but inflight 90 < inflight(bw, 5/4) = ceil(1,677,700,000 / 2^24 = 99.9987) = 100, + 6 → 106,
         // +2 for phase 0 → 108: stays.
         b.delivered_mstamp = Time(41_000_000);
         assert_eq!(b.inflight(33_554, 320), 108);
-        let rs = Rs { prior_in_flight: 90, ..Rs::default() };
+        let rs = Rs {
+            prior_in_flight: 90,
+            ..Rs::default()
+        };
         assert!(!b.is_next_cycle_phase(&rs));
         // ... unless there was a loss.
-        let rs = Rs { prior_in_flight: 90, losses: 1, ..Rs::default() };
+        let rs = Rs {
+            prior_in_flight: 90,
+            losses: 1,
+            ..Rs::default()
+        };
         assert!(b.is_next_cycle_phase(&rs));
         // In-flight reaches 108: advance to phase 1 (3/4), cycle_mstamp = 41 ms.
-        let rs = Rs { prior_in_flight: 108, ..Rs::default() };
+        let rs = Rs {
+            prior_in_flight: 108,
+            ..Rs::default()
+        };
         b.update_cycle_phase(&rs);
         assert_eq!((b.cycle_idx, b.cycle_mstamp), (1, Time(41_000_000)));
         b.update_gains();
         assert_eq!(b.pacing_gain, 192);
         // Phase 1 ends early once in flight ≤ inflight(bw, 1) = 80 + 6 = 86.
         b.delivered_mstamp = Time(50_000_000);
-        assert!(!b.is_next_cycle_phase(&Rs { prior_in_flight: 87, ..Rs::default() }));
-        assert!(b.is_next_cycle_phase(&Rs { prior_in_flight: 86, ..Rs::default() }));
+        assert!(!b.is_next_cycle_phase(&Rs {
+            prior_in_flight: 87,
+            ..Rs::default()
+        }));
+        assert!(b.is_next_cycle_phase(&Rs {
+            prior_in_flight: 86,
+            ..Rs::default()
+        }));
     }
 
     #[test]
@@ -1014,25 +1300,76 @@ mod tests {
         let mut delivered = 1000;
         // At 10.001 s a 50 ms RTT sample: the filter expired, so min_rtt = 50 ms and
         // PROBE_RTT starts with prior_cwnd = 100.
-        feed(&mut b, &A { t_us: 10_001_000, pkts: 1, delivered_total: delivered, rate_pkts: 80, interval_us: 40_000, rtt_us: 50_000, inflight: 90, prior_inflight: 91 });
-        assert_eq!((b.mode(), b.min_rtt_us, b.prior_cwnd, b.cwnd()), (Mode::ProbeRtt, 50_000, 100, 4 * MSS));
+        feed(
+            &mut b,
+            &A {
+                t_us: 10_001_000,
+                pkts: 1,
+                delivered_total: delivered,
+                rate_pkts: 80,
+                interval_us: 40_000,
+                rtt_us: 50_000,
+                inflight: 90,
+                prior_inflight: 91,
+            },
+        );
+        assert_eq!(
+            (b.mode(), b.min_rtt_us, b.prior_cwnd, b.cwnd()),
+            (Mode::ProbeRtt, 50_000, 100, 4 * MSS)
+        );
         assert_eq!(b.pacing_gain, BBR_UNIT);
         // In flight falls to 4 at 10.1 s: done stamp = 10.3 s, a new round starts now.
         delivered += 86;
-        feed(&mut b, &A { t_us: 10_100_000, pkts: 1, delivered_total: delivered, rate_pkts: 4, interval_us: 40_000, rtt_us: 50_000, inflight: 4, prior_inflight: 5 });
+        feed(
+            &mut b,
+            &A {
+                t_us: 10_100_000,
+                pkts: 1,
+                delivered_total: delivered,
+                rate_pkts: 4,
+                interval_us: 40_000,
+                rtt_us: 50_000,
+                inflight: 4,
+                prior_inflight: 5,
+            },
+        );
         assert_eq!(b.probe_rtt_done_stamp, Some(Time(10_300_000_000)));
         assert_eq!(b.next_rtt_delivered, delivered * MSS);
         // Samples of packets sent now are app-limited (tp->app_limited).
         assert!(b.app_limited_mark.is_some());
         // 10.2 s: round done (prior_delivered ≥ next_rtt_delivered) but not 200 ms yet.
         delivered += 4;
-        feed(&mut b, &A { t_us: 10_200_000, pkts: 4, delivered_total: delivered, rate_pkts: 4, interval_us: 50_000, rtt_us: 40_000, inflight: 4, prior_inflight: 8 });
+        feed(
+            &mut b,
+            &A {
+                t_us: 10_200_000,
+                pkts: 4,
+                delivered_total: delivered,
+                rate_pkts: 4,
+                interval_us: 50_000,
+                rtt_us: 40_000,
+                inflight: 4,
+                prior_inflight: 8,
+            },
+        );
         assert!(b.probe_rtt_round_done);
         assert_eq!(b.mode(), Mode::ProbeRtt);
         // 10.301 s: both done: min_rtt_stamp = now, cwnd restored to 100 (then capped by
         // the PROBE_BW target), back to PROBE_BW.
         delivered += 4;
-        feed(&mut b, &A { t_us: 10_301_000, pkts: 4, delivered_total: delivered, rate_pkts: 4, interval_us: 50_000, rtt_us: 40_000, inflight: 4, prior_inflight: 8 });
+        feed(
+            &mut b,
+            &A {
+                t_us: 10_301_000,
+                pkts: 4,
+                delivered_total: delivered,
+                rate_pkts: 4,
+                interval_us: 50_000,
+                rtt_us: 40_000,
+                inflight: 4,
+                prior_inflight: 8,
+            },
+        );
         assert_eq!(b.mode(), Mode::ProbeBw);
         assert_eq!(b.min_rtt_stamp, Time(10_301_000_000));
         // 40 ms RTT was a new minimum on the previous ACK.
@@ -1052,9 +1389,20 @@ mod tests {
         b.delivered_mstamp = Time(1_000_000_000);
         b.lost = 0;
         // First loss starts sampling: interval starts at 1000 ms, delivered 1000, lost 0.
-        b.lt_bw_sampling(&Rs { losses: 1, ..Rs::default() });
+        b.lt_bw_sampling(&Rs {
+            losses: 1,
+            ..Rs::default()
+        });
         assert!(b.lt_is_sampling);
-        assert_eq!((b.lt_last_stamp_ms, b.lt_last_delivered, b.lt_last_lost, b.lt_rtt_cnt), (1000, 1000, 0, 0));
+        assert_eq!(
+            (
+                b.lt_last_stamp_ms,
+                b.lt_last_delivered,
+                b.lt_last_lost,
+                b.lt_rtt_cnt
+            ),
+            (1000, 1000, 0, 0)
+        );
         // Four rounds later (lt_intvl_min_rtts): 200 delivered, 50 lost in 100 ms.
         // 50·256 = 12800 ≥ 50·200 = 10000 → interval done:
         // bw = 200 · 2^24 / 100,000 µs = 33554 (floor of 33554.432).
@@ -1066,9 +1414,15 @@ mod tests {
         b.delivered = 1200 * MSS;
         b.lost = 50;
         b.delivered_mstamp = Time(1_100_000_000);
-        b.lt_bw_sampling(&Rs { losses: 1, ..Rs::default() });
+        b.lt_bw_sampling(&Rs {
+            losses: 1,
+            ..Rs::default()
+        });
         assert_eq!((b.lt_bw, b.lt_use_bw), (33_554, false));
-        assert_eq!((b.lt_last_stamp_ms, b.lt_last_delivered, b.lt_last_lost), (1100, 1200, 50));
+        assert_eq!(
+            (b.lt_last_stamp_ms, b.lt_last_delivered, b.lt_last_lost),
+            (1100, 1200, 50)
+        );
         // Second interval: 210 delivered, 60 lost in 100 ms: bw = 210·2^24/1e5 = 35232
         // (floor of 35232.65); diff = 1678; 1678·256 = 429,568 ≤ 32·33554 = 1,073,728
         // → policed: lt_bw = (35232 + 33554) / 2 = 34393.
@@ -1078,8 +1432,14 @@ mod tests {
         b.delivered = 1410 * MSS;
         b.lost = 110;
         b.delivered_mstamp = Time(1_200_000_000);
-        b.lt_bw_sampling(&Rs { losses: 1, ..Rs::default() });
-        assert_eq!((b.lt_bw, b.lt_use_bw, b.pacing_gain), (34_393, true, BBR_UNIT));
+        b.lt_bw_sampling(&Rs {
+            losses: 1,
+            ..Rs::default()
+        });
+        assert_eq!(
+            (b.lt_bw, b.lt_use_bw, b.pacing_gain),
+            (34_393, true, BBR_UNIT)
+        );
         assert_eq!(b.bbr_bw(), 34_393);
         // 48 rounds later in PROBE_BW the policer estimate is dropped.
         for _ in 0..47 {
@@ -1100,12 +1460,28 @@ mod tests {
         b.min_rtt_stamp = Time(0);
         b.bw.reset(0, 33_554);
         b.snd_cwnd = 90;
-        b.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 90 * MSS, bytes_lost: MSS, mss: MSS });
+        b.on_congestion(
+            Time(0),
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 90 * MSS,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
         assert_eq!(b.prior_cwnd, 90);
         // First ACK in recovery: 3 lost (inferred: sent 100, in flight 50, delivered 47),
         // 2 acked, 50 in flight → conservation: cwnd = in_flight + acked = 52.
         b.lost_bytes.on_sent(100 * MSS);
-        let ack = AckSample { bytes_acked: 2 * MSS, delivered: 47 * MSS, bytes_in_flight: 50 * MSS, prior_in_flight: 55 * MSS, in_recovery: true, rtt: Some(Dur::from_millis(45)), ..AckSample::empty(MSS) };
+        let ack = AckSample {
+            bytes_acked: 2 * MSS,
+            delivered: 47 * MSS,
+            bytes_in_flight: 50 * MSS,
+            prior_in_flight: 55 * MSS,
+            in_recovery: true,
+            rtt: Some(Dur::from_millis(45)),
+            ..AckSample::empty(MSS)
+        };
         b.on_ack(Time(1_000_000), &ack);
         assert_eq!(b.lost, 3);
         assert_eq!(b.cwnd(), 52 * MSS);
@@ -1113,11 +1489,25 @@ mod tests {
         // Recovery ends: cwnd = max(cwnd − losses, prior_cwnd) = 90, then the normal
         // min(cwnd + acked, target) with target = bdp(·,2)=160 + budget ≥ 90.
         b.on_recovery_exit(Time(2_000_000));
-        let ack = AckSample { bytes_acked: MSS, delivered: 48 * MSS, bytes_in_flight: 49 * MSS, prior_in_flight: 50 * MSS, rtt: Some(Dur::from_millis(45)), ..AckSample::empty(MSS) };
+        let ack = AckSample {
+            bytes_acked: MSS,
+            delivered: 48 * MSS,
+            bytes_in_flight: 49 * MSS,
+            prior_in_flight: 50 * MSS,
+            rtt: Some(Dur::from_millis(45)),
+            ..AckSample::empty(MSS)
+        };
         b.on_ack(Time(2_000_000), &ack);
         assert_eq!(b.cwnd(), 91 * MSS);
         // RTO: cwnd 1, state Loss.
-        b.on_rto(Time(3_000_000), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
+        b.on_rto(
+            Time(3_000_000),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!((b.cwnd(), b.prior_cwnd), (MSS, 91));
     }
 }

@@ -201,7 +201,11 @@ pub struct CdgConfig {
 impl CdgConfig {
     pub fn from_params(p: &ParamSet) -> CdgConfig {
         CdgConfig {
-            variant: if p.choice("variant") == "linux" { Variant::Linux } else { Variant::Paper },
+            variant: if p.choice("variant") == "linux" {
+                Variant::Linux
+            } else {
+                Variant::Paper
+            },
             window: p.int("window") as usize,
             exp_backoff_scale: p.f64("exp_backoff_scale"),
             backoff_factor: p.int("backoff_factor") as u64,
@@ -405,7 +409,10 @@ impl Cdg {
     pub fn smoothed_gradients_ms(&self) -> (f64, f64) {
         let a = self.ring_min.len() as f64;
         let unit = self.unit_per_ms();
-        (self.sum_min as f64 / a / unit, self.sum_max as f64 / a / unit)
+        (
+            self.sum_min as f64 / a / unit,
+            self.sum_max as f64 / a / unit,
+        )
     }
     /// Last raw gradients (g_min, g_max) in ms per RTT interval (eq 1–2).
     pub fn raw_gradients_ms(&self) -> (f64, f64) {
@@ -507,7 +514,11 @@ impl Cdg {
 
     /// Closes the current RTT interval: previous := current, current := empty.
     fn roll_interval(&mut self) {
-        self.prev = if self.cur_max > 0 { Some((self.cur_min, self.cur_max)) } else { None };
+        self.prev = if self.cur_max > 0 {
+            Some((self.cur_min, self.cur_max))
+        } else {
+            None
+        };
         self.cur_min = NO_MIN;
         self.cur_max = 0;
         // Linux resets the HyStart round here.
@@ -532,7 +543,11 @@ impl Cdg {
 
     /// Linux tcp_cdg_hystart_update (spec 002 §8.1); sets ssthresh = cwnd on detection.
     fn hystart_update(&mut self, now: Time, cwnd_limited: bool) {
-        let rtt_min_us = if self.cur_min == NO_MIN { 0 } else { self.cur_min / 1000 };
+        let rtt_min_us = if self.cur_min == NO_MIN {
+            0
+        } else {
+            self.cur_min / 1000
+        };
         // min_not_zero(delay_min, rtt.min)
         if self.delay_min_us == 0 || (rtt_min_us != 0 && rtt_min_us < self.delay_min_us) {
             self.delay_min_us = rtt_min_us;
@@ -587,7 +602,11 @@ impl Cdg {
             }
         }
         let in_recovery = ack.in_recovery || self.cwr_until.is_some();
-        if self.cfg.hystart_detect != 0 && self.in_slow_start() && !in_recovery && ack.bytes_acked > 0 {
+        if self.cfg.hystart_detect != 0
+            && self.in_slow_start()
+            && !in_recovery
+            && ack.bytes_acked > 0
+        {
             self.hystart_update(now, ack.cwnd_limited);
         }
 
@@ -709,7 +728,11 @@ impl Cdg {
 
     /// Eq 8 with FreeBSD's CC_NDUPACK handling (spec 002 §4.10).
     fn on_loss_paper(&mut self) {
-        let tolerant = self.cfg.use_tolerance && matches!(self.queue, QueueState::Empty | QueueState::Rising | QueueState::Falling);
+        let tolerant = self.cfg.use_tolerance
+            && matches!(
+                self.queue,
+                QueueState::Empty | QueueState::Rising | QueueState::Falling
+            );
         if self.cwr_until.is_some() || tolerant {
             // Already reducing, or the queue is not inferred full (UNKNOWN counts as full):
             // retransmit without reducing w.
@@ -900,7 +923,11 @@ impl Cdg {
     fn complete_cwr(&mut self) {
         self.queue = QueueState::Unknown;
         self.rtt_seq = self.snd_nxt;
-        self.prev = if self.cur_max > 0 { Some((self.cur_min, self.cur_max)) } else { None };
+        self.prev = if self.cur_max > 0 {
+            Some((self.cur_min, self.cur_max))
+        } else {
+            None
+        };
         self.cur_min = NO_MIN;
         self.cur_max = 0;
     }
@@ -1006,12 +1033,21 @@ impl CongestionControl for Cdg {
             // its segment (TCPCB_RETRANS).
             match self.sent.back() {
                 Some(b) if sent.seq < b.end => {
-                    if let Some(seg) = self.sent.iter_mut().find(|g| g.start <= sent.seq && sent.seq < g.end) {
+                    if let Some(seg) = self
+                        .sent
+                        .iter_mut()
+                        .find(|g| g.start <= sent.seq && sent.seq < g.end)
+                    {
                         seg.retrans = true;
                         seg.at = now;
                     }
                 }
-                _ => self.sent.push_back(SentSeg { start: sent.seq, end, at: now, retrans: sent.retransmission }),
+                _ => self.sent.push_back(SentSeg {
+                    start: sent.seq,
+                    end,
+                    at: now,
+                    retrans: sent.retransmission,
+                }),
             }
         }
     }
@@ -1037,7 +1073,14 @@ impl CongestionControl for Cdg {
         out.push(("backoff_p", self.last_p));
         out.push(("delay_backoffs", self.delay_backoffs as f64));
         out.push(("rtt_sample_ms", self.last_rtt as f64 / 1e6));
-        out.push(("ssthresh_bytes", if self.w.ssthresh == u64::MAX { -1.0 } else { self.w.ssthresh as f64 }));
+        out.push((
+            "ssthresh_bytes",
+            if self.w.ssthresh == u64::MAX {
+                -1.0
+            } else {
+                self.w.ssthresh as f64
+            },
+        ));
     }
 }
 
@@ -1055,7 +1098,15 @@ mod tests {
     }
 
     fn new_cdg(cfg: CdgConfig, iw_segments: u64, seed: u64) -> Cdg {
-        Cdg::new(cfg, CcInit { now: Time(0), mss: MSS, initial_cwnd: iw_segments * MSS, rng: Rng::new(seed) })
+        Cdg::new(
+            cfg,
+            CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: iw_segments * MSS,
+                rng: Rng::new(seed),
+            },
+        )
     }
 
     /// Drives RTT intervals: every sample is one ACK; the last ACK of a call passes
@@ -1067,12 +1118,25 @@ mod tests {
 
     impl Harness {
         fn new() -> Harness {
-            Harness { boundary: 0, now: 0 }
+            Harness {
+                boundary: 0,
+                now: 0,
+            }
         }
-        fn interval_with(&mut self, c: &mut Cdg, samples_ms: &[u64], bytes_acked: u64, in_recovery: bool) {
+        fn interval_with(
+            &mut self,
+            c: &mut Cdg,
+            samples_ms: &[u64],
+            bytes_acked: u64,
+            in_recovery: bool,
+        ) {
             for (i, &ms) in samples_ms.iter().enumerate() {
                 let last = i + 1 == samples_ms.len();
-                let (una, nxt) = if last { (self.boundary + MSS, self.boundary + 20 * MSS) } else { (self.boundary, self.boundary) };
+                let (una, nxt) = if last {
+                    (self.boundary + MSS, self.boundary + 20 * MSS)
+                } else {
+                    (self.boundary, self.boundary)
+                };
                 self.now += 1_000_000;
                 let ack = AckSample {
                     bytes_acked,
@@ -1095,14 +1159,25 @@ mod tests {
         fn open_acks(&mut self, c: &mut Cdg, samples_ms: &[u64]) {
             for &ms in samples_ms {
                 self.now += 1_000_000;
-                let ack = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_millis(ms)), snd_una: self.boundary, snd_nxt: self.boundary, ..AckSample::empty(MSS) };
+                let ack = AckSample {
+                    bytes_acked: MSS,
+                    rtt: Some(Dur::from_millis(ms)),
+                    snd_una: self.boundary,
+                    snd_nxt: self.boundary,
+                    ..AckSample::empty(MSS)
+                };
                 c.on_ack(Time(self.now), &ack);
             }
         }
     }
 
     fn loss() -> CongestionEvent {
-        CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS }
+        CongestionEvent {
+            kind: CongestionKind::Loss,
+            bytes_in_flight: 0,
+            bytes_lost: MSS,
+            mss: MSS,
+        }
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -1115,12 +1190,12 @@ mod tests {
         let table = [
             (-2.0, 0.0),
             (0.0, 0.0),
-            (0.5, 0.15351827510938593),  // 1 − e^(−1/6)
-            (1.5, 0.3934693402873666),   // 1 − e^(−1/2)
-            (3.0, 0.6321205588285577),   // 1 − e^(−1)
-            (6.0, 0.8646647167633873),   // 1 − e^(−2)
-            (9.0, 0.950212931632136),    // 1 − e^(−3)
-            (15.0, 0.9932620530009145),  // 1 − e^(−5)
+            (0.5, 0.15351827510938593), // 1 − e^(−1/6)
+            (1.5, 0.3934693402873666),  // 1 − e^(−1/2)
+            (3.0, 0.6321205588285577),  // 1 − e^(−1)
+            (6.0, 0.8646647167633873),  // 1 − e^(−2)
+            (9.0, 0.950212931632136),   // 1 − e^(−3)
+            (15.0, 0.9932620530009145), // 1 − e^(−5)
         ];
         for (g, p) in table {
             let got = backoff_probability(g, 3.0);
@@ -1129,8 +1204,14 @@ mod tests {
         // Far beyond 5G the probability is 1 exactly in f64 (e^(−41.7) < 2^−54).
         assert_eq!(backoff_probability(125.0, 3.0), 1.0);
         // Linux: sum over 8 intervals of a 3 ms gradient = 24000 µs; ×42e−6 = 1.008.
-        assert!(close(linux_backoff_probability(24_000, 42), 0.6350518535455063));
-        assert!(close(linux_backoff_probability(1_000, 42), 0.04113021942751544)); // 1 − e^(−0.042)
+        assert!(close(
+            linux_backoff_probability(24_000, 42),
+            0.6350518535455063
+        ));
+        assert!(close(
+            linux_backoff_probability(1_000, 42),
+            0.04113021942751544
+        )); // 1 − e^(−0.042)
         assert_eq!(linux_backoff_probability(0, 42), 0.0);
         assert_eq!(linux_backoff_probability(-500, 42), 0.0);
     }
@@ -1164,23 +1245,23 @@ mod tests {
         use QueueState::*;
         type Expected = ((f64, f64), (f64, f64), QueueState);
         let expect: [Expected; 18] = [
-            ((1.0, 4.0), (0.125, 0.5), Rising),    // sums 1, 4 (ring filling: missing = 0)
-            ((2.0, 6.0), (0.375, 1.25), Rising),   // 3, 10
-            ((3.0, 8.0), (0.75, 2.25), Rising),    // 6, 18
-            ((4.0, 10.0), (1.25, 3.5), Rising),    // 10, 28
-            ((2.0, 12.0), (1.5, 5.0), Rising),     // 12, 40
-            ((2.0, 0.0), (1.75, 5.0), Rising),     // 14, 40
-            ((2.0, 0.0), (2.0, 5.0), Rising),      // 16, 40
-            ((2.0, 0.0), (2.25, 5.0), Rising),     // 18, 40 (ring full)
-            ((2.0, 0.0), (2.375, 4.5), Rising),    // 18−1+2 = 19, 40−4 = 36
-            ((0.0, 0.0), (2.125, 3.75), Rising),   // 19−2 = 17, 36−6 = 30
-            ((0.0, 0.0), (1.75, 2.75), Rising),    // 17−3 = 14, 30−8 = 22
-            ((0.0, 0.0), (1.25, 1.5), Rising),     // 14−4 = 10, 22−10 = 12
-            ((0.0, 0.0), (1.0, 0.0), Full),        // 10−2 = 8, 12−12 = 0: ḡmin > 0, ḡmax ≤ 0
-            ((0.0, -10.0), (0.75, -1.25), Full),   // 6, −10: FULL is tested first
-            ((0.0, -10.0), (0.5, -2.5), Full),     // 4, −20
-            ((0.0, 0.0), (0.25, -2.5), Full),      // 2, −20
-            ((0.0, 0.0), (0.0, -2.5), Empty),      // 0, −20: ḡmin ≥ 0, ḡmax < 0
+            ((1.0, 4.0), (0.125, 0.5), Rising), // sums 1, 4 (ring filling: missing = 0)
+            ((2.0, 6.0), (0.375, 1.25), Rising), // 3, 10
+            ((3.0, 8.0), (0.75, 2.25), Rising), // 6, 18
+            ((4.0, 10.0), (1.25, 3.5), Rising), // 10, 28
+            ((2.0, 12.0), (1.5, 5.0), Rising),  // 12, 40
+            ((2.0, 0.0), (1.75, 5.0), Rising),  // 14, 40
+            ((2.0, 0.0), (2.0, 5.0), Rising),   // 16, 40
+            ((2.0, 0.0), (2.25, 5.0), Rising),  // 18, 40 (ring full)
+            ((2.0, 0.0), (2.375, 4.5), Rising), // 18−1+2 = 19, 40−4 = 36
+            ((0.0, 0.0), (2.125, 3.75), Rising), // 19−2 = 17, 36−6 = 30
+            ((0.0, 0.0), (1.75, 2.75), Rising), // 17−3 = 14, 30−8 = 22
+            ((0.0, 0.0), (1.25, 1.5), Rising),  // 14−4 = 10, 22−10 = 12
+            ((0.0, 0.0), (1.0, 0.0), Full),     // 10−2 = 8, 12−12 = 0: ḡmin > 0, ḡmax ≤ 0
+            ((0.0, -10.0), (0.75, -1.25), Full), // 6, −10: FULL is tested first
+            ((0.0, -10.0), (0.5, -2.5), Full),  // 4, −20
+            ((0.0, 0.0), (0.25, -2.5), Full),   // 2, −20
+            ((0.0, 0.0), (0.0, -2.5), Empty),   // 0, −20: ḡmin ≥ 0, ḡmax < 0
             ((-5.0, -5.0), (-0.625, -3.125), Falling), // −5, −25
         ];
         let mut c = new_cdg(CdgConfig::paper(), 10, 1);
@@ -1194,8 +1275,14 @@ mod tests {
             let ((gmin, gmax), (bmin, bmax), q) = expect[n - 1];
             let (rmin, rmax) = c.raw_gradients_ms();
             let (smin, smax) = c.smoothed_gradients_ms();
-            assert!(close(rmin, gmin) && close(rmax, gmax), "n = {n}: raw ({rmin}, {rmax})");
-            assert!(close(smin, bmin) && close(smax, bmax), "n = {n}: smoothed ({smin}, {smax})");
+            assert!(
+                close(rmin, gmin) && close(rmax, gmax),
+                "n = {n}: raw ({rmin}, {rmax})"
+            );
+            assert!(
+                close(smin, bmin) && close(smax, bmax),
+                "n = {n}: smoothed ({smin}, {smax})"
+            );
             assert_eq!(c.queue_state(), q, "n = {n}");
             if n == 17 {
                 // Eq 7: Q = empty zeroes the shadow window.
@@ -1238,8 +1325,8 @@ mod tests {
         h.interval(&mut c, &[150]);
         assert_eq!(c.cwnd(), 9_240);
         assert_eq!(c.shadow(), 18_000); // max(13200, 18000)
-        // CA without gradient (skipped interval): +1 MSS at the closing ACK only;
-        // non-closing ACKs in CA do not grow. cwnd 9240 = ssthresh → first ACK is SS.
+                                        // CA without gradient (skipped interval): +1 MSS at the closing ACK only;
+                                        // non-closing ACKs in CA do not grow. cwnd 9240 = ssthresh → first ACK is SS.
         h.interval(&mut c, &[150, 150, 150]);
         assert_eq!(c.cwnd(), 9_240 + MSS + MSS);
     }
@@ -1257,7 +1344,7 @@ mod tests {
             h.interval_with(c, &[rtt], 0, false);
         };
         step(&mut c, &mut h); // first interval: no previous
-        // Indications arrive every second interval (each one invalidates the next gradient).
+                              // Indications arrive every second interval (each one invalidates the next gradient).
         let mut cw = 100_000u64;
         for k in 1..=5 {
             step(&mut c, &mut h);
@@ -1283,9 +1370,9 @@ mod tests {
 
         // A negative smoothed gradient (the backoffs were effectual) resets the counter.
         step(&mut c, &mut h); // skipped interval
-        // The ring holds the last 8 computed gradients, all +1 ms; a drop of 20 ms gives
-        // ḡmin = ḡmax = (7 − 20)/8 < 0 → counter 0, Q falling, and no indication
-        // (neither smoothed gradient is positive).
+                              // The ring holds the last 8 computed gradients, all +1 ms; a drop of 20 ms gives
+                              // ḡmin = ḡmax = (7 − 20)/8 < 0 → counter 0, Q falling, and no indication
+                              // (neither smoothed gradient is positive).
         rtt -= 20;
         h.interval_with(&mut c, &[rtt], 0, false);
         assert_eq!(c.ineffectual_count(), 0);
@@ -1296,11 +1383,15 @@ mod tests {
     #[test]
     fn lbe_setting_never_suppresses_backoffs() {
         // use_ineff = 0 (Linux LBE recommendation): every indication backs off.
-        let mut c = new_cdg(cfg_with(|c| {
-            c.exp_backoff_scale = 0.001;
-            c.use_ineff = 0;
-            c.use_shadow = false;
-        }), 1000, 9);
+        let mut c = new_cdg(
+            cfg_with(|c| {
+                c.exp_backoff_scale = 0.001;
+                c.use_ineff = 0;
+                c.use_shadow = false;
+            }),
+            1000,
+            9,
+        );
         c.w.ssthresh = 0;
         let mut h = Harness::new();
         let mut rtt = 100;
@@ -1330,7 +1421,10 @@ mod tests {
         // I1: g = +1 ms → ḡmin = 0.125 → P = 1 → backoff. Eq 7: s = max(51000, 51000);
         // w = 0.7·51000 = 35700.
         h.interval(&mut c, &[101]);
-        assert_eq!((c.cwnd(), c.ssthresh(), c.shadow()), (35_700, 35_700, 51_000));
+        assert_eq!(
+            (c.cwnd(), c.ssthresh(), c.shadow()),
+            (35_700, 35_700, 51_000)
+        );
         assert_eq!(c.queue_state(), QueueState::Rising);
         // A loss inside the delay CWR (FreeBSD IN_CONGRECOVERY) does not reduce again.
         let mut in_cwr = c.clone();
@@ -1343,18 +1437,27 @@ mod tests {
         h.interval(&mut c, &[99]);
         // I4: g = 0: 38700, s 54000.
         h.interval(&mut c, &[99]);
-        assert_eq!((c.cwnd(), c.shadow(), c.queue_state()), (38_700, 54_000, QueueState::Rising));
+        assert_eq!(
+            (c.cwnd(), c.shadow(), c.queue_state()),
+            (38_700, 54_000, QueueState::Rising)
+        );
 
         // Eq 8, Q = rising: tolerated, w unchanged (ssthresh = cwnd).
         let mut t = c.clone();
         t.on_congestion(Time(0), &loss());
-        assert_eq!((t.cwnd(), t.ssthresh(), t.shadow()), (38_700, 38_700, 54_000));
+        assert_eq!(
+            (t.cwnd(), t.ssthresh(), t.shadow()),
+            (38_700, 38_700, 54_000)
+        );
 
         // Eq 8, Q = full: w = max(s, w)/2 = max(54000, 38700)/2 = 27000; s halved to 27000.
         let mut f = c.clone();
         f.queue = QueueState::Full;
         f.on_congestion(Time(0), &loss());
-        assert_eq!((f.cwnd(), f.ssthresh(), f.shadow()), (27_000, 27_000, 27_000));
+        assert_eq!(
+            (f.cwnd(), f.ssthresh(), f.shadow()),
+            (27_000, 27_000, 27_000)
+        );
 
         // UNKNOWN counts as full (FreeBSD queue_state < FULL test).
         let mut u = c.clone();
@@ -1400,7 +1503,11 @@ mod tests {
             h.interval_with(&mut c, &[100], 0, false);
             h.interval_with(&mut c, &[100], 0, false); // g = 0
             assert_eq!(c.last_backoff_probability(), 0.0);
-            assert_eq!(c.rng.clone().next_u64(), Rng::new(seed).next_u64(), "P = 0 consumed randomness");
+            assert_eq!(
+                c.rng.clone().next_u64(),
+                Rng::new(seed).next_u64(),
+                "P = 0 consumed randomness"
+            );
             h.interval_with(&mut c, &[110], 0, false); // g = +10 ms
             assert_eq!(c.cwnd(), 14_000, "seed {seed}");
         }
@@ -1430,10 +1537,25 @@ mod tests {
     #[test]
     fn ecn_and_rto_follow_newreno() {
         let mut c = new_cdg(CdgConfig::paper(), 21, 1);
-        c.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Ecn, bytes_in_flight: 0, bytes_lost: 0, mss: MSS });
+        c.on_congestion(
+            Time(0),
+            &CongestionEvent {
+                kind: CongestionKind::Ecn,
+                bytes_in_flight: 0,
+                bytes_lost: 0,
+                mss: MSS,
+            },
+        );
         // max(21000/2/1000, 2)·1000 = 10000.
         assert_eq!((c.cwnd(), c.ssthresh()), (10_000, 10_000));
-        c.on_rto(Time(0), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
+        c.on_rto(
+            Time(0),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!((c.cwnd(), c.ssthresh()), (1_000, 5_000));
     }
 
@@ -1442,7 +1564,11 @@ mod tests {
         let mut c = new_cdg(CdgConfig::paper(), 10, 1);
         // A stretch ACK (2 segments) arms the filter; the next 1-segment ACK (held by the
         // receiver's delayed-ACK timer) may only lower the minimum.
-        let a = |bytes, ms| AckSample { bytes_acked: bytes, rtt: Some(Dur::from_millis(ms)), ..AckSample::empty(MSS) };
+        let a = |bytes, ms| AckSample {
+            bytes_acked: bytes,
+            rtt: Some(Dur::from_millis(ms)),
+            ..AckSample::empty(MSS)
+        };
         c.on_ack(Time(0), &a(2 * MSS, 50));
         c.on_ack(Time(0), &a(MSS, 90));
         assert_eq!((c.cur_min, c.cur_max), (50_000_000, 50_000_000));
@@ -1477,10 +1603,13 @@ mod tests {
         // In BACKOFF (a loss during the delay CWR): 100·724 >> 10 = 70.
         assert_eq!(mk(&|c| c.queue = QueueState::Backoff), (70, 150));
         // NONFULL with tolerance: no reduction; without tolerance (stock): halving rule.
-        assert_eq!(mk(&|c| {
-            c.cfg.use_tolerance = true;
-            c.queue = QueueState::NonFull
-        }), (100, 150));
+        assert_eq!(
+            mk(&|c| {
+                c.cfg.use_tolerance = true;
+                c.queue = QueueState::NonFull
+            }),
+            (100, 150)
+        );
         assert_eq!(mk(&|c| c.queue = QueueState::NonFull), (75, 75));
         assert_eq!(linux_cfg().variant, Variant::Linux);
         assert_eq!(new_cdg(linux_cfg(), 1, 1).beta_1024(), 724);
@@ -1504,7 +1633,10 @@ mod tests {
         h.interval(&mut c, &[101]);
         assert_eq!((c.cwnd(), c.ssthresh()), (100 * MSS, 70 * MSS));
         assert_eq!(c.queue_state(), QueueState::Backoff);
-        assert!(close(c.last_backoff_probability(), linux_backoff_probability(8000, 1_000_000)));
+        assert!(close(
+            c.last_backoff_probability(),
+            linux_backoff_probability(8000, 1_000_000)
+        ));
         // Each following interval alternates: the CWR completes at the next ACK (snd_una >
         // high_seq: tcp_end_cwnd_reduction sets cwnd = ssthresh; Q unknown, rtt_prev := rtt,
         // so the gradient across the reduction is ignored), then the next closing ACK backs
@@ -1541,7 +1673,13 @@ mod tests {
     }
 
     fn sent(seq: u64, retransmission: bool) -> SentInfo {
-        SentInfo { bytes: MSS, bytes_in_flight: 0, retransmission, seq, app_limited: false }
+        SentInfo {
+            bytes: MSS,
+            bytes_in_flight: 0,
+            retransmission,
+            seq,
+            app_limited: false,
+        }
     }
 
     #[test]
@@ -1578,7 +1716,10 @@ mod tests {
         // and the 99 ms of the echo never reaches the maximum.
         c.on_ack(Time(455_000_000), &lack(6000, 100_000, 1000, 0, 99));
         assert_eq!(c.last_rtt, 54_000_000);
-        assert_eq!((c.cur_min, c.cur_max, c.delack), (45_000_000, 60_000_000, 2));
+        assert_eq!(
+            (c.cur_min, c.cur_max, c.delack),
+            (45_000_000, 60_000_000, 2)
+        );
         // Without transmission reports the datapath's sample is used as is.
         let mut d = new_cdg(linux_cfg(), 10, 1);
         d.on_ack(Time(93_000_000), &lack(2000, 100_000, 2000, 0, 93));
@@ -1608,7 +1749,10 @@ mod tests {
         let (mut c, mut next) = linux_backed_off();
         // Gradient +1 ms ×8 → P = 1: tcp_enter_cwr: ssthresh = 20·724 >> 10 = 14480 >> 10
         // = 14, prior_cwnd = 20, high_seq = snd_nxt = 40000; cwnd unchanged.
-        assert_eq!((c.cwnd(), c.ssthresh(), c.cwr_until), (20 * MSS, 14 * MSS, Some(40_000)));
+        assert_eq!(
+            (c.cwnd(), c.ssthresh(), c.cwr_until),
+            (20 * MSS, 14 * MSS, Some(40_000))
+        );
         // A toy datapath: sends while in flight < cwnd (each send counts in prr_out).
         let mut in_flight = 19;
         let send = |c: &mut Cdg, in_flight: &mut u64, next: &mut u64| {
@@ -1629,7 +1773,10 @@ mod tests {
         let mut seen = Vec::new();
         for k in 1..=8u64 {
             in_flight -= 1;
-            c.on_ack(Time(2_000_000 + k), &lack(21_000 + k * MSS, next, MSS, in_flight * MSS, 101));
+            c.on_ack(
+                Time(2_000_000 + k),
+                &lack(21_000 + k * MSS, next, MSS, in_flight * MSS, 101),
+            );
             seen.push(c.cwnd() / MSS);
             send(&mut c, &mut in_flight, &mut next);
         }
@@ -1642,7 +1789,10 @@ mod tests {
         // The first ACK above high_seq ends the CWR: cwnd = ssthresh = 14 (then the ACK's
         // cong_avoid: Reno AI credit 1000 of 14000, no growth); state UNKNOWN.
         c.on_ack(Time(4_000_000), &lack(41_000, next, MSS, 13 * MSS, 101));
-        assert_eq!((c.cwnd(), c.ssthresh(), c.cwr_until), (14 * MSS, 14 * MSS, None));
+        assert_eq!(
+            (c.cwnd(), c.ssthresh(), c.cwr_until),
+            (14 * MSS, 14 * MSS, None)
+        );
         assert_eq!(c.queue_state(), QueueState::Unknown);
         // The paper variant (FreeBSD, no PRR) cuts at once: see
         // window_progression_backoff_skip_and_slow_start.
@@ -1655,19 +1805,41 @@ mod tests {
         let mut l = c.clone();
         l.on_congestion(Time(0), &loss());
         // ssthresh stays 14 (not 14·724 >> 10 = 9, not the shadow rule); shadow untouched.
-        assert_eq!((l.cwnd(), l.ssthresh(), l.shadow()), (14 * MSS, 14 * MSS, 20 * MSS));
+        assert_eq!(
+            (l.cwnd(), l.ssthresh(), l.shadow()),
+            (14 * MSS, 14 * MSS, 20 * MSS)
+        );
         // An ECN echo in CWR does nothing (tcp_enter_cwr only from Open/Disorder).
         let mut e = c.clone();
-        e.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Ecn, bytes_in_flight: 0, bytes_lost: 0, mss: MSS });
+        e.on_congestion(
+            Time(0),
+            &CongestionEvent {
+                kind: CongestionKind::Ecn,
+                bytes_in_flight: 0,
+                bytes_lost: 0,
+                mss: MSS,
+            },
+        );
         assert_eq!((e.cwnd(), e.ssthresh()), (20 * MSS, 14 * MSS));
         // Outside a reduction, cwnd 20 and shadow 20 in state UNKNOWN: the loss rule,
         // shadow = min(20 >> 1, 20) = 10, ssthresh = max3(2, 10, 20 >> 1) = 10.
         let mut fresh = new_cdg(linux_cfg(), 20, 1);
         fresh.on_congestion(Time(0), &loss());
-        assert_eq!((fresh.cwnd(), fresh.ssthresh(), fresh.shadow()), (10 * MSS, 10 * MSS, 10 * MSS));
+        assert_eq!(
+            (fresh.cwnd(), fresh.ssthresh(), fresh.shadow()),
+            (10 * MSS, 10 * MSS, 10 * MSS)
+        );
         // ECN outside a reduction: same ssthresh, but cwnd follows PRR from 20.
         let mut ecn = new_cdg(linux_cfg(), 20, 1);
-        ecn.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Ecn, bytes_in_flight: 0, bytes_lost: 0, mss: MSS });
+        ecn.on_congestion(
+            Time(0),
+            &CongestionEvent {
+                kind: CongestionKind::Ecn,
+                bytes_in_flight: 0,
+                bytes_lost: 0,
+                mss: MSS,
+            },
+        );
         assert_eq!((ecn.cwnd(), ecn.ssthresh()), (20 * MSS, 10 * MSS));
         // First ACK: in flight 19, delta = 10 − 19 < 0: ⌈10·1/20⌉ − 0 = 1 → cwnd 20.
         ecn.on_ack(Time(0), &lack(0, 0, MSS, 19 * MSS, 100));
@@ -1677,7 +1849,10 @@ mod tests {
     #[test]
     fn linux_rounding_and_effectual_reset() {
         // DIV_ROUND_CLOSEST(x, 64): ties away from zero.
-        assert_eq!([31, 32, 95, 96, -31, -32, -96, 0].map(|x| div_round_closest(x, 64)), [0, 1, 1, 2, 0, -1, -2, 0]);
+        assert_eq!(
+            [31, 32, 95, 96, -31, -32, -96, 0].map(|x| div_round_closest(x, 64)),
+            [0, 1, 1, 2, 0, -1, -2, 0]
+        );
         // A gradient sum ≤ −32 µs resets backoff_cnt; with use_tolerance, a rounded
         // g_min > 0 and g_max ≤ 0 is FULL, g_max < 0 is NONFULL.
         let mut cfg = linux_cfg();
@@ -1697,7 +1872,10 @@ mod tests {
         c.cur_max = 100_000_000;
         // second sample (0, −31): sums (40, −63) → rounded (1, −1): FULL again; −63 ≤ −32 resets.
         assert_eq!(c.linux_grad(100_000_000, 100_031_000), 40 * 8 / 2);
-        assert_eq!((c.queue_state(), c.ineffectual_count()), (QueueState::Full, 0));
+        assert_eq!(
+            (c.queue_state(), c.ineffectual_count()),
+            (QueueState::Full, 0)
+        );
         // third sample (−100, 0): sums (−60, −63) → rounded (−1, −1): g_max < 0 → NONFULL;
         // grad = g_max sum (g_min sum not > 0) = −63 ×8/3 = −168.
         c.cur_min = 99_900_000;
@@ -1733,7 +1911,17 @@ mod tests {
         let p = ParamSet::defaults(PARAMS);
         assert_eq!(CdgConfig::from_params(&p), CdgConfig::paper());
         let c = CdgConfig::paper();
-        assert_eq!((c.variant, c.window, c.exp_backoff_scale, c.backoff_beta, c.use_ineff, c.hold_backoff), (Variant::Paper, 8, 3.0, 0.7, 5, 5));
+        assert_eq!(
+            (
+                c.variant,
+                c.window,
+                c.exp_backoff_scale,
+                c.backoff_beta,
+                c.use_ineff,
+                c.hold_backoff
+            ),
+            (Variant::Paper, 8, 3.0, 0.7, 5, 5)
+        );
         assert!(c.use_shadow && c.use_tolerance && c.hystart_detect == 0);
         let lbe = linux_lbe_params();
         let p = INFO.resolve(lbe.iter().map(|(n, v)| (*n, v))).unwrap();
@@ -1741,7 +1929,15 @@ mod tests {
         assert!(!l.use_shadow && l.use_ineff == 0 && !l.use_tolerance && l.hystart_detect == 3);
         let bad = RawParam::Text("windows".into());
         assert!(INFO.resolve([("variant", &bad)]).is_err());
-        let built = INFO.instantiate(&p, CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(0) });
+        let built = INFO.instantiate(
+            &p,
+            CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(0),
+            },
+        );
         assert_eq!((built.name(), built.cwnd()), ("cdg", 10 * MSS));
     }
 }

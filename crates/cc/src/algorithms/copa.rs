@@ -22,23 +22,106 @@ use crate::units::{Dur, Rate, Time};
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "copa",
     aliases: &[],
-    summary: "Copa: delay-based target rate 1/(delta*dq) with velocity and competitive-mode switching",
+    summary:
+        "Copa: delay-based target rate 1/(delta*dq) with velocity and competitive-mode switching",
     source: "Arun & Balakrishnan, Copa, NSDI 2018 §2; seed 004 §2.3.2, §5.5",
     params: PARAMS,
     build,
 };
 
 static PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "delta", kind: ParamKind::Float { min: 0.001, max: 10.0 }, default: ParamValue::Float(0.5), unit: "1/packets", doc: "δ of the default mode: the flow keeps about 1/δ packets queued", source: "Copa §2.1, §2.3 (default mode)" },
-    ParamSpec { name: "mode_switching", kind: ParamKind::Bool, default: ParamValue::Bool(true), unit: "", doc: "switch to competitive mode when the queue is never nearly empty", source: "Copa §2.3" },
-    ParamSpec { name: "velocity_rtts", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(3), unit: "RTTs", doc: "the direction must stay the same this many RTTs before v doubles", source: "Copa §2.2" },
-    ParamSpec { name: "standing_rtt_fraction", kind: ParamKind::Float { min: 0.01, max: 10.0 }, default: ParamValue::Float(0.5), unit: "srtt", doc: "RTTstanding is the min RTT over this fraction of srtt", source: "Copa §2.1 (τ = srtt/2)" },
-    ParamSpec { name: "min_rtt_window", kind: ParamKind::Duration { min: Dur::from_millis(1), max: Dur::from_secs(3600) }, default: ParamValue::Dur(Dur::from_secs(10)), unit: "", doc: "window of the RTTmin filter", source: "Copa §2.1" },
-    ParamSpec { name: "empty_fraction", kind: ParamKind::Float { min: 0.0, max: 1.0 }, default: ParamValue::Float(0.1), unit: "", doc: "the queue is nearly empty when dq is below this fraction of the max queueing delay", source: "Copa §2.3" },
-    ParamSpec { name: "max_delay_rtts", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(4), unit: "RTTs", doc: "window of the max queueing delay (RTTmax − RTTmin)", source: "Copa §2.3" },
-    ParamSpec { name: "empty_check_rtts", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(5), unit: "RTTs", doc: "competitive mode if the queue was not nearly empty in this many RTTs", source: "Copa §2.3; seed 004 §3 (\"once every 5 RTT\")" },
-    ParamSpec { name: "pacing_gain", kind: ParamKind::Float { min: 0.1, max: 10.0 }, default: ParamValue::Float(2.0), unit: "", doc: "packets are paced at pacing_gain · cwnd / RTTstanding", source: "Copa §2.1" },
-    ParamSpec { name: "min_cwnd", kind: ParamKind::Int { min: 1, max: 100 }, default: ParamValue::Int(2), unit: "packets", doc: "window floor (the paper states none)", source: "ours, see docs/deviations.md (copa)" },
+    ParamSpec {
+        name: "delta",
+        kind: ParamKind::Float {
+            min: 0.001,
+            max: 10.0,
+        },
+        default: ParamValue::Float(0.5),
+        unit: "1/packets",
+        doc: "δ of the default mode: the flow keeps about 1/δ packets queued",
+        source: "Copa §2.1, §2.3 (default mode)",
+    },
+    ParamSpec {
+        name: "mode_switching",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(true),
+        unit: "",
+        doc: "switch to competitive mode when the queue is never nearly empty",
+        source: "Copa §2.3",
+    },
+    ParamSpec {
+        name: "velocity_rtts",
+        kind: ParamKind::Int { min: 1, max: 100 },
+        default: ParamValue::Int(3),
+        unit: "RTTs",
+        doc: "the direction must stay the same this many RTTs before v doubles",
+        source: "Copa §2.2",
+    },
+    ParamSpec {
+        name: "standing_rtt_fraction",
+        kind: ParamKind::Float {
+            min: 0.01,
+            max: 10.0,
+        },
+        default: ParamValue::Float(0.5),
+        unit: "srtt",
+        doc: "RTTstanding is the min RTT over this fraction of srtt",
+        source: "Copa §2.1 (τ = srtt/2)",
+    },
+    ParamSpec {
+        name: "min_rtt_window",
+        kind: ParamKind::Duration {
+            min: Dur::from_millis(1),
+            max: Dur::from_secs(3600),
+        },
+        default: ParamValue::Dur(Dur::from_secs(10)),
+        unit: "",
+        doc: "window of the RTTmin filter",
+        source: "Copa §2.1",
+    },
+    ParamSpec {
+        name: "empty_fraction",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: ParamValue::Float(0.1),
+        unit: "",
+        doc: "the queue is nearly empty when dq is below this fraction of the max queueing delay",
+        source: "Copa §2.3",
+    },
+    ParamSpec {
+        name: "max_delay_rtts",
+        kind: ParamKind::Int { min: 1, max: 100 },
+        default: ParamValue::Int(4),
+        unit: "RTTs",
+        doc: "window of the max queueing delay (RTTmax − RTTmin)",
+        source: "Copa §2.3",
+    },
+    ParamSpec {
+        name: "empty_check_rtts",
+        kind: ParamKind::Int { min: 1, max: 100 },
+        default: ParamValue::Int(5),
+        unit: "RTTs",
+        doc: "competitive mode if the queue was not nearly empty in this many RTTs",
+        source: "Copa §2.3; seed 004 §3 (\"once every 5 RTT\")",
+    },
+    ParamSpec {
+        name: "pacing_gain",
+        kind: ParamKind::Float {
+            min: 0.1,
+            max: 10.0,
+        },
+        default: ParamValue::Float(2.0),
+        unit: "",
+        doc: "packets are paced at pacing_gain · cwnd / RTTstanding",
+        source: "Copa §2.1",
+    },
+    ParamSpec {
+        name: "min_cwnd",
+        kind: ParamKind::Int { min: 1, max: 100 },
+        default: ParamValue::Int(2),
+        unit: "packets",
+        doc: "window floor (the paper states none)",
+        source: "ours, see docs/deviations.md (copa)",
+    },
 ];
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
@@ -142,7 +225,11 @@ impl Copa {
     /// Once per RTT: velocity (§2.2) and, in competitive mode, δ (§2.3).
     fn on_round_end(&mut self) {
         if !self.slow_start {
-            let dir = if self.cwnd > self.cwnd_at_round_start { Dir::Up } else { Dir::Down };
+            let dir = if self.cwnd > self.cwnd_at_round_start {
+                Dir::Up
+            } else {
+                Dir::Down
+            };
             if Some(dir) == self.direction {
                 self.same_dir_rounds += 1;
                 // "start doubling v only after the direction has remained the same for
@@ -160,7 +247,11 @@ impl Copa {
             // AIMD on 1/δ: +1 per RTT without loss, halved on loss; δ never above the
             // default δ.
             let inv = 1.0 / self.delta;
-            let inv = if self.loss_in_round { inv / 2.0 } else { inv + 1.0 };
+            let inv = if self.loss_in_round {
+                inv / 2.0
+            } else {
+                inv + 1.0
+            };
             self.delta = (1.0 / inv).min(self.delta_default);
         }
         self.loss_in_round = false;
@@ -177,7 +268,8 @@ impl Copa {
         if dq.nanos() as f64 <= self.empty_fraction * max_dq.nanos() as f64 {
             self.last_nearly_empty = now;
         }
-        let competitive = now.since(self.last_nearly_empty) > Dur(srtt.nanos() * self.empty_check_rtts);
+        let competitive =
+            now.since(self.last_nearly_empty) > Dur(srtt.nanos() * self.empty_check_rtts);
         match (self.mode, competitive) {
             (CopaMode::Default, true) => self.mode = CopaMode::Competitive,
             (CopaMode::Competitive, false) => {
@@ -207,11 +299,18 @@ impl CongestionControl for Copa {
                 Some(s) => Dur((7 * s.nanos() + rtt.nanos()) / 8),
             });
             let srtt = self.srtt.unwrap_or(rtt);
-            self.min_rtt.update_at(now, rtt.nanos(), self.min_rtt_window);
-            self.standing.update_at(now, rtt.nanos(), srtt.mul_f64(self.standing_fraction));
-            self.rtt_max.update_at(now, rtt.nanos(), Dur(srtt.nanos() * self.max_delay_rtts));
+            self.min_rtt
+                .update_at(now, rtt.nanos(), self.min_rtt_window);
+            self.standing
+                .update_at(now, rtt.nanos(), srtt.mul_f64(self.standing_fraction));
+            self.rtt_max
+                .update_at(now, rtt.nanos(), Dur(srtt.nanos() * self.max_delay_rtts));
         }
-        let (Some(rtt_min), Some(standing), Some(srtt)) = (self.min_rtt.get().map(Dur), self.standing_rtt(), self.srtt) else { return };
+        let (Some(rtt_min), Some(standing), Some(srtt)) =
+            (self.min_rtt.get().map(Dur), self.standing_rtt(), self.srtt)
+        else {
+            return;
+        };
         self.update_mode(now, rtt_min, standing, srtt);
         if ack.snd_una >= self.round_end {
             self.on_round_end();
@@ -225,8 +324,13 @@ impl CongestionControl for Copa {
         // Increase iff λ ≤ λt ⇔ cwnd·δ·dq ≤ RTTstanding (and always when dq = 0).
         let dq = standing - rtt_min;
         self.dq = dq;
-        self.target_rate = if dq == Dur::ZERO { f64::INFINITY } else { 1.0 / (self.delta * dq.secs_f64()) };
-        let increase = dq == Dur::ZERO || self.cwnd * self.delta * dq.secs_f64() <= standing.secs_f64();
+        self.target_rate = if dq == Dur::ZERO {
+            f64::INFINITY
+        } else {
+            1.0 / (self.delta * dq.secs_f64())
+        };
+        let increase =
+            dq == Dur::ZERO || self.cwnd * self.delta * dq.secs_f64() <= standing.secs_f64();
         if self.slow_start {
             if increase {
                 // Slow start: cwnd doubles per RTT while λ < λt.
@@ -288,9 +392,19 @@ impl CongestionControl for Copa {
         out.push(("delta", self.delta));
         out.push(("dq_ms", self.dq.secs_f64() * 1e3));
         // 1 = competitive (a buffer filler is present), 0 = default mode (§2.3).
-        out.push(("mode", if self.mode == CopaMode::Competitive { 1.0 } else { 0.0 }));
+        out.push((
+            "mode",
+            if self.mode == CopaMode::Competitive {
+                1.0
+            } else {
+                0.0
+            },
+        ));
         out.push(("slow_start", if self.slow_start { 1.0 } else { 0.0 }));
-        out.push(("standing_rtt_ms", self.standing_rtt().map_or(0.0, |d| d.secs_f64() * 1e3)));
+        out.push((
+            "standing_rtt_ms",
+            self.standing_rtt().map_or(0.0, |d| d.secs_f64() * 1e3),
+        ));
     }
 }
 
@@ -302,11 +416,25 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn copa() -> Copa {
-        Copa::new(&ParamSet::defaults(PARAMS), &CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) })
+        Copa::new(
+            &ParamSet::defaults(PARAMS),
+            &CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(1),
+            },
+        )
     }
 
     fn ack(rtt_ms: f64, pkts: u64, una: u64, nxt: u64) -> AckSample {
-        AckSample { bytes_acked: pkts * MSS, rtt: Some(Dur::from_secs_f64(rtt_ms / 1e3)), snd_una: una * MSS, snd_nxt: nxt * MSS, ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_acked: pkts * MSS,
+            rtt: Some(Dur::from_secs_f64(rtt_ms / 1e3)),
+            snd_una: una * MSS,
+            snd_nxt: nxt * MSS,
+            ..AckSample::empty(MSS)
+        }
     }
 
     fn ms(x: f64) -> Time {

@@ -509,7 +509,10 @@ impl CongestionControl for Cubic {
         out.push(("k_s", self.k));
         out.push(("cnt_segments", self.cnt as f64 / mss));
         out.push(("w_est_segments", self.tcp_cwnd as f64 / mss));
-        out.push(("delay_min_ms", self.delay_min.map_or(0.0, |d| d.secs_f64() * 1e3)));
+        out.push((
+            "delay_min_ms",
+            self.delay_min.map_or(0.0, |d| d.secs_f64() * 1e3),
+        ));
         out.push(("hystart_found", if self.found { 1.0 } else { 0.0 }));
     }
 }
@@ -523,16 +526,27 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn init(now: Time, cwnd_segments: u64) -> CcInit {
-        CcInit { now, mss: MSS, initial_cwnd: cwnd_segments * MSS, rng: Rng::new(1) }
+        CcInit {
+            now,
+            mss: MSS,
+            initial_cwnd: cwnd_segments * MSS,
+            rng: Rng::new(1),
+        }
     }
 
     fn cubic_with(params: &[(&str, RawParam)], cwnd_segments: u64) -> Cubic {
         let p = INFO.resolve(params.iter().map(|(n, v)| (*n, v))).unwrap();
-        Cubic::new(CubicConfig::from_params(&p), &init(Time::ZERO, cwnd_segments))
+        Cubic::new(
+            CubicConfig::from_params(&p),
+            &init(Time::ZERO, cwnd_segments),
+        )
     }
 
     fn ack(bytes: u64) -> AckSample {
-        AckSample { bytes_acked: bytes, ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_acked: bytes,
+            ..AckSample::empty(MSS)
+        }
     }
 
     fn ms(x: u64) -> Dur {
@@ -544,12 +558,27 @@ mod tests {
     }
 
     fn loss(c: &mut Cubic) {
-        c.on_congestion(Time::ZERO, &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: c.cwnd(), bytes_lost: MSS, mss: MSS });
+        c.on_congestion(
+            Time::ZERO,
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: c.cwnd(),
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
     }
 
     /// An ACK that only carries an RTT sample (not cwnd-limited, so no growth).
     fn rtt_only(c: &mut Cubic, now: Time, rtt: Dur) {
-        c.on_ack(now, &AckSample { rtt: Some(rtt), cwnd_limited: false, ..ack(0) });
+        c.on_ack(
+            now,
+            &AckSample {
+                rtt: Some(rtt),
+                cwnd_limited: false,
+                ..ack(0)
+            },
+        );
     }
 
     #[test]
@@ -566,7 +595,13 @@ mod tests {
         // Linux applies initial_ssthresh only with HyStart off.
         let c = cubic_with(&[("initial_ssthresh", RawParam::Int(50))], 10);
         assert_eq!(c.ssthresh(), u64::MAX);
-        let c = cubic_with(&[("initial_ssthresh", RawParam::Int(50)), ("hystart", RawParam::Bool(false))], 10);
+        let c = cubic_with(
+            &[
+                ("initial_ssthresh", RawParam::Int(50)),
+                ("hystart", RawParam::Bool(false)),
+            ],
+            10,
+        );
         assert_eq!(c.ssthresh(), 50 * MSS);
     }
 
@@ -577,7 +612,10 @@ mod tests {
         // K = cbrt((36 − 25.2)/0.4) = cbrt(W_max(1−β)/C) = cbrt(27) = 3 s.
         let mut c = cubic_with(&[], 36);
         loss(&mut c);
-        assert_eq!((c.cwnd(), c.ssthresh(), c.w_max()), (25_200, 25_200, 36_000));
+        assert_eq!(
+            (c.cwnd(), c.ssthresh(), c.w_max()),
+            (25_200, 25_200, 36_000)
+        );
         c.on_ack(at(Dur::from_secs(10)), &ack(MSS));
         assert!((c.k() - 3.0).abs() < 1e-9, "K = {}", c.k());
         assert_eq!(c.origin_point, 36_000);
@@ -632,12 +670,31 @@ mod tests {
     fn no_growth_in_recovery_or_when_not_cwnd_limited() {
         let mut c = cubic_with(&[], 36);
         loss(&mut c);
-        c.on_ack(at(Dur::from_secs(1)), &AckSample { in_recovery: true, ..ack(20_000) });
-        c.on_ack(at(Dur::from_secs(1)), &AckSample { cwnd_limited: false, ..ack(20_000) });
+        c.on_ack(
+            at(Dur::from_secs(1)),
+            &AckSample {
+                in_recovery: true,
+                ..ack(20_000)
+            },
+        );
+        c.on_ack(
+            at(Dur::from_secs(1)),
+            &AckSample {
+                cwnd_limited: false,
+                ..ack(20_000)
+            },
+        );
         assert_eq!(c.cwnd(), 25_200);
         assert!(c.epoch_start.is_none(), "cong_avoid did not run");
         // The RTT sample of a recovery ACK still counts (Linux pkts_acked).
-        c.on_ack(at(Dur::from_secs(1)), &AckSample { in_recovery: true, rtt: Some(ms(30)), ..ack(1000) });
+        c.on_ack(
+            at(Dur::from_secs(1)),
+            &AckSample {
+                in_recovery: true,
+                rtt: Some(ms(30)),
+                ..ack(1000)
+            },
+        );
         assert_eq!(c.delay_min, Some(ms(30)));
     }
 
@@ -649,7 +706,15 @@ mod tests {
         assert_eq!((c.cwnd(), c.ssthresh()), (2000, 2000));
         // ECN: same response. 10 segments -> 7000.
         let mut c = cubic_with(&[], 10);
-        c.on_congestion(Time::ZERO, &CongestionEvent { kind: CongestionKind::Ecn, bytes_in_flight: 0, bytes_lost: 0, mss: MSS });
+        c.on_congestion(
+            Time::ZERO,
+            &CongestionEvent {
+                kind: CongestionKind::Ecn,
+                bytes_in_flight: 0,
+                bytes_lost: 0,
+                mss: MSS,
+            },
+        );
         assert_eq!((c.cwnd(), c.ssthresh(), c.w_max()), (7000, 7000, 10_000));
     }
 
@@ -663,7 +728,10 @@ mod tests {
         // ssthresh = 72000·0.7 = 50400. K = cbrt((61.2 − 50.4)/0.4) = cbrt(27) = 3 s.
         c.w.cwnd = 72_000;
         loss(&mut c);
-        assert_eq!((c.w_max(), c.ssthresh(), c.cwnd()), (61_200, 50_400, 50_400));
+        assert_eq!(
+            (c.w_max(), c.ssthresh(), c.cwnd()),
+            (61_200, 50_400, 50_400)
+        );
         c.on_ack(at(Dur::from_secs(5)), &ack(MSS));
         assert!((c.k() - 3.0).abs() < 1e-9, "K = {}", c.k());
         assert_eq!(c.origin_point, 61_200);
@@ -720,7 +788,12 @@ mod tests {
 
     /// ACK for the HyStart tests: `snd_una` after it, `snd_nxt`, RTT sample.
     fn hs_ack(snd_una: u64, snd_nxt: u64, rtt: Dur) -> AckSample {
-        AckSample { snd_una, snd_nxt, rtt: Some(rtt), ..ack(MSS) }
+        AckSample {
+            snd_una,
+            snd_nxt,
+            rtt: Some(rtt),
+            ..ack(MSS)
+        }
     }
 
     fn delay_run(round2_rtt: Dur, detect: &str) -> (Cubic, Vec<(u64, u64)>) {
@@ -731,12 +804,18 @@ mod tests {
         // Round 1: first ACK (snd_una 1000 > end_seq 0) starts a round ending at 40000.
         // Ten ACKs with RTT 100 ms -> delay_min = 100 ms; cwnd 20000 -> 30000.
         for i in 0..10u64 {
-            c.on_ack(at(ms(100 + 5 * i)), &hs_ack(1000 * (i + 1), 40_000, ms(100)));
+            c.on_ack(
+                at(ms(100 + 5 * i)),
+                &hs_ack(1000 * (i + 1), 40_000, ms(100)),
+            );
             trace.push((c.cwnd(), c.ssthresh()));
         }
         // Round 2: snd_una 41000 > 40000 starts a new round (end_seq 100000).
         for j in 0..12u64 {
-            c.on_ack(at(ms(200 + 5 * j)), &hs_ack(41_000 + 1000 * j, 100_000, round2_rtt));
+            c.on_ack(
+                at(ms(200 + 5 * j)),
+                &hs_ack(41_000 + 1000 * j, 100_000, round2_rtt),
+            );
             trace.push((c.cwnd(), c.ssthresh()));
         }
         (c, trace)
@@ -772,7 +851,10 @@ mod tests {
     fn train_run(detect: &str, cwnd_segments: u64) -> Vec<(u64, u64)> {
         // RTT 10 ms constant, ACKs every 1 ms (≤ 2 ms apart): an ACK train. The round
         // starts at the first ACK (10 ms); the train threshold is delay_min/2 = 5 ms.
-        let mut c = cubic_with(&[("hystart_detect", RawParam::Text(detect.into()))], cwnd_segments);
+        let mut c = cubic_with(
+            &[("hystart_detect", RawParam::Text(detect.into()))],
+            cwnd_segments,
+        );
         let mut trace = Vec::new();
         for i in 0..12u64 {
             c.on_ack(at(ms(10 + i)), &hs_ack(1000 * (i + 1), 100_000, ms(10)));
@@ -812,15 +894,38 @@ mod tests {
         assert_eq!((c.cwnd(), c.w_max()), (70_000, 100_000));
         // RTO: ssthresh = 70000·0.7 = 49000 (W_max would become 59500 by fast
         // convergence, then Linux's bictcp_reset forgets it); cwnd = 1 MSS.
-        c.on_rto(at(Dur::from_secs(3)), &RtoEvent { bytes_in_flight: 70_000, backoff_count: 1, mss: MSS });
+        c.on_rto(
+            at(Dur::from_secs(3)),
+            &RtoEvent {
+                bytes_in_flight: 70_000,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!((c.cwnd(), c.ssthresh()), (1000, 49_000));
-        assert_eq!((c.w_max(), c.delay_min, c.epoch_start, c.k()), (0, None, None, 0.0));
+        assert_eq!(
+            (c.w_max(), c.delay_min, c.epoch_start, c.k()),
+            (0, None, None, 0.0)
+        );
         // A second, backed-off timeout keeps ssthresh.
-        c.on_rto(at(Dur::from_secs(4)), &RtoEvent { bytes_in_flight: 1000, backoff_count: 2, mss: MSS });
+        c.on_rto(
+            at(Dur::from_secs(4)),
+            &RtoEvent {
+                bytes_in_flight: 1000,
+                backoff_count: 2,
+                mss: MSS,
+            },
+        );
         assert_eq!((c.cwnd(), c.ssthresh()), (1000, 49_000));
         // Slow start up to ssthresh: 48 ACKs of 1000 bytes -> 49000.
         for i in 0..48u64 {
-            c.on_ack(at(Dur::from_secs(5) + ms(i)), &AckSample { rtt: Some(ms(100)), ..ack(1000) });
+            c.on_ack(
+                at(Dur::from_secs(5) + ms(i)),
+                &AckSample {
+                    rtt: Some(ms(100)),
+                    ..ack(1000)
+                },
+            );
         }
         assert_eq!(c.cwnd(), 49_000);
         assert!(c.epoch_start.is_none());
@@ -828,7 +933,10 @@ mod tests {
         // capped at 20 segments (Linux): target = 49000 + 0.4·0.1³·1000 = 49000.4 ->
         // 49000 ≤ cwnd -> cnt = 100·cwnd -> 20000.
         c.on_ack(at(Dur::from_secs(6)), &ack(1000));
-        assert_eq!((c.k(), c.origin_point, c.cnt, c.cwnd()), (0.0, 49_000, 20_000, 49_000));
+        assert_eq!(
+            (c.k(), c.origin_point, c.cnt, c.cwnd()),
+            (0.0, 49_000, 20_000, 49_000)
+        );
     }
 
     #[test]
@@ -839,10 +947,28 @@ mod tests {
         c.on_ack(t0, &ack(1000));
         assert_eq!(c.epoch_start, Some(t0));
         // Sending with data in flight: no shift, remembers the send time.
-        c.on_sent(t0 + ms(500), &SentInfo { bytes: 1000, bytes_in_flight: 5000, retransmission: false, seq: 50_000, app_limited: false });
+        c.on_sent(
+            t0 + ms(500),
+            &SentInfo {
+                bytes: 1000,
+                bytes_in_flight: 5000,
+                retransmission: false,
+                seq: 50_000,
+                app_limited: false,
+            },
+        );
         assert_eq!(c.epoch_start, Some(t0));
         // Restart after 3 s of idle (nothing in flight before this send): epoch + 3 s.
-        c.on_sent(t0 + ms(3500), &SentInfo { bytes: 1000, bytes_in_flight: 1000, retransmission: false, seq: 51_000, app_limited: false });
+        c.on_sent(
+            t0 + ms(3500),
+            &SentInfo {
+                bytes: 1000,
+                bytes_in_flight: 1000,
+                retransmission: false,
+                seq: 51_000,
+                app_limited: false,
+            },
+        );
         assert_eq!(c.epoch_start, Some(t0 + ms(3000)));
         assert_eq!(c.snd_nxt, 52_000);
     }
@@ -855,10 +981,22 @@ mod tests {
         let t0 = at(Dur::from_secs(10));
         c.on_ack(t0, &ack(1000));
         // 0.5 s after the epoch start: ignored (Linux: within HZ of epoch_start).
-        c.on_ack(t0 + ms(500), &AckSample { rtt: Some(ms(50)), ..ack(1000) });
+        c.on_ack(
+            t0 + ms(500),
+            &AckSample {
+                rtt: Some(ms(50)),
+                ..ack(1000)
+            },
+        );
         assert_eq!(c.delay_min, Some(ms(100)));
         // 1 s after: accepted.
-        c.on_ack(t0 + ms(1000), &AckSample { rtt: Some(ms(50)), ..ack(1000) });
+        c.on_ack(
+            t0 + ms(1000),
+            &AckSample {
+                rtt: Some(ms(50)),
+                ..ack(1000)
+            },
+        );
         assert_eq!(c.delay_min, Some(ms(50)));
     }
 
@@ -868,6 +1006,17 @@ mod tests {
         let mut out = Vec::new();
         c.trace(&mut out);
         let names: Vec<_> = out.iter().map(|(n, _)| *n).collect();
-        assert_eq!(names, ["w_max_segments", "origin_segments", "k_s", "cnt_segments", "w_est_segments", "delay_min_ms", "hystart_found"]);
+        assert_eq!(
+            names,
+            [
+                "w_max_segments",
+                "origin_segments",
+                "k_s",
+                "cnt_segments",
+                "w_est_segments",
+                "delay_min_ms",
+                "hystart_found"
+            ]
+        );
     }
 }

@@ -119,7 +119,17 @@ pub struct AdaptiveTarget {
 
 impl AdaptiveTarget {
     pub fn new(beta: f64, weight: f64, initial_interval: Dur, min_interval: Dur) -> Self {
-        AdaptiveTarget { beta, weight, min_interval, s_min: None, s_max: None, interval_start: Time::ZERO, interval: initial_interval, imin: None, imax: None }
+        AdaptiveTarget {
+            beta,
+            weight,
+            min_interval,
+            s_min: None,
+            s_max: None,
+            interval_start: Time::ZERO,
+            interval: initial_interval,
+            imin: None,
+            imax: None,
+        }
     }
 
     pub fn update(&mut self, now: Time, d: f64) {
@@ -142,7 +152,11 @@ impl AdaptiveTarget {
             let w = self.weight;
             self.s_min = self.s_min.map(|m| (1.0 - w) * m + w * lo);
             self.s_max = self.s_max.map(|m| (1.0 - w) * m + w * hi);
-            let span = if thi >= tlo { thi.since(tlo) } else { tlo.since(thi) };
+            let span = if thi >= tlo {
+                thi.since(tlo)
+            } else {
+                tlo.since(thi)
+            };
             self.interval = span.max(self.min_interval);
             self.interval_start = now;
             self.imin = None;
@@ -171,7 +185,12 @@ pub struct Eclipse {
 impl Eclipse {
     pub fn new(p: &ParamSet, init: &CcInit) -> Eclipse {
         Eclipse {
-            target: AdaptiveTarget::new(p.f64("beta"), p.f64("avg_weight"), p.dur("initial_interval"), p.dur("min_interval")),
+            target: AdaptiveTarget::new(
+                p.f64("beta"),
+                p.f64("avg_weight"),
+                p.dur("initial_interval"),
+                p.dur("min_interval"),
+            ),
             current: CurrentDelayFilter::new(p.int("current_filter") as usize),
             win: SegmentWindow::new(p, init),
             gain: p.f64("gain"),
@@ -212,7 +231,9 @@ impl CongestionControl for Eclipse {
         if !ack.cwnd_limited {
             return;
         }
-        let Some(acked) = self.win.slow_start(acked) else { return };
+        let Some(acked) = self.win.slow_start(acked) else {
+            return;
+        };
         let Some(off) = self.off_target() else { return };
         self.last_off_target = off;
         // seed 000 eq. 2.9: cwnd += off_target·newly_acked·MSS/cwnd, in segments through
@@ -245,7 +266,9 @@ impl CongestionControl for Eclipse {
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
-        if let (Some(lo), Some(hi), Some(t)) = (self.target.s_min, self.target.s_max, self.target.target()) {
+        if let (Some(lo), Some(hi), Some(t)) =
+            (self.target.s_min, self.target.s_max, self.target.target())
+        {
             out.push(("target_qdelay_ms", (t - lo) / 1e6));
             out.push(("range_ms", (hi - lo) / 1e6));
         }
@@ -272,11 +295,24 @@ mod tests {
 
     fn make(user: &[(&str, RawParam)]) -> Eclipse {
         let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
-        Eclipse::new(&p, &CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) })
+        Eclipse::new(
+            &p,
+            &CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(1),
+            },
+        )
     }
 
     fn ack(owd_ms: f64) -> AckSample {
-        AckSample { bytes_acked: MSS, owd: Some((owd_ms * 1e6) as i64), bytes_in_flight: 10 * MSS, ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_acked: MSS,
+            owd: Some((owd_ms * 1e6) as i64),
+            bytes_in_flight: 10 * MSS,
+            ..AckSample::empty(MSS)
+        }
     }
 
     #[test]
@@ -286,17 +322,23 @@ mod tests {
         a.update(at(0), ms(10.0));
         assert_eq!(a.target(), Some(ms(10.0))); // s_min = s_max = 10
         a.update(at(100), ms(110.0)); // overwrites s_max
-        // target = 0.15·(110 − 10) + 10 = 25 ms.
+                                      // target = 0.15·(110 − 10) + 10 = 25 ms.
         assert_eq!(a.target(), Some(ms(25.0)));
         // At 1 s the first interval (1 s) ends: min 10 @ 0, max 110 @ 100 ms;
         // s_min = 7/8·10 + 1/8·10 = 10, s_max = 110; next interval |100 − 0| = 100 ms.
         a.update(at(1000), ms(50.0));
-        assert_eq!((a.s_min, a.s_max, a.interval), (Some(ms(10.0)), Some(ms(110.0)), Dur::from_millis(100)));
+        assert_eq!(
+            (a.s_min, a.s_max, a.interval),
+            (Some(ms(10.0)), Some(ms(110.0)), Dur::from_millis(100))
+        );
         // Interval 2: 30 @ 1050, 40 @ 1100 (ends, 100 ms): s_min = 8.75 + 3.75 = 12.5 ms,
         // s_max = 96.25 + 5 = 101.25 ms; span 50 ms → floored to 100 ms.
         a.update(at(1050), ms(30.0));
         a.update(at(1100), ms(40.0));
-        assert_eq!((a.s_min, a.s_max, a.interval), (Some(ms(12.5)), Some(ms(101.25)), Dur::from_millis(100)));
+        assert_eq!(
+            (a.s_min, a.s_max, a.interval),
+            (Some(ms(12.5)), Some(ms(101.25)), Dur::from_millis(100))
+        );
         // target = 0.15·(101.25 − 12.5) + 12.5 = 13.3125 + 12.5 = 25.8125 ms.
         assert!((a.target().unwrap() - ms(25.8125)).abs() < 1e-6);
         // A lower sample overwrites s_min at once.
@@ -309,8 +351,20 @@ mod tests {
         let mut e = make(&[("slow_start", RawParam::Bool(false))]);
         let t = at(0);
         // s_min = 10, s_max = 110 → queueing target 15 ms.
-        e.on_ack(t, &AckSample { bytes_acked: 0, ..ack(10.0) });
-        e.on_ack(t, &AckSample { bytes_acked: 0, ..ack(110.0) });
+        e.on_ack(
+            t,
+            &AckSample {
+                bytes_acked: 0,
+                ..ack(10.0)
+            },
+        );
+        e.on_ack(
+            t,
+            &AckSample {
+                bytes_acked: 0,
+                ..ack(110.0)
+            },
+        );
         // Current delay 110: q = 100 ms, off_target = (15 − 100)/15 = −17/3.
         assert!((e.off_target().unwrap() + 17.0 / 3.0).abs() < 1e-12);
         // Delay 10 ms (empty queue): off_target = 1; +1 segment per 10 acked at cwnd 10.
@@ -333,9 +387,24 @@ mod tests {
     #[test]
     fn loss_and_floor() {
         let mut e = make(&[]);
-        e.on_congestion(at(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 10 * MSS, bytes_lost: MSS, mss: MSS });
+        e.on_congestion(
+            at(0),
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 10 * MSS,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
         assert_eq!((e.cwnd(), e.ssthresh()), (5 * MSS, 5 * MSS));
-        e.on_rto(at(0), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
+        e.on_rto(
+            at(0),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!(e.cwnd(), MSS);
         // Before a queueing delay exists the target floors at min_target = 1 ms; with
         // q = 0 off_target = 1.

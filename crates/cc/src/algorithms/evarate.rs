@@ -44,8 +44,22 @@ pub static INFO_PLUS: AlgorithmInfo = AlgorithmInfo {
     build: build_plus,
 };
 
-const fn p(name: &'static str, kind: ParamKind, default: ParamValue, unit: &'static str, doc: &'static str, source: &'static str) -> ParamSpec {
-    ParamSpec { name, kind, default, unit, doc, source }
+const fn p(
+    name: &'static str,
+    kind: ParamKind,
+    default: ParamValue,
+    unit: &'static str,
+    doc: &'static str,
+    source: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind,
+        default,
+        unit,
+        doc,
+        source,
+    }
 }
 
 const fn float(min: f64, max: f64) -> ParamKind {
@@ -84,7 +98,8 @@ const fn params(alpha: f64, alpha_source: &'static str) -> [ParamSpec; N_PARAMS]
 }
 
 static PARAMS: [ParamSpec; N_PARAMS] = params(1.0, "seed 004 §4.1 Eq. 4.5 (α = 1 default)");
-static PARAMS_PLUS: [ParamSpec; N_PARAMS] = params(1.5, "seed 004 §5.4.1 (EvaRate++: α = 1.5 in hostile mode)");
+static PARAMS_PLUS: [ParamSpec; N_PARAMS] =
+    params(1.5, "seed 004 §5.4.1 (EvaRate++: α = 1.5 in hostile mode)");
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
     Box::new(EvaRate::new(p, &init, "evarate"))
@@ -201,9 +216,14 @@ impl EvaRate {
             hostile_std: p.f64("hostile_std"),
             hostile_window: p.dur("hostile_window"),
             sliding: p.choice("hostile_window_kind") != "tumbling",
-            by_samples: (p.choice("hostile_window_kind") == "samples").then(|| p.int("hostile_window_samples") as usize),
+            by_samples: (p.choice("hostile_window_kind") == "samples")
+                .then(|| p.int("hostile_window_samples") as usize),
             hostile_min_samples: p.int("hostile_min_samples") as usize,
-            initial_mode: if p.choice("initial_mode") == "benevolent" { Env::Benevolent } else { Env::Hostile },
+            initial_mode: if p.choice("initial_mode") == "benevolent" {
+                Env::Benevolent
+            } else {
+                Env::Hostile
+            },
             piecewise: p.choice("decay") == "piecewise",
             initial_burst: p.int("initial_burst") as u64,
             ss_gain: p.f64("ss_gain"),
@@ -268,7 +288,11 @@ impl EvaRate {
         self.phase = Phase::CongestionAvoidance;
         let rho = self.rho_bar.unwrap_or(0.0);
         let rtt_min = self.rtt_min.unwrap_or(Dur::ZERO);
-        let bt = if self.c.l_max > rtt_min { rho * (self.c.l_max - rtt_min).secs_f64() / self.mss as f64 } else { 0.0 };
+        let bt = if self.c.l_max > rtt_min {
+            rho * (self.c.l_max - rtt_min).secs_f64() / self.mss as f64
+        } else {
+            0.0
+        };
         self.bt_init = if bt > 0.0 { bt } else { self.c.bt_fallback };
         self.bt_arm = now;
         self.bt_rtt = self.srtt_or(rtt_min);
@@ -279,7 +303,10 @@ impl EvaRate {
     /// samples the age of the oldest sample kept.
     fn detection_span(&self, now: Time) -> Dur {
         match self.c.by_samples {
-            Some(_) => self.bp_samples.front().map_or(Dur::ZERO, |(t, _)| now.since(*t)),
+            Some(_) => self
+                .bp_samples
+                .front()
+                .map_or(Dur::ZERO, |(t, _)| now.since(*t)),
             None => self.c.hostile_window,
         }
     }
@@ -293,7 +320,11 @@ impl EvaRate {
             }
             self.bp_samples.len() >= self.c.hostile_min_samples
         } else if self.c.sliding {
-            while self.bp_samples.front().is_some_and(|(t, _)| now.since(*t) > w) {
+            while self
+                .bp_samples
+                .front()
+                .is_some_and(|(t, _)| now.since(*t) > w)
+            {
                 self.bp_samples.pop_front();
             }
             self.bp_samples.len() >= self.c.hostile_min_samples
@@ -303,7 +334,11 @@ impl EvaRate {
         if decide {
             self.bp_std = stdev(self.bp_samples.iter().map(|x| x.1));
             // §4.4.6: hostile iff std(B') > 50 packets.
-            self.env = if self.bp_std > self.c.hostile_std { Env::Hostile } else { Env::Benevolent };
+            self.env = if self.bp_std > self.c.hostile_std {
+                Env::Hostile
+            } else {
+                Env::Benevolent
+            };
             if !self.c.sliding {
                 self.bp_samples.clear();
                 self.window_start = now;
@@ -314,7 +349,11 @@ impl EvaRate {
     /// The congestion-avoidance update, once per RTT (§4.4.1).
     fn control(&mut self, now: Time, ack: &AckSample) {
         let mss = self.mss as f64;
-        let (Some(rho_hat), Some(rho_bar), Some(rtt_min)) = (self.rho_hat, self.rho_bar, self.rtt_min) else { return };
+        let (Some(rho_hat), Some(rho_bar), Some(rtt_min)) =
+            (self.rho_hat, self.rho_bar, self.rtt_min)
+        else {
+            return;
+        };
         // Eq. 4.4 with the instantaneous ρ̂: B = P_if − ρ̂·RTT_min (packets).
         let p_if = ack.bytes_in_flight as f64 / mss;
         let b = p_if - rho_hat * rtt_min.secs_f64() / mss;
@@ -384,10 +423,17 @@ impl EvaRate {
         }
         self.c_filter.update_at(now, rho_hat.round() as u64, window);
         if self.phase == Phase::SlowStart {
-            let lost_pkts = self.lost.lost(ack).saturating_sub(self.lost_at_ss.unwrap_or(0)) / self.mss;
+            let lost_pkts = self
+                .lost
+                .lost(ack)
+                .saturating_sub(self.lost_at_ss.unwrap_or(0))
+                / self.mss;
             let exit = match (self.rate, self.rate_measured, self.prev_rho_hat) {
                 (None, _, _) => false,
-                (Some(_), Some(sent), Some(prev)) => sent > (1.0 + self.c.ss_exit_margin) * rho_hat || rho_hat < self.c.ss_min_growth * prev,
+                (Some(_), Some(sent), Some(prev)) => {
+                    sent > (1.0 + self.c.ss_exit_margin) * rho_hat
+                        || rho_hat < self.c.ss_min_growth * prev
+                }
                 _ => false,
             } || lost_pkts > self.c.ss_loss_exit;
             if !exit {
@@ -489,7 +535,14 @@ impl CongestionControl for EvaRate {
         out.push(("b_comp_std_pkts", self.bp_std));
         // 1 = hostile (buffer fillers present), 0 = benevolent (§4.4.6).
         out.push(("mode", if self.env == Env::Hostile { 1.0 } else { 0.0 }));
-        out.push(("slow_start", if self.phase == Phase::SlowStart { 1.0 } else { 0.0 }));
+        out.push((
+            "slow_start",
+            if self.phase == Phase::SlowStart {
+                1.0
+            } else {
+                0.0
+            },
+        ));
     }
 }
 
@@ -502,7 +555,12 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn init() -> CcInit {
-        CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) }
+        CcInit {
+            now: Time(0),
+            mss: MSS,
+            initial_cwnd: 10 * MSS,
+            rng: Rng::new(1),
+        }
     }
 
     fn eva_with(info: &AlgorithmInfo, user: &[(&str, RawParam)]) -> EvaRate {
@@ -535,7 +593,10 @@ mod tests {
     }
 
     fn in_flight(pkts: u64) -> AckSample {
-        AckSample { bytes_in_flight: pkts * MSS, ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_in_flight: pkts * MSS,
+            ..AckSample::empty(MSS)
+        }
     }
 
     #[test]
@@ -668,7 +729,13 @@ mod tests {
         // A window of B' samples spans from its oldest sample: B' samples at 0 and 4 s,
         // so at 5 s the C window is 5 s; at 12 s (oldest kept sample 4 s) it is 8 s.
         let k = RawParam::Text("samples".into());
-        let mut e = eva_with(&INFO, &[("hostile_window_kind", k), ("hostile_window_samples", RawParam::Int(2))]);
+        let mut e = eva_with(
+            &INFO,
+            &[
+                ("hostile_window_kind", k),
+                ("hostile_window_samples", RawParam::Int(2)),
+            ],
+        );
         e.push_bp(ms(0), 0.0);
         e.push_bp(ms(4000), 0.0);
         assert_eq!(e.detection_span(ms(5000)), Dur::from_secs(5));
@@ -681,7 +748,14 @@ mod tests {
         // N = 3, decide from 2 samples: {0, 100} → std 50, not > 50: benevolent; {0, 100,
         // 200} → std 81.6: hostile; then {100, 200, 200} → std 47.1: benevolent.
         let k = RawParam::Text("samples".into());
-        let mut e = eva_with(&INFO, &[("hostile_window_kind", k), ("hostile_window_samples", RawParam::Int(3)), ("hostile_min_samples", RawParam::Int(2))]);
+        let mut e = eva_with(
+            &INFO,
+            &[
+                ("hostile_window_kind", k),
+                ("hostile_window_samples", RawParam::Int(3)),
+                ("hostile_min_samples", RawParam::Int(2)),
+            ],
+        );
         e.push_bp(ms(0), 0.0);
         assert_eq!(e.env(), Env::Hostile); // initial mode, one sample
         e.push_bp(ms(100), 100.0);
@@ -697,7 +771,13 @@ mod tests {
     #[test]
     fn hostile_iff_std_of_competitor_occupancy_exceeds_50_packets() {
         let tw = RawParam::Text("1s".into());
-        let mut e = eva_with(&INFO, &[("hostile_window", tw.clone()), ("initial_mode", RawParam::Text("benevolent".into()))]);
+        let mut e = eva_with(
+            &INFO,
+            &[
+                ("hostile_window", tw.clone()),
+                ("initial_mode", RawParam::Text("benevolent".into())),
+            ],
+        );
         // Tumbling 1 s window: samples 0, 100 → std 50 (not > 50) at the window end.
         e.push_bp(ms(100), 0.0);
         e.push_bp(ms(1000), 100.0);
@@ -708,7 +788,14 @@ mod tests {
         e.push_bp(ms(2000), 102.0);
         assert_eq!((e.env(), e.bp_std), (Env::Hostile, 51.0));
         // Sliding window with 2 samples minimum: decides on every sample.
-        let mut e = eva_with(&INFO, &[("hostile_window", tw), ("hostile_window_kind", RawParam::Text("sliding".into())), ("hostile_min_samples", RawParam::Int(2))]);
+        let mut e = eva_with(
+            &INFO,
+            &[
+                ("hostile_window", tw),
+                ("hostile_window_kind", RawParam::Text("sliding".into())),
+                ("hostile_min_samples", RawParam::Int(2)),
+            ],
+        );
         e.push_bp(ms(0), 0.0);
         assert_eq!(e.env(), Env::Hostile);
         e.push_bp(ms(100), 10.0);
@@ -727,7 +814,10 @@ mod tests {
         e.rtt_max = Dur::from_millis(40);
         // Burst sample 1e6 B/s: S = 1.5e6 (nothing paced was measured yet).
         e.on_sample(ms(40), &in_flight(10), 1e6);
-        assert_eq!((e.phase(), e.rate, e.rate_measured), (Phase::SlowStart, Some(1.5e6), None));
+        assert_eq!(
+            (e.phase(), e.rate, e.rate_measured),
+            (Phase::SlowStart, Some(1.5e6), None)
+        );
         // Round measured while unpaced: no exit test; S = 2.25e6.
         e.on_sample(ms(80), &in_flight(40), 1.4e6);
         assert_eq!((e.rate, e.rate_measured), (Some(2.25e6), Some(1.5e6)));
@@ -751,8 +841,18 @@ mod tests {
         let mut e = eva();
         steady(&mut e);
         e.rate = Some(2e6);
-        e.on_rto(ms(2000), &RtoEvent { bytes_in_flight: 50 * MSS, backoff_count: 1, mss: MSS });
-        assert_eq!((e.phase(), e.rate, e.rho_bar, e.cwnd()), (Phase::SlowStart, None, None, 10 * MSS));
+        e.on_rto(
+            ms(2000),
+            &RtoEvent {
+                bytes_in_flight: 50 * MSS,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
+        assert_eq!(
+            (e.phase(), e.rate, e.rho_bar, e.cwnd()),
+            (Phase::SlowStart, None, None, 10 * MSS)
+        );
         assert_eq!(e.pacing_rate(), None);
         assert_eq!(e.rtt_min, Some(Dur::from_millis(40)));
     }

@@ -229,7 +229,12 @@ fn parse_sections(text: &str) -> Result<Vec<(String, String, Value, usize)>, Str
             acc.push(' ');
             acc.push_str(line);
             if balanced(&acc) {
-                out.push((section.clone(), key, parse_value(&acc).map_err(|e| format!("line {start}: {e}"))?, start));
+                out.push((
+                    section.clone(),
+                    key,
+                    parse_value(&acc).map_err(|e| format!("line {start}: {e}"))?,
+                    start,
+                ));
             } else {
                 pending = Some((key, acc, start));
             }
@@ -239,15 +244,24 @@ fn parse_sections(text: &str) -> Result<Vec<(String, String, Value, usize)>, Str
             continue;
         }
         if let Some(rest) = line.strip_prefix('[') {
-            let name = rest.strip_suffix(']').ok_or_else(|| format!("line {line_no}: unterminated section header"))?;
+            let name = rest
+                .strip_suffix(']')
+                .ok_or_else(|| format!("line {line_no}: unterminated section header"))?;
             section = name.trim().to_string();
             continue;
         }
-        let (k, v) = line.split_once('=').ok_or_else(|| format!("line {line_no}: expected `key = value`"))?;
+        let (k, v) = line
+            .split_once('=')
+            .ok_or_else(|| format!("line {line_no}: expected `key = value`"))?;
         let key = k.trim().trim_matches('"').to_string();
         let v = v.trim().to_string();
         if balanced(&v) {
-            out.push((section.clone(), key, parse_value(&v).map_err(|e| format!("line {line_no}: {e}"))?, line_no));
+            out.push((
+                section.clone(),
+                key,
+                parse_value(&v).map_err(|e| format!("line {line_no}: {e}"))?,
+                line_no,
+            ));
         } else {
             pending = Some((key, v, line_no));
         }
@@ -287,7 +301,9 @@ fn balanced(s: &str) -> bool {
 fn parse_value(s: &str) -> Result<Value, String> {
     let s = s.trim();
     if let Some(inner) = s.strip_prefix('[') {
-        let inner = inner.strip_suffix(']').ok_or("array does not end with `]`")?;
+        let inner = inner
+            .strip_suffix(']')
+            .ok_or("array does not end with `]`")?;
         let mut items = Vec::new();
         for part in inner.split(',') {
             let part = part.trim();
@@ -299,17 +315,26 @@ fn parse_value(s: &str) -> Result<Value, String> {
         return Ok(Value::Arr(items));
     }
     if let Some(inner) = s.strip_prefix('"') {
-        let inner = inner.strip_suffix('"').ok_or("string does not end with `\"`")?;
+        let inner = inner
+            .strip_suffix('"')
+            .ok_or("string does not end with `\"`")?;
         return Ok(Value::Str(inner.to_string()));
     }
-    s.replace('_', "").parse::<f64>().map(Value::Num).map_err(|_| format!("`{s}` is not a number, a \"string\" or an array"))
+    s.replace('_', "")
+        .parse::<f64>()
+        .map(Value::Num)
+        .map_err(|_| format!("`{s}` is not a number, a \"string\" or an array"))
 }
 
 fn labels_of(v: &Value, what: &str) -> Result<Vec<String>, String> {
-    let Value::Arr(items) = v else { return Err(format!("{what}: labels must be an array of strings")) };
+    let Value::Arr(items) = v else {
+        return Err(format!("{what}: labels must be an array of strings"));
+    };
     let mut labels = Vec::new();
     for it in items {
-        let Value::Str(s) = it else { return Err(format!("{what}: labels must be strings")) };
+        let Value::Str(s) = it else {
+            return Err(format!("{what}: labels must be strings"));
+        };
         if labels.contains(s) {
             return Err(format!("{what}: label `{s}` appears twice"));
         }
@@ -338,14 +363,24 @@ impl FuzzyTable {
     /// Parses a table in the format documented in `crates/cc/data/flower_default.toml`.
     pub fn parse(text: &str) -> Result<FuzzyTable, String> {
         let entries = parse_sections(text)?;
-        let get = |sec: &str, key: &str| entries.iter().find(|(s, k, _, _)| s == sec && k == key).map(|(_, _, v, _)| v);
+        let get = |sec: &str, key: &str| {
+            entries
+                .iter()
+                .find(|(s, k, _, _)| s == sec && k == key)
+                .map(|(_, _, v, _)| v)
+        };
         for (s, k, _, line) in &entries {
-            let known = matches!((s.as_str(), k.as_str()), ("e" | "de" | "out", "labels" | "centres")) || s == "rules";
+            let known = matches!(
+                (s.as_str(), k.as_str()),
+                ("e" | "de" | "out", "labels" | "centres")
+            ) || s == "rules";
             if !known {
                 return Err(format!("line {line}: unknown entry `{k}` in section [{s}]"));
             }
         }
-        let need = |sec: &str, key: &str| get(sec, key).ok_or_else(|| format!("missing `{key}` in section [{sec}]"));
+        let need = |sec: &str, key: &str| {
+            get(sec, key).ok_or_else(|| format!("missing `{key}` in section [{sec}]"))
+        };
         let e_labels = labels_of(need("e", "labels")?, "[e]")?;
         let de_labels = labels_of(need("de", "labels")?, "[de]")?;
         let out_labels = labels_of(need("out", "labels")?, "[out]")?;
@@ -353,7 +388,9 @@ impl FuzzyTable {
         let arr = |v: &Value, what: &str, len: usize| -> Result<Vec<Value>, String> {
             match v {
                 Value::Arr(items) if items.len() == len => Ok(items.clone()),
-                Value::Arr(items) => Err(format!("{what}: {} centres for {len} labels", items.len())),
+                Value::Arr(items) => {
+                    Err(format!("{what}: {} centres for {len} labels", items.len()))
+                }
                 _ => Err(format!("{what}: centres must be an array")),
             }
         };
@@ -379,7 +416,16 @@ impl FuzzyTable {
                 _ => Err("[de]: centres must be numbers or breakpoint names".to_string()),
             })
             .collect::<Result<Vec<DeCentre>, String>>()?;
-        let nums: Vec<f64> = de_centres.iter().filter_map(|c| if let DeCentre::Ms(x) = c { Some(*x) } else { None }).collect();
+        let nums: Vec<f64> = de_centres
+            .iter()
+            .filter_map(|c| {
+                if let DeCentre::Ms(x) = c {
+                    Some(*x)
+                } else {
+                    None
+                }
+            })
+            .collect();
         check_increasing(&nums, "[de]")?;
         let out_centres = arr(need("out", "centres")?, "[out]", out_labels.len())?
             .into_iter()
@@ -393,24 +439,48 @@ impl FuzzyTable {
 
         let mut rules = Vec::with_capacity(e_labels.len());
         for el in &e_labels {
-            let row = get("rules", el).ok_or_else(|| format!("[rules]: no row for e label `{el}`"))?;
-            let Value::Arr(items) = row else { return Err(format!("[rules]: row `{el}` must be an array")) };
+            let row =
+                get("rules", el).ok_or_else(|| format!("[rules]: no row for e label `{el}`"))?;
+            let Value::Arr(items) = row else {
+                return Err(format!("[rules]: row `{el}` must be an array"));
+            };
             if items.len() != de_labels.len() {
-                return Err(format!("[rules]: row `{el}` has {} entries for {} Δe labels", items.len(), de_labels.len()));
+                return Err(format!(
+                    "[rules]: row `{el}` has {} entries for {} Δe labels",
+                    items.len(),
+                    de_labels.len()
+                ));
             }
             let mut r = Vec::with_capacity(items.len());
             for it in items {
-                let Value::Str(s) = it else { return Err(format!("[rules]: row `{el}` must list [out] labels")) };
-                r.push(out_labels.iter().position(|o| o == s).ok_or_else(|| format!("[rules]: row `{el}`: unknown consequent `{s}`"))?);
+                let Value::Str(s) = it else {
+                    return Err(format!("[rules]: row `{el}` must list [out] labels"));
+                };
+                r.push(
+                    out_labels
+                        .iter()
+                        .position(|o| o == s)
+                        .ok_or_else(|| format!("[rules]: row `{el}`: unknown consequent `{s}`"))?,
+                );
             }
             rules.push(r);
         }
         for (s, k, _, line) in &entries {
             if s == "rules" && !e_labels.contains(k) {
-                return Err(format!("line {line}: [rules] row `{k}` is not an [e] label"));
+                return Err(format!(
+                    "line {line}: [rules] row `{k}` is not an [e] label"
+                ));
             }
         }
-        Ok(FuzzyTable { e_labels, e_centres, de_labels, de_centres, out_labels, out_centres, rules })
+        Ok(FuzzyTable {
+            e_labels,
+            e_centres,
+            de_labels,
+            de_centres,
+            out_labels,
+            out_centres,
+            rules,
+        })
     }
 
     /// The Δe centres in ms for the current breakpoints, made strictly increasing: the
@@ -522,7 +592,14 @@ pub struct PeakValley {
 
 impl PeakValley {
     pub fn new(n: usize, alpha: f64, s_init: f64) -> PeakValley {
-        PeakValley { n: n.max(1), alpha, window: VecDeque::with_capacity(n + 2), finding_peak: true, s: s_init, q_max: None }
+        PeakValley {
+            n: n.max(1),
+            alpha,
+            window: VecDeque::with_capacity(n + 2),
+            finding_peak: true,
+            s: s_init,
+            q_max: None,
+        }
     }
 
     /// "After the RTT k", with q_k the per-RTT queueing delay. Returns true when a new
@@ -601,13 +678,25 @@ impl Flower {
     /// FLOWER with a user-supplied fuzzy table (see [`FuzzyTable::parse`]).
     pub fn with_table(p: &ParamSet, init: &CcInit, table: FuzzyTable) -> Flower {
         let ms = |d: Dur| d.nanos() as f64 / 1e6;
-        let mode = if p.choice("rollover") == "elapsed" { Rollover::Elapsed } else { Rollover::MinuteBoundary };
+        let mode = if p.choice("rollover") == "elapsed" {
+            Rollover::Elapsed
+        } else {
+            Rollover::MinuteBoundary
+        };
         let mss = init.mss.max(1);
         let sde_init = ms(p.dur("sde_init"));
         Flower {
             table,
-            est: LedbatDelayEstimator::new(p.int("base_history") as usize, p.int("current_filter") as usize, mode),
-            detector: PeakValley::new(p.int("peak_window") as usize, p.f64("peak_alpha"), ms(p.dur("peak_threshold_init"))),
+            est: LedbatDelayEstimator::new(
+                p.int("base_history") as usize,
+                p.int("current_filter") as usize,
+                mode,
+            ),
+            detector: PeakValley::new(
+                p.int("peak_window") as usize,
+                p.f64("peak_alpha"),
+                ms(p.dur("peak_threshold_init")),
+            ),
             target_ms: ms(p.dur("target")),
             min_cwnd: p.int("min_cwnd") as f64,
             cwnd: (init.initial_cwnd / mss).max(1) as f64,
@@ -654,7 +743,11 @@ impl Flower {
     /// than the initial values).
     pub fn breakpoints(&self) -> Breakpoints {
         let q = self.detector.q_max.unwrap_or(self.max_q_seen);
-        Breakpoints { qmax: q.max(self.de_qmax_init), sde_pos: self.sde_pos_avg.max(self.sde_init), sde_neg: self.sde_neg_avg.min(-self.sde_init) }
+        Breakpoints {
+            qmax: q.max(self.de_qmax_init),
+            sde_pos: self.sde_pos_avg.max(self.sde_init),
+            sde_neg: self.sde_neg_avg.min(-self.sde_init),
+        }
     }
 
     /// Normalised error e_n in percent (seed 001 §4.5.1, with the sign of the q > τ branch
@@ -745,7 +838,10 @@ impl CongestionControl for Flower {
                 self.round_end = Some(ack.snd_nxt);
                 self.round_start = now;
             }
-            Some(end) if ack.snd_una >= end || self.last_rtt.is_some_and(|r| now >= self.round_start + r) => {
+            Some(end)
+                if ack.snd_una >= end
+                    || self.last_rtt.is_some_and(|r| now >= self.round_start + r) =>
+            {
                 self.round_end = Some(ack.snd_nxt);
                 self.round_start = now;
                 if let Some(q) = self.round_min_q.take() {
@@ -803,16 +899,34 @@ mod tests {
 
     fn init_bp() -> Breakpoints {
         // seed 001 §4.5.2: {−q_max, sde₋, sde₊, q_max} initialised to {−5, −4, 4, 5} ms.
-        Breakpoints { qmax: 5.0, sde_pos: 4.0, sde_neg: -4.0 }
+        Breakpoints {
+            qmax: 5.0,
+            sde_pos: 4.0,
+            sde_neg: -4.0,
+        }
     }
 
     fn make(user: &[(&str, RawParam)]) -> Flower {
         let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
-        Flower::new(&p, &CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) })
+        Flower::new(
+            &p,
+            &CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(1),
+            },
+        )
     }
 
     fn ack(una: u64, nxt: u64, owd_ms: i64) -> AckSample {
-        AckSample { bytes_acked: MSS, owd: Some(owd_ms * MS), snd_una: una, snd_nxt: nxt, ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_acked: MSS,
+            owd: Some(owd_ms * MS),
+            snd_una: una,
+            snd_nxt: nxt,
+            ..AckSample::empty(MSS)
+        }
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -822,7 +936,10 @@ mod tests {
     #[test]
     fn default_table_is_the_reconstructed_diagonal_table() {
         let t = FuzzyTable::default_table();
-        assert_eq!((t.e_labels.len(), t.de_labels.len(), t.out_labels.len()), (11, 11, 12));
+        assert_eq!(
+            (t.e_labels.len(), t.de_labels.len(), t.out_labels.len()),
+            (11, 11, 12)
+        );
         // spec 001 §3.6: out = −6 (NVVL) if j = +5, else clamp(i + j, −5, 5); label k of
         // [out] has index k − 6, e/Δe label k has index k − 5.
         for i in 0..11 {
@@ -837,7 +954,9 @@ mod tests {
         assert!(close(t.out_centres[8], 0.4) && close(t.out_centres[9], 0.6));
         // The thesis's anchor rules (§4.4.2, §4.6.4).
         let idx = |v: &[String], s: &str| v.iter().position(|x| x == s).unwrap();
-        let rule = |e: &str, de: &str| t.out_labels[t.rules[idx(&t.e_labels, e)][idx(&t.de_labels, de)]].clone();
+        let rule = |e: &str, de: &str| {
+            t.out_labels[t.rules[idx(&t.e_labels, e)][idx(&t.de_labels, de)]].clone()
+        };
         assert_eq!(rule("PVL", "Z"), "PVL");
         assert_eq!(rule("NVS", "NVS"), "NS");
         assert_eq!(rule("PVS", "PVS"), "PS");
@@ -866,14 +985,14 @@ mod tests {
         assert_eq!(d(100.0, 0.0), Some(1.0)); // (PVL, Z) → PVL = +1
         assert_eq!(d(-100.0, 0.0), Some(-1.0)); // (NVL, Z) → NVL = −1
         assert!(close(d(-20.0, -1.0).unwrap(), -0.4)); // (NVS, NVS) → NS = −0.4
-        // e = 10: μ_Z = μ_PVS = 0.5; Δe = −2.5: μ_NM = μ_NS = 0.5. Rules (0,−3) → −3,
-        // (0,−2) → −2, (1,−3) → −2, (1,−2) → −1: (−0.6 − 0.4 − 0.4 − 0.2)·0.5/2 = −0.4.
+                                                       // e = 10: μ_Z = μ_PVS = 0.5; Δe = −2.5: μ_NM = μ_NS = 0.5. Rules (0,−3) → −3,
+                                                       // (0,−2) → −2, (1,−3) → −2, (1,−2) → −1: (−0.6 − 0.4 − 0.4 − 0.2)·0.5/2 = −0.4.
         let inf = t.infer(10.0, -2.5, &init_bp());
         assert_eq!(inf.fired.len(), 4);
         assert!(inf.fired.iter().all(|f| f.2 == 0.5));
         assert!(close(inf.dcwnd.unwrap(), -0.4));
         assert!(close(d(80.0, -3.0).unwrap(), 0.2)); // (PL, NM) → 4 − 3 = PVS
-        // Loss zone: Δe = 4.5 > sde₊ = 4: μ_PVL = (4.5 − 4)/(5 − 4) = 0.5 > 0 → reset.
+                                                     // Loss zone: Δe = 4.5 > sde₊ = 4: μ_PVL = (4.5 − 4)/(5 − 4) = 0.5 > 0 → reset.
         assert_eq!(d(50.0, 4.5), None);
         // Exactly at sde₊ the PVL set has degree 0: no reset. e = 50 → PS/PM 0.5 each,
         // Δe = 4 → PL: (PS, PL) → clamp(2 + 4) = PVL, (PM, PL) → PVL: +1.
@@ -906,7 +1025,10 @@ mod tests {
     fn peak_valley_detector_lags_and_replaces_q_max() {
         let mut d = PeakValley::new(5, 0.125, 0.0);
         let mut found = Vec::new();
-        let series = [0.0, 1.0, 2.0, 3.0, 10.0, 3.0, 2.0, 1.0, 0.0, 0.0, 5.0, 6.0, 7.0, 8.0, 6.0, 2.0, 1.0, 1.0, 1.0];
+        let series = [
+            0.0, 1.0, 2.0, 3.0, 10.0, 3.0, 2.0, 1.0, 0.0, 0.0, 5.0, 6.0, 7.0, 8.0, 6.0, 2.0, 1.0,
+            1.0, 1.0,
+        ];
         for (k, &q) in series.iter().enumerate() {
             if d.update(q) {
                 found.push((k, d.q_max.unwrap(), d.s));
@@ -928,9 +1050,28 @@ mod tests {
     #[test]
     fn breakpoints_stay_monotone() {
         let t = FuzzyTable::default_table();
-        let c = t.de_centres_ms(&Breakpoints { qmax: 5.0, sde_pos: 9.0, sde_neg: -4.0 });
+        let c = t.de_centres_ms(&Breakpoints {
+            qmax: 5.0,
+            sde_pos: 9.0,
+            sde_neg: -4.0,
+        });
         // sde₊ = 9 ≥ q_max = 5 is clamped just below q_max.
-        assert_eq!(c, vec![-5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 5.0 - 1e-3, 5.0]);
+        assert_eq!(
+            c,
+            vec![
+                -5.0,
+                -4.0,
+                -3.0,
+                -2.0,
+                -1.0,
+                0.0,
+                1.0,
+                2.0,
+                3.0,
+                5.0 - 1e-3,
+                5.0
+            ]
+        );
         assert!(c.windows(2).all(|w| w[0] < w[1]));
     }
 
@@ -944,7 +1085,15 @@ mod tests {
         f.on_ack(t, &ack(1000, 10_000, 10));
         assert_eq!((f.cwnd(), f.ssthresh()), (11 * MSS, u64::MAX));
         // Loss: cwnd to one packet, slow start over (seed 001 §5.2.1).
-        f.on_congestion(t, &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 11 * MSS, bytes_lost: MSS, mss: MSS });
+        f.on_congestion(
+            t,
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 11 * MSS,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
         assert_eq!((f.cwnd(), f.cwnd_pkts()), (MSS, 1.0));
         // Round 1 ends: round minimum q = min(0, 66) = 0, Δe = 0 (first): e = 100 %
         // → (PVL, Z) → +1: cwnd 2.
@@ -974,7 +1123,14 @@ mod tests {
         assert_eq!((bp.sde_neg, bp.sde_pos, bp.qmax), (-11.75, 10.671875, 66.0));
         // A timeout also resets to one packet.
         f.cwnd = 7.5;
-        f.on_rto(t, &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
+        f.on_rto(
+            t,
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!(f.cwnd_pkts(), 1.0);
         assert!(!f.in_slow_start());
     }
@@ -984,18 +1140,27 @@ mod tests {
         let mut f = make(&[("current_filter", RawParam::Int(1))]);
         f.in_slow_start = false;
         f.cwnd = 1.0;
-        let rtt = |a: AckSample, ms: u64| AckSample { rtt: Some(Dur::from_millis(ms)), ..a };
+        let rtt = |a: AckSample, ms: u64| AckSample {
+            rtt: Some(Dur::from_millis(ms)),
+            ..a
+        };
         // Round starts at t = 0 (ends at snd_una ≥ 50 000); RTT sample 100 ms.
         f.on_ack(Time(0), &rtt(ack(1000, 50_000, 10), 100));
         // In recovery snd_una creeps: at 99 ms nothing; at 100 ms one RTT has passed:
         // q = 0 → e = 100 %, Δe = 0 → +1 (growth allowed in recovery by default).
-        let rec = |a: AckSample| AckSample { in_recovery: true, ..a };
+        let rec = |a: AckSample| AckSample {
+            in_recovery: true,
+            ..a
+        };
         f.on_ack(Time(99_000_000), &rec(ack(2000, 50_000, 10)));
         assert_eq!(f.cwnd_pkts(), 1.0);
         f.on_ack(Time(100_000_000), &rec(ack(3000, 50_000, 10)));
         assert_eq!(f.cwnd_pkts(), 2.0);
         // With grow_in_recovery = false the same round does not grow the window.
-        let mut g = make(&[("current_filter", RawParam::Int(1)), ("grow_in_recovery", RawParam::Bool(false))]);
+        let mut g = make(&[
+            ("current_filter", RawParam::Int(1)),
+            ("grow_in_recovery", RawParam::Bool(false)),
+        ]);
         g.in_slow_start = false;
         g.cwnd = 1.0;
         g.on_ack(Time(0), &rtt(ack(1000, 50_000, 10), 100));
@@ -1006,7 +1171,15 @@ mod tests {
     #[test]
     fn restart_slow_start_flag() {
         let mut f = make(&[("restart_slow_start", RawParam::Bool(true))]);
-        f.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS });
+        f.on_congestion(
+            Time(0),
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 0,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
         assert!(f.in_slow_start());
         f.on_ack(Time(0), &ack(1000, 5000, 10));
         assert_eq!(f.cwnd_pkts(), 2.0);
@@ -1038,7 +1211,16 @@ mod tests {
         // Δe = 2.5 of q_max 5: μ_Z = μ_P = 0.5; (P, P) → R fires: reset.
         assert_eq!(t.infer(50.0, 2.5, &init_bp()).dcwnd, None);
         let p = ParamSet::defaults(PARAMS);
-        let mut f = Flower::with_table(&p, &CcInit { now: Time(0), mss: MSS, initial_cwnd: 4 * MSS, rng: Rng::new(1) }, t);
+        let mut f = Flower::with_table(
+            &p,
+            &CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 4 * MSS,
+                rng: Rng::new(1),
+            },
+            t,
+        );
         f.in_slow_start = false;
         f.control_step(50.0, true); // e = 50 %, Δe = 0 → +0.5
         assert_eq!(f.cwnd_pkts(), 4.5);
@@ -1046,15 +1228,21 @@ mod tests {
 
     #[test]
     fn table_errors_name_the_problem() {
-        let bad = |from: &str, to: &str| FuzzyTable::parse(&TINY.replacen(from, to, 1)).unwrap_err();
-        assert!(bad("\"S\", \"U\", \"R\"]", "\"S\", \"X\", \"R\"]").contains("unknown consequent `X`"));
+        let bad =
+            |from: &str, to: &str| FuzzyTable::parse(&TINY.replacen(from, to, 1)).unwrap_err();
+        assert!(
+            bad("\"S\", \"U\", \"R\"]", "\"S\", \"X\", \"R\"]").contains("unknown consequent `X`")
+        );
         assert!(bad("[-100, 0, 100]", "[-100, 100, 0]").contains("strictly increasing"));
         assert!(bad("P = [\"S\", \"U\", \"R\"]", "").contains("no row for e label `P`"));
-        assert!(bad("[\"-qmax\", 0, \"qmax\"]", "[\"-qmax\", 0, \"big\"]").contains("unknown breakpoint"));
+        assert!(bad("[\"-qmax\", 0, \"qmax\"]", "[\"-qmax\", 0, \"big\"]")
+            .contains("unknown breakpoint"));
         assert!(bad("[-100, 0, 100]", "[-100, 0]").contains("2 centres for 3 labels"));
         assert!(bad("[rules]", "[rules]\nW = [\"S\", \"S\", \"S\"]").contains("not an [e] label"));
         assert!(bad("[e]", "[e]\ncolour = 3").contains("unknown entry"));
-        assert!(FuzzyTable::parse("[e]\nlabels = [\"A\",").unwrap_err().contains("not closed"));
+        assert!(FuzzyTable::parse("[e]\nlabels = [\"A\",")
+            .unwrap_err()
+            .contains("not closed"));
     }
 
     #[test]

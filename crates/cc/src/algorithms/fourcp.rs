@@ -37,7 +37,10 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
 static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "tarp",
-        kind: ParamKind::Float { min: 1e-6, max: 1.0 },
+        kind: ParamKind::Float {
+            min: 1e-6,
+            max: 1.0,
+        },
         default: ParamValue::Float(0.01),
         unit: "",
         doc: "Target loss-event probability (the initial value in adaptive mode)",
@@ -48,7 +51,8 @@ static PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice(&["fixed", "adaptive"]),
         default: ParamValue::Choice("fixed"),
         unit: "",
-        doc: "\"fixed\" tarp, or \"adaptive\": tarp += alpha·(f − cwnd)/cwnd once per RTT (eq. 2.2)",
+        doc:
+            "\"fixed\" tarp, or \"adaptive\": tarp += alpha·(f − cwnd)/cwnd once per RTT (eq. 2.2)",
         source: "seed 000 §2.2.4 (\"can be a fixed target or calculated dynamically\")",
     },
     ParamSpec {
@@ -69,7 +73,10 @@ static PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "tarp_min",
-        kind: ParamKind::Float { min: 1e-9, max: 1.0 },
+        kind: ParamKind::Float {
+            min: 1e-9,
+            max: 1.0,
+        },
         default: ParamValue::Float(1e-4),
         unit: "",
         doc: "Lower bound of the adaptive tarp",
@@ -77,7 +84,10 @@ static PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "tarp_max",
-        kind: ParamKind::Float { min: 1e-9, max: 1.0 },
+        kind: ParamKind::Float {
+            min: 1e-9,
+            max: 1.0,
+        },
         default: ParamValue::Float(0.5),
         unit: "",
         doc: "Upper bound of the adaptive tarp",
@@ -116,7 +126,11 @@ pub struct LossRate {
 
 impl LossRate {
     pub fn new(n: usize) -> Self {
-        LossRate { n: n.max(1), closed: VecDeque::new(), open: 0.0 }
+        LossRate {
+            n: n.max(1),
+            closed: VecDeque::new(),
+            open: 0.0,
+        }
     }
 
     pub fn on_delivered(&mut self, pkts: f64) {
@@ -207,9 +221,12 @@ impl FourCp {
     /// Once per RTT in adaptive mode: f ← (1 − w)·f + w·cwnd; tarp ← tarp + α·(f − cwnd)/cwnd
     /// (seed 000 eq. 2.2), within [tarp_min, tarp_max].
     pub fn adapt_tarp(&mut self) {
-        let f = self.cwnd_avg.map_or(self.cwnd, |f| (1.0 - self.avg_w) * f + self.avg_w * self.cwnd);
+        let f = self.cwnd_avg.map_or(self.cwnd, |f| {
+            (1.0 - self.avg_w) * f + self.avg_w * self.cwnd
+        });
         self.cwnd_avg = Some(f);
-        self.tarp = (self.tarp + self.alpha * (f - self.cwnd) / self.cwnd).clamp(self.tarp_min, self.tarp_max);
+        self.tarp = (self.tarp + self.alpha * (f - self.cwnd) / self.cwnd)
+            .clamp(self.tarp_min, self.tarp_max);
     }
 }
 
@@ -298,15 +315,31 @@ mod tests {
 
     fn make(user: &[(&str, RawParam)]) -> FourCp {
         let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
-        FourCp::new(&p, &CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) })
+        FourCp::new(
+            &p,
+            &CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(1),
+            },
+        )
     }
 
     fn ack(segs: u64) -> AckSample {
-        AckSample { bytes_acked: segs * MSS, ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_acked: segs * MSS,
+            ..AckSample::empty(MSS)
+        }
     }
 
     fn loss() -> CongestionEvent {
-        CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS }
+        CongestionEvent {
+            kind: CongestionKind::Loss,
+            bytes_in_flight: 0,
+            bytes_lost: MSS,
+            mss: MSS,
+        }
     }
 
     #[test]
@@ -339,8 +372,8 @@ mod tests {
         c.on_ack(Time(0), &ack(2));
         assert_eq!(c.cwnd_pkts(), 12.0);
         c.on_ack(Time(0), &ack(198)); // 12 + 198 = 210
-        // The loss event closes an interval of 200 packets: p = 1/200 = 0.005 ≤ tarp
-        // 0.01 → TCP halving: 210 → 105 = ssthresh.
+                                      // The loss event closes an interval of 200 packets: p = 1/200 = 0.005 ≤ tarp
+                                      // 0.01 → TCP halving: 210 → 105 = ssthresh.
         c.on_congestion(Time(0), &loss());
         assert_eq!((c.cwnd(), c.ssthresh()), (105 * MSS, 105 * MSS));
         // Then 1/cwnd per packet: 105 acknowledged packets add one.
@@ -356,8 +389,8 @@ mod tests {
         // Intervals of 10 packets: p = 0.1 > 0.01 → bad phase.
         c.on_ack(Time(0), &ack(10));
         c.on_congestion(Time(0), &loss()); // first event: p = 1/10 → bad → eq. 2.3
-        // cwnd was 20 + 10/20 = 20.5 (good phase AI before the event):
-        // 20.5 − 1/(0.01·20.5) = 20.5 − 4.878… = 15.6219…
+                                           // cwnd was 20 + 10/20 = 20.5 (good phase AI before the event):
+                                           // 20.5 − 1/(0.01·20.5) = 20.5 − 4.878… = 15.6219…
         assert!((c.cwnd_pkts() - (20.5 - 1.0 / 0.205)).abs() < 1e-12);
         assert!(c.bad_phase());
         let w = c.cwnd_pkts();
@@ -378,7 +411,10 @@ mod tests {
 
     #[test]
     fn adaptive_tarp_eq_2_2() {
-        let mut c = make(&[("tarp_mode", RawParam::Text("adaptive".into())), ("alpha", RawParam::Float(0.1))]);
+        let mut c = make(&[
+            ("tarp_mode", RawParam::Text("adaptive".into())),
+            ("alpha", RawParam::Float(0.1)),
+        ]);
         c.cwnd_avg = Some(20.0);
         c.cwnd = 10.0;
         // f = 7/8·20 + 1/8·10 = 18.75; tarp = 0.01 + 0.1·(18.75 − 10)/10 = 0.0975.
@@ -395,9 +431,25 @@ mod tests {
         assert_eq!(c.tarp(), 1e-4);
         // Once per round through on_ack: first ACK starts the round, the second ends it.
         let mut d = make(&[("tarp_mode", RawParam::Text("adaptive".into()))]);
-        d.on_ack(Time(0), &AckSample { snd_una: 0, snd_nxt: 5000, bytes_acked: 0, ..ack(0) });
+        d.on_ack(
+            Time(0),
+            &AckSample {
+                snd_una: 0,
+                snd_nxt: 5000,
+                bytes_acked: 0,
+                ..ack(0)
+            },
+        );
         d.cwnd_avg = Some(20.0);
-        d.on_ack(Time(0), &AckSample { snd_una: 5000, snd_nxt: 9000, bytes_acked: 0, ..ack(0) });
+        d.on_ack(
+            Time(0),
+            &AckSample {
+                snd_una: 5000,
+                snd_nxt: 9000,
+                bytes_acked: 0,
+                ..ack(0)
+            },
+        );
         // f = 17.5 + 1.25 = 18.75, cwnd 10: tarp = 0.01 + 0.01·0.875 = 0.01875.
         assert!((d.tarp() - 0.01875).abs() < 1e-15);
     }
@@ -405,7 +457,14 @@ mod tests {
     #[test]
     fn timeout() {
         let mut c = make(&[]);
-        c.on_rto(Time(0), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
+        c.on_rto(
+            Time(0),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!((c.cwnd(), c.ssthresh()), (MSS, 5 * MSS));
     }
 }

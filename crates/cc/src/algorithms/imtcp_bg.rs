@@ -122,14 +122,31 @@ pub struct TrainEstimator {
 
 impl TrainEstimator {
     pub fn new(train_packets: usize, weight: f64, spread: f64) -> Self {
-        TrainEstimator { train_packets: train_packets as f64, weight, spread, train: None, rate: None, last_sample: None, valid: false, last_ack: None }
+        TrainEstimator {
+            train_packets: train_packets as f64,
+            weight,
+            spread,
+            train: None,
+            rate: None,
+            last_sample: None,
+            valid: false,
+            last_ack: None,
+        }
     }
 
     /// One ACK at `now` of `bytes`, whose newest cumulatively acknowledged packet was sent
     /// at `sent`. `usable` is false in recovery or when application-limited. An ACK more
     /// than `max_gap` after the previous one breaks the train: its packets were not in
     /// flight together (a window smaller than a train), and the cap is switched off.
-    pub fn on_ack(&mut self, now: Time, sent: Time, bytes: u64, mss: u64, usable: bool, max_gap: Option<Dur>) {
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        sent: Time,
+        bytes: u64,
+        mss: u64,
+        usable: bool,
+        max_gap: Option<Dur>,
+    ) {
         let gap = self.last_ack.map(|t| now.since(t));
         self.last_ack = Some(now);
         if !usable {
@@ -156,7 +173,9 @@ impl TrainEstimator {
                         self.last_sample = Some(sample);
                         self.valid = ack_span.secs_f64() > self.spread * send_span.secs_f64();
                         if self.valid {
-                            self.rate = Some(self.rate.map_or(sample, |a| (1.0 - self.weight) * a + self.weight * sample));
+                            self.rate = Some(self.rate.map_or(sample, |a| {
+                                (1.0 - self.weight) * a + self.weight * sample
+                            }));
                         }
                     }
                     // This ACK opens the next train.
@@ -194,7 +213,11 @@ impl ImTcpBg {
     pub fn new(p: &ParamSet, init: &CcInit) -> ImTcpBg {
         let mss = init.mss.max(1);
         ImTcpBg {
-            bw: TrainEstimator::new(p.int("train_packets") as usize, p.f64("bw_weight"), p.f64("spread")),
+            bw: TrainEstimator::new(
+                p.int("train_packets") as usize,
+                p.f64("bw_weight"),
+                p.f64("spread"),
+            ),
             delta: p.f64("delta"),
             cap: p.bool("bw_cap"),
             min_cwnd: p.int("min_cwnd") as f64,
@@ -237,12 +260,18 @@ impl ImTcpBg {
     fn end_round(&mut self) -> bool {
         // With delayed ACKs in use (an ACK of several segments was seen), a round with only
         // single-segment ACKs has no trustworthy sample: no decision.
-        let (n, sum) = if self.rtt_n_multi > 0 || self.seen_multi { (self.rtt_n_multi, self.rtt_sum_multi) } else { (self.rtt_n, self.rtt_sum) };
+        let (n, sum) = if self.rtt_n_multi > 0 || self.seen_multi {
+            (self.rtt_n_multi, self.rtt_sum_multi)
+        } else {
+            (self.rtt_n, self.rtt_sum)
+        };
         self.rtt_n = 0;
         self.rtt_sum = 0.0;
         self.rtt_n_multi = 0;
         self.rtt_sum_multi = 0.0;
-        let Some(min) = self.rtt_min else { return false };
+        let Some(min) = self.rtt_min else {
+            return false;
+        };
         if n == 0 {
             return false;
         }
@@ -273,7 +302,14 @@ impl CongestionControl for ImTcpBg {
             self.sent.pop_front();
         }
         let max_gap = self.rtt_min.map(|m| m.mul_f64(self.max_gap));
-        self.bw.on_ack(now, self.last_acked_sent, ack.bytes_acked, self.mss, !ack.in_recovery && !ack.app_limited && ack.bytes_acked > 0, max_gap);
+        self.bw.on_ack(
+            now,
+            self.last_acked_sent,
+            ack.bytes_acked,
+            self.mss,
+            !ack.in_recovery && !ack.app_limited && ack.bytes_acked > 0,
+            max_gap,
+        );
         if let Some(r) = ack.rtt {
             self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
             self.rtt_sum += r.secs_f64();
@@ -369,18 +405,32 @@ mod tests {
 
     fn make(user: &[(&str, RawParam)]) -> ImTcpBg {
         let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
-        ImTcpBg::new(&p, &CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) })
+        ImTcpBg::new(
+            &p,
+            &CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(1),
+            },
+        )
     }
 
     fn ack(segs: u64, rtt_ms: u64, una: u64, nxt: u64) -> AckSample {
-        AckSample { bytes_acked: segs * MSS, rtt: Some(Dur(rtt_ms * MS)), snd_una: una, snd_nxt: nxt, ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_acked: segs * MSS,
+            rtt: Some(Dur(rtt_ms * MS)),
+            snd_una: una,
+            snd_nxt: nxt,
+            ..AckSample::empty(MSS)
+        }
     }
 
     #[test]
     fn packet_train_rate_and_ewma() {
         let mut e = TrainEstimator::new(8, 0.125, 1.1);
         let sent = Time(0); // all sent back to back: send span 0, any ACK span is spread
-        // 8 one-packet ACKs 1 ms apart: 7000 bytes after the first over 7 ms = 1e6 B/s.
+                            // 8 one-packet ACKs 1 ms apart: 7000 bytes after the first over 7 ms = 1e6 B/s.
         for i in 0..8 {
             e.on_ack(Time(i * MS), sent, MSS, MSS, true, None);
         }
@@ -394,9 +444,19 @@ mod tests {
         // A train that arrives spaced as it was sent (ACK span 8 ms = send span 8 ms,
         // not above 1.1×) is only a lower bound: A unchanged, the cap is off.
         for i in 1..=8 {
-            e.on_ack(Time((23 + i) * MS), Time((23 + i) * MS), MSS, MSS, true, None);
+            e.on_ack(
+                Time((23 + i) * MS),
+                Time((23 + i) * MS),
+                MSS,
+                MSS,
+                true,
+                None,
+            );
         }
-        assert_eq!((e.last_sample, e.rate, e.valid), (Some(1e6), Some(937_500.0), false));
+        assert_eq!(
+            (e.last_sample, e.rate, e.valid),
+            (Some(1e6), Some(937_500.0), false)
+        );
         // A recovery or app-limited ACK breaks the train.
         e.on_ack(Time(40 * MS), sent, MSS, MSS, true, None);
         e.on_ack(Time(41 * MS), sent, MSS, MSS, false, None);
@@ -404,11 +464,32 @@ mod tests {
         // A gap longer than max_gap breaks the train and switches the cap off.
         let mut g = TrainEstimator::new(8, 0.125, 1.1);
         for i in 0..8 {
-            g.on_ack(Time(i * MS), sent, MSS, MSS, true, Some(Dur::from_millis(5)));
+            g.on_ack(
+                Time(i * MS),
+                sent,
+                MSS,
+                MSS,
+                true,
+                Some(Dur::from_millis(5)),
+            );
         }
         assert!(g.valid);
-        g.on_ack(Time(8 * MS), sent, MSS, MSS, true, Some(Dur::from_millis(5)));
-        g.on_ack(Time(20 * MS), sent, MSS, MSS, true, Some(Dur::from_millis(5)));
+        g.on_ack(
+            Time(8 * MS),
+            sent,
+            MSS,
+            MSS,
+            true,
+            Some(Dur::from_millis(5)),
+        );
+        g.on_ack(
+            Time(20 * MS),
+            sent,
+            MSS,
+            MSS,
+            true,
+            Some(Dur::from_millis(5)),
+        );
         assert!(!g.valid);
         assert_eq!(g.train.map(|t| t.0), Some(Time(20 * MS))); // a new train starts there
     }
@@ -418,12 +499,24 @@ mod tests {
         let mut c = make(&[]);
         // Ten packets sent 1 ms apart, acknowledged 1 ms apart: not spread, no cap.
         for i in 0..10 {
-            c.on_sent(Time(i * MS), &SentInfo { bytes: MSS, bytes_in_flight: (i + 1) * MSS, retransmission: false, seq: i * MSS, app_limited: false });
+            c.on_sent(
+                Time(i * MS),
+                &SentInfo {
+                    bytes: MSS,
+                    bytes_in_flight: (i + 1) * MSS,
+                    retransmission: false,
+                    seq: i * MSS,
+                    app_limited: false,
+                },
+            );
         }
         for i in 0..9 {
             c.on_ack(Time((100 + i) * MS), &ack(1, 100, (i + 1) * MSS, 10 * MSS));
         }
-        assert_eq!((c.max_cwnd(), c.bw.valid, c.bw.last_sample), (None, false, Some(1e6)));
+        assert_eq!(
+            (c.max_cwnd(), c.bw.valid, c.bw.last_sample),
+            (None, false, Some(1e6))
+        );
         assert_eq!(c.last_acked_sent, Time(8 * MS));
     }
 
@@ -460,7 +553,11 @@ mod tests {
         // The round ends with samples {100, 160, 130}: avg 130, ratio 1.3 > 1.2:
         // cwnd = 40·100/130 = 30.769…; no growth on this ACK.
         c.on_ack(Time(0), &ack(1, 130, 10_000, 20_000));
-        assert!((c.cwnd_pkts() - 40.0 / 1.3).abs() < 1e-9, "{}", c.cwnd_pkts());
+        assert!(
+            (c.cwnd_pkts() - 40.0 / 1.3).abs() < 1e-9,
+            "{}",
+            c.cwnd_pkts()
+        );
         assert_eq!(c.ssthresh(), 30 * MSS);
         // Next round: samples of 1.1·rtt_min: no reduction; AI of 1/cwnd.
         let w = c.cwnd_pkts();
@@ -493,9 +590,24 @@ mod tests {
     #[test]
     fn loss_and_timeout() {
         let mut c = make(&[]);
-        c.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS });
+        c.on_congestion(
+            Time(0),
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 0,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
         assert_eq!((c.cwnd(), c.ssthresh()), (5 * MSS, 5 * MSS));
-        c.on_rto(Time(0), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
+        c.on_rto(
+            Time(0),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!((c.cwnd(), c.ssthresh()), (MSS, 2 * MSS));
     }
 }

@@ -42,11 +42,15 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
 // template's module_params and macros).
 pub(crate) const P_TARGET: ParamSpec = ParamSpec {
     name: "target",
-    kind: ParamKind::Duration { min: Dur::from_millis(1), max: Dur::from_secs(10) },
+    kind: ParamKind::Duration {
+        min: Dur::from_millis(1),
+        max: Dur::from_secs(10),
+    },
     default: ParamValue::Dur(Dur::from_millis(100)),
     unit: "ms",
     doc: "TARGET: the queuing delay LEDBAT aims for (RFC 6817 says it MUST be 100 ms or less)",
-    source: "RFC 6817 §2.5; seed 000 §2.2.7 (\"typically set to 100 ms\"); module param target = 100",
+    source:
+        "RFC 6817 §2.5; seed 000 §2.2.7 (\"typically set to 100 ms\"); module param target = 100",
 };
 pub(crate) const P_CURRENT_FILTER: ParamSpec = ParamSpec {
     name: "current_filter",
@@ -152,7 +156,11 @@ impl DelaySignal {
             _ => Rollover::Elapsed,
         };
         DelaySignal {
-            est: LedbatDelayEstimator::new(p.int("base_history") as usize, p.int("current_filter") as usize, mode),
+            est: LedbatDelayEstimator::new(
+                p.int("base_history") as usize,
+                p.int("current_filter") as usize,
+                mode,
+            ),
             clamp_to_first: p.bool("clamp_to_first_owd"),
             first: None,
         }
@@ -339,7 +347,9 @@ impl CongestionControl for Ledbat {
         if !ack.cwnd_limited {
             return;
         }
-        let Some(acked) = self.win.slow_start(acked) else { return };
+        let Some(acked) = self.win.slow_start(acked) else {
+            return;
+        };
 
         // RFC 6817 §2.4.2: off_target = (TARGET − queuing_delay) / TARGET;
         // cwnd += GAIN · off_target · bytes_newly_acked · MSS / cwnd. Module form, in
@@ -347,7 +357,11 @@ impl CongestionControl for Ledbat {
         // inc = cwnd_cnt / target / cwnd (truncated), cwnd += inc,
         // cwnd_cnt −= inc·cwnd·target. gain_dec replaces GAIN when over target (seed 001).
         let off_target = self.target_ns - q;
-        let gain = if off_target >= 0 { self.gain } else { self.gain_dec };
+        let gain = if off_target >= 0 {
+            self.gain
+        } else {
+            self.gain_dec
+        };
         self.cwnd_cnt += gain * off_target as f64 * acked as f64;
         let cwnd = self.win.w.cwnd as f64;
         let target = self.target_ns as f64;
@@ -379,8 +393,14 @@ impl CongestionControl for Ledbat {
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
         self.delay.trace(self.queuing_delay, out);
-        out.push(("off_target", (self.target_ns - self.queuing_delay) as f64 / self.target_ns as f64));
-        out.push(("cwnd_cnt_segments", self.cwnd_cnt / self.target_ns as f64 / (self.win.w.cwnd.max(1) as f64)));
+        out.push((
+            "off_target",
+            (self.target_ns - self.queuing_delay) as f64 / self.target_ns as f64,
+        ));
+        out.push((
+            "cwnd_cnt_segments",
+            self.cwnd_cnt / self.target_ns as f64 / (self.win.w.cwnd.max(1) as f64),
+        ));
     }
 }
 
@@ -394,7 +414,12 @@ mod tests {
     const MS: i64 = 1_000_000;
 
     fn init() -> CcInit {
-        CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) }
+        CcInit {
+            now: Time(0),
+            mss: MSS,
+            initial_cwnd: 10 * MSS,
+            rng: Rng::new(1),
+        }
     }
 
     fn make(over: &[(&str, RawParam)]) -> Ledbat {
@@ -405,11 +430,19 @@ mod tests {
     /// An ACK of `segs` segments with a one-way delay sample; 100 segments in flight so
     /// that the flight-size cap does not bind unless a test wants it to.
     fn ack(segs: u64, owd_ms: i64) -> AckSample {
-        AckSample { bytes_acked: segs * MSS, owd: Some(owd_ms * MS), bytes_in_flight: 100 * MSS, ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_acked: segs * MSS,
+            owd: Some(owd_ms * MS),
+            bytes_in_flight: 100 * MSS,
+            ..AckSample::empty(MSS)
+        }
     }
 
     fn no_ss() -> Vec<(&'static str, RawParam)> {
-        vec![("slow_start", RawParam::Bool(false)), ("current_filter", RawParam::Int(1))]
+        vec![
+            ("slow_start", RawParam::Bool(false)),
+            ("current_filter", RawParam::Int(1)),
+        ]
     }
 
     #[test]
@@ -458,7 +491,10 @@ mod tests {
         // A stretch ACK of 4 segments: −1e8 − 4·3e8 = −13e8; threshold 10e8 →
         // inc = trunc(−1.3) = −1 → 9, counter −13e8 + 10e8 = −3e8; 9 <= 9 → ssthresh 8.
         l.on_ack(t, &ack(4, 405));
-        assert_eq!((l.cwnd(), l.cwnd_cnt(), l.ssthresh()), (9 * MSS, -3e8, 8 * MSS));
+        assert_eq!(
+            (l.cwnd(), l.cwnd_cnt(), l.ssthresh()),
+            (9 * MSS, -3e8, 8 * MSS)
+        );
     }
 
     #[test]
@@ -482,7 +518,7 @@ mod tests {
         l.on_ack(t, &ack(1, 405));
         assert_eq!((l.cwnd(), l.cwnd_cnt()), (2 * MSS, -1e8));
         assert_eq!(l.ssthresh(), MSS); // cwnd − 1 segment
-        // Same with gain_dec = 1: −3e8 per ACK only.
+                                       // Same with gain_dec = 1: −3e8 per ACK only.
         let mut l1 = make(&no_ss());
         l1.on_ack(t, &ack(1, 5));
         l1.on_ack(t, &ack(1, 405));
@@ -493,7 +529,10 @@ mod tests {
     fn flight_size_caps_the_window() {
         let mut l = make(&no_ss());
         // 5 segments in flight after the ACK of 1: max_allowed = 5 + 1 + 1 = 7.
-        let a = AckSample { bytes_in_flight: 5 * MSS, ..ack(1, 5) };
+        let a = AckSample {
+            bytes_in_flight: 5 * MSS,
+            ..ack(1, 5)
+        };
         l.on_ack(Time(0), &a);
         assert_eq!((l.cwnd(), l.ssthresh()), (7 * MSS, 6 * MSS));
         // allowed_increase = 3 → 5 + 1 + 3 = 9.
@@ -576,28 +615,58 @@ mod tests {
         assert_eq!((l.cwnd(), l.ssthresh()), (15 * MSS, u64::MAX));
         assert_eq!(l.cwnd_cnt(), 0.0);
         // Loss: ssthresh = max(15/2, 2) = 7 segments, cwnd = 7.
-        let ev = CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 15 * MSS, bytes_lost: MSS, mss: MSS };
+        let ev = CongestionEvent {
+            kind: CongestionKind::Loss,
+            bytes_in_flight: 15 * MSS,
+            bytes_lost: MSS,
+            mss: MSS,
+        };
         l.on_congestion(t, &ev);
         assert_eq!((l.cwnd(), l.ssthresh()), (7 * MSS, 7 * MSS));
         // In recovery: neither sampling nor growth.
-        l.on_ack(t, &AckSample { in_recovery: true, ..ack(1, 10) });
+        l.on_ack(
+            t,
+            &AckSample {
+                in_recovery: true,
+                ..ack(1, 10)
+            },
+        );
         assert_eq!(l.cwnd(), 7 * MSS);
         // Not cwnd-limited: the sample is taken (filter = [390, 0] → q = 0) but no growth.
-        l.on_ack(t, &AckSample { cwnd_limited: false, ..ack(1, 10) });
+        l.on_ack(
+            t,
+            &AckSample {
+                cwnd_limited: false,
+                ..ack(1, 10)
+            },
+        );
         assert_eq!((l.cwnd(), l.queuing_delay()), (7 * MSS, 0));
         // cwnd 7 <= ssthresh 7: slow start has no room, leftover 1 → LEDBAT: cnt = 1e8 <
         // 7e8 → cwnd 7; 7 <= 7 → ssthresh 6.
         l.on_ack(t, &ack(1, 10));
-        assert_eq!((l.cwnd(), l.ssthresh(), l.cwnd_cnt()), (7 * MSS, 6 * MSS, 1e8));
+        assert_eq!(
+            (l.cwnd(), l.ssthresh(), l.cwnd_cnt()),
+            (7 * MSS, 6 * MSS, 1e8)
+        );
         // Timeout: ssthresh = max(7/2, 2) = 3, cwnd = 1 segment.
-        l.on_rto(t, &RtoEvent { bytes_in_flight: 7 * MSS, backoff_count: 1, mss: MSS });
+        l.on_rto(
+            t,
+            &RtoEvent {
+                bytes_in_flight: 7 * MSS,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!((l.cwnd(), l.ssthresh()), (MSS, 3 * MSS));
         l.on_ack(t, &ack(1, 10)); // slow start 1 → 2 (below MIN_CWND is fine here)
         l.on_ack(t, &ack(1, 10)); // 2 → 3 = ssthresh, nothing left
         assert_eq!((l.cwnd(), l.ssthresh()), (3 * MSS, 3 * MSS));
         // 3 <= 3: leftover 1 → cnt 2e8 < 3e8 → cwnd 3, ssthresh 2.
         l.on_ack(t, &ack(1, 10));
-        assert_eq!((l.cwnd(), l.ssthresh(), l.cwnd_cnt()), (3 * MSS, 2 * MSS, 2e8));
+        assert_eq!(
+            (l.cwnd(), l.ssthresh(), l.cwnd_cnt()),
+            (3 * MSS, 2 * MSS, 2e8)
+        );
         // Now in congestion avoidance: cnt 3e8 ≥ 3·1e8 → cwnd 4.
         l.on_ack(t, &ack(1, 10));
         assert_eq!((l.cwnd(), l.cwnd_cnt()), (4 * MSS, 0.0));
@@ -607,7 +676,10 @@ mod tests {
     fn partial_segments_are_carried() {
         let mut l = make(&no_ss());
         // Two ACKs of half a segment each count as one segment in total.
-        let half = AckSample { bytes_acked: MSS / 2, ..ack(0, 5) };
+        let half = AckSample {
+            bytes_acked: MSS / 2,
+            ..ack(0, 5)
+        };
         l.on_ack(Time(0), &half);
         assert_eq!(l.cwnd_cnt(), 0.0);
         l.on_ack(Time(0), &half);

@@ -166,10 +166,14 @@ fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
 pub enum Phase {
     /// Slow start; `initial` for the one at connection start (its exit schedules the
     /// first slowdown).
-    SlowStart { initial: bool },
+    SlowStart {
+        initial: bool,
+    },
     CongestionAvoidance,
     /// Slowdown: cwnd held at `slowdown_cwnd` until `until`.
-    Frozen { until: Time },
+    Frozen {
+        until: Time,
+    },
     /// Slowdown: slow start back to ssthresh (the cwnd before the slowdown).
     RampUp,
 }
@@ -213,7 +217,9 @@ impl PlusPlusClock {
     /// before any base delay is known or when it is zero.
     pub fn gain(&self, base: Option<i64>) -> f64 {
         let div = match base {
-            Some(b) if b > 0 => (self.gain_factor * self.target / b as f64).ceil().clamp(1.0, self.max_div),
+            Some(b) if b > 0 => (self.gain_factor * self.target / b as f64)
+                .ceil()
+                .clamp(1.0, self.max_div),
             _ => self.max_div,
         };
         1.0 / div
@@ -266,7 +272,11 @@ impl LedbatPlusPlus {
     pub fn new(p: &ParamSet, init: &CcInit) -> LedbatPlusPlus {
         let mss = init.mss.max(1);
         LedbatPlusPlus {
-            est: LedbatDelayEstimator::new(p.int("base_history") as usize, p.int("current_filter") as usize, Rollover::MinuteBoundary),
+            est: LedbatDelayEstimator::new(
+                p.int("base_history") as usize,
+                p.int("current_filter") as usize,
+                Rollover::MinuteBoundary,
+            ),
             clock: PlusPlusClock::from_params(p),
             c: p.f64("decrease_constant"),
             md_cap: p.f64("md_cap"),
@@ -365,7 +375,9 @@ impl CongestionControl for LedbatPlusPlus {
                     self.clock.slowdown_start = Some(now);
                     self.clock.next_slowdown = None;
                     self.clock.slowdowns += 1;
-                    self.clock.phase = Phase::Frozen { until: now + self.rtt().mul_f64(self.clock.slowdown_rtts) };
+                    self.clock.phase = Phase::Frozen {
+                        until: now + self.rtt().mul_f64(self.clock.slowdown_rtts),
+                    };
                     return;
                 }
                 let w = self.cwnd;
@@ -376,7 +388,8 @@ impl CongestionControl for LedbatPlusPlus {
                     }
                 } else {
                     // draft: W += max(GAIN − C·W·(delay/TARGET − 1), −W/2)·acked/W.
-                    let per_rtt = (gain - self.c * w * (q / self.clock.target - 1.0)).max(-self.md_cap * w);
+                    let per_rtt =
+                        (gain - self.c * w * (q / self.clock.target - 1.0)).max(-self.md_cap * w);
                     self.cwnd += per_rtt * acked / w;
                 }
             }
@@ -384,7 +397,10 @@ impl CongestionControl for LedbatPlusPlus {
         }
         // RFC 6817 §2.4.2: cwnd ≤ flightsize + ALLOWED_INCREASE (only limits growth here);
         // cwnd ≥ MIN_CWND.
-        let flight = ack.prior_in_flight.max(ack.bytes_in_flight + ack.bytes_acked) as f64 / self.mss as f64;
+        let flight = ack
+            .prior_in_flight
+            .max(ack.bytes_in_flight + ack.bytes_acked) as f64
+            / self.mss as f64;
         if self.cwnd > before {
             self.cwnd = self.cwnd.min((flight + self.allowed_increase).max(before));
         }
@@ -457,12 +473,26 @@ mod tests {
 
     fn make(user: &[(&str, RawParam)]) -> LedbatPlusPlus {
         let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
-        LedbatPlusPlus::new(&p, &CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) })
+        LedbatPlusPlus::new(
+            &p,
+            &CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(1),
+            },
+        )
     }
 
     /// An ACK of `segs` segments with an RTT sample, plenty of data in flight.
     fn ack(segs: u64, rtt_ms: u64) -> AckSample {
-        AckSample { bytes_acked: segs * MSS, rtt: Some(Dur(rtt_ms * MS)), prior_in_flight: 1000 * MSS, bytes_in_flight: 999 * MSS, ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_acked: segs * MSS,
+            rtt: Some(Dur(rtt_ms * MS)),
+            prior_in_flight: 1000 * MSS,
+            bytes_in_flight: 999 * MSS,
+            ..AckSample::empty(MSS)
+        }
     }
 
     fn at(ms: u64) -> Time {
@@ -477,7 +507,7 @@ mod tests {
     fn dynamic_gain() {
         let mut l = make(&[]);
         assert_eq!(l.gain(), 1.0 / 16.0); // no base yet
-        // base 100 ms: ⌈2·60/100⌉ = ⌈1.2⌉ = 2 → 1/2.
+                                          // base 100 ms: ⌈2·60/100⌉ = ⌈1.2⌉ = 2 → 1/2.
         l.on_ack(at(0), &ack(0, 100));
         assert_eq!(l.gain(), 0.5);
         // base 10 ms: ⌈120/10⌉ = 12 → 1/12; base 2 ms: ⌈60⌉ → min(16, 60) = 16.
@@ -544,7 +574,11 @@ mod tests {
         // 70/60 − 1 = 1/6: GAIN − C·W·(q/T − 1) = 1/6 − 20/6 = −19/6 > −W/2 = −10;
         // one segment acked: cwnd += (−19/6)/20 = −19/120.
         l.on_ack(at(1), &ack(1, 90));
-        assert!(close(l.cwnd_pkts(), 20.0 - 19.0 / 120.0), "{}", l.cwnd_pkts());
+        assert!(
+            close(l.cwnd_pkts(), 20.0 - 19.0 / 120.0),
+            "{}",
+            l.cwnd_pkts()
+        );
         // q = 200 − 20 = 180 ms: 1/6 − W·2 ≪ −W/2 → capped at −W/2 per RTT: one segment
         // acked of a window W removes (W/2)/W = 0.5 packet.
         let mut l = in_ca(20.0);
@@ -572,15 +606,29 @@ mod tests {
         // Base 100 ms → GAIN 1/2. Exit slow start on loss at t = 1 s with cwnd 40 → 20.
         l.on_ack(at(0), &ack(0, 100));
         l.cwnd = 40.0;
-        l.on_congestion(at(1000), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS });
-        assert_eq!((l.cwnd_pkts(), l.phase()), (20.0, Phase::CongestionAvoidance));
+        l.on_congestion(
+            at(1000),
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 0,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
+        assert_eq!(
+            (l.cwnd_pkts(), l.phase()),
+            (20.0, Phase::CongestionAvoidance)
+        );
         // First slowdown 2 RTTs (2·100 ms) after the exit.
         assert_eq!(l.next_slowdown(), Some(at(1200)));
         l.on_ack(at(1199), &ack(0, 100));
         assert_eq!(l.cwnd_pkts(), 20.0);
         // At 1.2 s: ssthresh = 20, cwnd = 2, frozen for 2 RTTs (until 1.4 s).
         l.on_ack(at(1200), &ack(1, 100));
-        assert_eq!((l.cwnd(), l.ssthresh(), l.phase()), (2 * MSS, 20 * MSS, Phase::Frozen { until: at(1400) }));
+        assert_eq!(
+            (l.cwnd(), l.ssthresh(), l.phase()),
+            (2 * MSS, 20 * MSS, Phase::Frozen { until: at(1400) })
+        );
         l.on_ack(at(1399), &ack(4, 100));
         assert_eq!(l.cwnd_pkts(), 2.0);
         // From 1.4 s: slow start with GAIN 1/2 per segment: 4 segments → +2.
@@ -593,7 +641,10 @@ mod tests {
         }
         assert_eq!(l.cwnd_pkts(), 18.0);
         l.on_ack(at(1600), &ack(4, 100));
-        assert_eq!((l.cwnd_pkts(), l.phase()), (20.0, Phase::CongestionAvoidance));
+        assert_eq!(
+            (l.cwnd_pkts(), l.phase()),
+            (20.0, Phase::CongestionAvoidance)
+        );
         assert_eq!(l.next_slowdown(), Some(at(5200)));
         assert_eq!(l.slowdowns(), 1);
     }
@@ -601,14 +652,40 @@ mod tests {
     #[test]
     fn loss_halves_and_timeout_restarts_slow_start() {
         let mut l = in_ca(30.0);
-        l.on_congestion(at(1), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS });
+        l.on_congestion(
+            at(1),
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 0,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
         assert_eq!((l.cwnd(), l.ssthresh()), (15 * MSS, 15 * MSS));
         l.cwnd = 3.0;
-        l.on_congestion(at(1), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS });
+        l.on_congestion(
+            at(1),
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 0,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
         assert_eq!(l.cwnd_pkts(), 2.0); // max(1.5, MIN_CWND 2)
         l.cwnd = 12.0;
-        l.on_rto(at(2), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
-        assert_eq!((l.cwnd(), l.ssthresh(), l.phase()), (MSS, 6 * MSS, Phase::SlowStart { initial: false }));
+        l.on_rto(
+            at(2),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
+        assert_eq!(
+            (l.cwnd(), l.ssthresh(), l.phase()),
+            (MSS, 6 * MSS, Phase::SlowStart { initial: false })
+        );
         // The next ACK applies the MIN_CWND floor of RFC 6817.
         l.on_ack(at(3), &ack(0, 20));
         assert_eq!(l.cwnd_pkts(), 2.0);

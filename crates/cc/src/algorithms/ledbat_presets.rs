@@ -15,7 +15,10 @@ use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Rate, Time};
 
-use super::ledbat::{Ledbat, P_ALLOWED_INCREASE, P_BASE_HISTORY, P_CLAMP_TO_FIRST, P_CURRENT_FILTER, P_MIN_CWND, P_ROLLOVER, P_SLOW_START, P_TARGET};
+use super::ledbat::{
+    Ledbat, P_ALLOWED_INCREASE, P_BASE_HISTORY, P_CLAMP_TO_FIRST, P_CURRENT_FILTER, P_MIN_CWND,
+    P_ROLLOVER, P_SLOW_START, P_TARGET,
+};
 
 pub static RFC: AlgorithmInfo = AlgorithmInfo {
     name: "ledbat-rfc",
@@ -29,7 +32,8 @@ pub static RFC: AlgorithmInfo = AlgorithmInfo {
 pub static TUNED: AlgorithmInfo = AlgorithmInfo {
     name: "ledbat-tuned",
     aliases: &[],
-    summary: "LEDBAT preset: seed 001's recommended target 5 ms and decrease gain 10 on the RFC defaults",
+    summary:
+        "LEDBAT preset: seed 001's recommended target 5 ms and decrease gain 10 on the RFC defaults",
     source: "seed 001 §3.3–3.4 (globally optimal (τ; γ_dcr) = (5 ms; 10)), Table 3.1",
     params: TUNED_PARAMS,
     build: build_tuned,
@@ -45,26 +49,67 @@ const GAIN: ParamSpec = ParamSpec {
 };
 const GAIN_DEC: ParamSpec = ParamSpec {
     name: "gain_dec",
-    kind: ParamKind::Float { min: 0.0, max: 1000.0 },
+    kind: ParamKind::Float {
+        min: 0.0,
+        max: 1000.0,
+    },
     default: ParamValue::Float(1.0),
     unit: "",
     doc: "GAIN used while over target (decrease, γ_dcr)",
     source: "RFC 6817 §2.4.2 (one GAIN); seed 001 §2.1, §3.2 (γ_dcr ∈ {1, 10})",
 };
 
-const RFC_TARGET: ParamSpec = ParamSpec { source: "RFC 6817 §2.5; seed 001 §3.2 (τ = 100 ms RFC default)", ..P_TARGET };
-const RFC_FILTER: ParamSpec = ParamSpec { default: ParamValue::Int(4), source: "seed 001's Valenti module noise_filter_len = 4 (spec 001 §2.3)", ..P_CURRENT_FILTER };
+const RFC_TARGET: ParamSpec = ParamSpec {
+    source: "RFC 6817 §2.5; seed 001 §3.2 (τ = 100 ms RFC default)",
+    ..P_TARGET
+};
+const RFC_FILTER: ParamSpec = ParamSpec {
+    default: ParamValue::Int(4),
+    source: "seed 001's Valenti module noise_filter_len = 4 (spec 001 §2.3)",
+    ..P_CURRENT_FILTER
+};
 const RFC_HISTORY: ParamSpec = ParamSpec { default: ParamValue::Int(10), source: "RFC 6817 §2.5 (SHOULD be 10); seed 001 §2.5 (\"size of sliding window is 10\"); Valenti base_histo_len = 10", ..P_BASE_HISTORY };
-const RFC_ROLLOVER: ParamSpec = ParamSpec { default: ParamValue::Choice("minute"), source: "RFC 6817 §2.4.2 round_to_minute; Valenti module 60·HZ minute buckets", ..P_ROLLOVER };
-const RFC_SLOW_START: ParamSpec = ParamSpec { default: ParamValue::Bool(false), source: "RFC 6817 §2.4.2 pseudo-code (no slow start); spec 001 §2.3 [A: do_ss = 0]", ..P_SLOW_START };
-const RFC_CLAMP: ParamSpec = ParamSpec { default: ParamValue::Bool(false), source: "RFC 6817 §2.4.2 (raw delay samples; the offset cancels in current − base)", ..P_CLAMP_TO_FIRST };
+const RFC_ROLLOVER: ParamSpec = ParamSpec {
+    default: ParamValue::Choice("minute"),
+    source: "RFC 6817 §2.4.2 round_to_minute; Valenti module 60·HZ minute buckets",
+    ..P_ROLLOVER
+};
+const RFC_SLOW_START: ParamSpec = ParamSpec {
+    default: ParamValue::Bool(false),
+    source: "RFC 6817 §2.4.2 pseudo-code (no slow start); spec 001 §2.3 [A: do_ss = 0]",
+    ..P_SLOW_START
+};
+const RFC_CLAMP: ParamSpec = ParamSpec {
+    default: ParamValue::Bool(false),
+    source: "RFC 6817 §2.4.2 (raw delay samples; the offset cancels in current − base)",
+    ..P_CLAMP_TO_FIRST
+};
 
-static RFC_PARAMS: &[ParamSpec] = &[RFC_TARGET, GAIN, GAIN_DEC, P_ALLOWED_INCREASE, P_MIN_CWND, RFC_FILTER, RFC_HISTORY, RFC_ROLLOVER, RFC_SLOW_START, RFC_CLAMP];
+static RFC_PARAMS: &[ParamSpec] = &[
+    RFC_TARGET,
+    GAIN,
+    GAIN_DEC,
+    P_ALLOWED_INCREASE,
+    P_MIN_CWND,
+    RFC_FILTER,
+    RFC_HISTORY,
+    RFC_ROLLOVER,
+    RFC_SLOW_START,
+    RFC_CLAMP,
+];
 
 static TUNED_PARAMS: &[ParamSpec] = &[
-    ParamSpec { default: ParamValue::Dur(Dur::from_millis(5)), source: "seed 001 §3.3 (global optimum τ = 5 ms), Table 3.1", ..P_TARGET },
+    ParamSpec {
+        default: ParamValue::Dur(Dur::from_millis(5)),
+        source: "seed 001 §3.3 (global optimum τ = 5 ms), Table 3.1",
+        ..P_TARGET
+    },
     GAIN,
-    ParamSpec { default: ParamValue::Float(10.0), source: "seed 001 §3.3 (global optimum γ_dcr = 10), Table 3.1", ..GAIN_DEC },
+    ParamSpec {
+        default: ParamValue::Float(10.0),
+        source: "seed 001 §3.3 (global optimum γ_dcr = 10), Table 3.1",
+        ..GAIN_DEC
+    },
     P_ALLOWED_INCREASE,
     P_MIN_CWND,
     RFC_FILTER,
@@ -75,11 +120,17 @@ static TUNED_PARAMS: &[ParamSpec] = &[
 ];
 
 fn build_rfc(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Preset { name: "ledbat-rfc", inner: Ledbat::new(p, &init) })
+    Box::new(Preset {
+        name: "ledbat-rfc",
+        inner: Ledbat::new(p, &init),
+    })
 }
 
 fn build_tuned(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Preset { name: "ledbat-tuned", inner: Ledbat::new(p, &init) })
+    Box::new(Preset {
+        name: "ledbat-tuned",
+        inner: Ledbat::new(p, &init),
+    })
 }
 
 /// `ledbat` under the preset's name.
@@ -134,29 +185,66 @@ mod tests {
 
     fn make(info: &AlgorithmInfo, user: &[(&str, RawParam)]) -> Box<dyn CongestionControl> {
         let p = info.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
-        info.instantiate(&p, CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) })
+        info.instantiate(
+            &p,
+            CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(1),
+            },
+        )
     }
 
     fn ack(owd_ms: i64) -> AckSample {
-        AckSample { bytes_acked: MSS, owd: Some(owd_ms * MS), bytes_in_flight: 10 * MSS, ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_acked: MSS,
+            owd: Some(owd_ms * MS),
+            bytes_in_flight: 10 * MSS,
+            ..AckSample::empty(MSS)
+        }
     }
 
     #[test]
     fn presets_have_every_ledbat_parameter() {
         for info in [&RFC, &TUNED] {
-            let names: Vec<_> = info.params.iter().map(|p| (p.name, std::mem::discriminant(&p.kind))).collect();
-            let base: Vec<_> = ledbat::INFO.params.iter().map(|p| (p.name, std::mem::discriminant(&p.kind))).collect();
+            let names: Vec<_> = info
+                .params
+                .iter()
+                .map(|p| (p.name, std::mem::discriminant(&p.kind)))
+                .collect();
+            let base: Vec<_> = ledbat::INFO
+                .params
+                .iter()
+                .map(|p| (p.name, std::mem::discriminant(&p.kind)))
+                .collect();
             assert_eq!(names, base, "{}", info.name);
         }
         let d = ParamSet::defaults(RFC.params);
-        assert_eq!((d.dur("target"), d.f64("gain"), d.f64("gain_dec")), (Dur::from_millis(100), 1.0, 1.0));
-        assert_eq!((d.int("base_history"), d.int("current_filter"), d.choice("rollover")), (10, 4, "minute"));
+        assert_eq!(
+            (d.dur("target"), d.f64("gain"), d.f64("gain_dec")),
+            (Dur::from_millis(100), 1.0, 1.0)
+        );
+        assert_eq!(
+            (
+                d.int("base_history"),
+                d.int("current_filter"),
+                d.choice("rollover")
+            ),
+            (10, 4, "minute")
+        );
         assert!(!d.bool("slow_start") && !d.bool("clamp_to_first_owd"));
         let t = ParamSet::defaults(TUNED.params);
-        assert_eq!((t.dur("target"), t.f64("gain"), t.f64("gain_dec")), (Dur::from_millis(5), 1.0, 10.0));
+        assert_eq!(
+            (t.dur("target"), t.f64("gain"), t.f64("gain_dec")),
+            (Dur::from_millis(5), 1.0, 10.0)
+        );
         // Overrides still work.
         let v = RawParam::Text("25ms".into());
-        assert_eq!(TUNED.resolve([("target", &v)]).unwrap().dur("target"), Dur::from_millis(25));
+        assert_eq!(
+            TUNED.resolve([("target", &v)]).unwrap().dur("target"),
+            Dur::from_millis(25)
+        );
     }
 
     #[test]

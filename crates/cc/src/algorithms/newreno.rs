@@ -30,7 +30,9 @@ pub struct NewReno {
 
 impl NewReno {
     pub fn new(initial_cwnd: u64) -> NewReno {
-        NewReno { w: RenoWindow::new(initial_cwnd) }
+        NewReno {
+            w: RenoWindow::new(initial_cwnd),
+        }
     }
 }
 
@@ -65,7 +67,10 @@ mod tests {
     use super::*;
 
     fn ack(bytes: u64) -> AckSample {
-        AckSample { bytes_acked: bytes, ..AckSample::empty(1448) }
+        AckSample {
+            bytes_acked: bytes,
+            ..AckSample::empty(1448)
+        }
     }
 
     #[test]
@@ -76,17 +81,38 @@ mod tests {
             r.on_ack(Time(0), &ack(1448));
         }
         assert_eq!(r.cwnd(), 20 * 1448);
-        r.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 20 * 1448, bytes_lost: 1448, mss: 1448 });
+        r.on_congestion(
+            Time(0),
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 20 * 1448,
+                bytes_lost: 1448,
+                mss: 1448,
+            },
+        );
         assert_eq!((r.cwnd(), r.ssthresh()), (10 * 1448, 10 * 1448));
         // No growth while in recovery.
-        r.on_ack(Time(0), &AckSample { in_recovery: true, ..ack(1448) });
+        r.on_ack(
+            Time(0),
+            &AckSample {
+                in_recovery: true,
+                ..ack(1448)
+            },
+        );
         assert_eq!(r.cwnd(), 10 * 1448);
         // Congestion avoidance: +1 segment after a full window of ACKs.
         for _ in 0..10 {
             r.on_ack(Time(0), &ack(1448));
         }
         assert_eq!(r.cwnd(), 11 * 1448);
-        r.on_rto(Time(0), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: 1448 });
+        r.on_rto(
+            Time(0),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: 1448,
+            },
+        );
         assert_eq!((r.cwnd(), r.ssthresh()), (1448, 5 * 1448 + 724));
     }
 }

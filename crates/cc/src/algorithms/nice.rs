@@ -14,7 +14,8 @@ use crate::units::{Rate, Time, NANOS_PER_SEC};
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "nice",
     aliases: &[],
-    summary: "TCP Nice: Vegas + halving when too many RTTs exceed a delay threshold, fractional windows",
+    summary:
+        "TCP Nice: Vegas + halving when too many RTTs exceed a delay threshold, fractional windows",
     source: "seed 000 (Ong 2020) §2.2.2, §3.6.1, App. A.2 (tcp_nice.c on Linux 4.4 tcp_vegas)",
     params: PARAMS,
     build,
@@ -358,17 +359,29 @@ impl CongestionControl for Nice {
         if self.fractional_cwnd <= 4 {
             return None;
         }
-        let rtt_us = if self.last_rtt != RTT_UNSET_US { self.last_rtt } else { self.base_rtt };
+        let rtt_us = if self.last_rtt != RTT_UNSET_US {
+            self.last_rtt
+        } else {
+            self.base_rtt
+        };
         if rtt_us == RTT_UNSET_US {
             return None;
         }
         let rtt_ns = rtt_us as u128 * 1000;
         let bits = 4 * self.mss as u128 * 8 * NANOS_PER_SEC as u128;
-        Some(Rate((bits / (self.fractional_cwnd as u128 * rtt_ns)) as u64))
+        Some(Rate(
+            (bits / (self.fractional_cwnd as u128 * rtt_ns)) as u64,
+        ))
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
-        let ms = |us: u64| if us == RTT_UNSET_US { f64::NAN } else { us as f64 / 1000.0 };
+        let ms = |us: u64| {
+            if us == RTT_UNSET_US {
+                f64::NAN
+            } else {
+                us as f64 / 1000.0
+            }
+        };
         out.push(("base_rtt_ms", ms(self.base_rtt)));
         out.push(("min_rtt_ms", ms(self.min_rtt)));
         out.push(("max_rtt_ms", self.max_rtt as f64 / 1000.0));
@@ -388,7 +401,12 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn nice() -> Nice {
-        let init = CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) };
+        let init = CcInit {
+            now: Time(0),
+            mss: MSS,
+            initial_cwnd: 10 * MSS,
+            rng: Rng::new(1),
+        };
         Nice::new(&ParamSet::defaults(PARAMS), &init)
     }
 
@@ -406,7 +424,13 @@ mod tests {
     fn acks(v: &mut Nice, una: &mut u64, rtts_us: &[u64]) {
         for &r in rtts_us {
             *una += MSS;
-            let a = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_micros(r)), snd_una: *una, snd_nxt: *una + 100 * MSS, ..AckSample::empty(MSS) };
+            let a = AckSample {
+                bytes_acked: MSS,
+                rtt: Some(Dur::from_micros(r)),
+                snd_una: *una,
+                snd_nxt: *una + 100 * MSS,
+                ..AckSample::empty(MSS)
+            };
             v.on_ack(Time(0), &a);
         }
     }
@@ -502,7 +526,10 @@ mod tests {
         one_round(&mut v, &mut una);
         one_round(&mut v, &mut una);
         // fractional 4: a window of exactly one packet, no pacing needed.
-        assert_eq!((v.fractional_cwnd, v.cwnd(), v.pacing_rate()), (4, MSS, None));
+        assert_eq!(
+            (v.fractional_cwnd, v.cwnd(), v.pacing_rate()),
+            (4, MSS, None)
+        );
         one_round(&mut v, &mut una);
         one_round(&mut v, &mut una);
         // Back to the integer window of 2 packets.
@@ -523,7 +550,12 @@ mod tests {
     fn u8_counter_wraps_only_when_asked() {
         let mut p = ParamSet::defaults(PARAMS);
         p.set("numcong_u8_wrap", ParamValue::Bool(true));
-        let init = CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) };
+        let init = CcInit {
+            now: Time(0),
+            mss: MSS,
+            initial_cwnd: 10 * MSS,
+            rng: Rng::new(1),
+        };
         let mut v = Nice::new(&p, &init);
         v.base_rtt = 100_000;
         v.beg_snd_nxt = u64::MAX;

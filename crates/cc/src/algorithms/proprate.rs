@@ -112,7 +112,9 @@ impl PropRate {
         self.round_min_tbuff = Dur::MAX;
         self.rho = match self.rho {
             None => Some(rho_hat),
-            Some(old) if busy || rho_hat > old || self.state == State::SlowStart => Some(self.rho_a * old + (1.0 - self.rho_a) * rho_hat),
+            Some(old) if busy || rho_hat > old || self.state == State::SlowStart => {
+                Some(self.rho_a * old + (1.0 - self.rho_a) * rho_hat)
+            }
             keep => keep,
         };
         if self.state == State::SlowStart {
@@ -137,7 +139,10 @@ impl CongestionControl for PropRate {
     fn on_ack(&mut self, now: Time, ack: &AckSample) {
         if let Some(rtt) = ack.rtt {
             self.rtt_min = Some(self.rtt_min.map_or(rtt, |m| m.min(rtt)));
-            self.srtt = Some(self.srtt.map_or(rtt, |s| Dur((7 * s.nanos() + rtt.nanos()) / 8)));
+            self.srtt = Some(
+                self.srtt
+                    .map_or(rtt, |s| Dur((7 * s.nanos() + rtt.nanos()) / 8)),
+            );
         }
         if let Some(owd) = ack.owd {
             // Buffer delay from receiver timestamps: the one-way delay above its minimum.
@@ -196,7 +201,10 @@ impl CongestionControl for PropRate {
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("state", self.state as u8 as f64));
         out.push(("bw_mbps", self.rho.map_or(0.0, |r| r * 8.0 / 1e6)));
-        out.push(("rate_mbps", self.sending_rate().map_or(0.0, |r| r * 8.0 / 1e6)));
+        out.push((
+            "rate_mbps",
+            self.sending_rate().map_or(0.0, |r| r * 8.0 / 1e6),
+        ));
         out.push(("buffer_delay_ms", self.t_buff.secs_f64() * 1e3));
     }
 }
@@ -209,12 +217,28 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn pr() -> PropRate {
-        PropRate::new(&ParamSet::defaults(PARAMS), &CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) })
+        PropRate::new(
+            &ParamSet::defaults(PARAMS),
+            &CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(1),
+            },
+        )
     }
 
     /// An ACK at `t` ms with RTT 40 ms and one-way delay `owd` ms (plus a clock offset).
     fn ack(owd_ms: f64, delivered: u64, una: u64, nxt: u64) -> AckSample {
-        AckSample { rtt: Some(Dur::from_millis(40)), owd: Some((owd_ms * 1e6) as i64 + 5_000_000_000), delivered: delivered * MSS, snd_una: una * MSS, snd_nxt: nxt * MSS, bytes_acked: MSS, ..AckSample::empty(MSS) }
+        AckSample {
+            rtt: Some(Dur::from_millis(40)),
+            owd: Some((owd_ms * 1e6) as i64 + 5_000_000_000),
+            delivered: delivered * MSS,
+            snd_una: una * MSS,
+            snd_nxt: nxt * MSS,
+            bytes_acked: MSS,
+            ..AckSample::empty(MSS)
+        }
     }
 
     fn ms(x: f64) -> Time {
@@ -229,12 +253,18 @@ mod tests {
         p.rtt_min = Some(Dur::from_millis(40));
         // OWD 20 ms sets the minimum: buffer delay 0 < 10 ms → fill at 1.25 · 2e6.
         p.on_ack(ms(100.0), &ack(20.0, 1, 1, 50));
-        assert_eq!((p.state(), p.pacing_rate()), (State::Fill, Some(Rate(20_000_000))));
+        assert_eq!(
+            (p.state(), p.pacing_rate()),
+            (State::Fill, Some(Rate(20_000_000)))
+        );
         // In-flight guard: 2 · 2.5e6 · (0.040 + 0.010) = 250,000 bytes.
         assert_eq!(p.cwnd(), 250_000);
         // OWD 31 ms: buffer delay 11 ms ≥ 10 ms → drain at 0.75 · 2e6 = 1.5e6 B/s.
         p.on_ack(ms(101.0), &ack(31.0, 2, 2, 50));
-        assert_eq!((p.state(), p.pacing_rate()), (State::Drain, Some(Rate(12_000_000))));
+        assert_eq!(
+            (p.state(), p.pacing_rate()),
+            (State::Drain, Some(Rate(12_000_000)))
+        );
         assert_eq!(p.t_buff, Dur::from_millis(11));
         // Back to 29 ms: 9 ms < 10 ms → fill.
         p.on_ack(ms(102.0), &ack(29.0, 3, 3, 50));
@@ -269,7 +299,10 @@ mod tests {
         // packet (10 000 bytes) 10 ms later gives ρ̂ = 8 packets / 10 ms = 8e5 B/s.
         p.on_ack(ms(100.0), &ack(20.0, 2, 2, 10));
         p.on_ack(ms(110.0), &ack(20.0, 10, 11, 20));
-        assert_eq!((p.state(), p.rho, p.ss_rate), (State::SlowStart, Some(8e5), Some(1.6e6)));
+        assert_eq!(
+            (p.state(), p.rho, p.ss_rate),
+            (State::SlowStart, Some(8e5), Some(1.6e6))
+        );
         // Next round: ρ̂ = 10 packets in 10 ms = 1e6 → ss rate 3.2e6 (doubling the rate,
         // not ρ̂).
         p.on_ack(ms(120.0), &ack(20.0, 20, 21, 40));
@@ -277,6 +310,9 @@ mod tests {
         // Buffer delay reaches 10 ms: drain at 0.75 · ρ̄, ρ̄ = 1/8 · 8e5 + 7/8 · 1e6 = 9.75e5.
         p.on_ack(ms(121.0), &ack(30.0, 21, 22, 40));
         assert_eq!(p.state(), State::Drain);
-        assert_eq!(p.pacing_rate(), Some(Rate((0.75 * 9.75e5 * 8.0f64).round() as u64)));
+        assert_eq!(
+            p.pacing_rate(),
+            Some(Rate((0.75 * 9.75e5 * 8.0f64).round() as u64))
+        );
     }
 }

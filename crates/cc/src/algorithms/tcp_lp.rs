@@ -167,7 +167,9 @@ impl Linux44 {
         let no_ref = self.remote_ref_time == 0 || self.local_ref_time == 0;
         if !no_ref && tsval != self.remote_ref_time && tsecr != self.local_ref_time {
             // `HZ * (u32 - u32) / (u32 - u32)`: unsigned 32-bit, then widened (never < 0).
-            let num = self.hz.wrapping_mul(tsval.wrapping_sub(self.remote_ref_time));
+            let num = self
+                .hz
+                .wrapping_mul(tsval.wrapping_sub(self.remote_ref_time));
             let mut m = (num / tsecr.wrapping_sub(self.local_ref_time)) as i64;
             if rhz > 0 {
                 m -= rhz >> 6;
@@ -189,7 +191,9 @@ impl Linux44 {
         if !self.valid_rhz {
             return 0;
         }
-        tsval.wrapping_mul(LP_RESOL / self.remote_hz).wrapping_sub(tsecr.wrapping_mul(LP_RESOL / self.hz))
+        tsval
+            .wrapping_mul(LP_RESOL / self.remote_hz)
+            .wrapping_sub(tsecr.wrapping_mul(LP_RESOL / self.hz))
     }
 
     /// tcp_lp_rtt_sample.
@@ -205,7 +209,11 @@ impl Linux44 {
         // "Always forget the max of the max": owd_max is set one below the largest.
         if mowd > self.owd_max as i64 {
             if mowd > self.owd_max_rsv as i64 {
-                self.owd_max = if self.owd_max_rsv == 0 { o } else { self.owd_max_rsv };
+                self.owd_max = if self.owd_max_rsv == 0 {
+                    o
+                } else {
+                    self.owd_max_rsv
+                };
                 self.owd_max_rsv = o;
             } else {
                 self.owd_max = o;
@@ -222,7 +230,13 @@ impl Linux44 {
 
     /// tcp_lp_pkts_acked (4.4): `now` is tcp_time_stamp, `ts` the ACK's (TSval, TSecr)
     /// when it carries an RTT sample. Returns (within inference, response).
-    fn pkts_acked(&mut self, now: u32, ts: Option<(u32, u32)>, thr_pct: u32, inf_mult: u32) -> (bool, Option<Response>) {
+    fn pkts_acked(
+        &mut self,
+        now: u32,
+        ts: Option<(u32, u32)>,
+        thr_pct: u32,
+        inf_mult: u32,
+    ) -> (bool, Option<Response>) {
         if let Some((tsval, tsecr)) = ts {
             self.rtt_sample(tsval, tsecr);
             // 4.4: `if (tcp_time_stamp > rcv_tsecr) inference = 3 * (tcp_time_stamp - rcv_tsecr)`.
@@ -231,7 +245,9 @@ impl Linux44 {
             }
         }
         let within = self.last_drop != 0 && now.wrapping_sub(self.last_drop) < self.inference;
-        let thr = self.owd_min.wrapping_add(thr_pct.wrapping_mul(self.owd_max.wrapping_sub(self.owd_min)) / 100);
+        let thr = self
+            .owd_min
+            .wrapping_add(thr_pct.wrapping_mul(self.owd_max.wrapping_sub(self.owd_min)) / 100);
         if (self.sowd >> 3) < thr {
             return (within, None);
         }
@@ -240,10 +256,23 @@ impl Linux44 {
         self.owd_max = self.sowd >> 2;
         self.owd_max_rsv = self.sowd >> 2;
         self.last_drop = now;
-        (within, Some(if within { Response::One } else { Response::Halve }))
+        (
+            within,
+            Some(if within {
+                Response::One
+            } else {
+                Response::Halve
+            }),
+        )
     }
 
-    fn on_ack(&mut self, now: Time, ack: &AckSample, thr_pct: u32, inf_mult: u32) -> (bool, Option<Response>) {
+    fn on_ack(
+        &mut self,
+        now: Time,
+        ack: &AckSample,
+        thr_pct: u32,
+        inf_mult: u32,
+    ) -> (bool, Option<Response>) {
         let now_ts = self.local_ts(now.nanos() as i128);
         // The ACK's TSecr is the sender's clock when the echoed segment left (now - RTT);
         // its TSval the receiver's clock when the ACK left (TSecr + OWD, clock offset
@@ -252,7 +281,14 @@ impl Linux44 {
         let ts = match (ack.rtt, ack.echo_rtt(), ack.owd) {
             (Some(ca_rtt), Some(rtt), Some(owd)) if ca_rtt > Dur::ZERO && rtt > Dur::ZERO => {
                 let sent = now.nanos() as i128 - rtt.nanos() as i128;
-                Some((jiffies_ts(sent + owd as i128, self.receiver_uptime, self.remote_hz_true), self.local_ts(sent)))
+                Some((
+                    jiffies_ts(
+                        sent + owd as i128,
+                        self.receiver_uptime,
+                        self.remote_hz_true,
+                    ),
+                    self.local_ts(sent),
+                ))
             }
             _ => None,
         };
@@ -274,7 +310,14 @@ struct Exact {
 
 impl Exact {
     fn new() -> Exact {
-        Exact { sowd: 0, owd_min: u64::MAX, owd_max: 0, owd_max_rsv: 0, last_drop: None, inference: Dur::ZERO }
+        Exact {
+            sowd: 0,
+            owd_min: u64::MAX,
+            owd_max: 0,
+            owd_max_rsv: 0,
+            last_drop: None,
+            inference: Dur::ZERO,
+        }
     }
 
     /// tcp_lp_owd_calculator + tcp_lp_rtt_sample: |OWD| (Linux negates a negative
@@ -287,7 +330,11 @@ impl Exact {
         self.owd_min = self.owd_min.min(mowd);
         if mowd > self.owd_max {
             if mowd > self.owd_max_rsv {
-                self.owd_max = if self.owd_max_rsv == 0 { mowd } else { self.owd_max_rsv };
+                self.owd_max = if self.owd_max_rsv == 0 {
+                    mowd
+                } else {
+                    self.owd_max_rsv
+                };
                 self.owd_max_rsv = mowd;
             } else {
                 self.owd_max = mowd;
@@ -301,7 +348,13 @@ impl Exact {
         }
     }
 
-    fn on_ack(&mut self, now: Time, ack: &AckSample, thr_pct: u64, inf_mult: u64) -> (bool, Option<Response>) {
+    fn on_ack(
+        &mut self,
+        now: Time,
+        ack: &AckSample,
+        thr_pct: u64,
+        inf_mult: u64,
+    ) -> (bool, Option<Response>) {
         if let (Some(_), Some(owd)) = (ack.rtt, ack.owd) {
             self.owd_sample(owd);
         }
@@ -311,8 +364,12 @@ impl Exact {
                 self.inference = Dur(rtt.0.saturating_mul(inf_mult));
             }
         }
-        let within = self.last_drop.is_some_and(|d| now.since(d) < self.inference);
-        let thr = self.owd_min.saturating_add(thr_pct * self.owd_max.saturating_sub(self.owd_min) / 100);
+        let within = self
+            .last_drop
+            .is_some_and(|d| now.since(d) < self.inference);
+        let thr = self
+            .owd_min
+            .saturating_add(thr_pct * self.owd_max.saturating_sub(self.owd_min) / 100);
         if (self.sowd >> 3) < thr {
             return (within, None);
         }
@@ -320,7 +377,14 @@ impl Exact {
         self.owd_max = self.sowd >> 2;
         self.owd_max_rsv = self.sowd >> 2;
         self.last_drop = Some(now);
-        (within, Some(if within { Response::One } else { Response::Halve }))
+        (
+            within,
+            Some(if within {
+                Response::One
+            } else {
+                Response::Halve
+            }),
+        )
     }
 }
 
@@ -371,7 +435,12 @@ impl CongestionControl for TcpLp {
         }
         // tcp_lp_pkts_acked runs for every ACK of new data, in any congestion state.
         let (within, resp) = match &mut self.det {
-            Detector::Linux(l) => l.on_ack(now, ack, self.threshold_pct as u32, self.inference_mult as u32),
+            Detector::Linux(l) => l.on_ack(
+                now,
+                ack,
+                self.threshold_pct as u32,
+                self.inference_mult as u32,
+            ),
             Detector::Exact(e) => e.on_ack(now, ack, self.threshold_pct, self.inference_mult),
         };
         self.within_inference = within;
@@ -389,7 +458,8 @@ impl CongestionControl for TcpLp {
         // tcp_lp_cong_avoid: Reno unless within the inference period (flag computed
         // before any drop made by this ACK, as in Linux).
         if !self.within_inference {
-            self.w.reno_cong_avoid(acked_pkts(ack.bytes_acked, ack.mss), ack.cwnd_limited);
+            self.w
+                .reno_cong_avoid(acked_pkts(ack.bytes_acked, ack.mss), ack.cwnd_limited);
         }
     }
 
@@ -417,7 +487,14 @@ impl CongestionControl for TcpLp {
         match &self.det {
             Detector::Linux(l) => {
                 out.push(("sowd_ms", (l.sowd >> 3) as f64));
-                out.push(("owd_min_ms", if l.owd_min == 0xffff_ffff { f64::NAN } else { l.owd_min as f64 }));
+                out.push((
+                    "owd_min_ms",
+                    if l.owd_min == 0xffff_ffff {
+                        f64::NAN
+                    } else {
+                        l.owd_min as f64
+                    },
+                ));
                 out.push(("owd_max_ms", l.owd_max as f64));
                 out.push(("remote_hz", l.remote_hz as f64));
                 out.push(("inference_ms", l.inference as f64 * 1000.0 / l.hz as f64));
@@ -425,13 +502,23 @@ impl CongestionControl for TcpLp {
             Detector::Exact(e) => {
                 let ms = |ns: u64| ns as f64 / 1e6;
                 out.push(("sowd_ms", ms(e.sowd >> 3)));
-                out.push(("owd_min_ms", if e.owd_min == u64::MAX { f64::NAN } else { ms(e.owd_min) }));
+                out.push((
+                    "owd_min_ms",
+                    if e.owd_min == u64::MAX {
+                        f64::NAN
+                    } else {
+                        ms(e.owd_min)
+                    },
+                ));
                 out.push(("owd_max_ms", ms(e.owd_max)));
                 out.push(("remote_hz", f64::NAN));
                 out.push(("inference_ms", ms(e.inference.0)));
             }
         }
-        out.push(("within_inference", if self.within_inference { 1.0 } else { 0.0 }));
+        out.push((
+            "within_inference",
+            if self.within_inference { 1.0 } else { 0.0 },
+        ));
         out.push(("early_events", self.early_events as f64));
     }
 }
@@ -447,7 +534,12 @@ mod tests {
     fn lp_with(clock: &'static str) -> TcpLp {
         let mut p = ParamSet::defaults(PARAMS);
         p.set("owd_clock", ParamValue::Choice(clock));
-        let init = CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) };
+        let init = CcInit {
+            now: Time(0),
+            mss: MSS,
+            initial_cwnd: 10 * MSS,
+            rng: Rng::new(1),
+        };
         TcpLp::new(&p, &init)
     }
 
@@ -471,7 +563,12 @@ mod tests {
     }
 
     fn ack_rtt(lp: &mut TcpLp, t_ms: u64, rtt_ms: u64, owd_ms: i64) {
-        let a = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_millis(rtt_ms)), owd: Some(owd_ms * MS as i64), ..AckSample::empty(MSS) };
+        let a = AckSample {
+            bytes_acked: MSS,
+            rtt: Some(Dur::from_millis(rtt_ms)),
+            owd: Some(owd_ms * MS as i64),
+            ..AckSample::empty(MSS)
+        };
         lp.on_ack(Time(t_ms * MS), &a);
     }
     fn ack(lp: &mut TcpLp, t_ms: u64, owd_ms: u64) {
@@ -497,7 +594,10 @@ mod tests {
         let v = lp_with("linux-4.4");
         let l = linux(&v);
         assert_eq!((l.hz, l.remote_hz_true), (250, 250));
-        assert_eq!((l.sender_uptime, l.receiver_uptime), (Dur::from_secs(3_600), Dur::from_secs(7_200)));
+        assert_eq!(
+            (l.sender_uptime, l.receiver_uptime),
+            (Dur::from_secs(3_600), Dur::from_secs(7_200))
+        );
         assert_eq!((l.owd_min, l.owd_max, l.sowd), (0xffff_ffff, 0, 0));
         assert_eq!(ParamSet::defaults(PARAMS).choice("owd_clock"), "linux-4.4");
     }
@@ -519,24 +619,47 @@ mod tests {
         // First ACK: no reference times yet -> no rhz, no OWD, refs recorded. The threshold
         // test is in u32: 0xffffffff + 15·(0 - 0xffffffff)/100 = 0xffffffff + 15·1/100 =
         // 0xffffffff > sowd/8 = 0 -> nothing.
-        assert_eq!(l.pkts_acked(1_000, Some((2_000, 990)), 15, 3), (false, None));
-        assert_eq!((l.remote_hz, l.valid_rhz, l.remote_ref_time, l.local_ref_time), (0, false, 2_000, 990));
+        assert_eq!(
+            l.pkts_acked(1_000, Some((2_000, 990)), 15, 3),
+            (false, None)
+        );
+        assert_eq!(
+            (
+                l.remote_hz,
+                l.valid_rhz,
+                l.remote_ref_time,
+                l.local_ref_time
+            ),
+            (0, false, 2_000, 990)
+        );
         assert_eq!(l.inference, 30);
         // Second: Δtsval = 1, Δtsecr = 1 -> m = 250·1/1 = 250; rhz = 250 -> factor
         // 1000/250 = 4: owd = 2001·4 - 991·4 = 4040. First sample: owd_min = owd_max =
         // rsv = 4040, sowd = 32_320; 4040 < 4040 + 0 is false -> early indication, outside
         // inference (no drop yet): halve; reset owd_min = 4040, owd_max = rsv = 8080.
-        assert_eq!(l.pkts_acked(1_001, Some((2_001, 991)), 15, 3), (false, Some(Response::Halve)));
-        assert_eq!((l.remote_hz, l.sowd, l.owd_min, l.owd_max, l.owd_max_rsv), (250, 32_320, 4_040, 8_080, 8_080));
+        assert_eq!(
+            l.pkts_acked(1_001, Some((2_001, 991)), 15, 3),
+            (false, Some(Response::Halve))
+        );
+        assert_eq!(
+            (l.remote_hz, l.sowd, l.owd_min, l.owd_max, l.owd_max_rsv),
+            (250, 32_320, 4_040, 8_080, 8_080)
+        );
         assert_eq!(l.last_drop, 1_001);
         // Third: Δtsval = 2, Δtsecr = 1 -> m = 500; rhz×64 = 16_000 + (500 - 250) = 16_250
         // -> rhz = 253 -> 1000/253 = 3: owd = 2003·3 - 992·4 = 6009 - 3968 = 2041.
         // owd_min = 2041; sowd = 32_320 + (2041 - 4040) = 30_321 -> sowd/8 = 3790;
         // threshold = 2041 + 15·(8080 - 2041)/100 = 2041 + 905 = 2946 <= 3790 -> early
         // indication within inference (1002 - 1001 = 1 < 3·(1002 - 992) = 30): cwnd 1.
-        assert_eq!(l.pkts_acked(1_002, Some((2_003, 992)), 15, 3), (true, Some(Response::One)));
+        assert_eq!(
+            l.pkts_acked(1_002, Some((2_003, 992)), 15, 3),
+            (true, Some(Response::One))
+        );
         // Reset: owd_min = 3790, owd_max = rsv = 30_321 >> 2 = 7580.
-        assert_eq!((l.remote_hz, l.sowd, l.owd_min, l.owd_max, l.owd_max_rsv), (253, 30_321, 3_790, 7_580, 7_580));
+        assert_eq!(
+            (l.remote_hz, l.sowd, l.owd_min, l.owd_max, l.owd_max_rsv),
+            (253, 30_321, 3_790, 7_580, 7_580)
+        );
         assert_eq!((l.last_drop, l.inference), (1_002, 30));
     }
 
@@ -560,7 +683,14 @@ mod tests {
         // 235 = 1_725_235; now = 825_250.
         let mut v = lp_with("linux-4.4");
         ack_rtt(&mut v, 1_000, 100, 40);
-        assert_eq!((linux(&v).remote_ref_time, linux(&v).local_ref_time, linux(&v).inference), (1_725_235, 825_225, 75));
+        assert_eq!(
+            (
+                linux(&v).remote_ref_time,
+                linux(&v).local_ref_time,
+                linux(&v).inference
+            ),
+            (1_725_235, 825_225, 75)
+        );
         // No sample yet, outside inference: slow start 10 -> 11.
         assert_eq!(v.cwnd(), 11 * MSS);
         // 8 ms later, same delays: TSecr 825_227, TSval 1_725_237, now 825_252; Δ = 2
@@ -568,7 +698,10 @@ mod tests {
         // (one hour of uptime difference + 40 ms). First sample -> halve 11 -> 5, then
         // slow start adds this ACK's packet: 6. Reset: owd_max = 2·3_600_040.
         ack_rtt(&mut v, 1_008, 100, 40);
-        assert_eq!((linux(&v).owd_min, linux(&v).owd_max, linux(&v).last_drop), (3_600_040, 7_200_080, 825_252));
+        assert_eq!(
+            (linux(&v).owd_min, linux(&v).owd_max, linux(&v).last_drop),
+            (3_600_040, 7_200_080, 825_252)
+        );
         assert_eq!(v.cwnd(), 6 * MSS);
         // 100 ms more queueing: ACK at 1016 ms, RTT 200 ms, OWD 140 ms -> TSecr 825_204
         // (behind the reference: Δ wraps, m = 500/4_294_967_273 = 0, rhz×64 = 16_000 - 250
@@ -577,8 +710,18 @@ mod tests {
         // 3_600_040 + 15·3_600_040/100 = 4_140_046. Inference = 3·(825_254 - 825_204) =
         // 150 ticks, 2 since the drop: within, so no growth.
         ack_rtt(&mut v, 1_016, 200, 140);
-        assert_eq!((linux(&v).remote_hz, linux(&v).sowd >> 3, linux(&v).inference), (246, 3_600_052, 150));
-        assert_eq!((v.early_events, v.cwnd(), v.within_inference), (1, 6 * MSS, true));
+        assert_eq!(
+            (
+                linux(&v).remote_hz,
+                linux(&v).sowd >> 3,
+                linux(&v).inference
+            ),
+            (246, 3_600_052, 150)
+        );
+        assert_eq!(
+            (v.early_events, v.cwnd(), v.within_inference),
+            (1, 6 * MSS, true)
+        );
     }
 
     #[test]
@@ -587,15 +730,39 @@ mod tests {
         // and the echo (100 ms) apart: TSecr comes from the echo, so the reference times
         // are the same as there.
         let mut v = lp_with("linux-4.4");
-        let a = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_millis(90)), ts_echo_rtt: Some(Dur::from_millis(100)), owd: Some(40 * MS as i64), ..AckSample::empty(MSS) };
+        let a = AckSample {
+            bytes_acked: MSS,
+            rtt: Some(Dur::from_millis(90)),
+            ts_echo_rtt: Some(Dur::from_millis(100)),
+            owd: Some(40 * MS as i64),
+            ..AckSample::empty(MSS)
+        };
         v.on_ack(Time(1_000 * MS), &a);
-        assert_eq!((linux(&v).remote_ref_time, linux(&v).local_ref_time, linux(&v).inference), (1_725_235, 825_225, 75));
+        assert_eq!(
+            (
+                linux(&v).remote_ref_time,
+                linux(&v).local_ref_time,
+                linux(&v).inference
+            ),
+            (1_725_235, 825_225, 75)
+        );
         // An ACK whose cumulative part covers a retransmission has no ca_rtt_us:
         // tcp_lp_pkts_acked skips it even though the echo is there.
-        let before = (linux(&v).remote_ref_time, linux(&v).local_ref_time, linux(&v).sowd);
+        let before = (
+            linux(&v).remote_ref_time,
+            linux(&v).local_ref_time,
+            linux(&v).sowd,
+        );
         let a = AckSample { rtt: None, ..a };
         v.on_ack(Time(1_008 * MS), &a);
-        assert_eq!((linux(&v).remote_ref_time, linux(&v).local_ref_time, linux(&v).sowd), before);
+        assert_eq!(
+            (
+                linux(&v).remote_ref_time,
+                linux(&v).local_ref_time,
+                linux(&v).sowd
+            ),
+            before
+        );
     }
 
     #[test]
@@ -606,7 +773,10 @@ mod tests {
         let mut v = lp_with("exact");
         ack(&mut v, 100, 50);
         let e = exact(&v);
-        assert_eq!((e.owd_min, e.owd_max, e.owd_max_rsv), (50 * MS, 100 * MS, 100 * MS));
+        assert_eq!(
+            (e.owd_min, e.owd_max, e.owd_max_rsv),
+            (50 * MS, 100 * MS, 100 * MS)
+        );
         assert_eq!(v.cwnd(), 6 * MSS);
         assert_eq!(exact(&v).last_drop, Some(Time(100 * MS)));
         assert_eq!(exact(&v).inference, Dur::from_millis(300));
@@ -632,7 +802,10 @@ mod tests {
         assert_eq!((v.cwnd(), v.ssthresh(), v.w.cnt), (10 * MSS, 5 * MSS, 1));
         // Reset around sowd: owd_min = 60, owd_max = rsv = 120 ms.
         let e = exact(&v);
-        assert_eq!((e.owd_min, e.owd_max, e.owd_max_rsv), (60 * MS, 120 * MS, 120 * MS));
+        assert_eq!(
+            (e.owd_min, e.owd_max, e.owd_max_rsv),
+            (60 * MS, 120 * MS, 120 * MS)
+        );
         assert_eq!(e.last_drop, Some(Time(500 * MS)));
     }
 
@@ -664,9 +837,24 @@ mod tests {
         ack_rtt(&mut v, 0, 100, -40);
         assert_eq!(exact(&v).owd_min, 40 * MS);
         v.w.cwnd = 30;
-        v.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS });
+        v.on_congestion(
+            Time(0),
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 0,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
         assert_eq!((v.cwnd(), v.ssthresh()), (15 * MSS, 15 * MSS));
-        v.on_rto(Time(0), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
+        v.on_rto(
+            Time(0),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!((v.cwnd(), v.ssthresh()), (MSS, 7 * MSS));
     }
 }

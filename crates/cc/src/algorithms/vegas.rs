@@ -88,7 +88,11 @@ pub(crate) struct PktWindow {
 
 impl PktWindow {
     pub fn new(initial_cwnd_bytes: u64, mss: u64) -> PktWindow {
-        PktWindow { cwnd: (initial_cwnd_bytes / mss.max(1)).max(1), ssthresh: u64::MAX, cnt: 0 }
+        PktWindow {
+            cwnd: (initial_cwnd_bytes / mss.max(1)).max(1),
+            ssthresh: u64::MAX,
+            cnt: 0,
+        }
     }
 
     /// Linux `tcp_in_slow_start`: cwnd < ssthresh.
@@ -340,7 +344,13 @@ impl CongestionControl for Vegas {
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
-        let ms = |us: u64| if us == RTT_UNSET_US { f64::NAN } else { us as f64 / 1000.0 };
+        let ms = |us: u64| {
+            if us == RTT_UNSET_US {
+                f64::NAN
+            } else {
+                us as f64 / 1000.0
+            }
+        };
         out.push(("base_rtt_ms", ms(self.base_rtt)));
         out.push(("min_rtt_ms", ms(self.min_rtt)));
         out.push(("cnt_rtt", self.cnt_rtt as f64));
@@ -358,7 +368,12 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn init(cwnd_pkts: u64) -> CcInit {
-        CcInit { now: Time(0), mss: MSS, initial_cwnd: cwnd_pkts * MSS, rng: Rng::new(1) }
+        CcInit {
+            now: Time(0),
+            mss: MSS,
+            initial_cwnd: cwnd_pkts * MSS,
+            rng: Rng::new(1),
+        }
     }
 
     fn vegas_with(params: &[(&str, ParamValue)]) -> Vegas {
@@ -373,7 +388,13 @@ mod tests {
     /// (the algorithm adds 1 µs: vrtt).
     fn ack(v: &mut Vegas, una: &mut u64, nxt: u64, rtt_us: u64) {
         *una += MSS;
-        let a = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_micros(rtt_us)), snd_una: *una, snd_nxt: nxt, ..AckSample::empty(MSS) };
+        let a = AckSample {
+            bytes_acked: MSS,
+            rtt: Some(Dur::from_micros(rtt_us)),
+            snd_una: *una,
+            snd_nxt: nxt,
+            ..AckSample::empty(MSS)
+        };
         v.on_ack(Time(0), &a);
     }
 
@@ -495,7 +516,10 @@ mod tests {
         let mut una = 0;
         // First ACK: snd_una 1000 > beg 0 -> decision with cntRTT 1 (Reno slow start).
         ack(&mut v, &mut una, 10 * MSS, 50_000);
-        assert_eq!((v.base_rtt, v.beg_snd_nxt, v.cnt_rtt), (50_001, 10 * MSS, 0));
+        assert_eq!(
+            (v.base_rtt, v.beg_snd_nxt, v.cnt_rtt),
+            (50_001, 10 * MSS, 0)
+        );
         ack(&mut v, &mut una, 10 * MSS, 80_000);
         ack(&mut v, &mut una, 10 * MSS, 60_000);
         assert_eq!((v.base_rtt, v.min_rtt, v.cnt_rtt), (50_001, 60_001, 2));
@@ -504,26 +528,71 @@ mod tests {
     #[test]
     fn loss_halves_and_disables_until_recovery_exit() {
         let mut v = primed(20, u64::MAX);
-        v.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 20 * MSS, bytes_lost: MSS, mss: MSS });
-        assert_eq!((v.cwnd(), v.ssthresh(), v.enabled), (10 * MSS, 10 * MSS, false));
-        let a = AckSample { bytes_acked: MSS, in_recovery: true, snd_una: 5 * MSS, snd_nxt: 30 * MSS, ..AckSample::empty(MSS) };
+        v.on_congestion(
+            Time(0),
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 20 * MSS,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
+        assert_eq!(
+            (v.cwnd(), v.ssthresh(), v.enabled),
+            (10 * MSS, 10 * MSS, false)
+        );
+        let a = AckSample {
+            bytes_acked: MSS,
+            in_recovery: true,
+            snd_una: 5 * MSS,
+            snd_nxt: 30 * MSS,
+            ..AckSample::empty(MSS)
+        };
         v.on_ack(Time(0), &a);
         assert_eq!(v.cwnd(), 10 * MSS);
         v.on_recovery_exit(Time(0));
         assert!(v.enabled);
         assert_eq!(v.beg_snd_nxt, 30 * MSS);
-        v.on_rto(Time(0), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
+        v.on_rto(
+            Time(0),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!((v.cwnd(), v.ssthresh()), (MSS, 5 * MSS));
     }
 
     #[test]
     fn tx_start_after_idle_resets_base_rtt() {
         let mut v = primed(20, 10);
-        v.on_sent(Time(0), &SentInfo { bytes: MSS, bytes_in_flight: MSS, retransmission: false, seq: 7 * MSS, app_limited: false });
-        assert_eq!((v.base_rtt, v.beg_snd_nxt, v.snd_nxt), (RTT_UNSET_US, 7 * MSS, 8 * MSS));
+        v.on_sent(
+            Time(0),
+            &SentInfo {
+                bytes: MSS,
+                bytes_in_flight: MSS,
+                retransmission: false,
+                seq: 7 * MSS,
+                app_limited: false,
+            },
+        );
+        assert_eq!(
+            (v.base_rtt, v.beg_snd_nxt, v.snd_nxt),
+            (RTT_UNSET_US, 7 * MSS, 8 * MSS)
+        );
         // Not idle: nothing reset.
         v.base_rtt = 100_000;
-        v.on_sent(Time(0), &SentInfo { bytes: MSS, bytes_in_flight: 2 * MSS, retransmission: false, seq: 8 * MSS, app_limited: false });
+        v.on_sent(
+            Time(0),
+            &SentInfo {
+                bytes: MSS,
+                bytes_in_flight: 2 * MSS,
+                retransmission: false,
+                seq: 8 * MSS,
+                app_limited: false,
+            },
+        );
         assert_eq!((v.base_rtt, v.snd_nxt), (100_000, 9 * MSS));
     }
 }

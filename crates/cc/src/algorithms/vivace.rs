@@ -30,21 +30,116 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     build,
 };
 
-const fn f(name: &'static str, min: f64, max: f64, default: f64, unit: &'static str, doc: &'static str, source: &'static str) -> ParamSpec {
-    ParamSpec { name, kind: ParamKind::Float { min, max }, default: ParamValue::Float(default), unit, doc, source }
+const fn f(
+    name: &'static str,
+    min: f64,
+    max: f64,
+    default: f64,
+    unit: &'static str,
+    doc: &'static str,
+    source: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Float { min, max },
+        default: ParamValue::Float(default),
+        unit,
+        doc,
+        source,
+    }
 }
 
 static PARAMS: &[ParamSpec] = &[
-    f("utility_exponent", 0.01, 1.0, 0.9, "", "t in x^t (0 < t < 1)", "Vivace §3 (Vivace-latency utility)"),
-    f("latency_coefficient", 0.0, 1e6, 900.0, "", "b, weight of the RTT gradient", "Vivace §3"),
-    f("loss_coefficient", 0.0, 1e6, 11.35, "", "c, weight of the loss rate", "Vivace §3"),
-    f("rtt_gradient_threshold", 0.0, 1.0, 0.01, "", "RTT gradients of smaller magnitude count as zero (noise filter)", "Vivace §3; WebRTC PCC kDelayGradientThreshold"),
-    f("epsilon", 0.001, 0.5, 0.05, "", "probing step: MIs at r(1+ε) and r(1−ε)", "Vivace §4"),
-    f("theta0", 0.0, 1e6, 1.0, "Mbit/s per utility/(Mbit/s)", "initial conversion factor θ₀ from gradient to rate change", "Vivace §4; WebRTC PCC kInitialConversionFactor"),
-    f("boundary_initial", 0.0, 10.0, 0.05, "", "ω₀, initial dynamic change boundary (fraction of the rate)", "Vivace §4; WebRTC PCC kInitialDynamicBoundary"),
-    f("boundary_increment", 0.0, 10.0, 0.1, "", "δ, boundary increase per consecutive hit", "Vivace §4; WebRTC PCC kDynamicBoundaryIncrement"),
-    f("mi_rtts", 0.1, 10.0, 1.0, "RTTs", "monitor interval length in smoothed RTTs", "Vivace §4 (MI ≈ one RTT)"),
-    f("cwnd_rtts", 1.0, 100.0, 2.0, "RTTs", "in-flight guard: at most the rate times this many smoothed RTTs", "ours (Vivace is a UDP sender without a window)"),
+    f(
+        "utility_exponent",
+        0.01,
+        1.0,
+        0.9,
+        "",
+        "t in x^t (0 < t < 1)",
+        "Vivace §3 (Vivace-latency utility)",
+    ),
+    f(
+        "latency_coefficient",
+        0.0,
+        1e6,
+        900.0,
+        "",
+        "b, weight of the RTT gradient",
+        "Vivace §3",
+    ),
+    f(
+        "loss_coefficient",
+        0.0,
+        1e6,
+        11.35,
+        "",
+        "c, weight of the loss rate",
+        "Vivace §3",
+    ),
+    f(
+        "rtt_gradient_threshold",
+        0.0,
+        1.0,
+        0.01,
+        "",
+        "RTT gradients of smaller magnitude count as zero (noise filter)",
+        "Vivace §3; WebRTC PCC kDelayGradientThreshold",
+    ),
+    f(
+        "epsilon",
+        0.001,
+        0.5,
+        0.05,
+        "",
+        "probing step: MIs at r(1+ε) and r(1−ε)",
+        "Vivace §4",
+    ),
+    f(
+        "theta0",
+        0.0,
+        1e6,
+        1.0,
+        "Mbit/s per utility/(Mbit/s)",
+        "initial conversion factor θ₀ from gradient to rate change",
+        "Vivace §4; WebRTC PCC kInitialConversionFactor",
+    ),
+    f(
+        "boundary_initial",
+        0.0,
+        10.0,
+        0.05,
+        "",
+        "ω₀, initial dynamic change boundary (fraction of the rate)",
+        "Vivace §4; WebRTC PCC kInitialDynamicBoundary",
+    ),
+    f(
+        "boundary_increment",
+        0.0,
+        10.0,
+        0.1,
+        "",
+        "δ, boundary increase per consecutive hit",
+        "Vivace §4; WebRTC PCC kDynamicBoundaryIncrement",
+    ),
+    f(
+        "mi_rtts",
+        0.1,
+        10.0,
+        1.0,
+        "RTTs",
+        "monitor interval length in smoothed RTTs",
+        "Vivace §4 (MI ≈ one RTT)",
+    ),
+    f(
+        "cwnd_rtts",
+        1.0,
+        100.0,
+        2.0,
+        "RTTs",
+        "in-flight guard: at most the rate times this many smoothed RTTs",
+        "ours (Vivace is a UDP sender without a window)",
+    ),
 ];
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
@@ -81,8 +176,20 @@ pub enum VivaceState {
 }
 
 /// Vivace-latency utility (Vivace §3), x in Mbit/s.
-pub fn utility(x_mbps: f64, rtt_gradient: f64, loss: f64, t: f64, b: f64, c: f64, threshold: f64) -> f64 {
-    let g = if rtt_gradient.abs() < threshold { 0.0 } else { rtt_gradient };
+pub fn utility(
+    x_mbps: f64,
+    rtt_gradient: f64,
+    loss: f64,
+    t: f64,
+    b: f64,
+    c: f64,
+    threshold: f64,
+) -> f64 {
+    let g = if rtt_gradient.abs() < threshold {
+        0.0
+    } else {
+        rtt_gradient
+    };
     x_mbps.powf(t) - b * x_mbps * g - c * x_mbps * loss
 }
 
@@ -188,11 +295,17 @@ impl Vivace {
     }
 
     fn open_mi(&mut self, now: Time, seq: u64) {
-        let (Some(r), Some(srtt)) = (self.rate, self.srtt) else { return };
+        let (Some(r), Some(srtt)) = (self.rate, self.srtt) else {
+            return;
+        };
         let (kind, rate) = match self.state {
             VivaceState::Starting => {
                 // Double the rate of the previous MI (the first MI runs at r).
-                let last = self.mis.back().filter(|m| m.kind == MiKind::Start).map(|m| 2.0 * m.rate);
+                let last = self
+                    .mis
+                    .back()
+                    .filter(|m| m.kind == MiKind::Start)
+                    .map(|m| 2.0 * m.rate);
                 (MiKind::Start, last.unwrap_or(r))
             }
             VivaceState::Probing if self.probes_started < 2 => {
@@ -206,8 +319,20 @@ impl Vivace {
             }
             VivaceState::Probing => (MiKind::Hold, r),
         };
-        let len = srtt.mul_f64(self.mi_rtts).max(Dur::from_secs_f64(10.0 * self.mss as f64 / rate));
-        self.mis.push_back(Mi { kind, epoch: self.epoch, rate, end: now + len, seq_lo: seq, seq_hi: seq, sent: 0, lost: 0, rtts: Vec::new() });
+        let len = srtt
+            .mul_f64(self.mi_rtts)
+            .max(Dur::from_secs_f64(10.0 * self.mss as f64 / rate));
+        self.mis.push_back(Mi {
+            kind,
+            epoch: self.epoch,
+            rate,
+            end: now + len,
+            seq_lo: seq,
+            seq_hi: seq,
+            sent: 0,
+            lost: 0,
+            rtts: Vec::new(),
+        });
     }
 
     /// One online-learning decision from the two probing MIs (Vivace §4).
@@ -240,8 +365,20 @@ impl Vivace {
 
     fn mi_done(&mut self, mi: Mi) {
         let x = mi.rate * 8.0 / 1e6;
-        let loss = if mi.sent == 0 { 0.0 } else { (mi.lost as f64 / mi.sent as f64).min(1.0) };
-        let u = utility(x, slope(&mi.rtts), loss, self.t, self.b, self.c, self.threshold);
+        let loss = if mi.sent == 0 {
+            0.0
+        } else {
+            (mi.lost as f64 / mi.sent as f64).min(1.0)
+        };
+        let u = utility(
+            x,
+            slope(&mi.rtts),
+            loss,
+            self.t,
+            self.b,
+            self.c,
+            self.threshold,
+        );
         self.last_utility = u;
         if mi.epoch != self.epoch {
             return;
@@ -282,13 +419,20 @@ impl CongestionControl for Vivace {
 
     fn on_ack(&mut self, now: Time, ack: &AckSample) {
         if let Some(rtt) = ack.rtt {
-            self.srtt = Some(self.srtt.map_or(rtt, |s| Dur((7 * s.nanos() + rtt.nanos()) / 8)));
+            self.srtt = Some(
+                self.srtt
+                    .map_or(rtt, |s| Dur((7 * s.nanos() + rtt.nanos()) / 8)),
+            );
             if self.rate.is_none() {
                 // Start at one initial window per RTT.
                 self.rate = Some(self.initial_cwnd as f64 / rtt.secs_f64());
             }
             let newest = ack.snd_una.saturating_sub(1);
-            if let Some(mi) = self.mis.iter_mut().find(|m| m.seq_lo <= newest && newest < m.seq_hi) {
+            if let Some(mi) = self
+                .mis
+                .iter_mut()
+                .find(|m| m.seq_lo <= newest && newest < m.seq_hi)
+            {
                 mi.rtts.push((now.secs_f64(), rtt.secs_f64()));
             }
         }
@@ -304,7 +448,10 @@ impl CongestionControl for Vivace {
         }
         // An MI is complete once it has ended and all its packets are acknowledged.
         while self.mis.len() > 1 || self.mis.front().is_some_and(|m| now >= m.end) {
-            let done = self.mis.front().is_some_and(|m| ack.snd_una >= m.seq_hi && (self.mis.len() > 1 || now >= m.end));
+            let done = self
+                .mis
+                .front()
+                .is_some_and(|m| ack.snd_una >= m.seq_hi && (self.mis.len() > 1 || now >= m.end));
             if !done {
                 break;
             }
@@ -342,7 +489,9 @@ impl CongestionControl for Vivace {
 
     fn cwnd(&self) -> u64 {
         match (self.current_rate(), self.srtt) {
-            (Some(r), Some(srtt)) => ((r * self.cwnd_rtts * srtt.secs_f64()).ceil() as u64).max(4 * self.mss),
+            (Some(r), Some(srtt)) => {
+                ((r * self.cwnd_rtts * srtt.secs_f64()).ceil() as u64).max(4 * self.mss)
+            }
             _ => self.initial_cwnd,
         }
     }
@@ -353,11 +502,21 @@ impl CongestionControl for Vivace {
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("rate_mbps", self.rate.map_or(0.0, |r| r * 8.0 / 1e6)));
-        out.push(("mi_rate_mbps", self.current_rate().map_or(0.0, |r| r * 8.0 / 1e6)));
+        out.push((
+            "mi_rate_mbps",
+            self.current_rate().map_or(0.0, |r| r * 8.0 / 1e6),
+        ));
         out.push(("utility", self.last_utility));
         out.push(("amplifier", self.amplifier));
         out.push(("boundary_hits", self.boundary_hits as f64));
-        out.push(("probing", if self.state == VivaceState::Probing { 1.0 } else { 0.0 }));
+        out.push((
+            "probing",
+            if self.state == VivaceState::Probing {
+                1.0
+            } else {
+                0.0
+            },
+        ));
     }
 }
 
@@ -368,7 +527,15 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn vivace() -> Vivace {
-        Vivace::new(&ParamSet::defaults(PARAMS), CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(3) })
+        Vivace::new(
+            &ParamSet::defaults(PARAMS),
+            CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(3),
+            },
+        )
     }
 
     fn mbps(x: f64) -> f64 {
@@ -422,8 +589,25 @@ mod tests {
         assert_eq!(v.amplifier, 1.0);
     }
 
-    fn mi(kind: MiKind, epoch: u64, rate_mbps: f64, rtts: Vec<(f64, f64)>, sent: u64, lost: u64) -> Mi {
-        Mi { kind, epoch, rate: mbps(rate_mbps), end: Time(0), seq_lo: 0, seq_hi: 0, sent, lost, rtts }
+    fn mi(
+        kind: MiKind,
+        epoch: u64,
+        rate_mbps: f64,
+        rtts: Vec<(f64, f64)>,
+        sent: u64,
+        lost: u64,
+    ) -> Mi {
+        Mi {
+            kind,
+            epoch,
+            rate: mbps(rate_mbps),
+            end: Time(0),
+            seq_lo: 0,
+            seq_hi: 0,
+            sent,
+            lost,
+            rtts,
+        }
     }
 
     #[test]
@@ -434,7 +618,10 @@ mod tests {
         let flat = vec![(0.0, 0.04), (0.04, 0.04)];
         v.mi_done(mi(MiKind::Start, 0, 2.0, flat.clone(), 100, 0));
         v.mi_done(mi(MiKind::Start, 0, 4.0, flat.clone(), 100, 0));
-        assert_eq!((v.state(), v.prev_start.map(|p| p.0)), (VivaceState::Starting, Some(mbps(4.0))));
+        assert_eq!(
+            (v.state(), v.prev_start.map(|p| p.0)),
+            (VivaceState::Starting, Some(mbps(4.0)))
+        );
         // 8 Mbit/s with 10 % loss: 8^0.9 − 11.35 · 8 · 0.1 = 6.498 − 9.08 < 4^0.9 = 3.482.
         v.mi_done(mi(MiKind::Start, 0, 8.0, flat.clone(), 100, 10));
         assert_eq!((v.state(), v.rate), (VivaceState::Probing, Some(mbps(4.0))));
@@ -457,22 +644,56 @@ mod tests {
     fn monitor_intervals_follow_sends_and_complete_on_acks() {
         let mut v = vivace();
         // First RTT sample (40 ms) sets r = 10 000 B / 0.04 s = 250 000 B/s.
-        v.on_ack(Time(40_000_000), &AckSample { rtt: Some(Dur::from_millis(40)), ..AckSample::empty(MSS) });
+        v.on_ack(
+            Time(40_000_000),
+            &AckSample {
+                rtt: Some(Dur::from_millis(40)),
+                ..AckSample::empty(MSS)
+            },
+        );
         assert_eq!(v.rate, Some(250_000.0));
         // Sends at 40..79 ms open one start MI (length max(40 ms, 10 packets at
         // 250 kB/s = 40 ms) = 40 ms, ending at 80 ms); the send at 80 ms opens the next
         // one at twice the rate.
         for i in 0..10u64 {
-            v.on_sent(Time((40 + 4 * i) * 1_000_000), &SentInfo { bytes: MSS, bytes_in_flight: (i + 1) * MSS, retransmission: false, seq: i * MSS, app_limited: false });
+            v.on_sent(
+                Time((40 + 4 * i) * 1_000_000),
+                &SentInfo {
+                    bytes: MSS,
+                    bytes_in_flight: (i + 1) * MSS,
+                    retransmission: false,
+                    seq: i * MSS,
+                    app_limited: false,
+                },
+            );
         }
-        v.on_sent(Time(80_000_000), &SentInfo { bytes: MSS, bytes_in_flight: MSS, retransmission: false, seq: 10 * MSS, app_limited: false });
+        v.on_sent(
+            Time(80_000_000),
+            &SentInfo {
+                bytes: MSS,
+                bytes_in_flight: MSS,
+                retransmission: false,
+                seq: 10 * MSS,
+                app_limited: false,
+            },
+        );
         assert_eq!(v.mis.len(), 2);
-        assert_eq!((v.mis[0].seq_lo, v.mis[0].seq_hi, v.mis[0].sent), (0, 10 * MSS, 10 * MSS));
+        assert_eq!(
+            (v.mis[0].seq_lo, v.mis[0].seq_hi, v.mis[0].sent),
+            (0, 10 * MSS, 10 * MSS)
+        );
         assert_eq!(v.mis[1].rate, 500_000.0);
         assert_eq!(v.pacing_rate(), Some(Rate(4_000_000)));
         // The ACK covering the first MI completes it: x = 2 Mbit/s, no loss, one RTT
         // sample → u = 2^0.9 = 1.8660659830736148.
-        let a = AckSample { rtt: Some(Dur::from_millis(40)), snd_una: 10 * MSS, delivered: 10 * MSS, bytes_in_flight: MSS, bytes_acked: 10 * MSS, ..AckSample::empty(MSS) };
+        let a = AckSample {
+            rtt: Some(Dur::from_millis(40)),
+            snd_una: 10 * MSS,
+            delivered: 10 * MSS,
+            bytes_in_flight: MSS,
+            bytes_acked: 10 * MSS,
+            ..AckSample::empty(MSS)
+        };
         v.on_ack(Time(120_000_000), &a);
         assert_eq!(v.mis.len(), 1);
         assert!((v.last_utility - 1.8660659830736148).abs() < 1e-12);

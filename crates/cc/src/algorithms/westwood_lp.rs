@@ -116,7 +116,13 @@ fn update_delay_f64(x: f64, avg: Option<f64>) -> f64 {
 
 /// The listing's threshold, u32 arithmetic (seed 000 App. A.3.2):
 /// `(beta * (100 - 100*(rtt<<2)/delay_loss) / 100) * (100 - 100*dmin/dmax) / 100`.
-pub(crate) fn ewr_thresh_as_evaluated(beta: u32, rtt: u32, delay_loss: u32, dmin: u32, dmax: u32) -> u32 {
+pub(crate) fn ewr_thresh_as_evaluated(
+    beta: u32,
+    rtt: u32,
+    delay_loss: u32,
+    dmin: u32,
+    dmax: u32,
+) -> u32 {
     let a = 100u32.wrapping_sub(100u32.wrapping_mul(rtt << 2) / delay_loss.max(1));
     let first = beta.wrapping_mul(a) / 100;
     let b = 100u32.wrapping_sub(100u32.wrapping_mul(dmin) / dmax.max(1));
@@ -278,7 +284,10 @@ impl WestwoodLp {
                 self.bw_est_j = sample;
             } else {
                 self.bw_ns_est_j = 7u32.wrapping_mul(self.bw_ns_est_j).wrapping_add(sample) >> 3;
-                self.bw_est_j = 7u32.wrapping_mul(self.bw_est_j).wrapping_add(self.bw_ns_est_j) >> 3;
+                self.bw_est_j = 7u32
+                    .wrapping_mul(self.bw_est_j)
+                    .wrapping_add(self.bw_ns_est_j)
+                    >> 3;
             }
             self.bk = 0;
             self.rtt_win_sx_j = tcp_ts(now, self.hz);
@@ -300,18 +309,34 @@ impl WestwoodLp {
         if self.as_evaluated {
             let j = |d: Dur| self.jiffies(d);
             // "Negate RTT as a factor if delay_loss has no value".
-            let rtt = if self.delay_loss_j > 1 { j(self.cur_rtt()) } else { 0 };
+            let rtt = if self.delay_loss_j > 1 {
+                j(self.cur_rtt())
+            } else {
+                0
+            };
             // queue_length = snd_cwnd - bw_est * rtt_min / advmss.
             let bdp = self.bdp_pkts_j(self.mss + TS_OPTION_BYTES);
             let (q, thr) = if self.dmin_avg_j != self.dmax_avg_j && self.dmax_avg_j != 0 {
                 (
                     (cwnd as u32).wrapping_sub(bdp),
-                    ewr_thresh_as_evaluated(self.beta, rtt, self.delay_loss_j, self.dmin_avg_j, self.dmax_avg_j),
+                    ewr_thresh_as_evaluated(
+                        self.beta,
+                        rtt,
+                        self.delay_loss_j,
+                        self.dmin_avg_j,
+                        self.dmax_avg_j,
+                    ),
                 )
             } else if j(self.delay_min) != j(self.delay_max) && j(self.delay_max) != 0 && !ss {
                 (
                     (cwnd as u32).wrapping_sub(bdp),
-                    ewr_thresh_as_evaluated(self.beta, rtt, self.delay_loss_j, j(self.delay_min), j(self.delay_max)),
+                    ewr_thresh_as_evaluated(
+                        self.beta,
+                        rtt,
+                        self.delay_loss_j,
+                        j(self.delay_min),
+                        j(self.delay_max),
+                    ),
                 )
             } else {
                 (0, 0)
@@ -330,11 +355,15 @@ impl WestwoodLp {
             let q_len = cwnd as f64 - self.bdp_pkts();
             let (q, thr) = match (self.dmin_avg, self.dmax_avg) {
                 // After the first EWR: the averages (eq. 2.6 with moving averages).
-                (Some(dmin), Some(dmax)) if dmin != dmax && dmax != 0.0 => (q_len, m * rtt_factor * (1.0 - dmin / dmax)),
-                // First EWR: instantaneous delay_min/delay_max, not in slow start (§3.6.2).
-                _ if self.delay_min != self.delay_max && self.delay_max != Dur::ZERO && !ss => {
-                    (q_len, m * rtt_factor * (1.0 - self.delay_min.nanos() as f64 / self.delay_max.nanos() as f64))
+                (Some(dmin), Some(dmax)) if dmin != dmax && dmax != 0.0 => {
+                    (q_len, m * rtt_factor * (1.0 - dmin / dmax))
                 }
+                // First EWR: instantaneous delay_min/delay_max, not in slow start (§3.6.2).
+                _ if self.delay_min != self.delay_max && self.delay_max != Dur::ZERO && !ss => (
+                    q_len,
+                    m * rtt_factor
+                        * (1.0 - self.delay_min.nanos() as f64 / self.delay_max.nanos() as f64),
+                ),
                 _ => (0.0, 0.0),
             };
             self.last_q_len = q;
@@ -350,8 +379,14 @@ impl WestwoodLp {
         self.w.ssthresh = target;
         self.w.cnt = 0;
         // Averages take this EWR window's extremes, then restart from the current RTT.
-        self.dmin_avg = Some(update_delay_f64(self.delay_min.nanos() as f64, self.dmin_avg));
-        self.dmax_avg = Some(update_delay_f64(self.delay_max.nanos() as f64, self.dmax_avg));
+        self.dmin_avg = Some(update_delay_f64(
+            self.delay_min.nanos() as f64,
+            self.dmin_avg,
+        ));
+        self.dmax_avg = Some(update_delay_f64(
+            self.delay_max.nanos() as f64,
+            self.dmax_avg,
+        ));
         self.dmin_avg_j = update_delay_u32(self.jiffies(self.delay_min), self.dmin_avg_j);
         self.dmax_avg_j = update_delay_u32(self.jiffies(self.delay_max), self.dmax_avg_j);
         let rtt = self.cur_rtt();
@@ -379,7 +414,8 @@ impl CongestionControl for WestwoodLp {
         // rejects: SACK blocks, duplicates, ECE; the fast path for pure cumulative ACKs.
         let advance = ack.snd_una.saturating_sub(self.prev_una);
         self.prev_una = self.prev_una.max(ack.snd_una);
-        let slow_path = ack.bytes_acked == 0 || ack.bytes_acked != advance || ack.in_recovery || ack.ecn_ce;
+        let slow_path =
+            ack.bytes_acked == 0 || ack.bytes_acked != advance || ack.in_recovery || ack.ecn_ce;
         self.update_window(now);
         self.bk += ack.bytes_acked;
         let rtt = self.cur_rtt();
@@ -408,7 +444,8 @@ impl CongestionControl for WestwoodLp {
         if self.ewr_triggered() {
             self.early_window_reduction();
         } else {
-            self.w.reno_cong_avoid(acked_pkts(ack.bytes_acked, ack.mss), ack.cwnd_limited);
+            self.w
+                .reno_cong_avoid(acked_pkts(ack.bytes_acked, ack.mss), ack.cwnd_limited);
         }
     }
 
@@ -460,8 +497,22 @@ impl CongestionControl for WestwoodLp {
         out.push(("delay_min_ms", self.delay_min.secs_f64() * 1e3));
         out.push(("delay_max_ms", self.delay_max.secs_f64() * 1e3));
         out.push(("rtt_loss_ms", self.delay_loss.map_or(f64::NAN, |l| l / 1e6)));
-        out.push(("dmin_avg_ms", if self.as_evaluated { self.dmin_avg_j as f64 / 4.0 * 1e3 / self.hz as f64 } else { self.dmin_avg.map_or(f64::NAN, |d| d / 1e6) }));
-        out.push(("dmax_avg_ms", if self.as_evaluated { self.dmax_avg_j as f64 / 4.0 * 1e3 / self.hz as f64 } else { self.dmax_avg.map_or(f64::NAN, |d| d / 1e6) }));
+        out.push((
+            "dmin_avg_ms",
+            if self.as_evaluated {
+                self.dmin_avg_j as f64 / 4.0 * 1e3 / self.hz as f64
+            } else {
+                self.dmin_avg.map_or(f64::NAN, |d| d / 1e6)
+            },
+        ));
+        out.push((
+            "dmax_avg_ms",
+            if self.as_evaluated {
+                self.dmax_avg_j as f64 / 4.0 * 1e3 / self.hz as f64
+            } else {
+                self.dmax_avg.map_or(f64::NAN, |d| d / 1e6)
+            },
+        ));
         out.push(("q_len_pkts", self.last_q_len));
         out.push(("ewr_thresh_pkts", self.last_thresh));
         out.push(("ewr_count", self.ewr_count as f64));
@@ -480,7 +531,12 @@ mod tests {
         let mut p = ParamSet::defaults(PARAMS);
         p.set("as_evaluated_truncation", ParamValue::Bool(as_evaluated));
         p.set("delay_loss_events", ParamValue::Choice(loss_events));
-        let init = CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) };
+        let init = CcInit {
+            now: Time(0),
+            mss: MSS,
+            initial_cwnd: 10 * MSS,
+            rng: Rng::new(1),
+        };
         WestwoodLp::new(&p, &init)
     }
 
@@ -490,13 +546,23 @@ mod tests {
 
     /// A pure cumulative ACK of one segment (Linux fast path).
     fn ack_at(v: &mut WestwoodLp, t_ms: u64, rtt_ms: u64) {
-        let a = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_millis(rtt_ms)), snd_una: v.prev_una + MSS, ..AckSample::empty(MSS) };
+        let a = AckSample {
+            bytes_acked: MSS,
+            rtt: Some(Dur::from_millis(rtt_ms)),
+            snd_una: v.prev_una + MSS,
+            ..AckSample::empty(MSS)
+        };
         v.on_ack(Time(t_ms * MS), &a);
     }
 
     /// An ACK that SACKs one segment without moving snd_una (Linux slow path).
     fn sack_at(v: &mut WestwoodLp, t_ms: u64, rtt_ms: u64) {
-        let a = AckSample { bytes_acked: MSS, rtt: Some(Dur::from_millis(rtt_ms)), snd_una: v.prev_una, ..AckSample::empty(MSS) };
+        let a = AckSample {
+            bytes_acked: MSS,
+            rtt: Some(Dur::from_millis(rtt_ms)),
+            snd_una: v.prev_una,
+            ..AckSample::empty(MSS)
+        };
         v.on_ack(Time(t_ms * MS), &a);
     }
 
@@ -504,7 +570,15 @@ mod tests {
     fn defaults_are_the_evaluated_module() {
         let p = ParamSet::defaults(PARAMS);
         assert!(p.bool("as_evaluated_truncation"));
-        assert_eq!((p.choice("delay_loss_events"), p.choice("delay_samples"), p.int("beta"), p.int("hz")), ("rto", "slow-path", 3, 250));
+        assert_eq!(
+            (
+                p.choice("delay_loss_events"),
+                p.choice("delay_samples"),
+                p.int("beta"),
+                p.int("hz")
+            ),
+            ("rto", "slow-path", 3, 250)
+        );
     }
 
     #[test]
@@ -516,7 +590,10 @@ mod tests {
         ack_at(&mut v, 10, 100);
         assert_eq!((v.delay_min, v.delay_max), (Dur::ZERO, Dur::ZERO));
         sack_at(&mut v, 20, 100);
-        assert_eq!((v.delay_min, v.delay_max), (Dur::from_millis(100), Dur::from_millis(100)));
+        assert_eq!(
+            (v.delay_min, v.delay_max),
+            (Dur::from_millis(100), Dur::from_millis(100))
+        );
         ack_at(&mut v, 30, 150);
         assert_eq!(v.delay_max, Dur::from_millis(100));
         sack_at(&mut v, 40, 150);
@@ -526,7 +603,15 @@ mod tests {
         // delay_samples = every-ack: a fast-path ACK counts.
         let mut p = ParamSet::defaults(PARAMS);
         p.set("delay_samples", ParamValue::Choice("every-ack"));
-        let mut v = WestwoodLp::new(&p, &CcInit { now: Time(0), mss: MSS, initial_cwnd: 10 * MSS, rng: Rng::new(1) });
+        let mut v = WestwoodLp::new(
+            &p,
+            &CcInit {
+                now: Time(0),
+                mss: MSS,
+                initial_cwnd: 10 * MSS,
+                rng: Rng::new(1),
+            },
+        );
         ack_at(&mut v, 10, 100);
         assert_eq!(v.delay_max, Dur::from_millis(100));
     }
@@ -634,9 +719,15 @@ mod tests {
         let mut v = primed(true);
         ack_at(&mut v, 1010, 110);
         assert_eq!((v.last_q_len, v.last_thresh), (1.0, 0.0));
-        assert_eq!((v.cwnd(), v.ssthresh(), v.ewr_count), (19 * MSS, 19 * MSS, 1));
+        assert_eq!(
+            (v.cwnd(), v.ssthresh(), v.ewr_count),
+            (19 * MSS, 19 * MSS, 1)
+        );
         assert_eq!((v.dmin_avg_j, v.dmax_avg_j), (100, 120));
-        assert_eq!((v.delay_min, v.delay_max), (Dur::from_millis(110), Dur::from_millis(110)));
+        assert_eq!(
+            (v.delay_min, v.delay_max),
+            (Dur::from_millis(110), Dur::from_millis(110))
+        );
         assert_eq!((v.dmin_avg, v.dmax_avg), (Some(100e6), Some(120e6)));
     }
 
@@ -648,7 +739,15 @@ mod tests {
         // 20 for the test.
         for as_eval in [false, true] {
             let mut v = primed_with(as_eval, "all");
-            v.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS });
+            v.on_congestion(
+                Time(0),
+                &CongestionEvent {
+                    kind: CongestionKind::Loss,
+                    bytes_in_flight: 0,
+                    bytes_lost: MSS,
+                    mss: MSS,
+                },
+            );
             assert_eq!(v.cwnd(), 10 * MSS);
             v.on_recovery_exit(Time(0));
             assert_eq!((v.cwnd(), v.ssthresh()), (19 * MSS, 19 * MSS));
@@ -668,9 +767,20 @@ mod tests {
         // Default (rto, the module's CA_EVENT_LOSS): fast retransmit leaves delay_loss at
         // its initial 1 (none in real arithmetic); recovery exit still sets bw_rttmin.
         let mut v = primed(true);
-        v.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 0, bytes_lost: MSS, mss: MSS });
+        v.on_congestion(
+            Time(0),
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 0,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
         v.on_recovery_exit(Time(0));
-        assert_eq!((v.delay_loss, v.delay_loss_j, v.cwnd()), (None, 1, 19 * MSS));
+        assert_eq!(
+            (v.delay_loss, v.delay_loss_j, v.cwnd()),
+            (None, 1, 19 * MSS)
+        );
     }
 
     #[test]
@@ -705,7 +815,14 @@ mod tests {
     #[test]
     fn rto_uses_bandwidth_for_ssthresh() {
         let mut v = primed(false);
-        v.on_rto(Time(0), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
+        v.on_rto(
+            Time(0),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!((v.cwnd(), v.ssthresh()), (MSS, 19 * MSS));
         assert!(v.reset_rtt_min);
         assert_eq!(v.delay_loss, Some(100e6));

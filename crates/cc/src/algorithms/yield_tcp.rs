@@ -168,13 +168,21 @@ impl YieldParams {
             increase_threshold: p.int("increase_threshold") as i32,
             decrease_threshold: p.int("decrease_threshold") as i32,
             owd_granularity: p.dur("owd_granularity"),
-            shift: if p.choice("shift_semantics") == "math" { ShiftSemantics::Math } else { ShiftSemantics::X86 },
+            shift: if p.choice("shift_semantics") == "math" {
+                ShiftSemantics::Math
+            } else {
+                ShiftSemantics::X86
+            },
         }
     }
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Yield::new(YieldParams::from_set(p), init.mss, init.initial_cwnd))
+    Box::new(Yield::new(
+        YieldParams::from_set(p),
+        init.mss,
+        init.initial_cwnd,
+    ))
 }
 
 /// `update_delay` (tcp_yield.c): EWMA scaled by 2^f with u32 wrap-around.
@@ -349,7 +357,11 @@ impl Yield {
         let mut trend: i32 = 0;
         if self.delay_prev != 0 {
             trend = self.delay.wrapping_sub(self.delay_prev >> hf) as i32;
-            let threshold = self.delay_trend.wrapping_div(self.p.trend_factor).wrapping_mul(self.p.ct_threshold).max(1);
+            let threshold = self
+                .delay_trend
+                .wrapping_div(self.p.trend_factor)
+                .wrapping_mul(self.p.ct_threshold)
+                .max(1);
             if self.delay_trend != 0 && trend > threshold {
                 self.cross_traffic = 1;
             }
@@ -528,7 +540,10 @@ impl CongestionControl for Yield {
         out.push(("qdelay_ms", self.qdelay_ms() as f64));
         out.push(("target_ms", self.target_ms() as f64));
         out.push(("trend_ms", self.last_trend as f64));
-        out.push(("avg_trend_ms", self.delay_trend as f64 / self.p.trend_factor as f64));
+        out.push((
+            "avg_trend_ms",
+            self.delay_trend as f64 / self.p.trend_factor as f64,
+        ));
         out.push(("reduction_factor", self.reduction_factor as f64));
         out.push(("cross_traffic", self.cross_traffic as f64));
     }
@@ -554,7 +569,11 @@ mod tests {
 
     /// One full-sized segment acknowledged, OWD `owd_ms` (absolute, with clock offset).
     fn ack(owd_ms: i64) -> AckSample {
-        AckSample { bytes_acked: MSS, owd: ms(owd_ms), ..AckSample::empty(MSS) }
+        AckSample {
+            bytes_acked: MSS,
+            owd: ms(owd_ms),
+            ..AckSample::empty(MSS)
+        }
     }
 
     /// A state in congestion avoidance with a known delay history, for white-box tests:
@@ -576,13 +595,19 @@ mod tests {
     #[test]
     fn defaults_match_table_5_1() {
         let p = params();
-        assert_eq!((p.beta, p.min_reduction, p.max_reduction, p.maxc_reduction), (15, 5, 3, 0));
+        assert_eq!(
+            (p.beta, p.min_reduction, p.max_reduction, p.maxc_reduction),
+            (15, 5, 3, 0)
+        );
         assert_eq!((p.ct_threshold, p.hist_factor, p.trend_factor), (2, 2, 128));
         assert_eq!((p.increase_threshold, p.decrease_threshold), (1, -1));
         assert_eq!(p.owd_granularity, Dur::from_millis(1));
         assert_eq!(p.shift, ShiftSemantics::X86);
         let y = yield_pkts(10);
-        assert_eq!((y.reduction_factor, y.cwnd(), y.ssthresh()), (3, 10 * MSS, u64::MAX));
+        assert_eq!(
+            (y.reduction_factor, y.cwnd(), y.ssthresh()),
+            (3, 10 * MSS, u64::MAX)
+        );
         assert!(crate::registry::find("yield").is_some_and(|a| a.name == "yield"));
     }
 
@@ -610,11 +635,22 @@ mod tests {
         // delay 30: trend = 30 − (160>>2) = −10 ≤ −1 → r = min(4, 5) = 4;
         // prev = 160 + 30 − 40 = 150; delay_trend = −10·128 = −1280.
         y.pkts_acked(ms(130));
-        assert_eq!((y.reduction_factor, y.delay_prev, y.delay_trend), (4, 150, -1280));
+        assert_eq!(
+            (y.reduction_factor, y.delay_prev, y.delay_trend),
+            (4, 150, -1280)
+        );
         // delay 20: trend = 20 − (150>>2 = 37) = −17; cross test: −17 > max(−10·2, 1) = 1? no.
         // r = min(5, 5) = 5; prev = 150 + 20 − 37 = 133; trend avg = −1280 + (−17 + 10) = −1287.
         y.pkts_acked(ms(120));
-        assert_eq!((y.reduction_factor, y.delay_prev, y.delay_trend, y.cross_traffic), (5, 133, -1287, 0));
+        assert_eq!(
+            (
+                y.reduction_factor,
+                y.delay_prev,
+                y.delay_trend,
+                y.cross_traffic
+            ),
+            (5, 133, -1287, 0)
+        );
         // delay 10: trend = 10 − 33 = −23 → r = min(6, 5) = 5: the upper clamp holds.
         y.pkts_acked(ms(110));
         assert_eq!(y.reduction_factor, 5);
@@ -630,11 +666,17 @@ mod tests {
         y.reduction_factor = 4;
         // delay 45: trend = 45 − 40 = 5 ≥ 1, 5 > 20? no → r = max(4−1, 3) = 3.
         y.pkts_acked(ms(145));
-        assert_eq!((y.last_trend, y.cross_traffic, y.reduction_factor), (5, 0, 3));
+        assert_eq!(
+            (y.last_trend, y.cross_traffic, y.reduction_factor),
+            (5, 0, 3)
+        );
         // prev = 160 + 45 − 40 = 165 → 41; avg = 1280 + (5 − 10) = 1275 → 1275/128 = 9 → threshold 18.
         // delay 50: trend = 9 ≥ 1 → r = max(2, 3) = 3: the clamp holds at max_reduction.
         y.pkts_acked(ms(150));
-        assert_eq!((y.last_trend, y.cross_traffic, y.reduction_factor), (9, 0, 3));
+        assert_eq!(
+            (y.last_trend, y.cross_traffic, y.reduction_factor),
+            (9, 0, 3)
+        );
         // App. B quirk (spec 000 §2.14.5): from r = 1 (after cross-traffic), a rising trend
         // without cross-traffic *raises* r to 3: max(1 − 1, 3) = 3.
         let mut y = ca_state(40);
@@ -649,12 +691,28 @@ mod tests {
         // delay 70: trend = 70 − 40 = 30 > max((1280/128)·2, 1) = 20 → cross-traffic;
         // r = max(3 − 1, 0) = 2. prev = 160 + 70 − 40 = 190; avg = 1280 + (30 − 10) = 1300.
         y.pkts_acked(ms(170));
-        assert_eq!((y.cross_traffic, y.reduction_factor, y.delay_prev, y.delay_trend), (1, 2, 190, 1300));
+        assert_eq!(
+            (
+                y.cross_traffic,
+                y.reduction_factor,
+                y.delay_prev,
+                y.delay_trend
+            ),
+            (1, 2, 190, 1300)
+        );
         // The flag persists until cong_avoid. delay 60: trend = 60 − (190>>2 = 47) = 13,
         // below the threshold (1300/128 = 10)·2 = 20, but cross_traffic is still 1:
         // r = max(1, 0) = 1. prev = 190 + 60 − 47 = 203.
         y.pkts_acked(ms(160));
-        assert_eq!((y.last_trend, y.cross_traffic, y.reduction_factor, y.delay_prev), (13, 1, 1, 203));
+        assert_eq!(
+            (
+                y.last_trend,
+                y.cross_traffic,
+                y.reduction_factor,
+                y.delay_prev
+            ),
+            (13, 1, 1, 203)
+        );
         // delay 55: trend = 55 − 50 = 5 → r = max(0, 0) = 0. prev = 203 + 55 − 50 = 208.
         y.pkts_acked(ms(155));
         assert_eq!(y.reduction_factor, 0);
@@ -664,7 +722,10 @@ mod tests {
         // cong_avoid: qdelay = 60 − 20 = 40 > target 6 → cwnd −= 40 >> 0 → 0 → MIN_CWND 2;
         // r = 1; the flag and min/max are reset.
         y.cong_avoid(1, true);
-        assert_eq!((y.cwnd, y.cwnd(), y.reduction_factor, y.cross_traffic), (2, 2 * MSS, 1, 0));
+        assert_eq!(
+            (y.cwnd, y.cwnd(), y.reduction_factor, y.cross_traffic),
+            (2, 2 * MSS, 1, 0)
+        );
         assert_eq!((y.delay_min, y.delay_max), (u32::MAX, 0));
     }
 
@@ -677,9 +738,9 @@ mod tests {
         assert_eq!(y.target_ms(), 6); // 1500·40/10000 = 6
         y.delay_smax = 8 * 113;
         assert_eq!(y.target_ms(), 13); // 1500·93/10000 = 13.95 → 13 (truncated)
-        // smax < smin (smax only moves outside congestion avoidance): the u32 difference
-        // wraps: (80 − 160) mod 2^32 = 4294967216, >>3 = 536870902, ·1500 mod 2^32 =
-        // 2147468648, /10000 = 214746 ms, so the flow never sees itself over target.
+                                       // smax < smin (smax only moves outside congestion avoidance): the u32 difference
+                                       // wraps: (80 − 160) mod 2^32 = 4294967216, >>3 = 536870902, ·1500 mod 2^32 =
+                                       // 2147468648, /10000 = 214746 ms, so the flow never sees itself over target.
         y.delay_smax = 8 * 10;
         assert_eq!(y.target_ms(), 214_746);
         // beta = 50 %: 5000·40/10000 = 20.
@@ -702,35 +763,72 @@ mod tests {
         // A2 owd 110: delay 10 → delay_max 10 → smax = 80; smin stays 0 (delay_min 0);
         // prev was 0 → trend 0; prev = 10<<2 = 40. cwnd 42.
         y.on_ack(t, &ack(110));
-        assert_eq!((y.delay, y.delay_smin, y.delay_smax, y.delay_prev), (10, 0, 80, 40));
+        assert_eq!(
+            (y.delay, y.delay_smin, y.delay_smax, y.delay_prev),
+            (10, 0, 80, 40)
+        );
         // A3 owd 160: delay 60 → smax = 480; trend = 60 − 10 = 50 (no cross test: avg 0);
         // r = max(2, 3) = 3; prev = 40 + 60 − 10 = 90; avg = 50·128 = 6400. cwnd 43.
         y.on_ack(t, &ack(160));
-        assert_eq!((y.delay_smax, y.delay_prev, y.delay_trend, y.reduction_factor), (480, 90, 6400, 3));
+        assert_eq!(
+            (
+                y.delay_smax,
+                y.delay_prev,
+                y.delay_trend,
+                y.reduction_factor
+            ),
+            (480, 90, 6400, 3)
+        );
         // A4 owd 130: delay 30; trend = 30 − 22 = 8, threshold max(50·2, 1) = 100 → no
         // cross-traffic; r = 3; prev = 90 + 30 − 22 = 98; avg = 6400 + 8 − 50 = 6358. cwnd 44.
         y.on_ack(t, &ack(130));
-        assert_eq!((y.cwnd, y.delay_prev, y.delay_trend, y.cross_traffic), (44, 98, 6358, 0));
+        assert_eq!(
+            (y.cwnd, y.delay_prev, y.delay_trend, y.cross_traffic),
+            (44, 98, 6358, 0)
+        );
         // Loss: ssthresh = max(44 >> 1, 2) = 22, cwnd = 22.
-        y.on_congestion(t, &CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 44 * MSS, bytes_lost: MSS, mss: MSS });
+        y.on_congestion(
+            t,
+            &CongestionEvent {
+                kind: CongestionKind::Loss,
+                bytes_in_flight: 44 * MSS,
+                bytes_lost: MSS,
+                mss: MSS,
+            },
+        );
         assert_eq!((y.cwnd(), y.ssthresh()), (22 * MSS, 22 * MSS));
         // A5 owd 125: delay 25; smin still 0 (delay_min 0 not yet reset), so qdelay = 0.
         // trend = 25 − (98>>2 = 24) = 1 → r = max(2, 3) = 3; prev = 99; avg = 6358 + 1 − 49 = 6310.
         // cong_avoid: 22 ≤ 22 → slow start adds 0, acked stays 1; target = 1500·(480>>3 = 60)
         // /10000 = 9; off_target = 9 ≥ 0 → Reno AI: cnt 1 of 22. Then min/max reset.
         y.on_ack(t, &ack(125));
-        assert_eq!((y.target_ms(), y.qdelay_ms(), y.cwnd, y.cwnd_cnt), (9, 0, 22, 1));
+        assert_eq!(
+            (y.target_ms(), y.qdelay_ms(), y.cwnd, y.cwnd_cnt),
+            (9, 0, 22, 1)
+        );
         assert_eq!((y.delay_min, y.delay_max), (u32::MAX, 0));
         // A6 owd 120: delay 20 → delay_min 20 → smin = 160 (overwrite, smin was 0).
         // trend = 20 − (99>>2 = 24) = −4 → r = min(4, 5) = 4; prev = 95; avg = 6310 − 4 − 49 = 6257.
         // target = 1500·((480 − 160)>>3 = 40)/10000 = 6; qdelay = 20 − 20 = 0 → AI, cnt 2.
         y.on_ack(t, &ack(120));
-        assert_eq!((y.delay_smin, y.target_ms(), y.reduction_factor, y.cwnd, y.cwnd_cnt), (160, 6, 4, 22, 2));
+        assert_eq!(
+            (
+                y.delay_smin,
+                y.target_ms(),
+                y.reduction_factor,
+                y.cwnd,
+                y.cwnd_cnt
+            ),
+            (160, 6, 4, 22, 2)
+        );
         // A7 owd 130: delay 30; smin stays 160 (240 ≮ 160, 30 ≯ 160). trend = 30 − (95>>2 = 23)
         // = 7, threshold (6257/128 = 48)·2 = 96 → r = max(3, 3) = 3; prev = 102; avg = 6216.
         // qdelay = 30 − 20 = 10 > 6 → off_target = −4 → MD: 22 − (22>>3 = 2) = 20, r = 4.
         y.on_ack(t, &ack(130));
-        assert_eq!((y.qdelay_ms(), y.cwnd, y.reduction_factor, y.cwnd_cnt), (10, 20, 4, 2));
+        assert_eq!(
+            (y.qdelay_ms(), y.cwnd, y.reduction_factor, y.cwnd_cnt),
+            (10, 20, 4, 2)
+        );
         // A8 owd 131: delay 31; trend = 31 − (102>>2 = 25) = 6 → r = max(3, 3) = 3.
         // The MD left cwnd 20 ≤ ssthresh 22 and Yield never lowers ssthresh, so this ACK
         // slow-starts: cwnd 21, acked used up → return before the resets (delay_min = 31).
@@ -759,10 +857,22 @@ mod tests {
         assert_eq!((y.cwnd(), y.cwnd_cnt), (11 * MSS, 0));
         // Not cwnd-limited: tcp_reno_cong_avoid does not grow, but the resets still happen.
         y.delay_max = 99;
-        y.on_ack(Time(0), &AckSample { cwnd_limited: false, ..ack(122) });
+        y.on_ack(
+            Time(0),
+            &AckSample {
+                cwnd_limited: false,
+                ..ack(122)
+            },
+        );
         assert_eq!((y.cwnd, y.cwnd_cnt, y.delay_max), (11, 0, 0));
         // In recovery: per-ACK bookkeeping runs (delay 30 becomes delay_min), no cong_avoid.
-        y.on_ack(Time(0), &AckSample { in_recovery: true, ..ack(130) });
+        y.on_ack(
+            Time(0),
+            &AckSample {
+                in_recovery: true,
+                ..ack(130)
+            },
+        );
         assert_eq!((y.cwnd, y.delay, y.delay_min), (11, 30, 30));
     }
 
@@ -837,21 +947,51 @@ mod tests {
     fn loss_and_rto_use_reno_ssthresh_and_keep_yield_state() {
         let mut y = ca_state(20);
         y.reduction_factor = 4;
-        let loss = CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 20 * MSS, bytes_lost: MSS, mss: MSS };
+        let loss = CongestionEvent {
+            kind: CongestionKind::Loss,
+            bytes_in_flight: 20 * MSS,
+            bytes_lost: MSS,
+            mss: MSS,
+        };
         y.on_congestion(Time(0), &loss); // ssthresh = max(20>>1, 2) = 10, cwnd = 10
-        assert_eq!((y.cwnd(), y.ssthresh(), y.reduction_factor, y.delay_smin), (10 * MSS, 10 * MSS, 4, 160));
+        assert_eq!(
+            (y.cwnd(), y.ssthresh(), y.reduction_factor, y.delay_smin),
+            (10 * MSS, 10 * MSS, 4, 160)
+        );
         let mut tiny = yield_pkts(3);
         tiny.on_congestion(Time(0), &loss); // max(3>>1 = 1, 2) = 2
         assert_eq!((tiny.cwnd(), tiny.ssthresh()), (2 * MSS, 2 * MSS));
         // ECN (CWR) takes the same ssthresh hook: 10 → 5.
-        y.on_congestion(Time(0), &CongestionEvent { kind: CongestionKind::Ecn, bytes_in_flight: 0, bytes_lost: 0, mss: MSS });
+        y.on_congestion(
+            Time(0),
+            &CongestionEvent {
+                kind: CongestionKind::Ecn,
+                bytes_in_flight: 0,
+                bytes_lost: 0,
+                mss: MSS,
+            },
+        );
         assert_eq!((y.cwnd(), y.ssthresh()), (5 * MSS, 5 * MSS));
         // RTO at cwnd 16: ssthresh = max(16 >> 1, 2) = 8, cwnd = 1 packet.
         y.cwnd = 16;
-        y.on_rto(Time(0), &RtoEvent { bytes_in_flight: 16 * MSS, backoff_count: 1, mss: MSS });
+        y.on_rto(
+            Time(0),
+            &RtoEvent {
+                bytes_in_flight: 16 * MSS,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
         assert_eq!((y.cwnd(), y.ssthresh(), y.cwnd_cnt), (MSS, 8 * MSS, 0));
         // A repeated timeout keeps ssthresh (Linux tcp_enter_loss in Loss state).
-        y.on_rto(Time(0), &RtoEvent { bytes_in_flight: 0, backoff_count: 2, mss: MSS });
+        y.on_rto(
+            Time(0),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 2,
+                mss: MSS,
+            },
+        );
         assert_eq!((y.cwnd(), y.ssthresh()), (MSS, 8 * MSS));
         assert_eq!(y.reduction_factor, 4);
         // Slow start afterwards: 1 → 2 (no delay logic until acked runs out).

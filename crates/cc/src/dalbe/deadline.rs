@@ -175,7 +175,10 @@ impl DeadlineSwitch {
     /// before the start.
     pub fn aim(&self, start: Time, deadline: Time) -> Time {
         let period = deadline.since(start);
-        let margin = self.cfg.margin_min.max(period.mul_f64(self.cfg.margin_fraction));
+        let margin = self
+            .cfg
+            .margin_min
+            .max(period.mul_f64(self.cfg.margin_fraction));
         if margin >= period {
             start
         } else {
@@ -186,7 +189,10 @@ impl DeadlineSwitch {
     /// The knobs of the LBE behaviour for a flow whose minimum RTT is `rtt_min`.
     pub fn lbe_knobs(&self, rtt_min: Option<Dur>) -> Knobs {
         let c = &self.cfg;
-        let th = rtt_min.map_or(c.delay_threshold_min, |r| r.mul_f64(c.delay_threshold_fraction).max(c.delay_threshold_min));
+        let th = rtt_min.map_or(c.delay_threshold_min, |r| {
+            r.mul_f64(c.delay_threshold_fraction)
+                .max(c.delay_threshold_min)
+        });
         Knobs {
             delay_ecn_threshold: Some(th),
             phantom_ecn_prob: c.lbe_phantom_prob,
@@ -207,7 +213,8 @@ impl DeadlineSwitch {
             }
         }
         self.prev = Some((v.now, v.bytes_acked));
-        let (Some(size), Some(remaining), Some(deadline)) = (v.size, v.bytes_remaining, v.deadline) else {
+        let (Some(size), Some(remaining), Some(deadline)) = (v.size, v.bytes_remaining, v.deadline)
+        else {
             // No goal: a pure scavenger.
             self.set_mode(Mode::Lbe);
             return self.lbe_knobs(v.info.rtt_min);

@@ -26,8 +26,15 @@ impl MetaController for LinearPhantom {
             return v.knobs;
         };
         let period = d.since(v.start).secs_f64();
-        let p = if period > 0.0 { left.secs_f64() / period } else { 0.0 };
-        Knobs { phantom_ecn_prob: p, ..v.knobs }
+        let p = if period > 0.0 {
+            left.secs_f64() / period
+        } else {
+            0.0
+        };
+        Knobs {
+            phantom_ecn_prob: p,
+            ..v.knobs
+        }
     }
 }
 

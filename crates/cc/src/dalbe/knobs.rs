@@ -76,7 +76,10 @@ impl Knobs {
     /// True when no knob can make the flow more aggressive than the wrapped algorithm
     /// alone: nothing ignored and no delay hidden (μ ≤ 1 or delay scaling off).
     pub fn at_most_best_effort(&self) -> bool {
-        !self.enabled || (self.ecn_ignore_prob <= 0.0 && self.loss_ignore_prob <= 0.0 && (!self.delay_based || self.mu <= 1.0))
+        !self.enabled
+            || (self.ecn_ignore_prob <= 0.0
+                && self.loss_ignore_prob <= 0.0
+                && (!self.delay_based || self.mu <= 1.0))
     }
 }
 
@@ -155,7 +158,8 @@ pub struct DaLbeInfo {
 impl DaLbeInfo {
     /// Mean of all raw RTT samples since the flow started.
     pub fn rtt_mean(&self) -> Option<Dur> {
-        (self.rtt_samples > 0).then(|| Dur::from_secs_f64(self.rtt_sum_secs / self.rtt_samples as f64))
+        (self.rtt_samples > 0)
+            .then(|| Dur::from_secs_f64(self.rtt_sum_secs / self.rtt_samples as f64))
     }
 
     /// Real congestion events of all kinds.

@@ -84,7 +84,13 @@ pub fn cubic_phantom_prob(q: f64, w_hat: f64) -> f64 {
 
 /// Eq. (2.7): q = [W(reno)·P(loss) + W(delay)·P(delay)] / [W(cubic)·P(loss)].
 /// `None` when there was no loss event (the normaliser is zero).
-pub fn vegas_price(w_reno: f64, p_loss: f64, w_delay: f64, p_delay: f64, w_cubic: f64) -> Option<f64> {
+pub fn vegas_price(
+    w_reno: f64,
+    p_loss: f64,
+    w_delay: f64,
+    p_delay: f64,
+    w_cubic: f64,
+) -> Option<f64> {
     let den = w_cubic * p_loss;
     (den > 0.0).then(|| (w_reno * p_loss + w_delay * p_delay) / den)
 }
@@ -126,7 +132,14 @@ pub struct MbcCommon {
 
 impl Default for MbcCommon {
     fn default() -> MbcCommon {
-        MbcCommon { interval: Dur::from_secs(10), price_interval: Dur::from_secs(60), w_min: 0.0001, w_max: 1.0, l_w: 0.05, zeta_max: 10e9 / 8.0 }
+        MbcCommon {
+            interval: Dur::from_secs(10),
+            price_interval: Dur::from_secs(60),
+            w_min: 0.0001,
+            w_max: 1.0,
+            l_w: 0.05,
+            zeta_max: 10e9 / 8.0,
+        }
     }
 }
 
@@ -236,7 +249,11 @@ impl MbcCore {
     }
 
     fn zeta(&self, v: &FlowView) -> Option<f64> {
-        Some(target_rate(v.bytes_remaining?, v.time_to_deadline()?, self.cfg.zeta_max))
+        Some(target_rate(
+            v.bytes_remaining?,
+            v.time_to_deadline()?,
+            self.cfg.zeta_max,
+        ))
     }
 
     fn start(&mut self, v: &FlowView) {
@@ -269,7 +286,11 @@ impl MbcCore {
     fn measure(&mut self, v: &FlowView) -> Option<f64> {
         let zeta = self.zeta(v)?;
         let dt = v.now.since(self.prev_t).secs_f64();
-        self.xbar = if dt > 0.0 { v.bytes_acked.saturating_sub(self.prev_acked) as f64 / dt } else { 0.0 };
+        self.xbar = if dt > 0.0 {
+            v.bytes_acked.saturating_sub(self.prev_acked) as f64 / dt
+        } else {
+            0.0
+        };
         self.one_plus_eps = one_plus_error(self.prev_zeta, self.xbar);
         self.zeta = zeta;
         self.prev_t = v.now;
@@ -397,7 +418,15 @@ pub struct CubicMbc {
 
 impl CubicMbc {
     pub fn new(cfg: CubicMbcConfig) -> CubicMbc {
-        CubicMbc { cfg, core: MbcCore::new(cfg.common), q: 0.0, q_hat: f64::NAN, cwnd_hat: f64::NAN, w_hat: cfg.common.w_max, p_phantom: 0.0 }
+        CubicMbc {
+            cfg,
+            core: MbcCore::new(cfg.common),
+            q: 0.0,
+            q_hat: f64::NAN,
+            cwnd_hat: f64::NAN,
+            w_hat: cfg.common.w_max,
+            p_phantom: 0.0,
+        }
     }
 
     pub fn from_params(p: &ParamSet) -> CubicMbc {
@@ -410,7 +439,12 @@ impl CubicMbc {
     }
 
     fn knobs(&self, base: Knobs) -> Knobs {
-        Knobs { phantom_ecn_prob: self.p_phantom, suppression_v: self.cfg.v, ewma_weight: self.cfg.ewma_weight, ..base }
+        Knobs {
+            phantom_ecn_prob: self.p_phantom,
+            suppression_v: self.cfg.v,
+            ewma_weight: self.cfg.ewma_weight,
+            ..base
+        }
     }
 }
 
@@ -426,7 +460,10 @@ impl MetaController for CubicMbc {
     fn on_start(&mut self, view: &FlowView) -> Knobs {
         self.core.start(view);
         // dalbe_open's neutral knobs until the first tick (P = 0).
-        self.knobs(Knobs { enabled: true, ..Knobs::default() })
+        self.knobs(Knobs {
+            enabled: true,
+            ..Knobs::default()
+        })
     }
 
     fn on_tick(&mut self, _now: Time, view: &FlowView) -> Knobs {
@@ -442,7 +479,8 @@ impl MetaController for CubicMbc {
         let Some(zeta) = self.core.measure(view) else {
             return view.knobs; // no size or deadline: nothing to control
         };
-        let (Some(rtt_bar), Some(rtt_min)) = (rtt_s(view.info.srtt), rtt_s(view.info.rtt_min)) else {
+        let (Some(rtt_bar), Some(rtt_min)) = (rtt_s(view.info.srtt), rtt_s(view.info.rtt_min))
+        else {
             return view.knobs;
         };
         let mss = view.info.mss.max(1) as f64;
@@ -451,7 +489,11 @@ impl MetaController for CubicMbc {
         self.q_hat = cubic_model_price(rtt_min, self.cwnd_hat, self.cfg.beta, self.cfg.c);
         // w_n = [q_{n-1}/q̂_n (1 + ε_{n-1})] (eq. 2.4); after the deadline full
         // aggressiveness (§2.6.5).
-        let w_raw = if view.deadline_passed() { self.cfg.common.w_max } else { mul0(self.q / self.q_hat, self.core.one_plus_eps) };
+        let w_raw = if view.deadline_passed() {
+            self.cfg.common.w_max
+        } else {
+            mul0(self.q / self.q_hat, self.core.one_plus_eps)
+        };
         self.w_hat = self.core.limit(w_raw);
         // P(phantom ECN) ← q(1/ŵ_n - 1).
         self.p_phantom = cubic_phantom_prob(self.q, self.w_hat);
@@ -595,7 +637,13 @@ impl VegasMbc {
     }
 
     fn knobs(&self, base: Knobs) -> Knobs {
-        Knobs { delay_based: true, base_rtt_based: true, mu: self.mu, loss_ignore_prob: self.b, ..base }
+        Knobs {
+            delay_based: true,
+            base_rtt_based: true,
+            mu: self.mu,
+            loss_ignore_prob: self.b,
+            ..base
+        }
     }
 
     fn update_price(&mut self, view: &FlowView, snap: &DaLbeInfo) {
@@ -609,9 +657,17 @@ impl VegasMbc {
         let k = i.delay_reductions.saturating_sub(snap.delay_reductions);
         let p_delay = k as f64 / n;
         // W(delay): mean proportional reduction, 1 - mean(new/old) (spec 003 §6.4 [D]).
-        let w_delay = if k > 0 { 1.0 - (i.delay_reduction_ratio_sum - snap.delay_reduction_ratio_sum) / k as f64 } else { 0.0 };
+        let w_delay = if k > 0 {
+            1.0 - (i.delay_reduction_ratio_sum - snap.delay_reduction_ratio_sum) / k as f64
+        } else {
+            0.0
+        };
         if let Some(q) = vegas_price(self.cfg.w_reno, p_loss, w_delay, p_delay, self.cfg.w_cubic) {
-            self.phi = if self.phi_measured { growth_limit(self.phi, q, self.cfg.l_phi) } else { q };
+            self.phi = if self.phi_measured {
+                growth_limit(self.phi, q, self.cfg.l_phi)
+            } else {
+                q
+            };
             self.phi_measured = true;
         }
     }
@@ -629,7 +685,10 @@ impl MetaController for VegasMbc {
     fn on_start(&mut self, view: &FlowView) -> Knobs {
         self.core.start(view);
         // Delay-based and base-RTT-based modes on, μ = 1 (neutral) until the first tick.
-        self.knobs(Knobs { enabled: true, ..Knobs::default() })
+        self.knobs(Knobs {
+            enabled: true,
+            ..Knobs::default()
+        })
     }
 
     fn on_tick(&mut self, _now: Time, view: &FlowView) -> Knobs {
@@ -640,7 +699,11 @@ impl MetaController for VegasMbc {
         let Some(zeta) = self.core.measure(view) else {
             return view.knobs;
         };
-        let rtt_bar = if self.cfg.flow_mean_rtt { view.info.rtt_mean() } else { view.info.srtt };
+        let rtt_bar = if self.cfg.flow_mean_rtt {
+            view.info.rtt_mean()
+        } else {
+            view.info.srtt
+        };
         let (Some(rtt_bar), Some(base)) = (rtt_s(rtt_bar), rtt_s(view.info.rtt_min)) else {
             return view.knobs;
         };
@@ -652,7 +715,11 @@ impl MetaController for VegasMbc {
             self.cfg.common.w_max
         } else {
             // w_base ← (d_n/d̂_n)^(-q); w_n ← w_base × (1 + ε_{n-1}).
-            let w_base = clamp_w(vegas_w_base(self.d, self.d_hat, self.phi), self.cfg.common.w_min, self.cfg.common.w_max);
+            let w_base = clamp_w(
+                vegas_w_base(self.d, self.d_hat, self.phi),
+                self.cfg.common.w_min,
+                self.cfg.common.w_max,
+            );
             mul0(w_base, self.core.one_plus_eps)
         };
         self.w_hat = self.core.limit(w_raw);

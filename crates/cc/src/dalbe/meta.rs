@@ -110,8 +110,20 @@ pub struct ControlledFlow {
 
 impl ControlledFlow {
     /// Opens the flow at `start`: calls the controller's `on_start` and applies its knobs.
-    pub fn new(cc: DaLbe, ctrl: Box<dyn MetaController>, goal: FlowGoal, start: Time) -> ControlledFlow {
-        let mut f = ControlledFlow { cc, ctrl, goal, start, next_tick: start, ticks: 0 };
+    pub fn new(
+        cc: DaLbe,
+        ctrl: Box<dyn MetaController>,
+        goal: FlowGoal,
+        start: Time,
+    ) -> ControlledFlow {
+        let mut f = ControlledFlow {
+            cc,
+            ctrl,
+            goal,
+            start,
+            next_tick: start,
+            ticks: 0,
+        };
         let view = f.view(start);
         let k = f.ctrl.on_start(&view);
         f.cc.set_knobs(k);

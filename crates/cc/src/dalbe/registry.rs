@@ -3,7 +3,10 @@
 //! controller, ready to be driven as a plain `CongestionControl`.
 
 use super::examples::{LinearPhantom, WorkingHours};
-use super::{ControlledFlow, CubicMbc, DaLbe, DeadlineSwitch, FlowGoal, Knobs, MetaController, CUBIC_MBC_PARAMS, DEADLINE_PARAMS, VEGAS_MBC_PARAMS};
+use super::{
+    ControlledFlow, CubicMbc, DaLbe, DeadlineSwitch, FlowGoal, Knobs, MetaController,
+    CUBIC_MBC_PARAMS, DEADLINE_PARAMS, VEGAS_MBC_PARAMS,
+};
 use crate::api::{CcInit, CongestionControl};
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::units::{Dur, Time};
@@ -18,17 +21,83 @@ pub struct ControllerInfo {
 }
 
 static WORKING_HOURS_PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "interval", kind: ParamKind::Duration { min: Dur::from_millis(10), max: Dur::from_secs(3600) }, default: ParamValue::Dur(Dur::from_secs(1)), unit: "", doc: "how often the controller looks at the clock", source: "ours (example metacontroller)" },
-    ParamSpec { name: "offset", kind: ParamKind::Duration { min: Dur::ZERO, max: Dur::from_secs(86_400) }, default: ParamValue::Dur(Dur::from_secs(9 * 3600)), unit: "", doc: "time of day at the start of the run", source: "ours (example metacontroller)" },
-    ParamSpec { name: "day_start", kind: ParamKind::Duration { min: Dur::ZERO, max: Dur::from_secs(86_400) }, default: ParamValue::Dur(Dur::from_secs(8 * 3600)), unit: "", doc: "start of working hours (time of day)", source: "ours (example metacontroller)" },
-    ParamSpec { name: "day_end", kind: ParamKind::Duration { min: Dur::ZERO, max: Dur::from_secs(86_400) }, default: ParamValue::Dur(Dur::from_secs(18 * 3600)), unit: "", doc: "end of working hours (time of day)", source: "ours (example metacontroller)" },
-    ParamSpec { name: "phantom_ecn_prob", kind: ParamKind::Float { min: 0.0, max: 1.0 }, default: ParamValue::Float(0.01), unit: "per segment", doc: "phantom ECN probability during working hours (LBE)", source: "ours (example metacontroller)" },
+    ParamSpec {
+        name: "interval",
+        kind: ParamKind::Duration {
+            min: Dur::from_millis(10),
+            max: Dur::from_secs(3600),
+        },
+        default: ParamValue::Dur(Dur::from_secs(1)),
+        unit: "",
+        doc: "how often the controller looks at the clock",
+        source: "ours (example metacontroller)",
+    },
+    ParamSpec {
+        name: "offset",
+        kind: ParamKind::Duration {
+            min: Dur::ZERO,
+            max: Dur::from_secs(86_400),
+        },
+        default: ParamValue::Dur(Dur::from_secs(9 * 3600)),
+        unit: "",
+        doc: "time of day at the start of the run",
+        source: "ours (example metacontroller)",
+    },
+    ParamSpec {
+        name: "day_start",
+        kind: ParamKind::Duration {
+            min: Dur::ZERO,
+            max: Dur::from_secs(86_400),
+        },
+        default: ParamValue::Dur(Dur::from_secs(8 * 3600)),
+        unit: "",
+        doc: "start of working hours (time of day)",
+        source: "ours (example metacontroller)",
+    },
+    ParamSpec {
+        name: "day_end",
+        kind: ParamKind::Duration {
+            min: Dur::ZERO,
+            max: Dur::from_secs(86_400),
+        },
+        default: ParamValue::Dur(Dur::from_secs(18 * 3600)),
+        unit: "",
+        doc: "end of working hours (time of day)",
+        source: "ours (example metacontroller)",
+    },
+    ParamSpec {
+        name: "phantom_ecn_prob",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: ParamValue::Float(0.01),
+        unit: "per segment",
+        doc: "phantom ECN probability during working hours (LBE)",
+        source: "ours (example metacontroller)",
+    },
 ];
 
-static LINEAR_PHANTOM_PARAMS: &[ParamSpec] = &[ParamSpec { name: "interval", kind: ParamKind::Duration { min: Dur::from_millis(10), max: Dur::from_secs(3600) }, default: ParamValue::Dur(Dur::from_secs(1)), unit: "", doc: "how often the phantom probability is updated", source: "seed 003 Listing 3.3" }];
+static LINEAR_PHANTOM_PARAMS: &[ParamSpec] = &[ParamSpec {
+    name: "interval",
+    kind: ParamKind::Duration {
+        min: Dur::from_millis(10),
+        max: Dur::from_secs(3600),
+    },
+    default: ParamValue::Dur(Dur::from_secs(1)),
+    unit: "",
+    doc: "how often the phantom probability is updated",
+    source: "seed 003 Listing 3.3",
+}];
 
 fn working_hours(p: &ParamSet) -> Box<dyn MetaController> {
-    Box::new(WorkingHours { interval: p.dur("interval"), offset: p.dur("offset"), day_start: p.dur("day_start"), day_end: p.dur("day_end"), lbe: Knobs { phantom_ecn_prob: p.f64("phantom_ecn_prob"), ..Knobs::default() } })
+    Box::new(WorkingHours {
+        interval: p.dur("interval"),
+        offset: p.dur("offset"),
+        day_start: p.dur("day_start"),
+        day_end: p.dur("day_end"),
+        lbe: Knobs {
+            phantom_ecn_prob: p.f64("phantom_ecn_prob"),
+            ..Knobs::default()
+        },
+    })
 }
 
 pub static CONTROLLERS: &[ControllerInfo] = &[
@@ -40,15 +109,26 @@ pub static CONTROLLERS: &[ControllerInfo] = &[
 ];
 
 pub fn find_controller(name: &str) -> Option<&'static ControllerInfo> {
-    CONTROLLERS.iter().find(|c| c.name.eq_ignore_ascii_case(name))
+    CONTROLLERS
+        .iter()
+        .find(|c| c.name.eq_ignore_ascii_case(name))
 }
 
 pub fn controller_names() -> String {
-    CONTROLLERS.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+    CONTROLLERS
+        .iter()
+        .map(|c| c.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Wraps `inner` in DA-LBE (neutral knobs to start) driven by `ctrl`.
-pub fn controlled(inner: Box<dyn CongestionControl>, ctrl: Box<dyn MetaController>, goal: FlowGoal, init: &CcInit) -> Box<dyn CongestionControl> {
+pub fn controlled(
+    inner: Box<dyn CongestionControl>,
+    ctrl: Box<dyn MetaController>,
+    goal: FlowGoal,
+    init: &CcInit,
+) -> Box<dyn CongestionControl> {
     let start: Time = init.now;
     let dalbe = DaLbe::new(inner, Knobs::default(), DaLbe::derive_rng(init));
     Box::new(ControlledFlow::new(dalbe, ctrl, goal, start))

@@ -20,16 +20,31 @@ fn secs(s: f64) -> Time {
 }
 
 fn loss(mss: u64) -> CongestionEvent {
-    CongestionEvent { kind: CongestionKind::Loss, bytes_in_flight: 20 * mss, bytes_lost: mss, mss }
+    CongestionEvent {
+        kind: CongestionKind::Loss,
+        bytes_in_flight: 20 * mss,
+        bytes_lost: mss,
+        mss,
+    }
 }
 
 fn ecn(mss: u64) -> CongestionEvent {
-    CongestionEvent { kind: CongestionKind::Ecn, bytes_in_flight: 20 * mss, bytes_lost: 0, mss }
+    CongestionEvent {
+        kind: CongestionKind::Ecn,
+        bytes_in_flight: 20 * mss,
+        bytes_lost: 0,
+        mss,
+    }
 }
 
 /// An ACK of `n` segments that moves snd_una to `una` with `nxt` sent.
 fn ack_at(una: u64, nxt: u64, n: u64, mss: u64) -> AckSample {
-    AckSample { bytes_acked: n * mss, snd_una: una, snd_nxt: nxt, ..AckSample::empty(mss) }
+    AckSample {
+        bytes_acked: n * mss,
+        snd_una: una,
+        snd_nxt: nxt,
+        ..AckSample::empty(mss)
+    }
 }
 
 /// What a wrapped algorithm was told.
@@ -71,7 +86,10 @@ impl CongestionControl for Probe {
 
 fn probe(knobs: Knobs) -> (DaLbe, Arc<Mutex<Log>>) {
     let log = Arc::new(Mutex::new(Log::default()));
-    let p = Probe { cwnd: 64 * MSS, log: log.clone() };
+    let p = Probe {
+        cwnd: 64 * MSS,
+        log: log.clone(),
+    };
     (DaLbe::new(Box::new(p), knobs, Rng::new(7)), log)
 }
 
@@ -96,16 +114,37 @@ fn neutral_knobs_are_transparent() {
 
 #[test]
 fn ignore_loss_probability_one_never_reduces() {
-    let mut w = newreno(Knobs { loss_ignore_prob: 1.0, ..Knobs::default() }, 1);
+    let mut w = newreno(
+        Knobs {
+            loss_ignore_prob: 1.0,
+            ..Knobs::default()
+        },
+        1,
+    );
     for k in 0..50 {
         w.on_congestion(secs(k as f64), &loss(MSS));
         assert_eq!((w.cwnd(), w.ssthresh()), (20 * MSS, u64::MAX));
     }
     let i = w.info();
-    assert_eq!((i.loss_events, i.ignored_losses, i.reductions, i.congestion_events), (50, 50, 0, 50));
+    assert_eq!(
+        (
+            i.loss_events,
+            i.ignored_losses,
+            i.reductions,
+            i.congestion_events
+        ),
+        (50, 50, 0, 50)
+    );
     // Timeouts are never ignored (the kernel component leaves tcp_enter_loss alone):
     // NewReno's RTO gives cwnd 1 MSS, ssthresh = max(20/2, 2) = 10 MSS.
-    w.on_rto(secs(60.0), &RtoEvent { bytes_in_flight: 0, backoff_count: 1, mss: MSS });
+    w.on_rto(
+        secs(60.0),
+        &RtoEvent {
+            bytes_in_flight: 0,
+            backoff_count: 1,
+            mss: MSS,
+        },
+    );
     assert_eq!((w.cwnd(), w.ssthresh()), (MSS, 10 * MSS));
     // Changing the knob while the flow runs: P = 0 halves again (1 -> max(0.5, 2) = 2).
     w.set_knobs(Knobs::default());
@@ -115,19 +154,39 @@ fn ignore_loss_probability_one_never_reduces() {
 
 #[test]
 fn ignore_ecn_probability_one_never_reduces_but_loss_still_does() {
-    let mut w = newreno(Knobs { ecn_ignore_prob: 1.0, ..Knobs::default() }, 1);
+    let mut w = newreno(
+        Knobs {
+            ecn_ignore_prob: 1.0,
+            ..Knobs::default()
+        },
+        1,
+    );
     w.on_congestion(secs(1.0), &ecn(MSS));
     assert_eq!(w.cwnd(), 20 * MSS);
     w.on_congestion(secs(2.0), &loss(MSS));
     assert_eq!(w.cwnd(), 10 * MSS);
     let i = w.info();
-    assert_eq!((i.ecn_events, i.ignored_ecns, i.loss_events, i.ignored_losses), (1, 1, 1, 0));
+    assert_eq!(
+        (
+            i.ecn_events,
+            i.ignored_ecns,
+            i.loss_events,
+            i.ignored_losses
+        ),
+        (1, 1, 1, 0)
+    );
 }
 
 #[test]
 fn ignore_loss_probability_half_ignores_about_half() {
     // Binomial(4000, 0.5): mean 2000, sd sqrt(4000/4) = 31.6; 4 sd = 126.
-    let mut w = newreno(Knobs { loss_ignore_prob: 0.5, ..Knobs::default() }, 3);
+    let mut w = newreno(
+        Knobs {
+            loss_ignore_prob: 0.5,
+            ..Knobs::default()
+        },
+        3,
+    );
     for k in 0..4000 {
         w.on_congestion(secs(k as f64), &loss(MSS));
     }
@@ -139,7 +198,13 @@ fn ignore_loss_probability_half_ignores_about_half() {
 /// probability `p`; snd_nxt = snd_una, so each phantom reduction's CWR ends with the
 /// next ACK and every phantom ECN reduces.
 fn phantom_run(p: f64, n: u64, segs: u64, seed: u64) -> DaLbeInfo {
-    let mut w = newreno(Knobs { phantom_ecn_prob: p, ..Knobs::default() }, seed);
+    let mut w = newreno(
+        Knobs {
+            phantom_ecn_prob: p,
+            ..Knobs::default()
+        },
+        seed,
+    );
     let mut una = 0;
     for k in 0..n {
         una += segs * MSS;
@@ -153,17 +218,34 @@ fn phantom_ecn_rate_matches_probability() {
     // p = 0.01 on 100 000 single-segment ACKs: Binomial(1e5, 0.01), mean 1000,
     // sd sqrt(1e5 · 0.01 · 0.99) = 31.5; accept ±4 sd = ±126.
     let i = phantom_run(0.01, 100_000, 1, 11);
-    assert!((i.phantom_ecn as i64 - 1000).abs() <= 126, "{}", i.phantom_ecn);
+    assert!(
+        (i.phantom_ecn as i64 - 1000).abs() <= 126,
+        "{}",
+        i.phantom_ecn
+    );
     assert_eq!(i.phantom_reductions, i.phantom_ecn);
     // Every phantom reduction halved NewReno (ratio recorded unless cwnd was at 2 MSS).
     assert!(i.reductions <= i.phantom_reductions && i.reductions * 10 >= i.phantom_reductions * 9);
-    assert_eq!((i.loss_events, i.ecn_events, i.congestion_events), (0, 0, 0));
+    assert_eq!(
+        (i.loss_events, i.ecn_events, i.congestion_events),
+        (0, 0, 0)
+    );
     // Two segments per ACK doubles the per-ACK chance (seed 003 §3.6.1): mean 2000,
     // sd sqrt(1e5 · 0.02 · 0.98) = 44.3; ±4 sd = ±177.
     let i = phantom_run(0.01, 100_000, 2, 12);
-    assert!((i.phantom_ecn as i64 - 2000).abs() <= 177, "{}", i.phantom_ecn);
+    assert!(
+        (i.phantom_ecn as i64 - 2000).abs() <= 177,
+        "{}",
+        i.phantom_ecn
+    );
     // Zero-segment ACKs (dupACKs) count as one segment, not zero (seed 003 §3.6.1 fix).
-    let mut w = newreno(Knobs { phantom_ecn_prob: 1.0, ..Knobs::default() }, 1);
+    let mut w = newreno(
+        Knobs {
+            phantom_ecn_prob: 1.0,
+            ..Knobs::default()
+        },
+        1,
+    );
     w.on_ack(Time(0), &ack_at(0, 0, 0, MSS));
     assert_eq!(w.info().phantom_ecn, 1);
     assert_eq!(w.cwnd(), 10 * MSS);
@@ -171,7 +253,10 @@ fn phantom_ecn_rate_matches_probability() {
 
 #[test]
 fn phantom_reductions_at_most_once_per_rtt_and_absorb_real_events() {
-    let (mut w, log) = probe(Knobs { phantom_ecn_prob: 1.0, ..Knobs::default() });
+    let (mut w, log) = probe(Knobs {
+        phantom_ecn_prob: 1.0,
+        ..Knobs::default()
+    });
     // First ACK: phantom ECN -> one reduction, CWR until snd_una passes 100 segments.
     w.on_ack(Time(0), &ack_at(MSS, 100 * MSS, 1, MSS));
     assert_eq!(w.cwnd(), 32 * MSS);
@@ -181,12 +266,18 @@ fn phantom_reductions_at_most_once_per_rtt_and_absorb_real_events() {
     // 100 phantom ECNs triggered, one reduction; the algorithm saw every ACK as "in
     // recovery" (no growth during a cwnd reduction).
     let i = w.info();
-    assert_eq!((i.phantom_ecn, i.phantom_reductions, w.cwnd()), (100, 1, 32 * MSS));
+    assert_eq!(
+        (i.phantom_ecn, i.phantom_reductions, w.cwnd()),
+        (100, 1, 32 * MSS)
+    );
     assert!(i.in_cwr);
     assert!(log.lock().unwrap().acks.iter().all(|a| a.in_recovery));
     // A real ECN during the phantom CWR is absorbed (Linux: no second reduction).
     w.on_congestion(Time(101), &ecn(MSS));
-    assert_eq!((w.cwnd(), w.info().absorbed_events, w.info().ecn_events), (32 * MSS, 1, 1));
+    assert_eq!(
+        (w.cwnd(), w.info().absorbed_events, w.info().ecn_events),
+        (32 * MSS, 1, 1)
+    );
     // snd_una passes 100 segments: CWR ends (the algorithm is told, as Linux's
     // set_state(Open)), then this ACK's phantom ECN reduces again.
     w.on_ack(Time(102), &ack_at(101 * MSS, 200 * MSS, 1, MSS));
@@ -194,28 +285,59 @@ fn phantom_reductions_at_most_once_per_rtt_and_absorb_real_events() {
     assert_eq!((w.cwnd(), w.info().phantom_reductions), (16 * MSS, 2));
     // A loss during CWR is absorbed too and turns it into the datapath's recovery.
     w.on_congestion(Time(103), &loss(MSS));
-    assert_eq!((w.cwnd(), w.info().absorbed_events, w.info().in_cwr), (16 * MSS, 2, false));
+    assert_eq!(
+        (w.cwnd(), w.info().absorbed_events, w.info().in_cwr),
+        (16 * MSS, 2, false)
+    );
     // In the datapath's recovery phantom ECNs are absorbed as well.
-    w.on_ack(Time(104), &AckSample { in_recovery: true, ..ack_at(102 * MSS, 200 * MSS, 1, MSS) });
+    w.on_ack(
+        Time(104),
+        &AckSample {
+            in_recovery: true,
+            ..ack_at(102 * MSS, 200 * MSS, 1, MSS)
+        },
+    );
     assert_eq!((w.cwnd(), w.info().phantom_reductions), (16 * MSS, 2));
     // Real ECN-echo ACKs are never turned into phantom ECNs.
     let before = w.info().phantom_ecn;
-    w.on_ack(Time(105), &AckSample { ecn_ce: true, ..ack_at(103 * MSS, 200 * MSS, 1, MSS) });
+    w.on_ack(
+        Time(105),
+        &AckSample {
+            ecn_ce: true,
+            ..ack_at(103 * MSS, 200 * MSS, 1, MSS)
+        },
+    );
     assert_eq!(w.info().phantom_ecn, before);
     let l = log.lock().unwrap();
-    assert_eq!(l.congestions, vec![CongestionKind::Ecn, CongestionKind::Ecn]);
+    assert_eq!(
+        l.congestions,
+        vec![CongestionKind::Ecn, CongestionKind::Ecn]
+    );
 }
 
 #[test]
 fn phantom_suppression_uses_the_corrected_condition_and_kernel_ewma() {
-    let k = Knobs { phantom_ecn_prob: 1.0, suppression_v: 2, ..Knobs::default() };
+    let k = Knobs {
+        phantom_ecn_prob: 1.0,
+        suppression_v: 2,
+        ..Knobs::default()
+    };
     let (mut w, _log) = probe(k);
     let mut una = 0;
     let mut ack = |w: &mut DaLbe, t: f64| {
         una += MSS;
         w.on_ack(secs(t), &ack_at(una, una, 1, MSS));
     };
-    w.on_sent(secs(0.0), &SentInfo { bytes: MSS, bytes_in_flight: MSS, retransmission: false, seq: 0, app_limited: false });
+    w.on_sent(
+        secs(0.0),
+        &SentInfo {
+            bytes: MSS,
+            bytes_in_flight: MSS,
+            retransmission: false,
+            seq: 0,
+            app_limited: false,
+        },
+    );
     // Events at 1 s and 2 s: first interval 1 s (from the start) -> τ = 1 s; second
     // interval 1 s -> τ = 1 + 32·(1 - 1)/128 = 1 s.
     w.on_congestion(secs(1.0), &loss(MSS));
@@ -230,48 +352,99 @@ fn phantom_suppression_uses_the_corrected_condition_and_kernel_ewma() {
     assert_eq!((w.info().phantom_ecn, w.info().phantom_suppressed), (1, 1));
     // Event at 4 s, interval 2 s: τ = 1 + (128 - 96)·(2 - 1)/128 = 1.25 s.
     w.on_congestion(secs(4.0), &loss(MSS));
-    assert_eq!(w.info().avg_congestion_interval, Some(Dur::from_millis(1250)));
+    assert_eq!(
+        w.info().avg_congestion_interval,
+        Some(Dur::from_millis(1250))
+    );
     ack(&mut w, 6.4); // 2.4 s < 2.5 s: fires
     ack(&mut w, 6.5); // 2.5 s ≥ 2.5 s: suppressed
     assert_eq!((w.info().phantom_ecn, w.info().phantom_suppressed), (2, 2));
     // Weight 0 freezes the average (seed 003 §3.6.2 fix 3).
-    w.set_knobs(Knobs { ewma_weight: 0, ..k });
+    w.set_knobs(Knobs {
+        ewma_weight: 0,
+        ..k
+    });
     w.on_congestion(secs(20.0), &loss(MSS));
-    assert_eq!(w.info().avg_congestion_interval, Some(Dur::from_millis(1250)));
+    assert_eq!(
+        w.info().avg_congestion_interval,
+        Some(Dur::from_millis(1250))
+    );
     assert_eq!(w.info().congestion_events, 4);
 }
 
 #[test]
 fn disabled_mode_passes_everything_through() {
-    let mut w = newreno(Knobs { enabled: false, loss_ignore_prob: 1.0, phantom_ecn_prob: 1.0, ..Knobs::default() }, 1);
+    let mut w = newreno(
+        Knobs {
+            enabled: false,
+            loss_ignore_prob: 1.0,
+            phantom_ecn_prob: 1.0,
+            ..Knobs::default()
+        },
+        1,
+    );
     w.on_ack(Time(0), &ack_at(MSS, MSS, 1, MSS));
     w.on_congestion(Time(1), &loss(MSS));
     // Slow start 20 -> 21, then halved: max(21/2, 2) = 10.5 segments.
     assert_eq!(w.cwnd(), 21 * MSS / 2);
-    assert_eq!((w.info().phantom_ecn, w.info().ignored_losses, w.info().loss_events), (0, 0, 1));
+    assert_eq!(
+        (
+            w.info().phantom_ecn,
+            w.info().ignored_losses,
+            w.info().loss_events
+        ),
+        (0, 0, 1)
+    );
 }
 
 #[test]
 fn delay_threshold_extension_fires_on_standing_queues_only() {
-    let k = Knobs { delay_ecn_threshold: Some(Dur::from_millis(5)), ..Knobs::default() };
+    let k = Knobs {
+        delay_ecn_threshold: Some(Dur::from_millis(5)),
+        ..Knobs::default()
+    };
     let mut w = newreno(k, 1);
-    let a = |una: u64, rtt_ms: u64| AckSample { rtt: Some(Dur::from_millis(rtt_ms)), ..ack_at(una, una, 1, MSS) };
+    let a = |una: u64, rtt_ms: u64| AckSample {
+        rtt: Some(Dur::from_millis(rtt_ms)),
+        ..ack_at(una, una, 1, MSS)
+    };
     // min RTT 30 ms; 35 ms is not above 30 + 5: NewReno slow-starts 20 -> 21 -> 22.
     w.on_ack(Time(1), &a(MSS, 30));
     w.on_ack(Time(2), &a(2 * MSS, 35));
     assert_eq!((w.cwnd(), w.info().delay_phantom_ecn), (22 * MSS, 0));
     // 36 ms > 35 ms: phantom ECN, NewReno halves 22 -> 11.
     w.on_ack(Time(3), &a(3 * MSS, 36));
-    assert_eq!((w.cwnd(), w.info().delay_phantom_ecn, w.info().phantom_reductions), (11 * MSS, 1, 1));
+    assert_eq!(
+        (
+            w.cwnd(),
+            w.info().delay_phantom_ecn,
+            w.info().phantom_reductions
+        ),
+        (11 * MSS, 1, 1)
+    );
 }
 
 // ---------------------------------------------------------------------------------
 // Queueing-delay scaling μ.
 
 fn vegas_wrapped(mu: f64) -> DaLbe {
-    let init = CcInit { now: Time(0), mss: 1000, initial_cwnd: 10_000, rng: Rng::new(1) };
+    let init = CcInit {
+        now: Time(0),
+        mss: 1000,
+        initial_cwnd: 10_000,
+        rng: Rng::new(1),
+    };
     let inner = (vegas::INFO.build)(&ParamSet::defaults(vegas::INFO.params), init);
-    DaLbe::new(inner, Knobs { delay_based: true, base_rtt_based: true, mu, ..Knobs::default() }, Rng::new(2))
+    DaLbe::new(
+        inner,
+        Knobs {
+            delay_based: true,
+            base_rtt_based: true,
+            mu,
+            ..Knobs::default()
+        },
+        Rng::new(2),
+    )
 }
 
 /// Linux Vegas (alpha 2, beta 4, gamma 1), MSS 1000, initial cwnd 10. ACK 1 (RTT
@@ -281,13 +454,19 @@ fn vegas_wrapped(mu: f64) -> DaLbe {
 /// Returns (cwnd, ssthresh) in segments.
 fn vegas_round(mu: f64, rtt_ms: u64) -> (u64, u64) {
     let mut w = vegas_wrapped(mu);
-    let a = |una: u64, nxt: u64, rtt: u64| AckSample { rtt: Some(Dur::from_millis(rtt)), ..ack_at(una * 1000, nxt * 1000, 1, 1000) };
+    let a = |una: u64, nxt: u64, rtt: u64| AckSample {
+        rtt: Some(Dur::from_millis(rtt)),
+        ..ack_at(una * 1000, nxt * 1000, 1, 1000)
+    };
     w.on_ack(Time(0), &a(1, 10, 100));
     for k in 2..=11 {
         w.on_ack(Time(k), &a(k, 20, rtt_ms));
     }
     let ss = w.ssthresh();
-    (w.cwnd() / 1000, if ss == u64::MAX { u64::MAX } else { ss / 1000 })
+    (
+        w.cwnd() / 1000,
+        if ss == u64::MAX { u64::MAX } else { ss / 1000 },
+    )
 }
 
 #[test]
@@ -308,23 +487,42 @@ fn mu_scaling_changes_vegas_decisions() {
 
 #[test]
 fn mu_scales_rtt_above_min_whole_rtt_and_owd() {
-    let (mut w, log) = probe(Knobs { delay_based: true, base_rtt_based: true, mu: 2.0, ..Knobs::default() });
+    let (mut w, log) = probe(Knobs {
+        delay_based: true,
+        base_rtt_based: true,
+        mu: 2.0,
+        ..Knobs::default()
+    });
     // The echo RTT is the send-time RTT plus 4 ms of delayed-ACK hold.
-    let a = |rtt_ms: u64, owd: i64| AckSample { rtt: Some(Dur::from_millis(rtt_ms)), ts_echo_rtt: Some(Dur::from_millis(rtt_ms + 4)), owd: Some(owd), ..ack_at(MSS, MSS, 1, MSS) };
+    let a = |rtt_ms: u64, owd: i64| AckSample {
+        rtt: Some(Dur::from_millis(rtt_ms)),
+        ts_echo_rtt: Some(Dur::from_millis(rtt_ms + 4)),
+        owd: Some(owd),
+        ..ack_at(MSS, MSS, 1, MSS)
+    };
     w.on_ack(Time(0), &a(40, -5_000_000));
     w.on_ack(Time(1), &a(60, 15_000_000));
     // RTT' = 40 + (60 - 40)/2 = 50 ms; OWD' = -5 ms + (15 - -5)/2 ms = 5 ms; the echo
     // scales about the same base: 40 + (64 - 40)/2 = 52 ms.
     let seen = log.lock().unwrap().acks[1];
-    assert_eq!((seen.rtt, seen.owd), (Some(Dur::from_millis(50)), Some(5_000_000)));
+    assert_eq!(
+        (seen.rtt, seen.owd),
+        (Some(Dur::from_millis(50)), Some(5_000_000))
+    );
     assert_eq!(seen.ts_echo_rtt, Some(Dur::from_millis(52)));
     // The statistics keep raw samples.
-    assert_eq!((w.info().rtt_min, w.info().rtt_latest), (Some(Dur::from_millis(40)), Some(Dur::from_millis(60))));
+    assert_eq!(
+        (w.info().rtt_min, w.info().rtt_latest),
+        (Some(Dur::from_millis(40)), Some(Dur::from_millis(60)))
+    );
     // srtt = 40 + (60 - 40)/8 = 42.5 ms; flow mean (40 + 60)/2 = 50 ms.
     assert_eq!(w.info().srtt, Some(Dur::from_micros(42_500)));
     assert_eq!(w.info().rtt_mean(), Some(Dur::from_millis(50)));
     // Whole-RTT mode: RTT' = 60/2 = 30 ms.
-    w.set_knobs(Knobs { base_rtt_based: false, ..w.knobs() });
+    w.set_knobs(Knobs {
+        base_rtt_based: false,
+        ..w.knobs()
+    });
     w.on_ack(Time(2), &a(60, 15_000_000));
     assert_eq!(log.lock().unwrap().acks[2].rtt, Some(Dur::from_millis(30)));
     // Delay-based mode off: untouched.
@@ -339,7 +537,10 @@ fn vegas_delay_decrements_are_recorded() {
     // μ = 1, RTT 130 ms: the Vegas slow-start exit takes cwnd 20 -> 16 inside on_ack:
     // one delay reduction with ratio 16/20 = 0.8 (spec 003 §11.6).
     let mut w = vegas_wrapped(1.0);
-    let a = |una: u64, nxt: u64, rtt: u64| AckSample { rtt: Some(Dur::from_millis(rtt)), ..ack_at(una * 1000, nxt * 1000, 1, 1000) };
+    let a = |una: u64, nxt: u64, rtt: u64| AckSample {
+        rtt: Some(Dur::from_millis(rtt)),
+        ..ack_at(una * 1000, nxt * 1000, 1, 1000)
+    };
     w.on_ack(Time(0), &a(1, 10, 100));
     for k in 2..=11 {
         w.on_ack(Time(k), &a(k, 20, 130));
@@ -360,7 +561,11 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
 #[test]
 fn common_equations() {
     // (2.2) 1.6e9 B left, 590 s to go: 2 711 864.4 B/s; capped; ζ_max after deadline.
-    assert!(close(target_rate(1_600_000_000, Dur::from_secs(590), 1e12), 1.6e9 / 590.0, 1e-12));
+    assert!(close(
+        target_rate(1_600_000_000, Dur::from_secs(590), 1e12),
+        1.6e9 / 590.0,
+        1e-12
+    ));
     assert_eq!(target_rate(1_600_000_000, Dur::from_secs(590), 1e6), 1e6);
     assert_eq!(target_rate(5, Dur::ZERO, 123.0), 123.0);
     // (2.3) 1 + ε = ζ_prev / x̄.
@@ -397,12 +602,24 @@ fn cubic_model_price_matches_spec_values() {
 fn vegas_equations_and_thesis_check_values() {
     // (2.7): P(loss) = 4e-5, W(delay) = 0.02, P(delay) = 5e-4:
     // q = (0.5·4e-5 + 0.02·5e-4)/(0.3·4e-5) = 3e-5/1.2e-5 = 2.5.
-    assert!(close(vegas_price(0.5, 4e-5, 0.02, 5e-4, 0.3).unwrap(), 2.5, 1e-12));
+    assert!(close(
+        vegas_price(0.5, 4e-5, 0.02, 5e-4, 0.3).unwrap(),
+        2.5,
+        1e-12
+    ));
     // Spec 003 §6.4 magnitudes: P(loss) 5e-5, W(delay) 0.025, P(delay) 2e-3 -> 5.0.
-    assert!(close(vegas_price(0.5, 5e-5, 0.025, 2e-3, 0.3).unwrap(), 5.0, 1e-12));
+    assert!(close(
+        vegas_price(0.5, 5e-5, 0.025, 2e-3, 0.3).unwrap(),
+        5.0,
+        1e-12
+    ));
     assert_eq!(vegas_price(0.5, 0.0, 0.02, 5e-4, 0.3), None);
     // w_base = (d/d̂)^(-q): d = 20 ms, d̂ = 10 ms, q = 2.5 -> 2^-2.5 = 0.1767767.
-    assert!(close(vegas_w_base(0.020, 0.010, 2.5), 0.176_776_695_3, 1e-9));
+    assert!(close(
+        vegas_w_base(0.020, 0.010, 2.5),
+        0.176_776_695_3,
+        1e-9
+    ));
     assert_eq!(vegas_w_base(0.0, 0.010, 2.5), f64::INFINITY);
     // Seed 003 §5.1.2.3: at ŵ = 1, μ = 2.5 gives B = 1 - 1/2.5 = 0.6.
     assert!(close(vegas_ignore_backoff(2.5, 1.0, 1.0), 0.6, 1e-12));
@@ -414,7 +631,17 @@ fn vegas_equations_and_thesis_check_values() {
 
 /// A view at `t` seconds of a flow started at 0 with the given goal and counters.
 #[allow(clippy::too_many_arguments)]
-fn view(t: f64, size: u64, deadline_s: u64, acked: u64, pkts: u64, losses: u64, srtt_ms: u64, min_ms: u64, knobs: Knobs) -> FlowView {
+fn view(
+    t: f64,
+    size: u64,
+    deadline_s: u64,
+    acked: u64,
+    pkts: u64,
+    losses: u64,
+    srtt_ms: u64,
+    min_ms: u64,
+    knobs: Knobs,
+) -> FlowView {
     let info = DaLbeInfo {
         mss: 1000,
         bytes_acked: acked,
@@ -424,7 +651,16 @@ fn view(t: f64, size: u64, deadline_s: u64, acked: u64, pkts: u64, losses: u64, 
         rtt_min: Some(Dur::from_millis(min_ms)),
         ..DaLbeInfo::default()
     };
-    FlowView::new(secs(t), Time::ZERO, FlowGoal { size: Some(size), deadline: Some(Dur::from_secs(deadline_s)) }, info, knobs)
+    FlowView::new(
+        secs(t),
+        Time::ZERO,
+        FlowGoal {
+            size: Some(size),
+            deadline: Some(Dur::from_secs(deadline_s)),
+        },
+        info,
+        knobs,
+    )
 }
 
 #[test]
@@ -433,7 +669,10 @@ fn cubic_mbc_ticks_follow_alg1() {
     const S: u64 = 1_625_000_000;
     let mut c = CubicMbc::new(CubicMbcConfig::default());
     let k0 = c.on_start(&view(0.0, S, 600, 0, 0, 0, 40, 30, Knobs::default()));
-    assert_eq!((k0.phantom_ecn_prob, k0.suppression_v, k0.ewma_weight), (0.0, 2, 96));
+    assert_eq!(
+        (k0.phantom_ecn_prob, k0.suppression_v, k0.ewma_weight),
+        (0.0, 2, 96)
+    );
     assert_eq!(c.interval(), Dur::from_secs(10));
     // t = 10 s: A = 25e6 B, N = 25 000, I = 2 (provisional price from the start):
     // q = 0.3·2/25 000 = 2.4e-5.
@@ -442,24 +681,41 @@ fn cubic_mbc_ticks_follow_alg1() {
     // 1 + ε = ζ(t0)/x̄ = (1.625e9/600)/2.5e6 = 1.083333.
     // w1 = 2.4e-5/6.21886e-5·1.083333 = 0.418083 (a drop from w0 = 1: not limited).
     // P = 2.4e-5·(1/0.418083 - 1) = 3.34049e-5.
-    let k1 = c.on_tick(secs(10.0), &view(10.0, S, 600, 25_000_000, 25_000, 2, 40, 30, k0));
+    let k1 = c.on_tick(
+        secs(10.0),
+        &view(10.0, S, 600, 25_000_000, 25_000, 2, 40, 30, k0),
+    );
     let (q, q_hat, w) = c.state();
     assert!(close(q, 2.4e-5, 1e-12));
     assert!(close(q_hat, 6.218_860e-5, 1e-6), "{q_hat}");
     assert!(close(w, 0.418_083_04, 1e-6), "{w}");
-    assert!(close(k1.phantom_ecn_prob, 3.340_486e-5, 1e-5), "{}", k1.phantom_ecn_prob);
+    assert!(
+        close(k1.phantom_ecn_prob, 3.340_486e-5, 1e-5),
+        "{}",
+        k1.phantom_ecn_prob
+    );
     // t = 20 s: A = 35e6, N = 35 000, I = 2: q = 0.3·2/35 000 = 1.714286e-5;
     // ζ(t2) = 1.59e9/580 = 2 741 379.3 -> ĉwnd 109.655 -> q̂ = 6.129747e-5;
     // x̄ = 1e6 B/s, 1 + ε = 2 711 864.4/1e6 = 2.711864; w2 = 0.758418;
     // growth 0.758418 - 0.418083 > 0.05·0.758418 -> ŵ2 = 0.418083 + 0.037921 = 0.456004;
     // P = 1.714286e-5·(1/0.456004 - 1) = 2.04508e-5.
-    let k2 = c.on_tick(secs(20.0), &view(20.0, S, 600, 35_000_000, 35_000, 2, 40, 30, k1));
+    let k2 = c.on_tick(
+        secs(20.0),
+        &view(20.0, S, 600, 35_000_000, 35_000, 2, 40, 30, k1),
+    );
     let (_, _, w) = c.state();
     assert!(close(w, 0.456_003_94, 1e-6), "{w}");
-    assert!(close(k2.phantom_ecn_prob, 2.045_080e-5, 1e-5), "{}", k2.phantom_ecn_prob);
+    assert!(
+        close(k2.phantom_ecn_prob, 2.045_080e-5, 1e-5),
+        "{}",
+        k2.phantom_ecn_prob
+    );
     // After the deadline: ŵ may only grow by l_w per tick (0.456 + 0.05·1), and with
     // no congestion in the price window q stays as measured.
-    let k3 = c.on_tick(secs(601.0), &view(601.0, S, 600, 1_600_000_000, 1_600_000, 2, 40, 30, k2));
+    let k3 = c.on_tick(
+        secs(601.0),
+        &view(601.0, S, 600, 1_600_000_000, 1_600_000, 2, 40, 30, k2),
+    );
     let (_, _, w) = c.state();
     assert!(close(w, 0.506_003_94, 1e-6), "{w}");
     assert!(k3.phantom_ecn_prob < k2.phantom_ecn_prob);
@@ -480,19 +736,37 @@ fn mbc_price_is_measured_every_price_interval() {
     }
     assert!(close(c.state().0, 2.4e-5, 1e-12));
     // 70 s: no new price even though the counters moved.
-    k = c.on_tick(secs(70.0), &view(70.0, S, 6000, 110_000_000, 110_000, 50, 40, 30, k));
+    k = c.on_tick(
+        secs(70.0),
+        &view(70.0, S, 6000, 110_000_000, 110_000, 50, 40, 30, k),
+    );
     assert!(close(c.state().0, 2.4e-5, 1e-12));
     for t in [80.0, 90.0, 100.0, 110.0] {
-        k = c.on_tick(secs(t), &view(t, S, 6000, 120_000_000, 120_000, 50, 40, 30, k));
+        k = c.on_tick(
+            secs(t),
+            &view(t, S, 6000, 120_000_000, 120_000, 50, 40, 30, k),
+        );
     }
     // 120.3 s (a late tick still counts): window [60, 120.3]: I = 58 - 8 = 50,
     // N = 200 000 - 100 000 -> q = 0.3·50/1e5 = 1.5e-4.
-    c.on_tick(secs(120.3), &view(120.3, S, 6000, 200_000_000, 200_000, 58, 40, 30, k));
+    c.on_tick(
+        secs(120.3),
+        &view(120.3, S, 6000, 200_000_000, 200_000, 58, 40, 30, k),
+    );
     assert!(close(c.state().0, 1.5e-4, 1e-12));
 }
 
 #[allow(clippy::too_many_arguments)]
-fn vegas_view(t: f64, size: u64, deadline_s: u64, acked: u64, pkts: u64, losses: u64, delay_red: u64, ratio_sum: f64) -> FlowView {
+fn vegas_view(
+    t: f64,
+    size: u64,
+    deadline_s: u64,
+    acked: u64,
+    pkts: u64,
+    losses: u64,
+    delay_red: u64,
+    ratio_sum: f64,
+) -> FlowView {
     let info = DaLbeInfo {
         mss: 1000,
         bytes_acked: acked,
@@ -507,7 +781,16 @@ fn vegas_view(t: f64, size: u64, deadline_s: u64, acked: u64, pkts: u64, losses:
         rtt_min: Some(Dur::from_millis(20)),
         ..DaLbeInfo::default()
     };
-    FlowView::new(secs(t), Time::ZERO, FlowGoal { size: Some(size), deadline: Some(Dur::from_secs(deadline_s)) }, info, Knobs::default())
+    FlowView::new(
+        secs(t),
+        Time::ZERO,
+        FlowGoal {
+            size: Some(size),
+            deadline: Some(Dur::from_secs(deadline_s)),
+        },
+        info,
+        Knobs::default(),
+    )
 }
 
 #[test]
@@ -520,11 +803,17 @@ fn vegas_mbc_ticks_follow_alg3() {
     let mut v = VegasMbc::new(VegasMbcConfig::default());
     let k0 = v.on_start(&vegas_view(0.0, 1_700_000_000, 1010, 0, 0, 0, 0, 0.0));
     assert!(k0.delay_based && k0.base_rtt_based && k0.mu == 1.0 && k0.loss_ignore_prob == 0.0);
-    let k1 = v.on_tick(secs(10.0), &vegas_view(10.0, 1_700_000_000, 1010, 100_000_000, 100_000, 4, 50, 49.0));
+    let k1 = v.on_tick(
+        secs(10.0),
+        &vegas_view(10.0, 1_700_000_000, 1010, 100_000_000, 100_000, 4, 50, 49.0),
+    );
     let (phi, w, mu, b) = v.state();
     assert!(close(phi, 2.5, 1e-12));
     assert!(close(w, 0.029_754_493, 1e-6), "{w}");
-    assert!(close(mu, 0.074_386_233, 1e-6) && close(k1.mu, mu, 1e-12), "{mu}");
+    assert!(
+        close(mu, 0.074_386_233, 1e-6) && close(k1.mu, mu, 1e-12),
+        "{mu}"
+    );
     assert_eq!((b, k1.loss_ignore_prob), (0.0, 0.0));
     assert!(k1.delay_based && k1.base_rtt_based);
 }
@@ -537,29 +826,54 @@ fn vegas_mbc_full_aggressiveness_gives_mu_2_5_and_b_0_6() {
     // (seed 003 §5.1.2.3).
     let mut v = VegasMbc::new(VegasMbcConfig::default());
     v.on_start(&vegas_view(0.0, 1_601_000_000, 1010, 0, 0, 0, 0, 0.0));
-    let k = v.on_tick(secs(10.0), &vegas_view(10.0, 1_601_000_000, 1010, 1_000_000, 1000, 4, 50, 49.0));
+    let k = v.on_tick(
+        secs(10.0),
+        &vegas_view(10.0, 1_601_000_000, 1010, 1_000_000, 1000, 4, 50, 49.0),
+    );
     assert!(close(k.mu, 2.5, 1e-12), "{}", k.mu);
-    assert!(close(k.loss_ignore_prob, 0.6, 1e-12), "{}", k.loss_ignore_prob);
+    assert!(
+        close(k.loss_ignore_prob, 0.6, 1e-12),
+        "{}",
+        k.loss_ignore_prob
+    );
     // The price φ then grows by at most l_φ = 1 % of the new value per T_φ: at 60 s the
     // full window [0, 60] gives q = (0.5·4 + 0.04·100)/(0.3·4) = 5.0 ->
     // φ = 2.5 + 0.01·5 = 2.55. (Ticks 20..50 s re-measure q = 2.5 provisionally.)
     for t in [20.0, 30.0, 40.0, 50.0] {
-        v.on_tick(secs(t), &vegas_view(t, 1_601_000_000, 1010, 1_000_000, 1000, 4, 50, 49.0));
+        v.on_tick(
+            secs(t),
+            &vegas_view(t, 1_601_000_000, 1010, 1_000_000, 1000, 4, 50, 49.0),
+        );
     }
     assert!(close(v.state().0, 2.5, 1e-12));
-    v.on_tick(secs(60.0), &vegas_view(60.0, 1_601_000_000, 1010, 6_000_000, 6000, 4, 100, 96.0));
+    v.on_tick(
+        secs(60.0),
+        &vegas_view(60.0, 1_601_000_000, 1010, 6_000_000, 6000, 4, 100, 96.0),
+    );
     assert!(close(v.state().0, 2.55, 1e-12), "{}", v.state().0);
     // Without loss events the price is not updated (eq. 2.7 is undefined).
     for t in [70.0, 80.0, 90.0, 100.0, 110.0, 120.0] {
-        v.on_tick(secs(t), &vegas_view(t, 1_601_000_000, 1010, 7_000_000, 7000, 4, 900, 880.0));
+        v.on_tick(
+            secs(t),
+            &vegas_view(t, 1_601_000_000, 1010, 7_000_000, 7000, 4, 900, 880.0),
+        );
     }
     assert!(close(v.state().0, 2.55, 1e-12));
 }
 
 #[test]
 fn mbcs_without_a_goal_leave_knobs_alone() {
-    let k = Knobs { phantom_ecn_prob: 0.3, ..Knobs::default() };
-    let v = FlowView::new(secs(10.0), Time::ZERO, FlowGoal::default(), DaLbeInfo::default(), k);
+    let k = Knobs {
+        phantom_ecn_prob: 0.3,
+        ..Knobs::default()
+    };
+    let v = FlowView::new(
+        secs(10.0),
+        Time::ZERO,
+        FlowGoal::default(),
+        DaLbeInfo::default(),
+        k,
+    );
     let mut c = CubicMbc::new(CubicMbcConfig::default());
     c.on_start(&v);
     assert_eq!(c.on_tick(secs(10.0), &v), k);
@@ -572,8 +886,22 @@ fn mbcs_without_a_goal_leave_knobs_alone() {
 // Our controller.
 
 fn ds_view(t: f64, acked: u64) -> FlowView {
-    let info = DaLbeInfo { mss: 1000, bytes_acked: acked, rtt_min: Some(Dur::from_millis(30)), ..DaLbeInfo::default() };
-    FlowView::new(secs(t), Time::ZERO, FlowGoal { size: Some(600_000_000), deadline: Some(Dur::from_secs(600)) }, info, Knobs::default())
+    let info = DaLbeInfo {
+        mss: 1000,
+        bytes_acked: acked,
+        rtt_min: Some(Dur::from_millis(30)),
+        ..DaLbeInfo::default()
+    };
+    FlowView::new(
+        secs(t),
+        Time::ZERO,
+        FlowGoal {
+            size: Some(600_000_000),
+            deadline: Some(Dur::from_secs(600)),
+        },
+        info,
+        Knobs::default(),
+    )
 }
 
 #[test]
@@ -608,24 +936,49 @@ fn deadline_switch_follows_the_schedule_with_hysteresis() {
     let k = d.on_tick(secs(590.0), &ds_view(590.0, 599_000_000));
     assert_eq!((d.mode(), k), (Mode::BestEffort, Knobs::default()));
     // Finished: neutral.
-    assert_eq!(d.on_tick(secs(595.0), &ds_view(595.0, 600_000_000)), Knobs::default());
+    assert_eq!(
+        d.on_tick(secs(595.0), &ds_view(595.0, 600_000_000)),
+        Knobs::default()
+    );
 }
 
 #[test]
 fn deadline_switch_edge_cases() {
     let mut d = DeadlineSwitch::new(DeadlineConfig::default());
     // A small min RTT: threshold floor 2 ms (0.25·4 ms = 1 ms).
-    assert_eq!(d.lbe_knobs(Some(Dur::from_millis(4))).delay_ecn_threshold, Some(Dur::from_millis(2)));
+    assert_eq!(
+        d.lbe_knobs(Some(Dur::from_millis(4))).delay_ecn_threshold,
+        Some(Dur::from_millis(2))
+    );
     // No goal: a pure scavenger.
-    let v = FlowView::new(secs(1.0), Time::ZERO, FlowGoal::default(), DaLbeInfo::default(), Knobs::default());
-    assert_eq!(d.on_tick(secs(1.0), &v).delay_ecn_threshold, Some(Dur::from_millis(2)));
+    let v = FlowView::new(
+        secs(1.0),
+        Time::ZERO,
+        FlowGoal::default(),
+        DaLbeInfo::default(),
+        Knobs::default(),
+    );
+    assert_eq!(
+        d.on_tick(secs(1.0), &v).delay_ecn_threshold,
+        Some(Dur::from_millis(2))
+    );
     assert_eq!(d.mode(), Mode::Lbe);
     // A deadline shorter than the margin: aim = start, best effort at once.
     assert_eq!(d.aim(Time::ZERO, secs(3.0)), Time::ZERO);
     // Delay-based LBE option: μ < 1 with base-RTT mode; never above 1.
-    let d = DeadlineSwitch::new(DeadlineConfig { lbe_mu: 0.25, lbe_phantom_prob: 0.001, ..DeadlineConfig::default() });
+    let d = DeadlineSwitch::new(DeadlineConfig {
+        lbe_mu: 0.25,
+        lbe_phantom_prob: 0.001,
+        ..DeadlineConfig::default()
+    });
     let k = d.lbe_knobs(None);
-    assert!(k.delay_based && k.base_rtt_based && k.mu == 0.25 && k.suppression_v == 2 && k.at_most_best_effort());
+    assert!(
+        k.delay_based
+            && k.base_rtt_based
+            && k.mu == 0.25
+            && k.suppression_v == 2
+            && k.at_most_best_effort()
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -634,13 +987,32 @@ fn deadline_switch_edge_cases() {
 #[test]
 fn controlled_flow_ticks_every_interval_and_applies_knobs() {
     let (w, _log) = probe(Knobs::default());
-    let goal = FlowGoal { size: Some(1_000_000), deadline: Some(Dur::from_secs(100)) };
-    let mut f = ControlledFlow::new(w, Box::new(LinearPhantom { interval: Dur::from_secs(10) }), goal, Time::ZERO);
+    let goal = FlowGoal {
+        size: Some(1_000_000),
+        deadline: Some(Dur::from_secs(100)),
+    };
+    let mut f = ControlledFlow::new(
+        w,
+        Box::new(LinearPhantom {
+            interval: Dur::from_secs(10),
+        }),
+        goal,
+        Time::ZERO,
+    );
     assert_eq!((f.next_tick(), f.ticks()), (secs(10.0), 0));
     f.on_ack(secs(5.0), &ack_at(MSS, MSS, 1, MSS));
     assert_eq!(f.ticks(), 0);
     // First event after 10 s: Listing 3.3, p = time left / period = 89.5/100.
-    f.on_sent(secs(10.5), &SentInfo { bytes: MSS, bytes_in_flight: MSS, retransmission: false, seq: MSS, app_limited: false });
+    f.on_sent(
+        secs(10.5),
+        &SentInfo {
+            bytes: MSS,
+            bytes_in_flight: MSS,
+            retransmission: false,
+            seq: MSS,
+            app_limited: false,
+        },
+    );
     assert_eq!(f.ticks(), 1);
     assert!(close(f.dalbe().knobs().phantom_ecn_prob, 0.895, 1e-12));
     assert_eq!(f.next_tick(), secs(20.0));
@@ -648,14 +1020,20 @@ fn controlled_flow_ticks_every_interval_and_applies_knobs() {
     f.on_ack(secs(35.0), &ack_at(2 * MSS, 2 * MSS, 1, MSS));
     assert_eq!((f.ticks(), f.next_tick()), (2, secs(45.0)));
     assert!(close(f.dalbe().knobs().phantom_ecn_prob, 0.65, 1e-12));
-    assert_eq!(f.view(secs(35.0)).bytes_remaining, Some(1_000_000 - 2 * MSS));
+    assert_eq!(
+        f.view(secs(35.0)).bytes_remaining,
+        Some(1_000_000 - 2 * MSS)
+    );
     assert_eq!(f.name(), "linear-phantom");
 }
 
 #[test]
 fn working_hours_controller_switches_by_time_of_day() {
     // Clock starts at 08:00; LBE (phantom p = 0.05) from 09:00 to 17:00.
-    let lbe = Knobs { phantom_ecn_prob: 0.05, ..Knobs::default() };
+    let lbe = Knobs {
+        phantom_ecn_prob: 0.05,
+        ..Knobs::default()
+    };
     let wh = WorkingHours {
         interval: Dur::from_secs(60),
         offset: Dur::from_secs(8 * 3600),
@@ -677,17 +1055,34 @@ fn deadline_switch_runs_through_the_driver_on_newreno() {
     // 1 s ticks; S = 100 MB due in 100 s (aim 95 s, ζ0 = 1.0526e6 B/s). Starts BE;
     // 30 MB acked by 11 s (lead 84 - 70e6/1.0526e6 = 17.5 s) -> LBE with the delay knob.
     let w = newreno(Knobs::default(), 5);
-    let goal = FlowGoal { size: Some(100_000_000), deadline: Some(Dur::from_secs(100)) };
-    let mut f = ControlledFlow::new(w, Box::new(DeadlineSwitch::new(DeadlineConfig::default())), goal, Time::ZERO);
+    let goal = FlowGoal {
+        size: Some(100_000_000),
+        deadline: Some(Dur::from_secs(100)),
+    };
+    let mut f = ControlledFlow::new(
+        w,
+        Box::new(DeadlineSwitch::new(DeadlineConfig::default())),
+        goal,
+        Time::ZERO,
+    );
     assert_eq!(f.dalbe().knobs(), Knobs::default());
     // A tick runs before the event that triggers it, on the statistics so far: the ACK
     // at 9.5 s runs the overdue tick (A = 0 then, still BE; next tick 10.5 s) and is seen
     // by the tick the ACK at 11 s runs.
-    let a = AckSample { rtt: Some(Dur::from_millis(30)), ..ack_at(30_000_000, 30_000_000, 1, MSS) };
+    let a = AckSample {
+        rtt: Some(Dur::from_millis(30)),
+        ..ack_at(30_000_000, 30_000_000, 1, MSS)
+    };
     f.on_ack(secs(9.5), &a);
-    assert_eq!((f.dalbe().knobs(), f.next_tick()), (Knobs::default(), secs(10.5)));
+    assert_eq!(
+        (f.dalbe().knobs(), f.next_tick()),
+        (Knobs::default(), secs(10.5))
+    );
     f.on_ack(secs(11.0), &a);
-    assert_eq!(f.dalbe().knobs().delay_ecn_threshold, Some(Dur::from_micros(7500)));
+    assert_eq!(
+        f.dalbe().knobs().delay_ecn_threshold,
+        Some(Dur::from_micros(7500))
+    );
     let mut out = Vec::new();
     f.trace(&mut out);
     assert!(out.iter().any(|&(n, v)| n == "ds_lbe" && v == 1.0));

@@ -29,7 +29,14 @@ impl DaLbe {
     /// generator (e.g. [`DaLbe::derive_rng`]), so that the wrapped algorithm's draws are
     /// the same with and without the wrapper.
     pub fn new(inner: Box<dyn CongestionControl>, knobs: Knobs, rng: Rng) -> DaLbe {
-        DaLbe { inner, knobs, rng, info: DaLbeInfo::default(), started: false, cwr_high: None }
+        DaLbe {
+            inner,
+            knobs,
+            rng,
+            info: DaLbeInfo::default(),
+            started: false,
+            cwr_high: None,
+        }
     }
 
     /// A generator for the wrapper derived from the flow's, leaving `init.rng` to the
@@ -98,7 +105,9 @@ impl DaLbe {
     fn suppressed(&self, now: Time) -> bool {
         let v = self.knobs.suppression_v as u128;
         match self.info.avg_congestion_interval {
-            Some(tau) if v > 0 && tau.nanos() > 0 => now.since(self.info.last_congestion).nanos() as u128 >= v * tau.nanos() as u128,
+            Some(tau) if v > 0 && tau.nanos() > 0 => {
+                now.since(self.info.last_congestion).nanos() as u128 >= v * tau.nanos() as u128
+            }
             _ => false,
         }
     }
@@ -118,7 +127,11 @@ impl DaLbe {
     /// Seed 003 Alg 4 (with the §3.6.3 direction fix): d = RTT - RTT_base;
     /// RTT' = RTT_base + d/μ. Without base-RTT mode the whole RTT is divided by μ.
     fn scale_delays(&self, a: &mut AckSample) {
-        let mu = if self.knobs.mu.is_finite() && self.knobs.mu > 1e-9 { self.knobs.mu } else { 1e-9 };
+        let mu = if self.knobs.mu.is_finite() && self.knobs.mu > 1e-9 {
+            self.knobs.mu
+        } else {
+            1e-9
+        };
         let scale = |r: Dur| match (self.knobs.base_rtt_based, self.info.rtt_min) {
             (true, Some(base)) => base + (r - base).mul_f64(1.0 / mu),
             (true, None) => r,
@@ -190,7 +203,9 @@ impl CongestionControl for DaLbe {
                 }
             }
             if !fire {
-                if let (Some(th), Some(r), Some(base)) = (k.delay_ecn_threshold, ack.rtt, self.info.rtt_min) {
+                if let (Some(th), Some(r), Some(base)) =
+                    (k.delay_ecn_threshold, ack.rtt, self.info.rtt_min)
+                {
                     if r > base + th {
                         self.info.delay_phantom_ecn += 1;
                         fire = true;
@@ -200,7 +215,12 @@ impl CongestionControl for DaLbe {
             // The ECE response (tcp_enter_cwr -> ssthresh()) happens only from the Open
             // state: in recovery or an ongoing CWR the phantom ECN is absorbed.
             if fire && !ack.in_recovery && self.cwr_high.is_none() {
-                let ev = CongestionEvent { kind: CongestionKind::Ecn, bytes_in_flight: ack.prior_in_flight, bytes_lost: 0, mss: ack.mss };
+                let ev = CongestionEvent {
+                    kind: CongestionKind::Ecn,
+                    bytes_in_flight: ack.prior_in_flight,
+                    bytes_lost: 0,
+                    mss: ack.mss,
+                };
                 self.reduce(now, &ev);
                 self.info.phantom_reductions += 1;
                 self.cwr_high = Some(ack.snd_nxt);
@@ -247,9 +267,13 @@ impl CongestionControl for DaLbe {
         }
         match ev.kind {
             // DA_LBE_CWND_BACKOFF at recovery entry: skip tcp_init_cwnd_reduction.
-            CongestionKind::Loss if self.rng.chance(k.loss_ignore_prob) => self.info.ignored_losses += 1,
+            CongestionKind::Loss if self.rng.chance(k.loss_ignore_prob) => {
+                self.info.ignored_losses += 1
+            }
             // DA_LBE_ECN_BACKOFF: the ECE does not reach the congestion control.
-            CongestionKind::Ecn if self.rng.chance(k.ecn_ignore_prob) => self.info.ignored_ecns += 1,
+            CongestionKind::Ecn if self.rng.chance(k.ecn_ignore_prob) => {
+                self.info.ignored_ecns += 1
+            }
             _ => self.reduce(now, ev),
         }
     }
@@ -294,8 +318,17 @@ impl CongestionControl for DaLbe {
         out.push(("dalbe_p_ignore_loss", k.loss_ignore_prob));
         out.push(("dalbe_p_ignore_ecn", k.ecn_ignore_prob));
         out.push(("dalbe_mu", if k.delay_based { k.mu } else { 1.0 }));
-        out.push(("dalbe_phantom_ecn", (self.info.phantom_ecn + self.info.delay_phantom_ecn) as f64));
-        out.push(("dalbe_phantom_reductions", self.info.phantom_reductions as f64));
-        out.push(("dalbe_in_cwr", if self.cwr_high.is_some() { 1.0 } else { 0.0 }));
+        out.push((
+            "dalbe_phantom_ecn",
+            (self.info.phantom_ecn + self.info.delay_phantom_ecn) as f64,
+        ));
+        out.push((
+            "dalbe_phantom_reductions",
+            self.info.phantom_reductions as f64,
+        ));
+        out.push((
+            "dalbe_in_cwr",
+            if self.cwr_high.is_some() { 1.0 } else { 0.0 },
+        ));
     }
 }

@@ -54,14 +54,23 @@ impl BaseDelayHistory {
     /// `len` buckets (at least 1).
     pub fn new(len: usize, mode: Rollover) -> Self {
         let len = len.max(1);
-        BaseDelayHistory { buckets: VecDeque::with_capacity(len), len, last_rollover: None, mode }
+        BaseDelayHistory {
+            buckets: VecDeque::with_capacity(len),
+            len,
+            last_rollover: None,
+            mode,
+        }
     }
 
     fn new_bucket_due(&self, now: Time) -> bool {
-        let Some(last) = self.last_rollover else { return true };
+        let Some(last) = self.last_rollover else {
+            return true;
+        };
         match self.mode {
             // round_to_minute() taken as truncation to the whole minute.
-            Rollover::MinuteBoundary => now.nanos() / BUCKET_PERIOD.nanos() != last.nanos() / BUCKET_PERIOD.nanos(),
+            Rollover::MinuteBoundary => {
+                now.nanos() / BUCKET_PERIOD.nanos() != last.nanos() / BUCKET_PERIOD.nanos()
+            }
             Rollover::Elapsed => now >= last + BUCKET_PERIOD,
         }
     }
@@ -114,7 +123,10 @@ impl CurrentDelayFilter {
     /// `len` samples (at least 1).
     pub fn new(len: usize) -> Self {
         let len = len.max(1);
-        CurrentDelayFilter { samples: VecDeque::with_capacity(len), len }
+        CurrentDelayFilter {
+            samples: VecDeque::with_capacity(len),
+            len,
+        }
     }
 
     /// RFC 6817 §2.4.2 `update_current_delay(delay)`: delete the first item, append delay.
@@ -145,7 +157,10 @@ pub struct LedbatDelayEstimator {
 
 impl LedbatDelayEstimator {
     pub fn new(base_history: usize, current_filter: usize, mode: Rollover) -> Self {
-        LedbatDelayEstimator { base: BaseDelayHistory::new(base_history, mode), current: CurrentDelayFilter::new(current_filter) }
+        LedbatDelayEstimator {
+            base: BaseDelayHistory::new(base_history, mode),
+            current: CurrentDelayFilter::new(current_filter),
+        }
     }
 
     /// One delay sample at `now`.

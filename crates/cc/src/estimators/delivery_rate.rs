@@ -35,7 +35,11 @@ pub struct DeliveryRateEstimator {
 
 impl DeliveryRateEstimator {
     pub fn new(now: Time) -> Self {
-        DeliveryRateEstimator { delivered_time: now, first_sent_time: now, ..Default::default() }
+        DeliveryRateEstimator {
+            delivered_time: now,
+            first_sent_time: now,
+            ..Default::default()
+        }
     }
 
     pub fn delivered(&self) -> u64 {
@@ -69,7 +73,10 @@ impl DeliveryRateEstimator {
         self.delivered += bytes;
         self.delivered_time = now;
         // Use the most recently sent packet's snapshot (draft §3.3, UpdateRateSample).
-        if self.rs_prior_time.is_none() || snap.delivered > self.rs_prior_delivered || (snap.delivered == self.rs_prior_delivered && snap.sent_time >= self.first_sent_time) {
+        if self.rs_prior_time.is_none()
+            || snap.delivered > self.rs_prior_delivered
+            || (snap.delivered == self.rs_prior_delivered && snap.sent_time >= self.first_sent_time)
+        {
             self.rs_prior_delivered = snap.delivered;
             self.rs_prior_time = Some(snap.delivered_time);
             self.rs_app_limited = snap.app_limited;
@@ -92,7 +99,12 @@ impl DeliveryRateEstimator {
         if interval == Dur::ZERO || min_rtt.is_some_and(|m| interval < m) {
             return None;
         }
-        Some(RateSample { rate: Rate::from_bytes_over(delivered, interval), interval, delivered, app_limited: self.rs_app_limited })
+        Some(RateSample {
+            rate: Rate::from_bytes_over(delivered, interval),
+            interval,
+            delivered,
+            app_limited: self.rs_app_limited,
+        })
     }
 }
 

@@ -65,7 +65,10 @@ pub struct ReceiveRateSampler {
 
 impl ReceiveRateSampler {
     pub fn new(granularity: Dur) -> Self {
-        ReceiveRateSampler { granularity: granularity.nanos(), ..Default::default() }
+        ReceiveRateSampler {
+            granularity: granularity.nanos(),
+            ..Default::default()
+        }
     }
 
     /// Forgets the current round (after an RTO); the next ACK starts a new one.
@@ -96,7 +99,11 @@ impl ReceiveRateSampler {
             return None;
         }
         let interval = Dur(d as u64);
-        Some(ReceiveRateSample { bytes, interval, bytes_per_sec: bytes as f64 / interval.secs_f64() })
+        Some(ReceiveRateSample {
+            bytes,
+            interval,
+            bytes_per_sec: bytes as f64 / interval.secs_f64(),
+        })
     }
 }
 
@@ -119,7 +126,8 @@ impl LostBytes {
     }
     /// Total bytes marked lost as of this ACK.
     pub fn lost(&self, ack: &AckSample) -> u64 {
-        self.sent.saturating_sub(ack.bytes_in_flight + ack.delivered)
+        self.sent
+            .saturating_sub(ack.bytes_in_flight + ack.delivered)
     }
 }
 
@@ -127,8 +135,22 @@ impl LostBytes {
 mod tests {
     use super::*;
 
-    fn ack(now_ms: u64, rtt_ms: Option<u64>, owd_ms: i64, delivered: u64, una: u64, nxt: u64) -> (Time, AckSample) {
-        let a = AckSample { rtt: rtt_ms.map(Dur::from_millis), owd: Some(owd_ms * 1_000_000 + 7_000_000_000), delivered, snd_una: una, snd_nxt: nxt, ..AckSample::empty(1000) };
+    fn ack(
+        now_ms: u64,
+        rtt_ms: Option<u64>,
+        owd_ms: i64,
+        delivered: u64,
+        una: u64,
+        nxt: u64,
+    ) -> (Time, AckSample) {
+        let a = AckSample {
+            rtt: rtt_ms.map(Dur::from_millis),
+            owd: Some(owd_ms * 1_000_000 + 7_000_000_000),
+            delivered,
+            snd_una: una,
+            snd_nxt: nxt,
+            ..AckSample::empty(1000)
+        };
         (Time(now_ms * 1_000_000), a)
     }
 
@@ -181,11 +203,19 @@ mod tests {
         for _ in 0..10 {
             l.on_sent(1000);
         }
-        let a = AckSample { bytes_in_flight: 5000, delivered: 3000, ..AckSample::empty(1000) };
+        let a = AckSample {
+            bytes_in_flight: 5000,
+            delivered: 3000,
+            ..AckSample::empty(1000)
+        };
         assert_eq!(l.lost(&a), 2000);
         // A retransmission puts one back in flight: still two marked lost.
         l.on_sent(1000);
-        let a = AckSample { bytes_in_flight: 6000, delivered: 3000, ..AckSample::empty(1000) };
+        let a = AckSample {
+            bytes_in_flight: 6000,
+            delivered: 3000,
+            ..AckSample::empty(1000)
+        };
         assert_eq!(l.lost(&a), 2000);
     }
 }

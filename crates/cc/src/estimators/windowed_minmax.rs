@@ -42,7 +42,10 @@ impl<const MAX: bool> Default for WindowedFilter<MAX> {
 impl<const MAX: bool> WindowedFilter<MAX> {
     /// An empty filter: the first `update` resets it to that sample.
     pub const fn new() -> Self {
-        WindowedFilter { s: [MinmaxSample { t: 0, v: 0 }; 3], valid: false }
+        WindowedFilter {
+            s: [MinmaxSample { t: 0, v: 0 }; 3],
+            valid: false,
+        }
     }
 
     /// `a` is at least as good as `b` (>= for a max filter, <= for a min filter).
@@ -202,7 +205,7 @@ mod tests {
         let mut f = WindowedMax::new();
         f.update(0, 10, 100);
         f.update(30, 6, 100); // quarter rule -> [(0,10),(30,6),(30,6)]
-        // 5 < 6; dt = 100 is not > 100; half rule: s2.t == s1.t and 100 > 50 -> s2 = (100,5).
+                              // 5 < 6; dt = 100 is not > 100; half rule: s2.t == s1.t and 100 > 50 -> s2 = (100,5).
         assert_eq!(f.update(100, 5, 100), 10);
         assert_eq!(f.samples(), [s(0, 10), s(30, 6), s(100, 5)]);
         // t - s2.t = 35 <= 100 (no reset); dt = 135 > 100: shift to [(30,6),(100,5),(135,1)];
@@ -247,7 +250,10 @@ mod tests {
         let win = Dur::from_secs(10);
         let mut f = WindowedMin::new();
         assert_eq!(f.update_at(Time(0), 50_000, win), 50_000);
-        assert_eq!(f.update_at(Time(Dur::from_secs(3).nanos()), 60_000, win), 50_000);
+        assert_eq!(
+            f.update_at(Time(Dur::from_secs(3).nanos()), 60_000, win),
+            50_000
+        );
         // 3 s > 2.5 s = win/4: the 60 ms sample became the 2nd and 3rd choice.
         assert_eq!(f.samples()[1], s(3_000_000_000, 60_000));
         // At 10.5 s the 50 ms sample (t = 0) is older than the window: 60 ms remains.

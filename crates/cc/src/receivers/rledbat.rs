@@ -172,7 +172,6 @@ fn build(p: &ParamSet, init: RecvInit) -> Box<dyn ReceiveWindowControl> {
     Box::new(Rledbat::new(p, &init))
 }
 
-
 #[derive(Clone, Debug)]
 pub struct Rledbat {
     est: LedbatDelayEstimator,
@@ -209,7 +208,11 @@ impl Rledbat {
         let min_window = p.int("min_window") as f64;
         let max_window = ((init.max_window / mss) as f64).max(1.0);
         Rledbat {
-            est: LedbatDelayEstimator::new(p.int("base_history") as usize, p.int("current_filter") as usize, Rollover::MinuteBoundary),
+            est: LedbatDelayEstimator::new(
+                p.int("base_history") as usize,
+                p.int("current_filter") as usize,
+                Rollover::MinuteBoundary,
+            ),
             clock: PlusPlusClock::from_params(p),
             c: p.f64("decrease_constant"),
             md_cap: p.f64("md_cap"),
@@ -345,7 +348,11 @@ impl ReceiveWindowControl for Rledbat {
             return; // like a sender in recovery: no window change
         }
 
-        let acked = if s.new_data { s.bytes as f64 / self.mss as f64 } else { 0.0 };
+        let acked = if s.new_data {
+            s.bytes as f64 / self.mss as f64
+        } else {
+            0.0
+        };
         let gain = self.gain();
         match self.clock.phase {
             Phase::SlowStart { .. } | Phase::RampUp => {
@@ -373,7 +380,9 @@ impl ReceiveWindowControl for Rledbat {
                     self.clock.slowdown_start = Some(now);
                     self.clock.next_slowdown = None;
                     self.clock.slowdowns += 1;
-                    self.clock.phase = Phase::Frozen { until: now + self.rtt().mul_f64(self.clock.slowdown_rtts) };
+                    self.clock.phase = Phase::Frozen {
+                        until: now + self.rtt().mul_f64(self.clock.slowdown_rtts),
+                    };
                     return;
                 }
                 let w = self.w;
@@ -383,7 +392,8 @@ impl ReceiveWindowControl for Rledbat {
                 } else {
                     // LEDBAT++: W += max(GAIN − C·W·(q/TARGET − 1), −W/2) per RTT, spread
                     // over the RTT's segments (acked/W of it per segment).
-                    let per_rtt = (gain - self.c * w * (q / self.clock.target - 1.0)).max(-self.md_cap * w);
+                    let per_rtt =
+                        (gain - self.c * w * (q / self.clock.target - 1.0)).max(-self.md_cap * w);
                     self.w += per_rtt * acked / w;
                 }
             }
@@ -430,7 +440,14 @@ mod tests {
 
     fn make(user: &[(&str, RawParam)]) -> Rledbat {
         let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
-        Rledbat::new(&p, &RecvInit { now: Time(0), mss: MSS, max_window: 1000 * MSS })
+        Rledbat::new(
+            &p,
+            &RecvInit {
+                now: Time(0),
+                mss: MSS,
+                max_window: 1000 * MSS,
+            },
+        )
     }
 
     fn at(ms: u64) -> Time {
@@ -458,7 +475,16 @@ mod tests {
             let ecr = now.nanos() as i64 - (rtt_ms * MS) as i64;
             for _ in 0..segs.max(1) {
                 let bytes = if segs == 0 { 0 } else { MSS };
-                let s = RecvSample { seq: self.next_seq, bytes, new_data: bytes > 0, rcv_nxt: self.next_seq + bytes, ts_val: now.nanos(), ts_ecr: Some(ecr), ts_now: now.nanos() as i64, mss: MSS };
+                let s = RecvSample {
+                    seq: self.next_seq,
+                    bytes,
+                    new_data: bytes > 0,
+                    rcv_nxt: self.next_seq + bytes,
+                    ts_val: now.nanos(),
+                    ts_ecr: Some(ecr),
+                    ts_now: now.nanos() as i64,
+                    mss: MSS,
+                };
                 self.next_seq += bytes;
                 r.on_data(now, &s);
             }
@@ -469,11 +495,32 @@ mod tests {
     fn rtt_is_now_minus_the_first_new_tsecr() {
         let mut r = make(&[]);
         // A segment with no echo gives no sample.
-        r.on_data(at(1), &RecvSample { seq: 0, bytes: MSS, new_data: true, rcv_nxt: MSS, ts_val: 1, ts_ecr: None, ts_now: 1_000_000, mss: MSS });
+        r.on_data(
+            at(1),
+            &RecvSample {
+                seq: 0,
+                bytes: MSS,
+                new_data: true,
+                rcv_nxt: MSS,
+                ts_val: 1,
+                ts_ecr: None,
+                ts_now: 1_000_000,
+                mss: MSS,
+            },
+        );
         assert_eq!(r.rtt_samples(), 0);
         // TSecr 5 ms (receiver clock, offset included) arriving at receiver clock 55 ms:
         // RTT 50 ms.
-        let s = |seq: u64, ecr_ms: i64, now_ms: i64| RecvSample { seq: seq * MSS, bytes: MSS, new_data: true, rcv_nxt: (seq + 1) * MSS, ts_val: now_ms as u64, ts_ecr: Some(ecr_ms * MS as i64), ts_now: now_ms * MS as i64, mss: MSS };
+        let s = |seq: u64, ecr_ms: i64, now_ms: i64| RecvSample {
+            seq: seq * MSS,
+            bytes: MSS,
+            new_data: true,
+            rcv_nxt: (seq + 1) * MSS,
+            ts_val: now_ms as u64,
+            ts_ecr: Some(ecr_ms * MS as i64),
+            ts_now: now_ms * MS as i64,
+            mss: MSS,
+        };
         r.on_data(at(55), &s(1, 5, 55));
         assert_eq!((r.rtt_samples(), r.last_rtt()), (1, Some(50 * MS as i64)));
         // The next segment of the same burst echoes the same TSval: no sample (it would
@@ -513,7 +560,7 @@ mod tests {
         let mut r = make(&[]);
         let mut f = Feed::new();
         assert_eq!(r.rwnd(), 2 * MSS); // initial_window 2
-        // RTT 20 ms → base 20 → GAIN = 1/⌈120/20⌉ = 1/6. Six segments add one packet: 3.
+                                       // RTT 20 ms → base 20 → GAIN = 1/⌈120/20⌉ = 1/6. Six segments add one packet: 3.
         f.data(&mut r, 20, 6, 20);
         assert!(close(r.window_pkts(), 3.0), "{}", r.window_pkts());
         assert_eq!(r.rwnd(), 3 * MSS);
@@ -552,7 +599,11 @@ mod tests {
         // q = 0: W += GAIN·acked/W per segment: (1/6)·1/20 = 1/120, then (1/6)/W1.
         f.data(&mut r, 1, 2, 20);
         let w1 = 20.0 + 1.0 / 120.0;
-        assert!(close(r.window_pkts(), w1 + 1.0 / 6.0 / w1), "{}", r.window_pkts());
+        assert!(
+            close(r.window_pkts(), w1 + 1.0 / 6.0 / w1),
+            "{}",
+            r.window_pkts()
+        );
     }
 
     #[test]
@@ -568,7 +619,11 @@ mod tests {
         // q/T − 1 = 70/60 − 1 = 1/6: GAIN − C·W·(1/6) = 1/6 − 20/6 = −19/6 > −W/2 = −10.
         // One segment: W += (−19/6)·(1/20) = −19/120.
         f.data(&mut r, 120, 1, 90);
-        assert!(close(r.window_pkts(), 20.0 - 19.0 / 120.0), "{}", r.window_pkts());
+        assert!(
+            close(r.window_pkts(), 20.0 - 19.0 / 120.0),
+            "{}",
+            r.window_pkts()
+        );
         // RTT 200 ms: q = 180 ms: 1/6 − 20·2 < −10 → capped: each segment removes
         // (W/2)/W = 1/2 packet; 20 segments (one window) remove W/2 = 10.
         let (mut r, mut f) = in_ca(20.0);
@@ -586,7 +641,14 @@ mod tests {
     #[test]
     fn the_window_never_exceeds_the_flow_control_window() {
         let p = INFO.resolve(std::iter::empty()).unwrap();
-        let mut r = Rledbat::new(&p, &RecvInit { now: Time(0), mss: MSS, max_window: 5 * MSS + 500 });
+        let mut r = Rledbat::new(
+            &p,
+            &RecvInit {
+                now: Time(0),
+                mss: MSS,
+                max_window: 5 * MSS + 500,
+            },
+        );
         let mut f = Feed::new();
         // Base 150 ms → GAIN 1: slow start doubles, but fc.WND = 5.5 packets → 5.
         f.data(&mut r, 150, 10, 150);
@@ -599,7 +661,16 @@ mod tests {
         let (mut r, _) = in_ca(20.0);
         // Segments 0..10 sent at t = 1..10 ms (TSval = send time), RTT 20 ms; segment 3
         // was lost. RCV.HGH = byte 9999, TSV.HGH = 10 ms.
-        let seg = |i: u64, ts_ms: u64, now_ms: u64| RecvSample { seq: i * MSS, bytes: MSS, new_data: true, rcv_nxt: 3 * MSS, ts_val: ts_ms * MS, ts_ecr: None, ts_now: (now_ms * MS) as i64, mss: MSS };
+        let seg = |i: u64, ts_ms: u64, now_ms: u64| RecvSample {
+            seq: i * MSS,
+            bytes: MSS,
+            new_data: true,
+            rcv_nxt: 3 * MSS,
+            ts_val: ts_ms * MS,
+            ts_ecr: None,
+            ts_now: (now_ms * MS) as i64,
+            mss: MSS,
+        };
         for i in (0..10).filter(|&i| i != 3) {
             r.on_data(at(20 + i), &seg(i, i + 1, 20 + i));
         }
@@ -611,7 +682,12 @@ mod tests {
         // The retransmission of 3, sent at 12 ms > 10 ms: RLWND halves, ssthresh = RLWND.
         r.on_data(at(32), &seg(3, 12, 32));
         assert_eq!(r.retransmissions(), 1);
-        assert!(close(r.window_pkts(), w / 2.0) && close(r.ssthresh_pkts(), w / 2.0), "{} {}", r.window_pkts(), w);
+        assert!(
+            close(r.window_pkts(), w / 2.0) && close(r.ssthresh_pkts(), w / 2.0),
+            "{} {}",
+            r.window_pkts(),
+            w
+        );
         // Another retransmission (of 5, spurious, sent at 13 ms) within the RTT (20 ms
         // filtered): ignored, and the window is held.
         r.on_data(at(40), &seg(5, 13, 40));
@@ -643,7 +719,10 @@ mod tests {
         }
         // At 1.292 s: ssthresh = 20, RLWND = 2, frozen for 2·100 ms.
         f.data(&mut r, 1292, 1, 100);
-        assert_eq!((r.rwnd(), r.phase()), (2 * MSS, Phase::Frozen { until: at(1492) }));
+        assert_eq!(
+            (r.rwnd(), r.phase()),
+            (2 * MSS, Phase::Frozen { until: at(1492) })
+        );
         assert!(close(r.ssthresh_pkts(), 20.0));
         f.data(&mut r, 1491, 10, 100);
         assert_eq!(r.window_pkts(), 2.0);
@@ -655,7 +734,10 @@ mod tests {
         f.data(&mut r, 1600, 28, 100);
         assert_eq!(r.window_pkts(), 18.0);
         f.data(&mut r, 1692, 4, 100);
-        assert_eq!((r.window_pkts(), r.phase()), (20.0, Phase::CongestionAvoidance));
+        assert_eq!(
+            (r.window_pkts(), r.phase()),
+            (20.0, Phase::CongestionAvoidance)
+        );
         assert_eq!(r.next_slowdown(), Some(at(5292)));
         assert_eq!(r.slowdowns(), 1);
     }

@@ -153,7 +153,11 @@ impl Metric {
     pub fn of(self, r: &SimResult) -> Option<f64> {
         use scavenger_sim::result::FlowResult;
         fn in_role(name: &str, role: &str) -> bool {
-            role == "*" || name == role || name.strip_prefix(role).is_some_and(|rest| rest.starts_with('.'))
+            role == "*"
+                || name == role
+                || name
+                    .strip_prefix(role)
+                    .is_some_and(|rest| rest.starts_with('.'))
         }
         let role = |p: &'static str| r.flows.iter().filter(move |f| in_role(&f.name, p));
         let mean = |xs: Vec<Option<f64>>| -> Option<f64> {
@@ -177,7 +181,8 @@ impl Metric {
             Metric::BgSpareShare => {
                 let bg: f64 = role("bg").map(bits).sum();
                 let fg: Vec<f64> = role("fg").map(bits).collect();
-                let spare = r.links.first()?.rate_bps as f64 * r.duration_s - fg.iter().sum::<f64>();
+                let spare =
+                    r.links.first()?.rate_bps as f64 * r.duration_s - fg.iter().sum::<f64>();
                 (!fg.is_empty() && spare > 0.0).then(|| bg / spare)
             }
             Metric::Tput(p) => mean(role(p).map(|f| Some(f.throughput_bps / 1e6)).collect()),
@@ -194,8 +199,16 @@ impl Metric {
             Metric::RttMean(p) => mean(role(p).map(|f| f.rtt_ms.mean).collect()),
             Metric::RttStdev(p) => mean(role(p).map(|f| f.rtt_ms.stdev).collect()),
             Metric::RttP95(p) => mean(role(p).map(|f| f.rtt_ms.p95).collect()),
-            Metric::OwdMean(p) => mean(role(p).map(|f| f.owd_ms.as_ref().and_then(|s| s.mean)).collect()),
-            Metric::OwdP95(p) => mean(role(p).map(|f| f.owd_ms.as_ref().and_then(|s| s.p95)).collect()),
+            Metric::OwdMean(p) => mean(
+                role(p)
+                    .map(|f| f.owd_ms.as_ref().and_then(|s| s.mean))
+                    .collect(),
+            ),
+            Metric::OwdP95(p) => mean(
+                role(p)
+                    .map(|f| f.owd_ms.as_ref().and_then(|s| s.p95))
+                    .collect(),
+            ),
             Metric::Completion(p) => mean(role(p).map(|f| f.completion_time_s).collect()),
             Metric::CompletedAt(p) => {
                 let v: Vec<Option<f64>> = role(p).map(|f| f.completed_at_s).collect();
@@ -206,7 +219,18 @@ impl Metric {
             }
             // The simulator gives datagram flows a loss rate; a TCP flow's is its dropped
             // over sent data bytes.
-            Metric::LossRate(p) => mean(role(p).map(|f| f.loss_rate.or_else(|| (f.conservation.sent_bytes > 0).then(|| f.conservation.dropped_bytes as f64 / f.conservation.sent_bytes as f64))).collect()),
+            Metric::LossRate(p) => mean(
+                role(p)
+                    .map(|f| {
+                        f.loss_rate.or_else(|| {
+                            (f.conservation.sent_bytes > 0).then(|| {
+                                f.conservation.dropped_bytes as f64
+                                    / f.conservation.sent_bytes as f64
+                            })
+                        })
+                    })
+                    .collect(),
+            ),
             Metric::LinkUtil => r.links.first().map(|l| l.utilisation),
             Metric::QdelayMean => r.links.first()?.qdelay_ms.mean,
             Metric::QdelayP95 => r.links.first()?.qdelay_ms.p95,
@@ -214,10 +238,18 @@ impl Metric {
             Metric::WinUtil(i, p) => {
                 let j = r.jain.get(i)?;
                 let rate = r.links.first()?.rate_bps as f64;
-                let mine: Vec<f64> = j.flows.iter().zip(&j.goodput_bps).filter(|(n, _)| in_role(n, p)).map(|(_, g)| *g).collect();
+                let mine: Vec<f64> = j
+                    .flows
+                    .iter()
+                    .zip(&j.goodput_bps)
+                    .filter(|(n, _)| in_role(n, p))
+                    .map(|(_, g)| *g)
+                    .collect();
                 (!mine.is_empty() && rate > 0.0).then(|| 100.0 * mine.iter().sum::<f64>() / rate)
             }
-            Metric::DeadlineMargin(p, d) => role(p).map(|f| f.completed_at_s.unwrap_or(r.duration_s) - (f.start_s + d as f64)).reduce(f64::max),
+            Metric::DeadlineMargin(p, d) => role(p)
+                .map(|f| f.completed_at_s.unwrap_or(r.duration_s) - (f.start_s + d as f64))
+                .reduce(f64::max),
         }
     }
 }
@@ -229,9 +261,17 @@ pub enum Plot {
     /// One point per run with each mechanism's 95 % confidence ellipse (seed 000's
     /// figures). `pantheon`: the x axis is a delay, drawn logarithmic and inverted
     /// (better is up and to the right, as Pantheon's throughput-versus-delay plots).
-    Scatter { heading: &'static str, x: Metric, y: Metric, pantheon: bool },
+    Scatter {
+        heading: &'static str,
+        x: Metric,
+        y: Metric,
+        pantheon: bool,
+    },
     /// The empirical CDF over runs of a metric, one line per mechanism.
-    Cdf { heading: &'static str, metric: Metric },
+    Cdf {
+        heading: &'static str,
+        metric: Metric,
+    },
 }
 
 /// One experiment: a scenario run over the study's seeds.
@@ -271,13 +311,25 @@ pub struct Claim {
 }
 
 impl Claim {
-    pub fn new(source: &'static str, text: &'static str, check: impl Fn(&Results) -> ClaimOutcome + 'static) -> Claim {
-        Claim { source, text, check: Box::new(check) }
+    pub fn new(
+        source: &'static str,
+        text: &'static str,
+        check: impl Fn(&Results) -> ClaimOutcome + 'static,
+    ) -> Claim {
+        Claim {
+            source,
+            text,
+            check: Box::new(check),
+        }
     }
 
     /// A check that may stop early with an outcome (`Err`), e.g. "not run" when an
     /// experiment it needs has no runs, so that `?` can carry it.
-    pub fn fallible(source: &'static str, text: &'static str, check: impl Fn(&Results) -> Result<ClaimOutcome, ClaimOutcome> + 'static) -> Claim {
+    pub fn fallible(
+        source: &'static str,
+        text: &'static str,
+        check: impl Fn(&Results) -> Result<ClaimOutcome, ClaimOutcome> + 'static,
+    ) -> Claim {
         Claim::new(source, text, move |r| check(r).unwrap_or_else(|o| o))
     }
 }
@@ -308,7 +360,10 @@ pub fn study(name: &str, quick: bool) -> Result<StudyDef, String> {
         "hayes2011" => Ok(hayes2011::study(quick)),
         "wallenburg2018" => Ok(wallenburg2018::study(quick)),
         "wang2018" => Ok(wang2018::study(quick)),
-        other => Err(format!("unknown study \"{other}\"; studies: {}", STUDIES.iter().map(|s| s.0).collect::<Vec<_>>().join(", "))),
+        other => Err(format!(
+            "unknown study \"{other}\"; studies: {}",
+            STUDIES.iter().map(|s| s.0).collect::<Vec<_>>().join(", ")
+        )),
     }
 }
 
@@ -319,7 +374,14 @@ impl StudyDef {
     }
 
     pub fn work_items(&self) -> Vec<WorkItem> {
-        self.experiments.iter().flat_map(|e| self.seeds.iter().map(move |&s| WorkItem::new(e.id.clone(), e.scenario.clone(), s))).collect()
+        self.experiments
+            .iter()
+            .flat_map(|e| {
+                self.seeds
+                    .iter()
+                    .map(move |&s| WorkItem::new(e.id.clone(), e.scenario.clone(), s))
+            })
+            .collect()
     }
 }
 
@@ -335,14 +397,23 @@ pub fn median(xs: &[f64]) -> Option<f64> {
     let mut v = xs.to_vec();
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
 }
 
 impl Results {
-    pub fn from_stored(stored: &[Stored], keep: impl Fn(&Stored) -> bool) -> Result<Results, String> {
+    pub fn from_stored(
+        stored: &[Stored],
+        keep: impl Fn(&Stored) -> bool,
+    ) -> Result<Results, String> {
         let mut runs: BTreeMap<String, Vec<(u64, SimResult)>> = BTreeMap::new();
         for s in stored.iter().filter(|s| keep(s)) {
-            runs.entry(s.label.clone()).or_default().push((s.seed, s.metrics()?));
+            runs.entry(s.label.clone())
+                .or_default()
+                .push((s.seed, s.metrics()?));
         }
         for v in runs.values_mut() {
             v.sort_by_key(|(seed, _)| *seed);
@@ -352,7 +423,9 @@ impl Results {
 
     /// Per-run values of a metric in an experiment (runs lacking it are skipped).
     pub fn values(&self, exp: &str, m: Metric) -> Vec<f64> {
-        self.runs.get(exp).map_or(vec![], |rs| rs.iter().filter_map(|(_, r)| m.of(r)).collect())
+        self.runs.get(exp).map_or(vec![], |rs| {
+            rs.iter().filter_map(|(_, r)| m.of(r)).collect()
+        })
     }
 
     /// Coefficient of variation over runs (seed 000 §3.6): sample stdev / mean.
@@ -391,7 +464,9 @@ impl Results {
         let v = if p.pool.is_empty() {
             self.median(&p.experiment, p.metric)?
         } else {
-            let exps: Vec<&str> = std::iter::once(p.experiment.as_str()).chain(p.pool.iter().map(String::as_str)).collect();
+            let exps: Vec<&str> = std::iter::once(p.experiment.as_str())
+                .chain(p.pool.iter().map(String::as_str))
+                .collect();
             self.pooled_median(&exps, p.metric)?
         };
         match &p.relative_to {
@@ -407,13 +482,37 @@ impl Results {
 /// How far ours is from the published number: relative difference for absolute values,
 /// percentage points for relative ones.
 pub fn verdict(p: &Published, ours: Option<f64>) -> (&'static str, Option<f64>) {
-    let Some(o) = ours else { return ("not run", None) };
+    let Some(o) = ours else {
+        return ("not run", None);
+    };
     if p.relative_to.is_some() {
         let d = o - p.value;
-        (if d.abs() <= 10.0 { "close" } else if d.abs() <= 25.0 { "near" } else { "differs" }, Some(d))
+        (
+            if d.abs() <= 10.0 {
+                "close"
+            } else if d.abs() <= 25.0 {
+                "near"
+            } else {
+                "differs"
+            },
+            Some(d),
+        )
     } else {
-        let d = if p.value != 0.0 { (o - p.value) / p.value.abs() * 100.0 } else { f64::NAN };
-        (if d.abs() <= 10.0 { "close" } else if d.abs() <= 25.0 { "near" } else { "differs" }, Some(d))
+        let d = if p.value != 0.0 {
+            (o - p.value) / p.value.abs() * 100.0
+        } else {
+            f64::NAN
+        };
+        (
+            if d.abs() <= 10.0 {
+                "close"
+            } else if d.abs() <= 25.0 {
+                "near"
+            } else {
+                "differs"
+            },
+            Some(d),
+        )
     }
 }
 
@@ -429,7 +528,10 @@ mod tests {
             r
         };
         let mut runs = BTreeMap::new();
-        runs.insert("e".to_string(), vec![(1, mk(1.0)), (2, mk(2.0)), (3, mk(3.0))]);
+        runs.insert(
+            "e".to_string(),
+            vec![(1, mk(1.0)), (2, mk(2.0)), (3, mk(3.0))],
+        );
         let res = Results { runs };
         // mean 2, sample stdev 1.
         assert_eq!(res.cv("e", Metric::Jain), Some(0.5));
@@ -445,12 +547,23 @@ mod tests {
 
     #[test]
     fn verdicts_use_relative_error_or_percentage_points() {
-        let p = Published { source: "t", experiment: "e".into(), metric: Metric::FgFtt, relative_to: None, value: 10.0, pool: vec![] };
+        let p = Published {
+            source: "t",
+            experiment: "e".into(),
+            metric: Metric::FgFtt,
+            relative_to: None,
+            value: 10.0,
+            pool: vec![],
+        };
         assert_eq!(verdict(&p, Some(10.5)).0, "close");
         assert_eq!(verdict(&p, Some(12.0)).0, "near");
         assert_eq!(verdict(&p, Some(20.0)).0, "differs");
         assert_eq!(verdict(&p, None).0, "not run");
-        let r = Published { relative_to: Some("b".into()), value: -60.0, ..p };
+        let r = Published {
+            relative_to: Some("b".into()),
+            value: -60.0,
+            ..p
+        };
         let (v, d) = verdict(&r, Some(-45.0));
         assert_eq!((v, d), ("near", Some(15.0)));
     }
@@ -460,13 +573,34 @@ mod tests {
         let res = |exps: &[&str]| -> Results {
             let mut runs = BTreeMap::new();
             for (i, e) in exps.iter().enumerate() {
-                let jain = scavenger_sim::result::JainResult { name: "all".into(), flows: vec![], from_s: 0.0, to_s: 1.0, index: 0.5 + 0.1 * i as f64, goodput_bps: vec![] };
-                let r = SimResult { duration_s: 1.0, events: 0, flows: vec![], links: vec![], jain: vec![jain], series: None };
+                let jain = scavenger_sim::result::JainResult {
+                    name: "all".into(),
+                    flows: vec![],
+                    from_s: 0.0,
+                    to_s: 1.0,
+                    index: 0.5 + 0.1 * i as f64,
+                    goodput_bps: vec![],
+                };
+                let r = SimResult {
+                    duration_s: 1.0,
+                    events: 0,
+                    flows: vec![],
+                    links: vec![],
+                    jain: vec![jain],
+                    series: None,
+                };
                 runs.insert(e.to_string(), vec![(1, r)]);
             }
             Results { runs }
         };
-        let p = Published { source: "t", experiment: "a".into(), metric: Metric::Jain, relative_to: None, value: 0.6, pool: vec!["b".into(), "c".into()] };
+        let p = Published {
+            source: "t",
+            experiment: "a".into(),
+            metric: Metric::Jain,
+            relative_to: None,
+            value: 0.6,
+            pool: vec!["b".into(), "c".into()],
+        };
         assert_eq!(res(&["a", "b"]).ours(&p), None);
         let got = res(&["a", "b", "c"]).ours(&p).unwrap();
         assert!((got - 0.6).abs() < 1e-9, "{got}");

@@ -13,8 +13,26 @@ use super::*;
 use crate::scenario::parse;
 
 /// Background mechanisms of chapter 4 (§3.8), by our registry names.
-pub const MECHANISMS: &[&str] = &["newreno", "cubic", "vegas", "tcp-lp", "ledbat", "nice", "westwood-lp", "apple-ledbat", "cdg"];
-const LBE: &[&str] = &["vegas", "tcp-lp", "ledbat", "nice", "westwood-lp", "apple-ledbat", "cdg"];
+pub const MECHANISMS: &[&str] = &[
+    "newreno",
+    "cubic",
+    "vegas",
+    "tcp-lp",
+    "ledbat",
+    "nice",
+    "westwood-lp",
+    "apple-ledbat",
+    "cdg",
+];
+const LBE: &[&str] = &[
+    "vegas",
+    "tcp-lp",
+    "ledbat",
+    "nice",
+    "westwood-lp",
+    "apple-ledbat",
+    "cdg",
+];
 /// Chapter 5's mechanisms (§5.5.6). Only Yield is new: the others' experiments on the
 /// chapter 5 links are chapter 4's.
 pub const CH5_MECHANISMS: &[&str] = &["newreno", "cubic", "nice", "cdg", "yield"];
@@ -83,16 +101,46 @@ fn link_toml(down: f64, up: f64, rtt: u64) -> String {
 
 fn downloads(down: f64, up: f64, rtt: u64, bg: &str, fg: Fg, upload: bool) -> Experiment {
     let scen = if upload { "ul" } else { "dl" };
-    let id = format!("{}{scen}/{}/{rtt}ms/{}/{bg}", prefix(bg), link_label(down, up), fg.label());
-    let group = format!("{scen} {} Mbit/s, {rtt} ms, {}", link_label(down, up).replace('-', "/"), fg.label());
-    download_exp(id, group, bg.to_string(), (down, up, rtt), bg, params_for(bg), fg, upload)
+    let id = format!(
+        "{}{scen}/{}/{rtt}ms/{}/{bg}",
+        prefix(bg),
+        link_label(down, up),
+        fg.label()
+    );
+    let group = format!(
+        "{scen} {} Mbit/s, {rtt} ms, {}",
+        link_label(down, up).replace('-', "/"),
+        fg.label()
+    );
+    download_exp(
+        id,
+        group,
+        bg.to_string(),
+        (down, up, rtt),
+        bg,
+        params_for(bg),
+        fg,
+        upload,
+    )
 }
 
 /// One background flow `bg` (with `bg_params`, a TOML `params = …` line or nothing)
 /// against the foreground `fg`.
 #[allow(clippy::too_many_arguments)]
-fn download_exp(id: String, group: String, mechanism: String, (down, up, rtt): (f64, f64, u64), bg: &str, bg_params: &str, fg: Fg, upload: bool) -> Experiment {
-    let mut t = format!("name = \"{id}\"\nduration = \"{RUN_S}s\"\n{}", link_toml(down, up, rtt));
+fn download_exp(
+    id: String,
+    group: String,
+    mechanism: String,
+    (down, up, rtt): (f64, f64, u64),
+    bg: &str,
+    bg_params: &str,
+    fg: Fg,
+    upload: bool,
+) -> Experiment {
+    let mut t = format!(
+        "name = \"{id}\"\nduration = \"{RUN_S}s\"\n{}",
+        link_toml(down, up, rtt)
+    );
     t += &format!("[[flow]]\nname = \"bg\"\nalgorithm = \"{bg}\"\n{bg_params}");
     if upload {
         t += "direction = \"upload\"\n";
@@ -108,22 +156,49 @@ fn download_exp(id: String, group: String, mechanism: String, (down, up, rtt): (
         }
     }
     let scenario = parse(&id, &t).unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"));
-    Experiment { group, id, mechanism, scenario }
+    Experiment {
+        group,
+        id,
+        mechanism,
+        scenario,
+    }
 }
 
 fn fairness(down: f64, up: f64, rtt: u64, alg: &str, n: u32) -> Experiment {
     let id = fair_id(&link_label(down, up), rtt, n, alg);
-    let mut t = format!("name = \"{id}\"\nduration = \"{RUN_S}s\"\n{}", link_toml(down, up, rtt));
+    let mut t = format!(
+        "name = \"{id}\"\nduration = \"{RUN_S}s\"\n{}",
+        link_toml(down, up, rtt)
+    );
     // TEACUP starts all flows of an experiment together; they leave 10 ms apart here
     // (the source gives no offsets; with 1 s offsets Vegas latecomers take most of the
     // link, which the source's self-induced delays do not suggest).
     let names: Vec<String> = (1..=n).map(|i| format!("bg.{i}")).collect();
     for (i, name) in names.iter().enumerate() {
-        t += &format!("[[flow]]\nname = \"{name}\"\nalgorithm = \"{alg}\"\nstart = \"{}ms\"\n{}", i * 10, params_for(alg));
+        t += &format!(
+            "[[flow]]\nname = \"{name}\"\nalgorithm = \"{alg}\"\nstart = \"{}ms\"\n{}",
+            i * 10,
+            params_for(alg)
+        );
     }
-    t += &format!("[measure]\njain = [{{ name = \"all\", flows = [{}], from = \"1s\" }}]\n", names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", "));
+    t += &format!(
+        "[measure]\njain = [{{ name = \"all\", flows = [{}], from = \"1s\" }}]\n",
+        names
+            .iter()
+            .map(|n| format!("\"{n}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let scenario = parse(&id, &t).unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"));
-    Experiment { group: format!("fair {} Mbit/s, {rtt} ms, {n} flows", link_label(down, up).replace('-', "/")), id, mechanism: alg.to_string(), scenario }
+    Experiment {
+        group: format!(
+            "fair {} Mbit/s, {rtt} ms, {n} flows",
+            link_label(down, up).replace('-', "/")
+        ),
+        id,
+        mechanism: alg.to_string(),
+        scenario,
+    }
 }
 
 fn dl_id(link: &str, rtt: u64, fg: &str, bg: &str) -> String {
@@ -148,8 +223,18 @@ struct YieldSet {
     trend_factor: u32,
 }
 
-const fn ys(max_reduction: u32, ct_threshold: u32, hist_factor: u32, trend_factor: u32) -> YieldSet {
-    YieldSet { max_reduction, ct_threshold, hist_factor, trend_factor }
+const fn ys(
+    max_reduction: u32,
+    ct_threshold: u32,
+    hist_factor: u32,
+    trend_factor: u32,
+) -> YieldSet {
+    YieldSet {
+        max_reduction,
+        ct_threshold,
+        hist_factor,
+        trend_factor,
+    }
 }
 
 /// Table 5.1 defaults (the bold rows of Tables 5.2–5.5).
@@ -159,11 +244,16 @@ impl YieldSet {
     /// The parameters that differ from the defaults, by their registry names.
     fn changes(self) -> Vec<(&'static str, u32)> {
         let d = YIELD_DEFAULTS;
-        [("max_reduction", self.max_reduction, d.max_reduction), ("ct_threshold", self.ct_threshold, d.ct_threshold), ("hist_factor", self.hist_factor, d.hist_factor), ("trend_factor", self.trend_factor, d.trend_factor)]
-            .into_iter()
-            .filter(|(_, v, dv)| v != dv)
-            .map(|(n, v, _)| (n, v))
-            .collect()
+        [
+            ("max_reduction", self.max_reduction, d.max_reduction),
+            ("ct_threshold", self.ct_threshold, d.ct_threshold),
+            ("hist_factor", self.hist_factor, d.hist_factor),
+            ("trend_factor", self.trend_factor, d.trend_factor),
+        ]
+        .into_iter()
+        .filter(|(_, v, dv)| v != dv)
+        .map(|(n, v, _)| (n, v))
+        .collect()
     }
 }
 
@@ -199,7 +289,13 @@ fn pre_id(rtt: u64, s: YieldSet) -> String {
     if c.is_empty() {
         dl_id("8-1", rtt, "newreno-short-1", "yield")
     } else {
-        format!("pre/{rtt}ms/{}", c.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join("/"))
+        format!(
+            "pre/{rtt}ms/{}",
+            c.iter()
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect::<Vec<_>>()
+                .join("/")
+        )
     }
 }
 
@@ -219,8 +315,26 @@ fn prestudy(rtt: u64, s: YieldSet) -> Experiment {
     let kv: Vec<String> = c.iter().map(|(n, v)| format!("{n} = {v}")).collect();
     let params = format!("params = {{ {} }}\n", kv.join(", "));
     let group = format!("pre-study 8/1 Mbit/s, {rtt} ms, newreno-short-1 (Yield parameters)");
-    let mechanism = format!("yield {}", c.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(" "));
-    download_exp(pre_id(rtt, s), group, mechanism, (8.0, 1.0, rtt), "yield", &params, Fg::Short { alg: "newreno", n: 1 }, false)
+    let mechanism = format!(
+        "yield {}",
+        c.iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    download_exp(
+        pre_id(rtt, s),
+        group,
+        mechanism,
+        (8.0, 1.0, rtt),
+        "yield",
+        &params,
+        Fg::Short {
+            alg: "newreno",
+            n: 1,
+        },
+        false,
+    )
 }
 
 fn published() -> Vec<Published> {
@@ -228,30 +342,111 @@ fn published() -> Vec<Published> {
     // A number published twice for the same experiment and metric (chapter 5 restating
     // chapter 4, a default row repeated in Tables 5.2–5.5) is listed once, under its
     // first source.
-    let mut add = |source: &'static str, experiment: String, metric: Metric, relative_to: Option<String>, value: f64| {
-        if !out.iter().any(|q: &Published| q.experiment == experiment && q.metric == metric && q.relative_to == relative_to && q.value == value) {
-            out.push(Published { source, experiment, metric, relative_to, value, pool: vec![] });
+    let mut add = |source: &'static str,
+                   experiment: String,
+                   metric: Metric,
+                   relative_to: Option<String>,
+                   value: f64| {
+        if !out.iter().any(|q: &Published| {
+            q.experiment == experiment
+                && q.metric == metric
+                && q.relative_to == relative_to
+                && q.value == value
+        }) {
+            out.push(Published {
+                source,
+                experiment,
+                metric,
+                relative_to,
+                value,
+                pool: vec![],
+            });
         }
     };
     // Fig 4.1: 8/1 Mbit/s, 50 ms, one NewReno short foreground: median FTT (s).
-    for (bg, ftt) in [("newreno", 8.4), ("tcp-lp", 9.2), ("ledbat", 8.7), ("cdg", 3.3), ("vegas", 3.3), ("nice", 3.5), ("apple-ledbat", 4.0), ("westwood-lp", 6.3)] {
-        add("Fig 4.1", dl_id("8-1", 50, "newreno-short-1", bg), Metric::FgFtt, None, ftt);
+    for (bg, ftt) in [
+        ("newreno", 8.4),
+        ("tcp-lp", 9.2),
+        ("ledbat", 8.7),
+        ("cdg", 3.3),
+        ("vegas", 3.3),
+        ("nice", 3.5),
+        ("apple-ledbat", 4.0),
+        ("westwood-lp", 6.3),
+    ] {
+        add(
+            "Fig 4.1",
+            dl_id("8-1", 50, "newreno-short-1", bg),
+            Metric::FgFtt,
+            None,
+            ftt,
+        );
     }
     // Fig 4.1: median background throughput (KiB/s).
-    for (bg, t) in [("newreno", 923.0), ("tcp-lp", 923.0), ("ledbat", 923.0), ("apple-ledbat", 848.0), ("cdg", 836.0)] {
-        add("Fig 4.1", dl_id("8-1", 50, "newreno-short-1", bg), Metric::BgTput, None, t);
+    for (bg, t) in [
+        ("newreno", 923.0),
+        ("tcp-lp", 923.0),
+        ("ledbat", 923.0),
+        ("apple-ledbat", 848.0),
+        ("cdg", 836.0),
+    ] {
+        add(
+            "Fig 4.1",
+            dl_id("8-1", 50, "newreno-short-1", bg),
+            Metric::BgTput,
+            None,
+            t,
+        );
     }
     // Fig 4.4: background throughput at 350 ms relative to a NewReno background (%).
-    for (bg, pct) in [("apple-ledbat", -72.3), ("cdg", -81.5), ("westwood-lp", -47.6)] {
-        add("Fig 4.4", dl_id("8-1", 350, "newreno-short-1", bg), Metric::BgTput, Some(dl_id("8-1", 350, "newreno-short-1", "newreno")), pct);
+    for (bg, pct) in [
+        ("apple-ledbat", -72.3),
+        ("cdg", -81.5),
+        ("westwood-lp", -47.6),
+    ] {
+        add(
+            "Fig 4.4",
+            dl_id("8-1", 350, "newreno-short-1", bg),
+            Metric::BgTput,
+            Some(dl_id("8-1", 350, "newreno-short-1", "newreno")),
+            pct,
+        );
     }
     // Fig 4.8: CUBIC foreground, FTT change against a CUBIC background (%).
-    for (bg, pct) in [("tcp-lp", -15.0), ("ledbat", -18.5), ("cdg", -69.1), ("vegas", -64.7), ("nice", -61.8), ("apple-ledbat", -60.0)] {
-        add("Fig 4.8", dl_id("8-1", 50, "cubic-short-1", bg), Metric::FgFtt, Some(dl_id("8-1", 50, "cubic-short-1", "cubic")), pct);
+    for (bg, pct) in [
+        ("tcp-lp", -15.0),
+        ("ledbat", -18.5),
+        ("cdg", -69.1),
+        ("vegas", -64.7),
+        ("nice", -61.8),
+        ("apple-ledbat", -60.0),
+    ] {
+        add(
+            "Fig 4.8",
+            dl_id("8-1", 50, "cubic-short-1", bg),
+            Metric::FgFtt,
+            Some(dl_id("8-1", 50, "cubic-short-1", "cubic")),
+            pct,
+        );
     }
     // Fig 4.16: long-lived NewReno foreground, median throughput per connection (KiB/s).
-    for (bg, t) in [("newreno", 480.0), ("ledbat", 540.0), ("westwood-lp", 680.0), ("apple-ledbat", 793.0), ("tcp-lp", 829.0), ("cdg", 846.0), ("nice", 877.0), ("vegas", 886.0)] {
-        add("Fig 4.16", dl_id("8-1", 50, "newreno-long-1", bg), Metric::FgTput, None, t);
+    for (bg, t) in [
+        ("newreno", 480.0),
+        ("ledbat", 540.0),
+        ("westwood-lp", 680.0),
+        ("apple-ledbat", 793.0),
+        ("tcp-lp", 829.0),
+        ("cdg", 846.0),
+        ("nice", 877.0),
+        ("vegas", 886.0),
+    ] {
+        add(
+            "Fig 4.16",
+            dl_id("8-1", 50, "newreno-long-1", bg),
+            Metric::FgTput,
+            None,
+            t,
+        );
     }
     // Tables 4.1 and 4.2: RTT (median over runs of the per-run mean and stdev, ms) with
     // 1, 4 and 8 long-lived foreground flows. We compare the foreground flows' RTT.
@@ -268,8 +463,16 @@ fn published() -> Vec<Published> {
         (350, "tcp-lp", [584.0, 174.4, 882.0, 341.9, 871.0, 331.7]),
         (350, "ledbat", [624.0, 248.6, 697.0, 169.2, 830.0, 154.5]),
         (350, "nice", [987.0, 329.1, 872.0, 226.2, 871.0, 204.2]),
-        (350, "westwood-lp", [894.0, 261.2, 948.0, 326.8, 919.0, 284.3]),
-        (350, "apple-ledbat", [600.0, 144.2, 793.0, 338.8, 861.0, 333.8]),
+        (
+            350,
+            "westwood-lp",
+            [894.0, 261.2, 948.0, 326.8, 919.0, 284.3],
+        ),
+        (
+            350,
+            "apple-ledbat",
+            [600.0, 144.2, 793.0, 338.8, 861.0, 333.8],
+        ),
         (350, "cdg", [869.0, 252.6, 882.0, 341.7, 906.0, 314.1]),
         (350, "vegas", [779.0, 266.2, 858.0, 214.4, 866.0, 240.0]),
     ];
@@ -332,27 +535,96 @@ fn published() -> Vec<Published> {
     let rel = |link: &str, rtt: u64, fg: &str, bg: &str| Some(dl_id(link, rtt, fg, bg));
     // Fig 5.3: 8/1 Mbit/s, 50 ms, one NewReno short foreground.
     for (bg, ftt) in [("cdg", 3.3), ("nice", 3.5), ("yield", 4.0)] {
-        add("Fig 5.3", dl_id("8-1", 50, nr1, bg), Metric::FgFtt, None, ftt);
+        add(
+            "Fig 5.3",
+            dl_id("8-1", 50, nr1, bg),
+            Metric::FgFtt,
+            None,
+            ftt,
+        );
     }
-    add("Fig 5.3", dl_id("8-1", 50, nr1, "yield"), Metric::FgFtt, rel("8-1", 50, nr1, "newreno"), -53.0);
-    add("Fig 5.3", dl_id("8-1", 50, nr1, "yield"), Metric::BgTput, None, 903.0);
-    add("Fig 5.3", dl_id("8-1", 50, nr1, "nice"), Metric::BgTput, None, 915.0);
+    add(
+        "Fig 5.3",
+        dl_id("8-1", 50, nr1, "yield"),
+        Metric::FgFtt,
+        rel("8-1", 50, nr1, "newreno"),
+        -53.0,
+    );
+    add(
+        "Fig 5.3",
+        dl_id("8-1", 50, nr1, "yield"),
+        Metric::BgTput,
+        None,
+        903.0,
+    );
+    add(
+        "Fig 5.3",
+        dl_id("8-1", 50, nr1, "nice"),
+        Metric::BgTput,
+        None,
+        915.0,
+    );
     // Fig 5.4: 4 and 8 NewReno short foreground flows: Yield's throughput against CDG's.
     for (n, pct) in [(4, 8.2), (8, 5.4)] {
         let fg = format!("newreno-short-{n}");
-        add("Fig 5.4", dl_id("8-1", 50, &fg, "yield"), Metric::BgTput, rel("8-1", 50, &fg, "cdg"), pct);
+        add(
+            "Fig 5.4",
+            dl_id("8-1", 50, &fg, "yield"),
+            Metric::BgTput,
+            rel("8-1", 50, &fg, "cdg"),
+            pct,
+        );
     }
     // Fig 5.5 (100 ms), §5.6.1 text (200 ms), Fig 5.6 (350 ms): FTT, and background
     // throughput against CDG's or against a NewReno background's.
     for (bg, ftt) in [("cdg", 3.6), ("nice", 4.4), ("yield", 4.3)] {
-        add("Fig 5.5", dl_id("8-1", 100, nr1, bg), Metric::FgFtt, None, ftt);
+        add(
+            "Fig 5.5",
+            dl_id("8-1", 100, nr1, bg),
+            Metric::FgFtt,
+            None,
+            ftt,
+        );
     }
-    add("Fig 5.5", dl_id("8-1", 100, nr1, "yield"), Metric::BgTput, rel("8-1", 100, nr1, "cdg"), 17.8);
-    for (src, rtt, cdg_ftt, yield_ftt, yield_loss, cdg_loss) in [("§5.6.1", 200, 4.3, 5.2, -4.4, -48.7), ("Fig 5.6", 350, 5.2, 7.7, -15.7, -82.1)] {
-        add(src, dl_id("8-1", rtt, nr1, "cdg"), Metric::FgFtt, None, cdg_ftt);
-        add(src, dl_id("8-1", rtt, nr1, "yield"), Metric::FgFtt, None, yield_ftt);
-        add(src, dl_id("8-1", rtt, nr1, "yield"), Metric::BgTput, rel("8-1", rtt, nr1, "newreno"), yield_loss);
-        add(src, dl_id("8-1", rtt, nr1, "cdg"), Metric::BgTput, rel("8-1", rtt, nr1, "newreno"), cdg_loss);
+    add(
+        "Fig 5.5",
+        dl_id("8-1", 100, nr1, "yield"),
+        Metric::BgTput,
+        rel("8-1", 100, nr1, "cdg"),
+        17.8,
+    );
+    for (src, rtt, cdg_ftt, yield_ftt, yield_loss, cdg_loss) in [
+        ("§5.6.1", 200, 4.3, 5.2, -4.4, -48.7),
+        ("Fig 5.6", 350, 5.2, 7.7, -15.7, -82.1),
+    ] {
+        add(
+            src,
+            dl_id("8-1", rtt, nr1, "cdg"),
+            Metric::FgFtt,
+            None,
+            cdg_ftt,
+        );
+        add(
+            src,
+            dl_id("8-1", rtt, nr1, "yield"),
+            Metric::FgFtt,
+            None,
+            yield_ftt,
+        );
+        add(
+            src,
+            dl_id("8-1", rtt, nr1, "yield"),
+            Metric::BgTput,
+            rel("8-1", rtt, nr1, "newreno"),
+            yield_loss,
+        );
+        add(
+            src,
+            dl_id("8-1", rtt, nr1, "cdg"),
+            Metric::BgTput,
+            rel("8-1", rtt, nr1, "newreno"),
+            cdg_loss,
+        );
     }
     // Table 5.7: 50/20 Mbit/s, NewReno short foreground, 1/4/8 flows: FTT and background
     // throughput. (Fig 5.7's −8.8 % and −18.7 % are its 50 ms, 1-flow cells.) The Nice
@@ -379,50 +651,142 @@ fn published() -> Vec<Published> {
         for (k, n) in [1, 4, 8].iter().enumerate() {
             let e = dl_id("50-20", *rtt, &format!("newreno-short-{n}"), bg);
             add("Table 5.7", e.clone(), Metric::FgFtt, None, v[2 * k]);
-            let src = if (*rtt, *bg, *n) == (100, "nice", 8) { "Table 5.7 (printed 4905)" } else { "Table 5.7" };
+            let src = if (*rtt, *bg, *n) == (100, "nice", 8) {
+                "Table 5.7 (printed 4905)"
+            } else {
+                "Table 5.7"
+            };
             add(src, e, Metric::BgTput, None, v[2 * k + 1]);
         }
     }
     // CUBIC short foreground: Fig 5.8 (50 ms), Fig 5.9 (200 and 350 ms; FTT change
     // against a CUBIC and against a Nice background), Fig 5.10 (50/20 Mbit/s, 50 ms).
     let cu1 = "cubic-short-1";
-    add("Fig 5.8", dl_id("8-1", 50, cu1, "yield"), Metric::FgFtt, None, 5.0);
+    add(
+        "Fig 5.8",
+        dl_id("8-1", 50, cu1, "yield"),
+        Metric::FgFtt,
+        None,
+        5.0,
+    );
     for (rtt, vs_cubic, vs_nice) in [(200, -50.7, -4.6), (350, -51.0, -10.1)] {
-        add("Fig 5.9", dl_id("8-1", rtt, cu1, "yield"), Metric::FgFtt, rel("8-1", rtt, cu1, "cubic"), vs_cubic);
-        add("Fig 5.9", dl_id("8-1", rtt, cu1, "yield"), Metric::FgFtt, rel("8-1", rtt, cu1, "nice"), vs_nice);
+        add(
+            "Fig 5.9",
+            dl_id("8-1", rtt, cu1, "yield"),
+            Metric::FgFtt,
+            rel("8-1", rtt, cu1, "cubic"),
+            vs_cubic,
+        );
+        add(
+            "Fig 5.9",
+            dl_id("8-1", rtt, cu1, "yield"),
+            Metric::FgFtt,
+            rel("8-1", rtt, cu1, "nice"),
+            vs_nice,
+        );
     }
     for (bg, ftt) in [("yield", 1.3), ("nice", 1.9), ("cdg", 1.1)] {
-        add("Fig 5.10", dl_id("50-20", 50, cu1, bg), Metric::FgFtt, None, ftt);
+        add(
+            "Fig 5.10",
+            dl_id("50-20", 50, cu1, bg),
+            Metric::FgFtt,
+            None,
+            ftt,
+        );
     }
     for (bg, pct) in [("yield", -3.3), ("cdg", -18.0)] {
-        add("Fig 5.10", dl_id("50-20", 50, cu1, bg), Metric::BgTput, rel("50-20", 50, cu1, "cubic"), pct);
+        add(
+            "Fig 5.10",
+            dl_id("50-20", 50, cu1, bg),
+            Metric::BgTput,
+            rel("50-20", 50, cu1, "cubic"),
+            pct,
+        );
     }
     // Fig 5.11: background upload, 8/1 Mbit/s, 50 ms, one NewReno short foreground.
     for (bg, ftt) in [("yield", 6.8), ("cdg", 3.1), ("nice", 3.3)] {
-        add("Fig 5.11", ul_id("8-1", 50, nr1, bg), Metric::FgFtt, None, ftt);
+        add(
+            "Fig 5.11",
+            ul_id("8-1", 50, nr1, bg),
+            Metric::FgFtt,
+            None,
+            ftt,
+        );
     }
-    add("Fig 5.11", ul_id("8-1", 50, nr1, "yield"), Metric::FgFtt, Some(ul_id("8-1", 50, nr1, "newreno")), -25.3);
+    add(
+        "Fig 5.11",
+        ul_id("8-1", 50, nr1, "yield"),
+        Metric::FgFtt,
+        Some(ul_id("8-1", 50, nr1, "newreno")),
+        -25.3,
+    );
     // Figs 5.15, 5.16: long-lived NewReno foreground, throughput per connection (KiB/s).
-    for (rtt, n, bg, t) in [(50, 1, "yield", 640.0), (50, 1, "nice", 735.0), (50, 1, "cdg", 767.0), (50, 4, "yield", 204.0), (50, 4, "cdg", 209.0), (50, 4, "nice", 203.0), (350, 1, "yield", 332.0), (350, 1, "nice", 256.0)] {
-        add(if rtt == 50 { "Fig 5.15" } else { "Fig 5.16" }, dl_id("8-1", rtt, &format!("newreno-long-{n}"), bg), Metric::FgTput, None, t);
+    for (rtt, n, bg, t) in [
+        (50, 1, "yield", 640.0),
+        (50, 1, "nice", 735.0),
+        (50, 1, "cdg", 767.0),
+        (50, 4, "yield", 204.0),
+        (50, 4, "cdg", 209.0),
+        (50, 4, "nice", 203.0),
+        (350, 1, "yield", 332.0),
+        (350, 1, "nice", 256.0),
+    ] {
+        add(
+            if rtt == 50 { "Fig 5.15" } else { "Fig 5.16" },
+            dl_id("8-1", rtt, &format!("newreno-long-{n}"), bg),
+            Metric::FgTput,
+            None,
+            t,
+        );
     }
     // Fig 5.17: 50/20 Mbit/s, 200 ms: foreground throughput change against a NewReno
     // background with 4 and 8 long-lived flows.
     for (n, pct) in [(4, 6.2), (8, -12.7)] {
         let fg = format!("newreno-long-{n}");
-        add("Fig 5.17", dl_id("50-20", 200, &fg, "yield"), Metric::FgTput, rel("50-20", 200, &fg, "newreno"), pct);
+        add(
+            "Fig 5.17",
+            dl_id("50-20", 200, &fg, "yield"),
+            Metric::FgTput,
+            rel("50-20", 200, &fg, "newreno"),
+            pct,
+        );
     }
     // Fig 5.18 and §5.6.2: one long-lived CUBIC foreground, throughput change against a
     // CUBIC background, at 50 ms and at high delay (350 ms).
     let cl1 = "cubic-long-1";
-    add("Fig 5.18", dl_id("8-1", 50, cl1, "yield"), Metric::FgTput, rel("8-1", 50, cl1, "cubic"), 105.0);
+    add(
+        "Fig 5.18",
+        dl_id("8-1", 50, cl1, "yield"),
+        Metric::FgTput,
+        rel("8-1", 50, cl1, "cubic"),
+        105.0,
+    );
     for (bg, pct) in [("yield", 241.2), ("nice", 171.6), ("cdg", 375.8)] {
-        add("§5.6.2", dl_id("8-1", 350, cl1, bg), Metric::FgTput, rel("8-1", 350, cl1, "cubic"), pct);
+        add(
+            "§5.6.2",
+            dl_id("8-1", 350, cl1, bg),
+            Metric::FgTput,
+            rel("8-1", 350, cl1, "cubic"),
+            pct,
+        );
     }
     // §5.6.2 LBE upload against one long-lived foreground download (8/1 Mbit/s, 50 ms):
     // throughput change against a NewReno / CUBIC upload ("twofold" = +100 %).
-    for (fg, base, bg, pct) in [("newreno-long-1", "newreno", "yield", 11.0), ("newreno-long-1", "newreno", "cdg", 100.0), ("newreno-long-1", "newreno", "nice", 100.0), ("cubic-long-1", "cubic", "yield", 0.0), ("cubic-long-1", "cubic", "cdg", 61.0), ("cubic-long-1", "cubic", "nice", 76.0)] {
-        add("§5.6.2", ul_id("8-1", 50, fg, bg), Metric::FgTput, Some(ul_id("8-1", 50, fg, base)), pct);
+    for (fg, base, bg, pct) in [
+        ("newreno-long-1", "newreno", "yield", 11.0),
+        ("newreno-long-1", "newreno", "cdg", 100.0),
+        ("newreno-long-1", "newreno", "nice", 100.0),
+        ("cubic-long-1", "cubic", "yield", 0.0),
+        ("cubic-long-1", "cubic", "cdg", 61.0),
+        ("cubic-long-1", "cubic", "nice", 76.0),
+    ] {
+        add(
+            "§5.6.2",
+            ul_id("8-1", 50, fg, bg),
+            Metric::FgTput,
+            Some(ul_id("8-1", 50, fg, base)),
+            pct,
+        );
     }
     // Tables 5.8 and 5.9: foreground RTT (median over runs of the per-run mean and
     // stdev, ms), 1/4/8 long-lived NewReno or CUBIC foreground flows, 8/1 Mbit/s.
@@ -501,12 +865,29 @@ fn published() -> Vec<Published> {
     // link speeds), Fig 5.21 by delay (over link speeds and flow counts). The 50/20
     // experiment is listed first: a partial pool (the quick study) gives no value.
     for (alg, j) in [("yield", 0.97), ("nice", 0.82)] {
-        out.push(Published { source: "Fig 5.19 (pooled)", experiment: fair_id("50-20", 50, 8, alg), metric: Metric::Jain, relative_to: None, value: j, pool: vec![fair_id("8-1", 50, 8, alg)] });
+        out.push(Published {
+            source: "Fig 5.19 (pooled)",
+            experiment: fair_id("50-20", 50, 8, alg),
+            metric: Metric::Jain,
+            relative_to: None,
+            value: j,
+            pool: vec![fair_id("8-1", 50, 8, alg)],
+        });
     }
     for (rtt, j) in RTTS_MS.iter().zip([0.96, 0.92, 0.94, 0.95]) {
-        let mut exps: Vec<String> = ["50-20", "8-1"].iter().flat_map(|l| [2, 4, 8].map(|n| fair_id(l, *rtt, n, "yield"))).collect();
+        let mut exps: Vec<String> = ["50-20", "8-1"]
+            .iter()
+            .flat_map(|l| [2, 4, 8].map(|n| fair_id(l, *rtt, n, "yield")))
+            .collect();
         let first = exps.remove(0);
-        out.push(Published { source: "Fig 5.21 (pooled)", experiment: first, metric: Metric::Jain, relative_to: None, value: j, pool: exps });
+        out.push(Published {
+            source: "Fig 5.21 (pooled)",
+            experiment: first,
+            metric: Metric::Jain,
+            relative_to: None,
+            value: j,
+            pool: exps,
+        });
     }
     out
 }
@@ -598,7 +979,10 @@ fn claims() -> Vec<Claim> {
 }
 
 fn not_run() -> ClaimOutcome {
-    ClaimOutcome { holds: None, evidence: "not run".into() }
+    ClaimOutcome {
+        holds: None,
+        evidence: "not run".into(),
+    }
 }
 
 /// Percentage reduction of `v` against `base` (positive = lower).
@@ -621,10 +1005,17 @@ fn mean_reduction(r: &Results, pairs: &[(String, String)], m: Metric) -> Option<
 /// runs without the metric (a foreground that did not finish within the run).
 fn why_missing(r: &Results, exps: &[&str], m: Metric) -> String {
     let not_ran = exps.iter().filter(|e| !r.runs.contains_key(**e)).count();
-    let unfinished: Vec<&str> = exps.iter().copied().filter(|e| r.runs.contains_key(*e) && r.median(e, m).is_none()).collect();
+    let unfinished: Vec<&str> = exps
+        .iter()
+        .copied()
+        .filter(|e| r.runs.contains_key(*e) && r.median(e, m).is_none())
+        .collect();
     let mut why = Vec::new();
     if not_ran > 0 {
-        why.push(format!("{not_ran} of {} experiments not in this study run (needs the full study)", exps.len()));
+        why.push(format!(
+            "{not_ran} of {} experiments not in this study run (needs the full study)",
+            exps.len()
+        ));
     }
     if !unfinished.is_empty() {
         why.push(format!("no {} in {}", m.name(), unfinished.join(", ")));
@@ -636,8 +1027,18 @@ fn why_missing(r: &Results, exps: &[&str], m: Metric) -> String {
 /// 1/4/8 flows, with the NewReno (CUBIC) foreground against `bg` and against a NewReno
 /// (CUBIC) background.
 fn short_pairs(scen: &str, rtt: u64, fg: &str, bg: &str) -> Vec<(String, String)> {
-    let id = |link: &str, n: u32, b: &str| if scen == "ul" { ul_id(link, rtt, &format!("{fg}-short-{n}"), b) } else { dl_id(link, rtt, &format!("{fg}-short-{n}"), b) };
-    CH5_LINKS.iter().flat_map(|&(d, u)| [1u32, 4, 8].map(move |n| (link_label(d, u), n))).map(|(l, n)| (id(&l, n, bg), id(&l, n, fg))).collect()
+    let id = |link: &str, n: u32, b: &str| {
+        if scen == "ul" {
+            ul_id(link, rtt, &format!("{fg}-short-{n}"), b)
+        } else {
+            dl_id(link, rtt, &format!("{fg}-short-{n}"), b)
+        }
+    };
+    CH5_LINKS
+        .iter()
+        .flat_map(|&(d, u)| [1u32, 4, 8].map(move |n| (link_label(d, u), n)))
+        .map(|(l, n)| (id(&l, n, bg), id(&l, n, fg)))
+        .collect()
 }
 
 fn ch5_claims() -> Vec<Claim> {
@@ -986,11 +1387,27 @@ pub fn study(quick: bool) -> StudyDef {
         // foreground flow of each kind, fairness with 2 and 4 flows at 50 ms.
         for &rtt in &[50, 350] {
             for &bg in MECHANISMS {
-                for fg in [Fg::Short { alg: "newreno", n: 1 }, Fg::Long { alg: "newreno", n: 1 }] {
+                for fg in [
+                    Fg::Short {
+                        alg: "newreno",
+                        n: 1,
+                    },
+                    Fg::Long {
+                        alg: "newreno",
+                        n: 1,
+                    },
+                ] {
                     ex.push(downloads(8.0, 1.0, rtt, bg, fg, false));
                 }
                 if rtt == 50 {
-                    ex.push(downloads(8.0, 1.0, rtt, bg, Fg::Short { alg: "cubic", n: 1 }, false));
+                    ex.push(downloads(
+                        8.0,
+                        1.0,
+                        rtt,
+                        bg,
+                        Fg::Short { alg: "cubic", n: 1 },
+                        false,
+                    ));
                 }
             }
         }
@@ -1003,7 +1420,16 @@ pub fn study(quick: bool) -> StudyDef {
         // and one long NewReno foreground flow; fairness with 2 flows at 50 ms), and one
         // row of the pre-study (Table 5.2, max_reduction = 0).
         for &rtt in &[50, 350] {
-            for fg in [Fg::Short { alg: "newreno", n: 1 }, Fg::Long { alg: "newreno", n: 1 }] {
+            for fg in [
+                Fg::Short {
+                    alg: "newreno",
+                    n: 1,
+                },
+                Fg::Long {
+                    alg: "newreno",
+                    n: 1,
+                },
+            ] {
                 ex.push(downloads(8.0, 1.0, rtt, "yield", fg, false));
             }
         }
@@ -1088,7 +1514,12 @@ mod tests {
 
     #[test]
     fn buffers_reproduce_table_3_1() {
-        let want = [(8.0, [70, 135, 270, 470]), (24.0, [200, 400, 800, 1400]), (50.0, [420, 835, 1670, 2920]), (100.0, [835, 1670, 3335, 5835])];
+        let want = [
+            (8.0, [70, 135, 270, 470]),
+            (24.0, [200, 400, 800, 1400]),
+            (50.0, [420, 835, 1670, 2920]),
+            (100.0, [835, 1670, 3335, 5835]),
+        ];
         for (down, bufs) in want {
             for (rtt, b) in RTTS_MS.iter().zip(bufs) {
                 assert_eq!(buffer_packets(down, *rtt), b, "{down} Mbit/s, {rtt} ms");
@@ -1099,10 +1530,20 @@ mod tests {
     #[test]
     fn every_published_number_names_an_experiment_of_the_full_study() {
         let full = study(false);
-        let ids: std::collections::HashSet<&str> = full.experiments.iter().map(|e| e.id.as_str()).collect();
-        assert_eq!(ids.len(), full.experiments.len(), "experiment ids are unique");
+        let ids: std::collections::HashSet<&str> =
+            full.experiments.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(
+            ids.len(),
+            full.experiments.len(),
+            "experiment ids are unique"
+        );
         for p in &full.published {
-            assert!(ids.contains(p.experiment.as_str()), "{} names {}", p.source, p.experiment);
+            assert!(
+                ids.contains(p.experiment.as_str()),
+                "{} names {}",
+                p.source,
+                p.experiment
+            );
             if let Some(r) = &p.relative_to {
                 assert!(ids.contains(r.as_str()));
             }
@@ -1115,51 +1556,114 @@ mod tests {
         // Chapter 4: 16 links × 9 mechanisms × (2 fg CC × 3 N × 2 kinds × 2 directions + 3
         // fairness); chapter 5: Yield on 2 links × 4 RTTs × the same 27; the pre-study: 14
         // non-default settings × 2 RTTs.
-        assert_eq!(full.experiments.len(), 16 * 9 * (24 + 3) + 2 * 4 * (24 + 3) + 14 * 2);
-        let ch5: Vec<&str> = full.published.iter().filter(|p| p.source.contains(" 5.") || p.source.starts_with("§5")).map(|p| p.experiment.as_str()).collect();
+        assert_eq!(
+            full.experiments.len(),
+            16 * 9 * (24 + 3) + 2 * 4 * (24 + 3) + 14 * 2
+        );
+        let ch5: Vec<&str> = full
+            .published
+            .iter()
+            .filter(|p| p.source.contains(" 5.") || p.source.starts_with("§5"))
+            .map(|p| p.experiment.as_str())
+            .collect();
         assert!(ch5.len() > 400, "chapter 5 numbers: {}", ch5.len());
-        assert!(ch5.iter().any(|e| e.starts_with("pre/")) && ch5.iter().any(|e| e.starts_with("ch5/")));
+        assert!(
+            ch5.iter().any(|e| e.starts_with("pre/")) && ch5.iter().any(|e| e.starts_with("ch5/"))
+        );
         let quick = study(true);
         assert!(quick.experiments.len() < 100);
-        assert_eq!(quick.experiments.iter().filter(|e| e.id.starts_with("ch5/") || e.id.starts_with("pre/")).count(), 7);
+        assert_eq!(
+            quick
+                .experiments
+                .iter()
+                .filter(|e| e.id.starts_with("ch5/") || e.id.starts_with("pre/"))
+                .count(),
+            7
+        );
         // Quick experiments are full-study experiments (same ids, same scenarios).
         for e in &quick.experiments {
-            let f = full.experiment(&e.id).unwrap_or_else(|| panic!("{} not in the full study", e.id));
-            assert_eq!(crate::work::item_key(&f.scenario, 1), crate::work::item_key(&e.scenario, 1));
+            let f = full
+                .experiment(&e.id)
+                .unwrap_or_else(|| panic!("{} not in the full study", e.id));
+            assert_eq!(
+                crate::work::item_key(&f.scenario, 1),
+                crate::work::item_key(&e.scenario, 1)
+            );
         }
     }
 
     #[test]
     fn short_foreground_is_split_over_connections() {
-        let e = downloads(8.0, 1.0, 50, "cdg", Fg::Short { alg: "newreno", n: 4 }, false);
-        let fg: Vec<_> = e.scenario.flows.iter().filter(|f| f.name.starts_with("fg")).collect();
+        let e = downloads(
+            8.0,
+            1.0,
+            50,
+            "cdg",
+            Fg::Short {
+                alg: "newreno",
+                n: 4,
+            },
+            false,
+        );
+        let fg: Vec<_> = e
+            .scenario
+            .flows
+            .iter()
+            .filter(|f| f.name.starts_with("fg"))
+            .collect();
         assert_eq!(fg.len(), 4);
-        assert!(fg.iter().all(|f| f.size_bytes == Some((2469.0 * 1024.0 / 4.0_f64).round() as u64)));
+        assert!(fg
+            .iter()
+            .all(|f| f.size_bytes == Some((2469.0 * 1024.0 / 4.0_f64).round() as u64)));
         assert_eq!(e.scenario.flows[0].params.choice("variant"), "linux");
     }
 
     #[test]
     fn chapter_5_reuses_chapter_4_and_names_yield_runs_apart() {
         let full = study(false);
-        let ids: std::collections::HashSet<&str> = full.experiments.iter().map(|e| e.id.as_str()).collect();
+        let ids: std::collections::HashSet<&str> =
+            full.experiments.iter().map(|e| e.id.as_str()).collect();
         // Nice on a chapter 5 link is chapter 4's experiment; Yield's are new.
         assert!(ids.contains("dl/50-20/200ms/newreno-long-8/nice"));
         assert!(ids.contains("ch5/dl/50-20/200ms/newreno-long-8/yield"));
         assert!(ids.contains("ch5/ul/8-1/350ms/cubic-short-4/yield"));
         assert!(ids.contains("ch5/fair/50-20/100ms/n4/yield"));
-        assert!(!ids.iter().any(|i| i.contains("24-1.5") && i.contains("yield")));
+        assert!(!ids
+            .iter()
+            .any(|i| i.contains("24-1.5") && i.contains("yield")));
         // The default row of Tables 5.2–5.5 is the main evaluation's experiment.
-        assert_eq!(pre_id(50, YIELD_DEFAULTS), "ch5/dl/8-1/50ms/newreno-short-1/yield");
-        assert_eq!(pre_id(350, ys(3, 2, 0, 8)), "pre/350ms/hist_factor=0/trend_factor=8");
+        assert_eq!(
+            pre_id(50, YIELD_DEFAULTS),
+            "ch5/dl/8-1/50ms/newreno-short-1/yield"
+        );
+        assert_eq!(
+            pre_id(350, ys(3, 2, 0, 8)),
+            "pre/350ms/hist_factor=0/trend_factor=8"
+        );
         assert_eq!(prestudy_settings().len(), 14);
         let e = prestudy(350, ys(3, 2, 0, 8));
         let bg = &e.scenario.flows[0];
         assert_eq!(bg.algorithm, "yield");
-        assert_eq!((bg.params.int("hist_factor"), bg.params.int("trend_factor"), bg.params.int("max_reduction")), (0, 8, 3));
+        assert_eq!(
+            (
+                bg.params.int("hist_factor"),
+                bg.params.int("trend_factor"),
+                bg.params.int("max_reduction")
+            ),
+            (0, 8, 3)
+        );
         // The default rows (four tables) and the hist_factor 0 row (two) are listed once.
         let p = published();
-        let n = |e: &str, m: Metric| p.iter().filter(|q| q.experiment == e && q.metric == m && q.relative_to.is_none()).count();
-        assert_eq!(n("ch5/dl/8-1/350ms/newreno-short-1/yield", Metric::FgFtt), 2, "Table 5.2's 6.9 and Fig 5.6's 7.7");
+        let n = |e: &str, m: Metric| {
+            p.iter()
+                .filter(|q| q.experiment == e && q.metric == m && q.relative_to.is_none())
+                .count()
+        };
+        assert_eq!(
+            n("ch5/dl/8-1/350ms/newreno-short-1/yield", Metric::FgFtt),
+            2,
+            "Table 5.2's 6.9 and Fig 5.6's 7.7"
+        );
         assert_eq!(n("pre/50ms/hist_factor=0", Metric::BgTput), 1);
     }
 }

@@ -42,7 +42,10 @@ pub struct Ledbat {
 }
 
 const fn lb(target_ms: u64, gain_dec: u64) -> Ledbat {
-    Ledbat { target_ms, gain_dec }
+    Ledbat {
+        target_ms,
+        gain_dec,
+    }
 }
 
 /// RFC 6817 defaults as the thesis quotes them (τ = 100 ms, γ = 1) [T L831].
@@ -60,7 +63,10 @@ impl Ledbat {
     /// The Valenti-module LEDBAT the thesis ran [T L850]: our `ledbat-rfc` preset (history
     /// 10, filter 4, no slow start) with the target and decrease gain set.
     fn flow_params(self) -> String {
-        format!("algorithm = \"ledbat-rfc\"\nparams = {{ target = \"{}ms\", gain_dec = {} }}\n", self.target_ms, self.gain_dec)
+        format!(
+            "algorithm = \"ledbat-rfc\"\nparams = {{ target = \"{}ms\", gain_dec = {} }}\n",
+            self.target_ms, self.gain_dec
+        )
     }
 }
 
@@ -112,27 +118,55 @@ struct FlowDef {
 }
 
 fn tcp_flow(name: &str, alg: &str, start_ms: u64) -> FlowDef {
-    FlowDef { name: name.into(), proto: format!("algorithm = \"{alg}\"\n"), start_ms }
+    FlowDef {
+        name: name.into(),
+        proto: format!("algorithm = \"{alg}\"\n"),
+        start_ms,
+    }
 }
 
 fn lbe_flow(name: &str, lbe: Lbe, start_ms: u64) -> FlowDef {
-    FlowDef { name: name.into(), proto: lbe.flow_params(), start_ms }
+    FlowDef {
+        name: name.into(),
+        proto: lbe.flow_params(),
+        start_ms,
+    }
 }
 
 /// A single-bottleneck dumbbell scenario (§4.2: only the bottleneck is parameterised;
 /// access links are not described, so there are none). `windows` are Jain groups over
 /// every flow, (from, to) in seconds; the first is the thesis's measurement window.
 #[allow(clippy::too_many_arguments)]
-fn scenario(id: &str, dur_s: u64, c_mbps: u64, owd_ms: u64, buffer: u64, qdisc: &str, flows: &[FlowDef], windows: &[(u64, u64)]) -> crate::scenario::Scenario {
+fn scenario(
+    id: &str,
+    dur_s: u64,
+    c_mbps: u64,
+    owd_ms: u64,
+    buffer: u64,
+    qdisc: &str,
+    flows: &[FlowDef],
+    windows: &[(u64, u64)],
+) -> crate::scenario::Scenario {
     let mut t = format!("name = \"{id}\"\nduration = \"{dur_s}s\"\n[link]\nrate = \"{c_mbps}Mbit\"\ndelay = \"{owd_ms}ms\"\nbuffer = \"{buffer} packets\"\n{qdisc}");
     // ns-2's TCPSink (and TCP-Linux's Sack1 sink) acknowledges every packet; with delayed
     // ACKs a LEDBAT flow at its 2-packet floor would count the receiver's 40 ms ACK delay
     // as queueing delay (its one-way delay comes from the echoed timestamps).
     for f in flows {
-        t += &format!("[[flow]]\nname = \"{}\"\n{}start = \"{}ms\"\ndelayed_ack = false\n", f.name, f.proto, f.start_ms);
+        t += &format!(
+            "[[flow]]\nname = \"{}\"\n{}start = \"{}ms\"\ndelayed_ack = false\n",
+            f.name, f.proto, f.start_ms
+        );
     }
     let names: Vec<String> = flows.iter().map(|f| format!("\"{}\"", f.name)).collect();
-    let groups: Vec<String> = windows.iter().map(|(a, b)| format!("{{ name = \"{a}-{b}s\", flows = [{}], from = \"{a}s\", to = \"{b}s\" }}", names.join(", "))).collect();
+    let groups: Vec<String> = windows
+        .iter()
+        .map(|(a, b)| {
+            format!(
+                "{{ name = \"{a}-{b}s\", flows = [{}], from = \"{a}s\", to = \"{b}s\" }}",
+                names.join(", ")
+            )
+        })
+        .collect();
     t += &format!("[measure]\njain = [{}]\n", groups.join(", "));
     parse(id, &t).unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"))
 }
@@ -151,7 +185,10 @@ pub fn vs_id(tcp: &str, b: u64, lbe: Option<Ledbat>, order: Order) -> String {
         Order::B => "/tcp-at-20s",
         Order::C => "/ledbat-at-20s",
     };
-    format!("vs/{tcp}/B{b}/{}{suffix}", lbe.map_or("alone".into(), Ledbat::label))
+    format!(
+        "vs/{tcp}/B{b}/{}{suffix}",
+        lbe.map_or("alone".into(), Ledbat::label)
+    )
 }
 
 /// §3.2: one LEDBAT flow (or none: TCP alone, the tables' reference) against one `tcp`
@@ -176,7 +213,12 @@ fn versus(tcp: &str, b: u64, lbe: Option<Ledbat>, order: Order) -> Experiment {
         (Some(l), Order::A) => format!("{}, B = {b}", l.mechanism()),
         (Some(l), o) => format!("{}, B = {b}, order {o:?}", l.mechanism()),
     };
-    Experiment { scenario: scenario(&id, 200, C_MBPS, OWD_MS, b, "", &flows, &[(50, 200)]), id, group, mechanism }
+    Experiment {
+        scenario: scenario(&id, 200, C_MBPS, OWD_MS, b, "", &flows, &[(50, 200)]),
+        id,
+        group,
+        mechanism,
+    }
 }
 
 /// §3.3's network grid and parameter sets [T L920–931].
@@ -207,8 +249,16 @@ pub fn sweep_buffers(c: u64, d: u64) -> Vec<u64> {
 /// §3.3: LEDBAT at 0 s, NewReno at 200 s, 1000 s, η over the last 500 s [T L924].
 fn sweep(c: u64, d: u64, b: u64, l: Ledbat) -> Experiment {
     let id = sweep_id(c, d, b, l);
-    let flows = [lbe_flow("lbe", Lbe::Ledbat(l), 0), tcp_flow("tcp", "newreno", 200_000)];
-    Experiment { scenario: scenario(&id, 1000, c, d, b, "", &flows, &[(500, 1000)]), id, group: format!("§3.3 sweep {c} Mbit/s, {}", l.mechanism()), mechanism: format!("{d} ms, B = {b}") }
+    let flows = [
+        lbe_flow("lbe", Lbe::Ledbat(l), 0),
+        tcp_flow("tcp", "newreno", 200_000),
+    ];
+    Experiment {
+        scenario: scenario(&id, 1000, c, d, b, "", &flows, &[(500, 1000)]),
+        id,
+        group: format!("§3.3 sweep {c} Mbit/s, {}", l.mechanism()),
+        mechanism: format!("{d} ms, B = {b}"),
+    }
 }
 
 pub fn late_id(lbe: Lbe) -> String {
@@ -224,7 +274,16 @@ fn latecomer(lbe: Lbe) -> Experiment {
     let flows = [lbe_flow("lbe.1", lbe, 0), lbe_flow("lbe.2", lbe, 20_000)];
     let b = buffer_pkts(20, C_MBPS, OWD_MS);
     Experiment {
-        scenario: scenario(&id, 150, C_MBPS, OWD_MS, b, "", &flows, &[(40, 150), (130, 150), (100, 150)]),
+        scenario: scenario(
+            &id,
+            150,
+            C_MBPS,
+            OWD_MS,
+            b,
+            "",
+            &flows,
+            &[(40, 150), (130, 150), (100, 150)],
+        ),
         id,
         group: "§5.2.2 / Fig 3.8 latecomer, B = 167".into(),
         mechanism: lbe.mechanism(),
@@ -262,13 +321,34 @@ pub fn load_id(n: u64, lbe: Option<Lbe>) -> String {
 fn load(n: u64, lbe: Option<Lbe>) -> Experiment {
     let id = load_id(n, lbe);
     let mut draw = Draw(0x3500 + n);
-    let mut flows: Vec<FlowDef> = (1..=n).map(|i| tcp_flow(&format!("tcp.{i}"), "newreno", draw.start_ms(0, 200))).collect();
+    let mut flows: Vec<FlowDef> = (1..=n)
+        .map(|i| tcp_flow(&format!("tcp.{i}"), "newreno", draw.start_ms(0, 200)))
+        .collect();
     let lbe_starts: Vec<u64> = (0..n).map(|_| draw.start_ms(300, 500)).collect();
     if let Some(l) = lbe {
-        flows.extend(lbe_starts.iter().enumerate().map(|(i, &s)| lbe_flow(&format!("lbe.{}", i + 1), l, s)));
+        flows.extend(
+            lbe_starts
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| lbe_flow(&format!("lbe.{}", i + 1), l, s)),
+        );
     }
     let mechanism = lbe.map_or("NewReno alone".into(), Lbe::mechanism);
-    Experiment { scenario: scenario(&id, 1200, C_MBPS, OWD_MS, buffer_pkts(10, C_MBPS, OWD_MS), "", &flows, &[(600, 1200)]), id, group: format!("§3.5 high load, N = {n}"), mechanism }
+    Experiment {
+        scenario: scenario(
+            &id,
+            1200,
+            C_MBPS,
+            OWD_MS,
+            buffer_pkts(10, C_MBPS, OWD_MS),
+            "",
+            &flows,
+            &[(600, 1200)],
+        ),
+        id,
+        group: format!("§3.5 high load, N = {n}"),
+        mechanism,
+    }
 }
 
 pub fn dyn_id(lbe: Lbe) -> String {
@@ -281,7 +361,16 @@ fn dynamics(lbe: Lbe) -> Experiment {
     let id = dyn_id(lbe);
     let flows = [tcp_flow("tcp", "newreno", 0), lbe_flow("lbe", lbe, 0)];
     Experiment {
-        scenario: scenario(&id, 75, C_MBPS, OWD_MS, buffer_pkts(10, C_MBPS, OWD_MS), "", &flows, &[(15, 75)]),
+        scenario: scenario(
+            &id,
+            75,
+            C_MBPS,
+            OWD_MS,
+            buffer_pkts(10, C_MBPS, OWD_MS),
+            "",
+            &flows,
+            &[(15, 75)],
+        ),
         id,
         group: "§5.2.1 one NewReno flow vs one LBE flow, B = 84".into(),
         mechanism: lbe.mechanism(),
@@ -295,7 +384,12 @@ const GRID_N_TENTHS: &[u64] = &[2, 4, 6, 8, 10];
 const GRID_REPS: u64 = 10;
 
 pub fn grid_id(tcp: &str, owd: u64, n: u64, lbe: Lbe, rep: u64) -> String {
-    format!("grid/{tcp}/{owd}ms/n{}.{}/{}/r{rep}", n / 10, n % 10, lbe.label())
+    format!(
+        "grid/{tcp}/{owd}ms/n{}.{}/{}/r{rep}",
+        n / 10,
+        n % 10,
+        lbe.label()
+    )
 }
 
 /// §5.2.1: 5 TCP flows at 0, 10, 20, 30, 40 s and 5 LBE flows U(350, 450) s; 1200 s,
@@ -303,13 +397,19 @@ pub fn grid_id(tcp: &str, owd: u64, n: u64, lbe: Lbe, rep: u64) -> String {
 fn grid(tcp: &str, owd: u64, n: u64, lbe: Lbe, rep: u64) -> Experiment {
     let id = grid_id(tcp, owd, n, lbe, rep);
     let mut draw = Draw(0x5200 + owd * 1000 + n * 100 + rep);
-    let mut flows: Vec<FlowDef> = (0..5).map(|i| tcp_flow(&format!("tcp.{}", i + 1), tcp, i * 10_000)).collect();
+    let mut flows: Vec<FlowDef> = (0..5)
+        .map(|i| tcp_flow(&format!("tcp.{}", i + 1), tcp, i * 10_000))
+        .collect();
     flows.extend((0..5).map(|i| lbe_flow(&format!("lbe.{}", i + 1), lbe, draw.start_ms(350, 450))));
     let b = buffer_pkts(n, C_MBPS, owd);
     Experiment {
         scenario: scenario(&id, 1200, C_MBPS, owd, b, "", &flows, &[(600, 1200)]),
         id,
-        group: format!("§5.2.1 5 {tcp} + 5 LBE, {owd} ms, n = {}.{}", n / 10, n % 10),
+        group: format!(
+            "§5.2.1 5 {tcp} + 5 LBE, {owd} ms, n = {}.{}",
+            n / 10,
+            n % 10
+        ),
         mechanism: lbe.mechanism(),
     }
 }
@@ -339,9 +439,32 @@ pub fn aqm_id(q: &str, lbe: Lbe, rep: u64) -> String {
 fn aqm(q: &str, qdisc: &str, lbe: Lbe, rep: u64) -> Experiment {
     let id = aqm_id(q, lbe, rep);
     let mut draw = Draw(0x5400 + rep);
-    let mut flows: Vec<FlowDef> = (0..5).map(|i| tcp_flow(&format!("tcp.{}", i + 1), "newreno", draw.start_ms(0, 1) / 10)).collect();
-    flows.extend((0..5).map(|i| lbe_flow(&format!("lbe.{}", i + 1), lbe, draw.start_ms(0, 1) / 10)));
-    Experiment { scenario: scenario(&id, 60, C_MBPS, OWD_MS, AQM_BUFFER, qdisc, &flows, &[(0, 60)]), id, group: format!("§5.3 AQM: {q}"), mechanism: lbe.mechanism() }
+    let mut flows: Vec<FlowDef> = (0..5)
+        .map(|i| {
+            tcp_flow(
+                &format!("tcp.{}", i + 1),
+                "newreno",
+                draw.start_ms(0, 1) / 10,
+            )
+        })
+        .collect();
+    flows
+        .extend((0..5).map(|i| lbe_flow(&format!("lbe.{}", i + 1), lbe, draw.start_ms(0, 1) / 10)));
+    Experiment {
+        scenario: scenario(
+            &id,
+            60,
+            C_MBPS,
+            OWD_MS,
+            AQM_BUFFER,
+            qdisc,
+            &flows,
+            &[(0, 60)],
+        ),
+        id,
+        group: format!("§5.3 AQM: {q}"),
+        mechanism: lbe.mechanism(),
+    }
 }
 
 /// η of the role over the measurement window (% of C).
@@ -351,9 +474,22 @@ fn eta(role: &'static str) -> Metric {
 
 fn published() -> Vec<Published> {
     let mut out: Vec<Published> = Vec::new();
-    let mut add = |source: &'static str, experiment: String, metric: Metric, relative_to: Option<String>, value: f64| {
-        if !out.iter().any(|q| q.experiment == experiment && q.metric == metric && q.relative_to == relative_to) {
-            out.push(Published { source, experiment, metric, relative_to, value, pool: vec![] });
+    let mut add = |source: &'static str,
+                   experiment: String,
+                   metric: Metric,
+                   relative_to: Option<String>,
+                   value: f64| {
+        if !out.iter().any(|q| {
+            q.experiment == experiment && q.metric == metric && q.relative_to == relative_to
+        }) {
+            out.push(Published {
+                source,
+                experiment,
+                metric,
+                relative_to,
+                value,
+                pool: vec![],
+            });
         }
     };
     // Table 3.1 [T L950–966]: η (% of C) of NewReno alone and with one LEDBAT flow, and the
@@ -362,8 +498,24 @@ fn published() -> Vec<Published> {
     // its change].
     type Row = (Ledbat, [f64; 5]);
     let t31: &[(u64, f64, &[Row])] = &[
-        (84, 99.99, &[(lb(25, 1), [98.04, -1.95, 1.95, 99.99, 0.0]), (lb(25, 10), [98.02, -1.97, 1.97, 99.99, 0.0]), (OPT, [99.13, -0.86, 0.86, 99.99, 0.0])]),
-        (42, 96.04, &[(lb(25, 1), [88.77, -7.57, 8.82, 97.59, 1.61]), (lb(25, 10), [89.87, -6.42, 8.02, 97.89, 1.93]), (OPT, [94.21, -1.91, 3.53, 97.74, 1.77])]),
+        (
+            84,
+            99.99,
+            &[
+                (lb(25, 1), [98.04, -1.95, 1.95, 99.99, 0.0]),
+                (lb(25, 10), [98.02, -1.97, 1.97, 99.99, 0.0]),
+                (OPT, [99.13, -0.86, 0.86, 99.99, 0.0]),
+            ],
+        ),
+        (
+            42,
+            96.04,
+            &[
+                (lb(25, 1), [88.77, -7.57, 8.82, 97.59, 1.61]),
+                (lb(25, 10), [89.87, -6.42, 8.02, 97.89, 1.93]),
+                (OPT, [94.21, -1.91, 3.53, 97.74, 1.77]),
+            ],
+        ),
     ];
     for (b, alone, rows) in t31 {
         let base = vs_id("newreno", *b, None, Order::A);
@@ -371,7 +523,13 @@ fn published() -> Vec<Published> {
         for (l, [tcp, tcp_rel, lbe, total, total_rel]) in rows.iter() {
             let e = vs_id("newreno", *b, Some(*l), Order::A);
             add("Table 3.1", e.clone(), eta("tcp"), None, *tcp);
-            add("Table 3.1", e.clone(), eta("tcp"), Some(base.clone()), *tcp_rel);
+            add(
+                "Table 3.1",
+                e.clone(),
+                eta("tcp"),
+                Some(base.clone()),
+                *tcp_rel,
+            );
             add("Table 3.1", e.clone(), eta("lbe"), None, *lbe);
             add("Table 3.1", e.clone(), eta("*"), None, *total);
             add("Table 3.1", e, eta("*"), Some(base.clone()), *total_rel);
@@ -379,8 +537,14 @@ fn published() -> Vec<Published> {
     }
     // Table 3.2 [T L995–1003]: B = 84; η of TCP and LEDBAT with the global optimum and the
     // local one, and the change from the global to the local optimum (%).
-    for (tcp, local, [g_tcp, g_lbe, l_tcp, l_lbe, d_tcp, d_lbe]) in [("newreno", lb(65, 1), [99.13, 0.86, 92.35, 7.64, -6.84, 778.37]), ("cubic", lb(80, 1), [99.34, 0.65, 98.89, 1.10, -0.45, 69.23])]
-    {
+    for (tcp, local, [g_tcp, g_lbe, l_tcp, l_lbe, d_tcp, d_lbe]) in [
+        (
+            "newreno",
+            lb(65, 1),
+            [99.13, 0.86, 92.35, 7.64, -6.84, 778.37],
+        ),
+        ("cubic", lb(80, 1), [99.34, 0.65, 98.89, 1.10, -0.45, 69.23]),
+    ] {
         let g = vs_id(tcp, 84, Some(OPT), Order::A);
         let l = vs_id(tcp, 84, Some(local), Order::A);
         add("Table 3.2", g.clone(), eta("tcp"), None, g_tcp);
@@ -392,12 +556,21 @@ fn published() -> Vec<Published> {
     }
     // §3.5.1 [T L1022]: with N = 100, TCP yields 47 % of its stand-alone bandwidth to
     // LEDBAT (5 ms; 10): TCP_released = 0.53, i.e. −47 % against TCP alone.
-    add("§3.5.1, Fig 3.9", load_id(100, Some(Lbe::Ledbat(OPT))), eta("tcp"), Some(load_id(100, None)), -47.0);
+    add(
+        "§3.5.1, Fig 3.9",
+        load_id(100, Some(Lbe::Ledbat(OPT))),
+        eta("tcp"),
+        Some(load_id(100, None)),
+        -47.0,
+    );
     out
 }
 
 fn not_run(what: &str) -> ClaimOutcome {
-    ClaimOutcome { holds: None, evidence: format!("not run ({what})") }
+    ClaimOutcome {
+        holds: None,
+        evidence: format!("not run ({what})"),
+    }
 }
 
 fn f1(x: f64) -> String {
@@ -431,7 +604,10 @@ fn mean_x_lbe(r: &Results, exps: &[String]) -> Option<f64> {
 
 /// The replications of a cell that ran.
 fn reps_ran(r: &Results, id: impl Fn(u64) -> String, max: u64) -> Vec<String> {
-    (1..=max).map(id).filter(|e| r.runs.contains_key(e)).collect()
+    (1..=max)
+        .map(id)
+        .filter(|e| r.runs.contains_key(e))
+        .collect()
 }
 
 /// The §3.3 R/W classification of one (C, d, τ, γ): per buffer, whether it is "Right"
@@ -447,8 +623,20 @@ pub fn classify(r: &Results, c: u64, d: u64, l: Ledbat) -> Option<Vec<(u64, bool
         let e = sweep_id(c, d, b, l);
         etas.push((b, med(r, &e, "tcp")?, med(r, &e, "lbe")?));
     }
-    let reference = etas.iter().find(|(b, _, _)| *b == b_ref).and_then(|&(_, t, l)| (t >= 80.0).then_some(l));
-    Some(etas.iter().map(|&(b, t, lbe)| (b, reference.is_some_and(|re| (lbe - re).abs() <= 15.0 && t >= 80.0))).collect())
+    let reference = etas
+        .iter()
+        .find(|(b, _, _)| *b == b_ref)
+        .and_then(|&(_, t, l)| (t >= 80.0).then_some(l));
+    Some(
+        etas.iter()
+            .map(|&(b, t, lbe)| {
+                (
+                    b,
+                    reference.is_some_and(|re| (lbe - re).abs() <= 15.0 && t >= 80.0),
+                )
+            })
+            .collect(),
+    )
 }
 
 /// (setting or capacity, R cases, all cases).
@@ -779,7 +967,11 @@ pub fn study(quick: bool) -> StudyDef {
         ex.push(dynamics(lbe));
     }
     let load_ns: &[u64] = if quick { &[1, 100] } else { LOAD_NS };
-    let load_lbes: &[Lbe] = if quick { &[Lbe::Ledbat(OPT)] } else { &[Lbe::Ledbat(OPT), Lbe::TcpLp, Lbe::Nice] };
+    let load_lbes: &[Lbe] = if quick {
+        &[Lbe::Ledbat(OPT)]
+    } else {
+        &[Lbe::Ledbat(OPT), Lbe::TcpLp, Lbe::Nice]
+    };
     for &n in load_ns {
         ex.push(load(n, None));
         for &l in load_lbes {
@@ -873,9 +1065,15 @@ mod tests {
         assert_eq!(buffer_pkts(5, 10, 50), 42);
         assert_eq!(buffer_pkts(20, 10, 50), 167);
         // Spec §4.3's E5.2 table: 10 ms row, and exact products (0.6 × 16.67 = 10).
-        let row: Vec<u64> = GRID_N_TENTHS.iter().map(|&n| buffer_pkts(n, 10, 10)).collect();
+        let row: Vec<u64> = GRID_N_TENTHS
+            .iter()
+            .map(|&n| buffer_pkts(n, 10, 10))
+            .collect();
         assert_eq!(row, vec![4, 7, 10, 14, 17]);
-        let row: Vec<u64> = GRID_N_TENTHS.iter().map(|&n| buffer_pkts(n, 10, 250)).collect();
+        let row: Vec<u64> = GRID_N_TENTHS
+            .iter()
+            .map(|&n| buffer_pkts(n, 10, 250))
+            .collect();
         assert_eq!(row, vec![84, 167, 250, 334, 417]);
     }
 

@@ -27,7 +27,18 @@ use std::sync::{Arc, Mutex};
 
 /// Every algorithm the study runs alone (§5.1, §5.7), by registry name. The thesis's
 /// peers (ch. 5) plus the loss- and delay-based baselines of its Table 2.1.
-pub const ALGORITHMS: &[&str] = &["evarate", "evarate++", "bbr", "copa", "proprate", "vivace", "cubic", "newreno", "vegas", "ledbat"];
+pub const ALGORITHMS: &[&str] = &[
+    "evarate",
+    "evarate++",
+    "bbr",
+    "copa",
+    "proprate",
+    "vivace",
+    "cubic",
+    "newreno",
+    "vegas",
+    "ledbat",
+];
 /// The variants that replace CUBIC one flow at a time in the flow mixes (§5.3, §5.4.1).
 pub const MIX_VARIANTS: &[&str] = &["bbr", "vivace", "copa", "evarate", "evarate++"];
 /// §5.6's variants.
@@ -43,7 +54,8 @@ const RUN_S: u64 = 60;
 /// (§5.2, §5.5): the standard deviation of B' over the last 50 samples (one per RTT),
 /// not the literal 100 s windows (§4.4.6), which cannot switch in time (spec 004 §2.6
 /// [AMBIG]; docs/deviations.md, evarate §12 and §20).
-const EVARATE_W50: &str = "params = { hostile_window_kind = \"samples\", hostile_window_samples = 50 }\n";
+const EVARATE_W50: &str =
+    "params = { hostile_window_kind = \"samples\", hostile_window_samples = 50 }\n";
 
 /// The thesis's bottleneck buffers for the flow mixes (§5.3, §5.3.1, §5.4).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -114,17 +126,35 @@ pub fn sat_id(alg: &str) -> String {
 /// 3 s period, opportunity k at ⌈3000·k/n⌉ ms (as crates/sim/tests/wang2018.rs).
 pub fn constant_trace(mbps: u64) -> TraceSpec {
     let n = mbps * 250;
-    let text: String = (1..=n).map(|k| format!("{}\n", (3000 * k).div_ceil(n))).collect();
+    let text: String = (1..=n)
+        .map(|k| format!("{}\n", (3000 * k).div_ceil(n)))
+        .collect();
     let t = DeliveryTrace::parse_mahimahi(&text, 1500).expect("a generated constant trace parses");
-    TraceSpec { file: format!("(generated) constant {mbps} Mbit/s, {n} opportunities of 1500 B per 3 s"), format: "mahimahi", opportunities: t.len(), period: t.period(), mean_rate: t.mean_rate(), trace: Arc::new(t) }
+    TraceSpec {
+        file: format!("(generated) constant {mbps} Mbit/s, {n} opportunities of 1500 B per 3 s"),
+        format: "mahimahi",
+        opportunities: t.len(),
+        period: t.period(),
+        mean_rate: t.mean_rate(),
+        trace: Arc::new(t),
+    }
 }
 
 /// The synthetic cellular-like trace (NOT an operator trace; see its generator's header).
 const CELLULAR_LIKE: &str = include_str!("../../../../examples/rate/traces/cellular-like.down");
 
 fn cellular_trace() -> TraceSpec {
-    let t = DeliveryTrace::parse(CELLULAR_LIKE, 1500).expect("examples/rate/traces/cellular-like.down parses");
-    TraceSpec { file: "examples/rate/traces/cellular-like.down (synthetic stand-in for M1/Starhub/Singtel)".into(), format: "mahimahi", opportunities: t.len(), period: t.period(), mean_rate: t.mean_rate(), trace: Arc::new(t) }
+    let t = DeliveryTrace::parse(CELLULAR_LIKE, 1500)
+        .expect("examples/rate/traces/cellular-like.down parses");
+    TraceSpec {
+        file: "examples/rate/traces/cellular-like.down (synthetic stand-in for M1/Starhub/Singtel)"
+            .into(),
+        format: "mahimahi",
+        opportunities: t.len(),
+        period: t.period(),
+        mean_rate: t.mean_rate(),
+        trace: Arc::new(t),
+    }
 }
 
 fn scenario(id: &str, text: &str) -> Scenario {
@@ -149,15 +179,25 @@ fn flow(name: &str, alg: &str, start_ms: u64, stop_ms: Option<u64>, params: &str
     let stop = stop_ms.map_or(String::new(), |s| format!("stop = \"{s}ms\"\n"));
     // Copa and Vivace ran as their authors' user-space UDP clients (§3.1: "only user-space
     // UDP implementations are publicly available"), which acknowledge every packet.
-    let acks = if matches!(alg, "copa" | "vivace") { "delayed_ack = false\n" } else { "" };
+    let acks = if matches!(alg, "copa" | "vivace") {
+        "delayed_ack = false\n"
+    } else {
+        ""
+    };
     format!("[[flow]]\nname = \"{name}\"\nalgorithm = \"{alg}\"\nstart = \"{start_ms}ms\"\n{stop}{acks}{params}")
 }
 
 /// §5.1: one flow alone, 2000 packets, L_max = 100 ms (EvaRate's default).
 fn alone(mbps: u64, alg: &str) -> Experiment {
     let id = base_id(mbps, alg);
-    let t = head(&id, RUN_S, mbps, BASE_RTT_MS, "buffer = \"2000 packets\"\n") + &flow("test", alg, 0, None, "");
-    Experiment { group: format!("§5.1 alone, constant {mbps} Mbit/s trace, {BASE_RTT_MS} ms, 2000 packets"), id: id.clone(), mechanism: alg.to_string(), scenario: on_constant_trace(scenario(&id, &t), mbps) }
+    let t = head(&id, RUN_S, mbps, BASE_RTT_MS, "buffer = \"2000 packets\"\n")
+        + &flow("test", alg, 0, None, "");
+    Experiment {
+        group: format!("§5.1 alone, constant {mbps} Mbit/s trace, {BASE_RTT_MS} ms, 2000 packets"),
+        id: id.clone(),
+        mechanism: alg.to_string(),
+        scenario: on_constant_trace(scenario(&id, &t), mbps),
+    }
 }
 
 /// §5.2 (Figs 5.4–5.6): "2000 KB/s" (16 Mbit/s), 60 s; the partner from 0 s, EvaRate
@@ -166,12 +206,21 @@ fn alone(mbps: u64, alg: &str) -> Experiment {
 /// after EvaRate's start-up (25–60 s).
 fn pair(partner: &str) -> Experiment {
     let id = pair_id(partner);
-    let pp = if partner == "evarate" { EVARATE_W50 } else { "" };
+    let pp = if partner == "evarate" {
+        EVARATE_W50
+    } else {
+        ""
+    };
     let mut t = head(&id, RUN_S, 16, BASE_RTT_MS, "buffer = \"2000 packets\"\n");
     t += &flow("partner", partner, 0, None, pp);
     t += &flow("test", "evarate", 20_000, None, EVARATE_W50);
     t += "[[measure.jain]]\nname = \"overlap\"\nflows = [\"partner\", \"test\"]\nfrom = \"25s\"\nto = \"60s\"\n";
-    Experiment { group: "§5.2 EvaRate joins at 20 s, 16 Mbit/s trace".into(), id: id.clone(), mechanism: format!("{partner} then evarate"), scenario: on_constant_trace(scenario(&id, &t), 16) }
+    Experiment {
+        group: "§5.2 EvaRate joins at 20 s, 16 Mbit/s trace".into(),
+        id: id.clone(),
+        mechanism: format!("{partner} then evarate"),
+        scenario: on_constant_trace(scenario(&id, &t), 16),
+    }
 }
 
 /// §5.3/§5.3.1/§5.4/§5.4.1: 10 flows on a 32 Mbit/s trace, RTT 80 ms; `n` of `alg`
@@ -181,10 +230,19 @@ fn mix(buf: Buf, alg: &str, n: u32) -> Experiment {
     let id = mix_id(buf, alg, n);
     let mut t = head(&id, RUN_S, 32, 80, buf.link_lines());
     for i in 0..10u32 {
-        let (name, a) = if i < n { (format!("test.{}", i + 1), alg) } else { (format!("cubic.{}", i - n + 1), "cubic") };
+        let (name, a) = if i < n {
+            (format!("test.{}", i + 1), alg)
+        } else {
+            (format!("cubic.{}", i - n + 1), "cubic")
+        };
         t += &flow(&name, a, i as u64 * 100, None, "");
     }
-    Experiment { group: format!("{}: n {alg} + (10 − n) CUBIC", buf.heading()), id: id.clone(), mechanism: format!("n={n:02}"), scenario: on_constant_trace(scenario(&id, &t), 32) }
+    Experiment {
+        group: format!("{}: n {alg} + (10 − n) CUBIC", buf.heading()),
+        id: id.clone(),
+        mechanism: format!("n={n:02}"),
+        scenario: on_constant_trace(scenario(&id, &t), 32),
+    }
 }
 
 /// §5.5 (Fig 5.21): A: the test flow from 0 s, CUBIC from 20 to 40 s; B: CUBIC from 0 to
@@ -203,7 +261,12 @@ fn mode(sc: char, alg: &str) -> Experiment {
         t += &flow("cubic", "cubic", 0, Some(40_000), "");
     }
     t += "[measure]\nseries_bin = \"100ms\"\n";
-    Experiment { group: format!("§5.5 mode detection, scenario {sc}"), id: id.clone(), mechanism: alg.to_string(), scenario: on_constant_trace(scenario(&id, &t), 32) }
+    Experiment {
+        group: format!("§5.5 mode detection, scenario {sc}"),
+        id: id.clone(),
+        mechanism: alg.to_string(),
+        scenario: on_constant_trace(scenario(&id, &t), 32),
+    }
 }
 
 /// §5.6: "bottleneck bandwidth 100 Mbps, buffer 333 packets (1 × BDP), RTT 40 ms; 10 flows
@@ -214,15 +277,41 @@ fn fairness(alg: &str) -> Experiment {
     let id = fair_id(alg);
     let mut t = head(&id, 19, 100, 40, "buffer = \"333 packets\"\n");
     for i in 0..10u64 {
-        t += &flow(&format!("test.{}", i + 1), alg, i * 1000, Some(i * 1000 + 10_000), "");
+        t += &flow(
+            &format!("test.{}", i + 1),
+            alg,
+            i * 1000,
+            Some(i * 1000 + 10_000),
+            "",
+        );
     }
     let mut s = on_constant_trace(scenario(&id, &t), 100);
-    let active = |from_ms: u64, to_ms: u64| -> Vec<String> { (0..10u64).filter(|i| i * 1000 <= from_ms && to_ms <= i * 1000 + 10_000).map(|i| format!("test.{}", i + 1)).collect() };
-    s.jain.push(JainGroup { name: "all10".into(), flows: active(9000, 10_000), from: Dur::from_millis(9000), to: Dur::from_millis(10_000) });
+    let active = |from_ms: u64, to_ms: u64| -> Vec<String> {
+        (0..10u64)
+            .filter(|i| i * 1000 <= from_ms && to_ms <= i * 1000 + 10_000)
+            .map(|i| format!("test.{}", i + 1))
+            .collect()
+    };
+    s.jain.push(JainGroup {
+        name: "all10".into(),
+        flows: active(9000, 10_000),
+        from: Dur::from_millis(9000),
+        to: Dur::from_millis(10_000),
+    });
     for w in (1000..18_000).step_by(100) {
-        s.jain.push(JainGroup { name: format!("w{w}"), flows: active(w, w + 100), from: Dur::from_millis(w), to: Dur::from_millis(w + 100) });
+        s.jain.push(JainGroup {
+            name: format!("w{w}"),
+            flows: active(w, w + 100),
+            from: Dur::from_millis(w),
+            to: Dur::from_millis(w + 100),
+        });
     }
-    Experiment { group: "§5.6 fairness to own kind, 100 Mbit/s, 40 ms, 333 packets".into(), id, mechanism: alg.to_string(), scenario: s }
+    Experiment {
+        group: "§5.6 fairness to own kind, 100 Mbit/s, 40 ms, 333 packets".into(),
+        id,
+        mechanism: alg.to_string(),
+        scenario: s,
+    }
 }
 
 /// §5.7 cellular: one flow alone, 60 s, on the synthetic cellular-like downlink (a
@@ -236,7 +325,12 @@ fn cellular(alg: &str) -> Experiment {
     let tr = cellular_trace();
     s.link.rate = tr.mean_rate;
     s.link.trace = Some(tr);
-    Experiment { group: "§5.7 cellular: SYNTHETIC cellular-like trace (stand-in)".into(), id, mechanism: alg.to_string(), scenario: s }
+    Experiment {
+        group: "§5.7 cellular: SYNTHETIC cellular-like trace (stand-in)".into(),
+        id,
+        mechanism: alg.to_string(),
+        scenario: s,
+    }
 }
 
 /// §5.7 satellite (WINDS [34]): "42 Mbps link capacity, 800 ms RTT, 1 × BDP buffer size
@@ -244,41 +338,107 @@ fn cellular(alg: &str) -> Experiment {
 /// × 0.8 s / 1500 B = 2800 packets. The loss is on the data direction only (ours).
 fn satellite(alg: &str) -> Experiment {
     let id = sat_id(alg);
-    let t = head(&id, RUN_S, 42, 800, "buffer = \"2800 packets\"\nloss = 0.0074\nreverse_loss = 0.0\n") + &flow("test", alg, 0, None, "");
-    Experiment { group: "§5.7 satellite (WINDS): 42 Mbit/s, 800 ms, 1 BDP, 0.74 % loss".into(), id: id.clone(), mechanism: alg.to_string(), scenario: on_constant_trace(scenario(&id, &t), 42) }
+    let t = head(
+        &id,
+        RUN_S,
+        42,
+        800,
+        "buffer = \"2800 packets\"\nloss = 0.0074\nreverse_loss = 0.0\n",
+    ) + &flow("test", alg, 0, None, "");
+    Experiment {
+        group: "§5.7 satellite (WINDS): 42 Mbit/s, 800 ms, 1 BDP, 0.74 % loss".into(),
+        id: id.clone(),
+        mechanism: alg.to_string(),
+        scenario: on_constant_trace(scenario(&id, &t), 42),
+    }
 }
 
 fn published() -> Vec<Published> {
-    let p = |source: &'static str, experiment: String, metric: Metric, value: f64| Published { source, experiment, metric, relative_to: None, value, pool: vec![] };
+    let p = |source: &'static str, experiment: String, metric: Metric, value: f64| Published {
+        source,
+        experiment,
+        metric,
+        relative_to: None,
+        value,
+        pool: vec![],
+    };
     vec![
         // §5.3 (Fig 5.7): "Just one BBR flow can take up 25 Mbps of the available
         // bandwidth when competing with 9 CUBIC flows".
-        p("Fig 5.7", mix_id(Buf::Shallow, "bbr", 1), Metric::Tput("test"), 25.0),
+        p(
+            "Fig 5.7",
+            mix_id(Buf::Shallow, "bbr", 1),
+            Metric::Tput("test"),
+            25.0,
+        ),
         // §5.3 (Figs 5.8, 5.9): "At 10 flows, the loss rates for both Vivace and Copa are
         // quite significant at around 10%" (ours: mean of the flows' loss rates).
-        p("Fig 5.8", mix_id(Buf::Shallow, "vivace", 10), Metric::LossRate("*"), 0.10),
-        p("Fig 5.9", mix_id(Buf::Shallow, "copa", 10), Metric::LossRate("*"), 0.10),
+        p(
+            "Fig 5.8",
+            mix_id(Buf::Shallow, "vivace", 10),
+            Metric::LossRate("*"),
+            0.10,
+        ),
+        p(
+            "Fig 5.9",
+            mix_id(Buf::Shallow, "copa", 10),
+            Metric::LossRate("*"),
+            0.10,
+        ),
         // §5.4 (Figs 5.15, 5.16): "the RTT is capped at 800 ms because of the
         // buffer-filling behavior of CUBIC" (the figures plot the flows' average RTT).
-        p("Fig 5.15", mix_id(Buf::Deep, "bbr", 0), Metric::RttMean("*"), 800.0),
-        p("Fig 5.16", mix_id(Buf::Deep, "vivace", 0), Metric::RttMean("*"), 800.0),
+        p(
+            "Fig 5.15",
+            mix_id(Buf::Deep, "bbr", 0),
+            Metric::RttMean("*"),
+            800.0,
+        ),
+        p(
+            "Fig 5.16",
+            mix_id(Buf::Deep, "vivace", 0),
+            Metric::RttMean("*"),
+            800.0,
+        ),
         // §5.4.1 (Fig 5.20): EvaRate++ "caused loss rates to increase to about 8% for a
         // network with shallow buffers" (read at 10 EvaRate++ flows, the figure's end).
-        p("Fig 5.20", mix_id(Buf::Shallow, "evarate++", 10), Metric::LossRate("*"), 0.08),
+        p(
+            "Fig 5.20",
+            mix_id(Buf::Shallow, "evarate++", 10),
+            Metric::LossRate("*"),
+            0.08,
+        ),
         // §5.2: BBR keeps "its own small but non-negligible number of packets (~100) in
         // the buffer" = 100 × 1500 B at 16 Mbit/s = 75 ms (ours: the whole queue).
-        p("§5.2 (~100 packets)", pair_id("bbr"), Metric::QdelayMean, 75.0),
+        p(
+            "§5.2 (~100 packets)",
+            pair_id("bbr"),
+            Metric::QdelayMean,
+            75.0,
+        ),
     ]
 }
 
 fn not_run() -> ClaimOutcome {
-    ClaimOutcome { holds: None, evidence: "not run (needs experiments of the full study)".into() }
+    ClaimOutcome {
+        holds: None,
+        evidence: "not run (needs experiments of the full study)".into(),
+    }
 }
 
 /// (loss, per-flow throughput of the tested variant, of CUBIC, mean RTT) of a mix.
-fn mix_point(r: &Results, buf: Buf, alg: &str, n: u32) -> Option<(f64, Option<f64>, Option<f64>, f64)> {
+fn mix_point(
+    r: &Results,
+    buf: Buf,
+    alg: &str,
+    n: u32,
+) -> Option<(f64, Option<f64>, Option<f64>, f64)> {
     let e = mix_id(buf, alg, n);
-    Some((r.median(&e, Metric::LossRate("*"))?, r.median(&e, Metric::Tput("test")), r.median(&e, Metric::Tput("cubic")), r.median(&e, Metric::RttMean("*"))?))
+    Some((
+        r.median(&e, Metric::LossRate("*"))?,
+        r.median(&e, Metric::Tput("test")),
+        r.median(&e, Metric::Tput("cubic")),
+        r.median(&e, Metric::RttMean("*"))?,
+    ))
 }
 
 /// Averages over the mixes n = 1–9 of a variant that ran: per-flow throughput of the
@@ -292,7 +452,10 @@ struct MixMeans {
 
 impl MixMeans {
     fn show(&self) -> String {
-        format!("{:.2} vs CUBIC {:.2} Mbit/s per flow over {} mixes, mean RTT ≤ {:.0} ms", self.test, self.cubic, self.n, self.max_rtt)
+        format!(
+            "{:.2} vs CUBIC {:.2} Mbit/s per flow over {} mixes, mean RTT ≤ {:.0} ms",
+            self.test, self.cubic, self.n, self.max_rtt
+        )
     }
 }
 
@@ -302,24 +465,61 @@ impl MixMeans {
 const FAIR_MBPS: f64 = 3.2;
 
 fn mix_means(r: &Results, buf: Buf, alg: &str) -> Option<MixMeans> {
-    let pts: Vec<(f64, f64, f64)> = (1..=9).filter_map(|n| mix_point(r, buf, alg, n)).filter_map(|(_, t, c, rtt)| Some((t?, c?, rtt))).collect();
+    let pts: Vec<(f64, f64, f64)> = (1..=9)
+        .filter_map(|n| mix_point(r, buf, alg, n))
+        .filter_map(|(_, t, c, rtt)| Some((t?, c?, rtt)))
+        .collect();
     if pts.is_empty() {
         return None;
     }
     let k = pts.len() as f64;
-    Some(MixMeans { n: pts.len(), test: pts.iter().map(|p| p.0).sum::<f64>() / k, cubic: pts.iter().map(|p| p.1).sum::<f64>() / k, max_rtt: pts.iter().map(|p| p.2).fold(0.0, f64::max) })
+    Some(MixMeans {
+        n: pts.len(),
+        test: pts.iter().map(|p| p.0).sum::<f64>() / k,
+        cubic: pts.iter().map(|p| p.1).sum::<f64>() / k,
+        max_rtt: pts.iter().map(|p| p.2).fold(0.0, f64::max),
+    })
 }
 
 use scavenger_sim::detection;
-pub use scavenger_sim::detection::{metrics as detection_metrics, Event, Metrics as DetectionMetrics};
+pub use scavenger_sim::detection::{
+    metrics as detection_metrics, Event, Metrics as DetectionMetrics,
+};
 
 /// Fig 5.21's events: A1 (alone), A2 (CUBIC joins), A3 (CUBIC leaves); B2 (the test flow
 /// starts beside CUBIC), B3 (CUBIC leaves).
 pub fn events(sc: char) -> Vec<Event> {
     if sc == 'A' {
-        vec![Event { label: "A1", at: 0.0, hostile: false }, Event { label: "A2", at: 20.0, hostile: true }, Event { label: "A3", at: 40.0, hostile: false }]
+        vec![
+            Event {
+                label: "A1",
+                at: 0.0,
+                hostile: false,
+            },
+            Event {
+                label: "A2",
+                at: 20.0,
+                hostile: true,
+            },
+            Event {
+                label: "A3",
+                at: 40.0,
+                hostile: false,
+            },
+        ]
     } else {
-        vec![Event { label: "B2", at: 20.0, hostile: true }, Event { label: "B3", at: 40.0, hostile: false }]
+        vec![
+            Event {
+                label: "B2",
+                at: 20.0,
+                hostile: true,
+            },
+            Event {
+                label: "B3",
+                at: 40.0,
+                hostile: false,
+            },
+        ]
     }
 }
 
@@ -328,7 +528,13 @@ pub fn events(sc: char) -> Vec<Event> {
 /// same seed: the simulator is deterministic) for its `mode` trace; cached per run.
 type ModeCache = Arc<Mutex<BTreeMap<(String, u64), Option<DetectionMetrics>>>>;
 
-fn mode_metrics(cache: &ModeCache, scenarios: &BTreeMap<String, Scenario>, r: &Results, sc: char, alg: &str) -> Option<Vec<DetectionMetrics>> {
+fn mode_metrics(
+    cache: &ModeCache,
+    scenarios: &BTreeMap<String, Scenario>,
+    r: &Results,
+    sc: char,
+    alg: &str,
+) -> Option<Vec<DetectionMetrics>> {
     let id = mode_id(sc, alg);
     let seeds: Vec<u64> = r.runs.get(&id)?.iter().map(|(s, _)| *s).collect();
     let s = scenarios.get(&id)?;
@@ -338,7 +544,12 @@ fn mode_metrics(cache: &ModeCache, scenarios: &BTreeMap<String, Scenario>, r: &R
         let m = c.entry((id.clone(), seed)).or_insert_with(|| {
             let res = scavenger_sim::run(s.to_sim(seed));
             let series = res.series?;
-            let mode = &series.flow_trace.first()?.iter().find(|(n, _)| n == "mode")?.1;
+            let mode = &series
+                .flow_trace
+                .first()?
+                .iter()
+                .find(|(n, _)| n == "mode")?
+                .1;
             Some(detection::metrics(&series.time_s, mode, &events(sc)))
         });
         out.push(m.clone()?);
@@ -349,11 +560,21 @@ fn mode_metrics(cache: &ModeCache, scenarios: &BTreeMap<String, Scenario>, r: &R
 /// Median over runs of event `k`'s delay (an undetected event counts as the phase length,
 /// 20 s, so that it ranks last).
 fn median_delay(ms: &[DetectionMetrics], k: usize) -> f64 {
-    median(&ms.iter().map(|m| m.delays[k].unwrap_or(20.0)).collect::<Vec<_>>()).expect("non-empty")
+    median(
+        &ms.iter()
+            .map(|m| m.delays[k].unwrap_or(20.0))
+            .collect::<Vec<_>>(),
+    )
+    .expect("non-empty")
 }
 
 fn fmt_delays(ms: &[DetectionMetrics], sc: char) -> String {
-    events(sc).iter().enumerate().map(|(k, e)| format!("{} {:.1} s", e.label, median_delay(ms, k))).collect::<Vec<_>>().join(", ")
+    events(sc)
+        .iter()
+        .enumerate()
+        .map(|(k, e)| format!("{} {:.1} s", e.label, median_delay(ms, k)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn fp_fn(ms: &[DetectionMetrics]) -> (f64, f64) {
@@ -365,7 +586,11 @@ fn fp_fn(ms: &[DetectionMetrics]) -> (f64, f64) {
 /// Jain's index per 100 ms window (groups 1..) over all runs of a fairness experiment.
 fn window_jains(r: &Results, alg: &str) -> Option<Vec<f64>> {
     let runs = r.runs.get(&fair_id(alg))?;
-    let v: Vec<f64> = runs.iter().flat_map(|(_, res)| res.jain.iter().skip(1).map(|j| j.index)).filter(|x| x.is_finite()).collect();
+    let v: Vec<f64> = runs
+        .iter()
+        .flat_map(|(_, res)| res.jain.iter().skip(1).map(|j| j.index))
+        .filter(|x| x.is_finite())
+        .collect();
     (!v.is_empty()).then_some(v)
 }
 
@@ -426,15 +651,34 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
         }
         ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
     }));
-    c.push(Claim::new("§5.3, Fig 5.10", "Shallow buffer: 100 % EvaRate has a lower loss rate than every mix with CUBIC", |r| {
-        let Some((l10, ..)) = mix_point(r, Buf::Shallow, "evarate", 10) else { return not_run() };
-        let others: Vec<(u32, f64)> = (0..10).filter_map(|n| mix_point(r, Buf::Shallow, "evarate", n).map(|p| (n, p.0))).collect();
-        if others.is_empty() {
-            return not_run();
-        }
-        let ok = others.iter().all(|(_, l)| l10 < *l);
-        ClaimOutcome { holds: Some(ok), evidence: format!("n=10: {:.3} %; {}", l10 * 100.0, others.iter().map(|(n, l)| format!("n={n}: {:.3} %", l * 100.0)).collect::<Vec<_>>().join(", ")) }
-    }));
+    c.push(Claim::new(
+        "§5.3, Fig 5.10",
+        "Shallow buffer: 100 % EvaRate has a lower loss rate than every mix with CUBIC",
+        |r| {
+            let Some((l10, ..)) = mix_point(r, Buf::Shallow, "evarate", 10) else {
+                return not_run();
+            };
+            let others: Vec<(u32, f64)> = (0..10)
+                .filter_map(|n| mix_point(r, Buf::Shallow, "evarate", n).map(|p| (n, p.0)))
+                .collect();
+            if others.is_empty() {
+                return not_run();
+            }
+            let ok = others.iter().all(|(_, l)| l10 < *l);
+            ClaimOutcome {
+                holds: Some(ok),
+                evidence: format!(
+                    "n=10: {:.3} %; {}",
+                    l10 * 100.0,
+                    others
+                        .iter()
+                        .map(|(n, l)| format!("n={n}: {:.3} %", l * 100.0))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }
+        },
+    ));
     c.push(Claim::new("§5.3, Fig 5.10", "Shallow buffer: one EvaRate flow among nine CUBIC gets a fairer share than one BBR, Vivace or Copa flow (ours: closest to 3.2 Mbit/s)", |r| {
         let dev = |alg: &str| mix_point(r, Buf::Shallow, alg, 1).and_then(|p| p.1).map(|t| (t, (t - 3.2).abs()));
         let Some((te, de)) = dev("evarate") else { return not_run() };
@@ -521,11 +765,31 @@ fn claims(mode_scenarios: BTreeMap<String, Scenario>) -> Vec<Claim> {
     let sc = Arc::new(mode_scenarios);
     {
         let (cache, sc) = (cache.clone(), sc.clone());
-        c.push(Claim::new("§5.5, Fig 5.22", "Copa concludes \"no buffer filler\" (A1, A3, B3) in less than 0.5 s", move |r| {
-            let (Some(a), Some(b)) = (mode_metrics(&cache, &sc, r, 'A', "copa"), mode_metrics(&cache, &sc, r, 'B', "copa")) else { return not_run() };
-            let (a1, a3, b3) = (median_delay(&a, 0), median_delay(&a, 2), median_delay(&b, 1));
-            ClaimOutcome { holds: Some(a1 < 0.5 && a3 < 0.5 && b3 < 0.5), evidence: format!("Copa {}; {} (medians over runs)", fmt_delays(&a, 'A'), fmt_delays(&b, 'B')) }
-        }));
+        c.push(Claim::new(
+            "§5.5, Fig 5.22",
+            "Copa concludes \"no buffer filler\" (A1, A3, B3) in less than 0.5 s",
+            move |r| {
+                let (Some(a), Some(b)) = (
+                    mode_metrics(&cache, &sc, r, 'A', "copa"),
+                    mode_metrics(&cache, &sc, r, 'B', "copa"),
+                ) else {
+                    return not_run();
+                };
+                let (a1, a3, b3) = (
+                    median_delay(&a, 0),
+                    median_delay(&a, 2),
+                    median_delay(&b, 1),
+                );
+                ClaimOutcome {
+                    holds: Some(a1 < 0.5 && a3 < 0.5 && b3 < 0.5),
+                    evidence: format!(
+                        "Copa {}; {} (medians over runs)",
+                        fmt_delays(&a, 'A'),
+                        fmt_delays(&b, 'B')
+                    ),
+                }
+            },
+        ));
     }
     {
         let (cache, sc) = (cache.clone(), sc.clone());
@@ -641,7 +905,11 @@ pub fn study(quick: bool) -> StudyDef {
     let realistic: &[&str] = if quick { QUICK_ALONE } else { ALGORITHMS };
     ex.extend(realistic.iter().map(|a| cellular(a)));
     ex.extend(realistic.iter().map(|a| satellite(a)));
-    let mode_scenarios: BTreeMap<String, Scenario> = ex.iter().filter(|e| e.id.starts_with("mode/")).map(|e| (e.id.clone(), e.scenario.clone())).collect();
+    let mode_scenarios: BTreeMap<String, Scenario> = ex
+        .iter()
+        .filter(|e| e.id.starts_with("mode/"))
+        .map(|e| (e.id.clone(), e.scenario.clone()))
+        .collect();
     StudyDef {
         name: "wang2018",
         title: "Wang 2018 (seed 004), chapter 5: EvaRate against BBR, Copa, Vivace, PropRate and CUBIC on trace-driven links",
@@ -696,7 +964,23 @@ mod tests {
         // Bins of 0.5 s; events at 0 (benevolent), 2 (hostile), 4 (benevolent).
         let time: Vec<f64> = (1..=12).map(|i| i as f64 * 0.5).collect();
         let mode = [1., 1., 0., 0., 0., 1., 1., 0., 1., 0., 0., 1.];
-        let ev = [Event { label: "1", at: 0.0, hostile: false }, Event { label: "2", at: 2.0, hostile: true }, Event { label: "3", at: 4.0, hostile: false }];
+        let ev = [
+            Event {
+                label: "1",
+                at: 0.0,
+                hostile: false,
+            },
+            Event {
+                label: "2",
+                at: 2.0,
+                hostile: true,
+            },
+            Event {
+                label: "3",
+                at: 4.0,
+                hostile: false,
+            },
+        ];
         let m = detection::metrics(&time, &mode, &ev);
         // Phase 1: first benevolent bin ends at 1.5. Phase 2: first hostile at 3.0, then
         // 3.5 hostile (FN 0/1). Phase 3: 4.0 benevolent, then 1, 0, 0, 1 (FP 2/4).

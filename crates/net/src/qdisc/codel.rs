@@ -24,7 +24,12 @@ pub struct CodelParams {
 
 impl Default for CodelParams {
     fn default() -> Self {
-        CodelParams { target: Dur::from_millis(5), interval: Dur::from_millis(100), mtu: 1514, ecn: false }
+        CodelParams {
+            target: Dur::from_millis(5),
+            interval: Dur::from_millis(100),
+            mtu: 1514,
+            ecn: false,
+        }
     }
 }
 
@@ -65,7 +70,12 @@ pub(crate) struct CodelVars {
 
 impl CodelVars {
     /// RFC 8289 §5 `dodequeue`: the head packet and whether it may be dropped.
-    fn dodequeue<T, Q: CodelSource<T>>(&mut self, p: &CodelParams, now: Time, q: &mut Q) -> (Option<(Time, T)>, bool) {
+    fn dodequeue<T, Q: CodelSource<T>>(
+        &mut self,
+        p: &CodelParams,
+        now: Time,
+        q: &mut Q,
+    ) -> (Option<(Time, T)>, bool) {
         let Some((enq, pkt)) = q.pop() else {
             // "queue is empty - we can't be above TARGET"
             self.first_above_time = None;
@@ -90,7 +100,14 @@ impl CodelVars {
     /// RFC 8289 §5 `dequeue`, with ECN marking as Linux `codel_dequeue` does it: a packet
     /// that would be dropped is marked and delivered instead, and the next drop time is
     /// scheduled as if it had been dropped.
-    pub(crate) fn dequeue<T: WirePacket, Q: CodelSource<T>>(&mut self, p: &CodelParams, now: Time, q: &mut Q, drops: &mut Vec<T>, stats: &mut QdiscStats) -> Option<(Time, T)> {
+    pub(crate) fn dequeue<T: WirePacket, Q: CodelSource<T>>(
+        &mut self,
+        p: &CodelParams,
+        now: Time,
+        q: &mut Q,
+        drops: &mut Vec<T>,
+        stats: &mut QdiscStats,
+    ) -> Option<(Time, T)> {
         let (mut r, mut ok_to_drop) = self.dodequeue(p, now, q);
         if r.is_none() {
             // "an empty queue takes us out of dropping state"
@@ -143,7 +160,8 @@ impl CodelVars {
             let delta = self.count.wrapping_sub(self.lastcount);
             // now - drop_next is signed in Linux (codel_time_before): a drop_next in the
             // future counts as "close".
-            let recent = now < self.drop_next || now.since(self.drop_next) < Dur(16 * p.interval.nanos());
+            let recent =
+                now < self.drop_next || now.since(self.drop_next) < Dur(16 * p.interval.nanos());
             self.count = if delta > 1 && recent { delta } else { 1 };
             self.drop_next = control_law(now, p.interval, self.count);
             self.lastcount = self.count;
@@ -171,12 +189,19 @@ pub struct Codel<T> {
 
 impl<T: WirePacket> Codel<T> {
     pub fn new(params: CodelParams, cap: usize) -> Self {
-        Codel { params, q: Fifo::with_capacity(cap), vars: CodelVars::default() }
+        Codel {
+            params,
+            q: Fifo::with_capacity(cap),
+            vars: CodelVars::default(),
+        }
     }
 
     /// Tail-drops only at the hard limit (RFC 8289 §5 `enqueue`).
     pub(crate) fn enqueue(&mut self, now: Time, pkt: T, cx: &mut Ctx<'_, T>) {
-        if cx.limit.admits(self.q.len(), self.q.bytes(), pkt.wire_bytes() as u64) {
+        if cx
+            .limit
+            .admits(self.q.len(), self.q.bytes(), pkt.wire_bytes() as u64)
+        {
             self.q.push_back(now, pkt);
         } else {
             cx.stats.overflow_drops += 1;
@@ -185,7 +210,8 @@ impl<T: WirePacket> Codel<T> {
     }
 
     pub(crate) fn dequeue(&mut self, now: Time, cx: &mut Ctx<'_, T>) -> Option<(Time, T)> {
-        self.vars.dequeue(&self.params, now, &mut self.q, cx.drops, cx.stats)
+        self.vars
+            .dequeue(&self.params, now, &mut self.q, cx.drops, cx.stats)
     }
 }
 
@@ -220,7 +246,10 @@ mod tests {
     fn control_law_divides_the_interval_by_sqrt_count() {
         // 100 ms / sqrt(4) = 50 ms; 100 ms / sqrt(2) = 70.710678 ms.
         assert_eq!(control_law(ms(1000), Dur::from_millis(100), 4), ms(1050));
-        assert_eq!(control_law(Time::ZERO, Dur::from_millis(100), 2), Time(70_710_678));
+        assert_eq!(
+            control_law(Time::ZERO, Dur::from_millis(100), 2),
+            Time(70_710_678)
+        );
     }
 
     /// Drives a queue in which every packet waits exactly 20 ms (above the 5 ms target):
@@ -232,13 +261,34 @@ mod tests {
         let mut drops = Vec::new();
         let mut stats = QdiscStats::default();
         let mut events = Vec::new();
-        let mut cx = Ctx { limit: QueueLimit::Packets(1000), rng: &mut rng, drops: &mut drops, stats: &mut stats };
+        let mut cx = Ctx {
+            limit: QueueLimit::Packets(1000),
+            rng: &mut rng,
+            drops: &mut drops,
+            stats: &mut stats,
+        };
         for i in 0..20 {
-            c.enqueue(ms(80 + i), P { id: i as u32, ect: params_ecn(&c), ce: false }, &mut cx);
+            c.enqueue(
+                ms(80 + i),
+                P {
+                    id: i as u32,
+                    ect: params_ecn(&c),
+                    ce: false,
+                },
+                &mut cx,
+            );
         }
         for t in 100..500u64 {
             let ect = params_ecn(&c);
-            c.enqueue(ms(t), P { id: t as u32, ect, ce: false }, &mut cx);
+            c.enqueue(
+                ms(t),
+                P {
+                    id: t as u32,
+                    ect,
+                    ce: false,
+                },
+                &mut cx,
+            );
             let before = cx.drops.len();
             let (_, p) = c.dequeue(ms(t), &mut cx).expect("the queue is never empty");
             if cx.drops.len() > before || p.ce {
@@ -267,7 +317,10 @@ mod tests {
 
     #[test]
     fn ecn_capable_packets_are_marked_not_dropped() {
-        let (at, _, stats, drops) = pipeline(CodelParams { ecn: true, ..CodelParams::default() });
+        let (at, _, stats, drops) = pipeline(CodelParams {
+            ecn: true,
+            ..CodelParams::default()
+        });
         assert!(drops.is_empty());
         // A mark leaves the queue as it was, so the sojourn stays 20 ms and the schedule is
         // the same as with drops.
@@ -282,10 +335,23 @@ mod tests {
         let mut drops = Vec::new();
         let mut stats = QdiscStats::default();
         for t in 0..1000u64 {
-            let mut cx = Ctx { limit: QueueLimit::Packets(1000), rng: &mut rng, drops: &mut drops, stats: &mut stats };
+            let mut cx = Ctx {
+                limit: QueueLimit::Packets(1000),
+                rng: &mut rng,
+                drops: &mut drops,
+                stats: &mut stats,
+            };
             // One packet at a time, served after 50 ms: above target, but the backlog after
             // the dequeue (0 bytes) is below MAXPACKET.
-            c.enqueue(ms(t), P { id: t as u32, ect: false, ce: false }, &mut cx);
+            c.enqueue(
+                ms(t),
+                P {
+                    id: t as u32,
+                    ect: false,
+                    ce: false,
+                },
+                &mut cx,
+            );
             c.dequeue(ms(t + 50), &mut cx).unwrap();
         }
         assert!(drops.is_empty());
@@ -297,9 +363,22 @@ mod tests {
         let mut rng = Rng::new(1);
         let mut drops = Vec::new();
         let mut stats = QdiscStats::default();
-        let mut cx = Ctx { limit: QueueLimit::Packets(2), rng: &mut rng, drops: &mut drops, stats: &mut stats };
+        let mut cx = Ctx {
+            limit: QueueLimit::Packets(2),
+            rng: &mut rng,
+            drops: &mut drops,
+            stats: &mut stats,
+        };
         for id in 0..3 {
-            c.enqueue(Time::ZERO, P { id, ect: true, ce: false }, &mut cx);
+            c.enqueue(
+                Time::ZERO,
+                P {
+                    id,
+                    ect: true,
+                    ce: false,
+                },
+                &mut cx,
+            );
         }
         assert_eq!(stats.overflow_drops, 1);
         assert_eq!(drops[0].id, 2);

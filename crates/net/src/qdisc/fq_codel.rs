@@ -31,7 +31,15 @@ pub struct FqCodelParams {
 
 impl Default for FqCodelParams {
     fn default() -> Self {
-        FqCodelParams { flows: 1024, quantum: 1514, target: Dur::from_millis(5), interval: Dur::from_millis(100), mtu: 1514, ecn: true, drop_batch: 64 }
+        FqCodelParams {
+            flows: 1024,
+            quantum: 1514,
+            target: Dur::from_millis(5),
+            interval: Dur::from_millis(100),
+            mtu: 1514,
+            ecn: true,
+            drop_batch: 64,
+        }
     }
 }
 
@@ -93,9 +101,30 @@ impl<T: WirePacket> FqCodel<T> {
     /// The hash perturbation is drawn from `rng`, as Linux draws it at qdisc creation.
     pub fn new(params: FqCodelParams, rng: &mut Rng) -> Self {
         let n = params.flows.max(1) as usize;
-        let flows = (0..n).map(|_| FlowQueue { q: Fifo::default(), deficit: 0, vars: CodelVars::default(), list: List::None }).collect();
-        let codel = CodelParams { target: params.target, interval: params.interval, mtu: params.mtu, ecn: params.ecn };
-        FqCodel { params, codel, flows, new_flows: VecDeque::new(), old_flows: VecDeque::new(), total_bytes: 0, total_len: 0, perturbation: rng.next_u64() }
+        let flows = (0..n)
+            .map(|_| FlowQueue {
+                q: Fifo::default(),
+                deficit: 0,
+                vars: CodelVars::default(),
+                list: List::None,
+            })
+            .collect();
+        let codel = CodelParams {
+            target: params.target,
+            interval: params.interval,
+            mtu: params.mtu,
+            ecn: params.ecn,
+        };
+        FqCodel {
+            params,
+            codel,
+            flows,
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+            total_bytes: 0,
+            total_len: 0,
+            perturbation: rng.next_u64(),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -145,12 +174,24 @@ impl<T: WirePacket> FqCodel<T> {
     /// RFC 8290 §4.1: drop from the head of the queue with the largest byte count (in
     /// Linux batches: up to `drop_batch` packets or half that queue's bytes).
     fn drop_from_fattest(&mut self, cx: &mut Ctx<'_, T>) {
-        let (fat, _) = self.flows.iter().enumerate().fold((0, 0u64), |(bi, bb), (i, f)| if f.q.bytes() > bb { (i, f.q.bytes()) } else { (bi, bb) });
+        let (fat, _) = self
+            .flows
+            .iter()
+            .enumerate()
+            .fold((0, 0u64), |(bi, bb), (i, f)| {
+                if f.q.bytes() > bb {
+                    (i, f.q.bytes())
+                } else {
+                    (bi, bb)
+                }
+            });
         let threshold = self.flows[fat].q.bytes() / 2;
         let mut dropped_bytes = 0;
         let mut n = 0;
         while n < self.params.drop_batch.max(1) && dropped_bytes < threshold.max(1) {
-            let Some((_, p)) = self.flows[fat].q.pop_front() else { break };
+            let Some((_, p)) = self.flows[fat].q.pop_front() else {
+                break;
+            };
             let size = p.wire_bytes() as u64;
             dropped_bytes += size;
             self.total_bytes -= size;
@@ -171,7 +212,11 @@ impl<T: WirePacket> FqCodel<T> {
                     None => return None,
                 },
             };
-            let list = if from_new { &mut self.new_flows } else { &mut self.old_flows };
+            let list = if from_new {
+                &mut self.new_flows
+            } else {
+                &mut self.old_flows
+            };
             if self.flows[idx].deficit <= 0 {
                 // "...its deficit is increased by the quantum, and the queue is put onto
                 // the end of the list of old queues"
@@ -183,8 +228,15 @@ impl<T: WirePacket> FqCodel<T> {
                 continue;
             }
             let f = &mut self.flows[idx];
-            let mut src = Source { q: &mut f.q, total_bytes: &mut self.total_bytes, total_len: &mut self.total_len };
-            match f.vars.dequeue(&self.codel, now, &mut src, cx.drops, cx.stats) {
+            let mut src = Source {
+                q: &mut f.q,
+                total_bytes: &mut self.total_bytes,
+                total_len: &mut self.total_len,
+            };
+            match f
+                .vars
+                .dequeue(&self.codel, now, &mut src, cx.drops, cx.stats)
+            {
                 Some((enq, p)) => {
                     f.deficit -= p.wire_bytes() as i64;
                     return Some((enq, p));
@@ -236,9 +288,21 @@ mod tests {
         let mut rng = Rng::new(1);
         let (mut drops, mut stats) = (Vec::new(), QdiscStats::default());
         assert_ne!(q.classify(1), q.classify(2), "test flows must not collide");
-        let mut cx = Ctx { limit: QueueLimit::Packets(10_240), rng: &mut rng, drops: &mut drops, stats: &mut stats };
+        let mut cx = Ctx {
+            limit: QueueLimit::Packets(10_240),
+            rng: &mut rng,
+            drops: &mut drops,
+            stats: &mut stats,
+        };
         for _ in 0..10 {
-            q.enqueue(Time::ZERO, P { flow: 1, size: 1500 }, &mut cx);
+            q.enqueue(
+                Time::ZERO,
+                P {
+                    flow: 1,
+                    size: 1500,
+                },
+                &mut cx,
+            );
         }
         // Flow 1 (new, deficit 1514) sends a packet (deficit 14 > 0) and a second one
         // (deficit −1486).
@@ -257,11 +321,23 @@ mod tests {
         let mut q = fq();
         let mut rng = Rng::new(1);
         let (mut drops, mut stats) = (Vec::new(), QdiscStats::default());
-        let mut cx = Ctx { limit: QueueLimit::Packets(10_240), rng: &mut rng, drops: &mut drops, stats: &mut stats };
+        let mut cx = Ctx {
+            limit: QueueLimit::Packets(10_240),
+            rng: &mut rng,
+            drops: &mut drops,
+            stats: &mut stats,
+        };
         // Flow 1 sends 1500-byte packets, flow 2 500-byte packets: per round each gets
         // about a quantum (1514 bytes), i.e. 1 big or 3 small packets.
         for _ in 0..300 {
-            q.enqueue(Time::ZERO, P { flow: 1, size: 1500 }, &mut cx);
+            q.enqueue(
+                Time::ZERO,
+                P {
+                    flow: 1,
+                    size: 1500,
+                },
+                &mut cx,
+            );
             q.enqueue(Time::ZERO, P { flow: 2, size: 500 }, &mut cx);
         }
         let mut bytes = [0u64; 3];
@@ -275,19 +351,40 @@ mod tests {
 
     #[test]
     fn over_the_limit_the_fattest_queue_loses_from_its_head() {
-        let params = FqCodelParams { drop_batch: 1, ..FqCodelParams::default() };
+        let params = FqCodelParams {
+            drop_batch: 1,
+            ..FqCodelParams::default()
+        };
         let mut q = FqCodel::new(params, &mut Rng::new(7));
         let mut rng = Rng::new(1);
         let (mut drops, mut stats) = (Vec::new(), QdiscStats::default());
-        let mut cx = Ctx { limit: QueueLimit::Packets(5), rng: &mut rng, drops: &mut drops, stats: &mut stats };
+        let mut cx = Ctx {
+            limit: QueueLimit::Packets(5),
+            rng: &mut rng,
+            drops: &mut drops,
+            stats: &mut stats,
+        };
         for i in 0..4 {
-            q.enqueue(Time(i), P { flow: 1, size: 1500 }, &mut cx);
+            q.enqueue(
+                Time(i),
+                P {
+                    flow: 1,
+                    size: 1500,
+                },
+                &mut cx,
+            );
         }
         q.enqueue(Time(10), P { flow: 2, size: 100 }, &mut cx);
         // Sixth packet (flow 2): over the limit of 5; flow 1 is fattest and loses its head.
         q.enqueue(Time(11), P { flow: 2, size: 100 }, &mut cx);
         assert_eq!(stats.overflow_drops, 1);
-        assert_eq!(drops, vec![P { flow: 1, size: 1500 }]);
+        assert_eq!(
+            drops,
+            vec![P {
+                flow: 1,
+                size: 1500
+            }]
+        );
         assert_eq!(q.len(), 5);
     }
 }

@@ -87,17 +87,33 @@ pub struct Qdisc<T> {
 impl<T: WirePacket> Qdisc<T> {
     /// `rate` and `delay` are the link's (RED derives its automatic parameters from
     /// them); `rng` seeds FQ-CoDel's hash perturbation.
-    pub fn new(cfg: &QdiscConfig, limit: QueueLimit, rate: Rate, delay: Dur, rng: &mut Rng) -> Self {
+    pub fn new(
+        cfg: &QdiscConfig,
+        limit: QueueLimit,
+        rate: Rate,
+        delay: Dur,
+        rng: &mut Rng,
+    ) -> Self {
         let cap = limit.capacity_hint() + 1;
         let kind = match cfg {
-            QdiscConfig::DropTail => Kind::Fifo { q: Fifo::with_capacity(cap), head_drop: false },
-            QdiscConfig::DropHead => Kind::Fifo { q: Fifo::with_capacity(cap), head_drop: true },
+            QdiscConfig::DropTail => Kind::Fifo {
+                q: Fifo::with_capacity(cap),
+                head_drop: false,
+            },
+            QdiscConfig::DropHead => Kind::Fifo {
+                q: Fifo::with_capacity(cap),
+                head_drop: true,
+            },
             QdiscConfig::Red(p) => Kind::Red(Red::new(p.clone(), rate, delay, cap)),
             QdiscConfig::Codel(p) => Kind::Codel(Codel::new(p.clone(), cap)),
             QdiscConfig::Pie(p) => Kind::Pie(Pie::new(p.clone(), cap)),
             QdiscConfig::FqCodel(p) => Kind::FqCodel(FqCodel::new(p.clone(), rng)),
         };
-        Qdisc { limit, kind, stats: QdiscStats::default() }
+        Qdisc {
+            limit,
+            kind,
+            stats: QdiscStats::default(),
+        }
     }
 
     pub fn limit(&self) -> QueueLimit {
@@ -112,8 +128,15 @@ impl<T: WirePacket> Qdisc<T> {
     #[inline]
     pub fn enqueue(&mut self, now: Time, pkt: T, rng: &mut Rng, drops: &mut Vec<T>) {
         // Drop-tail, the common case, stays inline.
-        if let Kind::Fifo { q, head_drop: false } = &mut self.kind {
-            if self.limit.admits(q.len(), q.bytes(), pkt.wire_bytes() as u64) {
+        if let Kind::Fifo {
+            q,
+            head_drop: false,
+        } = &mut self.kind
+        {
+            if self
+                .limit
+                .admits(q.len(), q.bytes(), pkt.wire_bytes() as u64)
+            {
                 q.push_back(now, pkt);
             } else {
                 self.stats.overflow_drops += 1;
@@ -126,7 +149,12 @@ impl<T: WirePacket> Qdisc<T> {
 
     #[inline(never)]
     fn enqueue_other(&mut self, now: Time, pkt: T, rng: &mut Rng, drops: &mut Vec<T>) {
-        let mut cx = Ctx { limit: self.limit, rng, drops, stats: &mut self.stats };
+        let mut cx = Ctx {
+            limit: self.limit,
+            rng,
+            drops,
+            stats: &mut self.stats,
+        };
         match &mut self.kind {
             Kind::Fifo { q, .. } => {
                 // Drop-head. A packet that would not fit even an empty queue costs no
@@ -170,12 +198,22 @@ impl<T: WirePacket> Qdisc<T> {
             Kind::Fifo { q, .. } => q.pop_front(),
             Kind::Red(r) => r.dequeue(now),
             Kind::Codel(c) => {
-                let mut cx = Ctx { limit: self.limit, rng, drops, stats: &mut self.stats };
+                let mut cx = Ctx {
+                    limit: self.limit,
+                    rng,
+                    drops,
+                    stats: &mut self.stats,
+                };
                 c.dequeue(now, &mut cx)
             }
             Kind::Pie(p) => p.dequeue(now),
             Kind::FqCodel(f) => {
-                let mut cx = Ctx { limit: self.limit, rng, drops, stats: &mut self.stats };
+                let mut cx = Ctx {
+                    limit: self.limit,
+                    rng,
+                    drops,
+                    stats: &mut self.stats,
+                };
                 f.dequeue(now, &mut cx)
             }
         }
@@ -236,7 +274,13 @@ mod tests {
     }
 
     fn q(cfg: QdiscConfig, limit: QueueLimit) -> Qdisc<P> {
-        Qdisc::new(&cfg, limit, Rate::from_mbps(10), Dur::from_millis(10), &mut Rng::new(1))
+        Qdisc::new(
+            &cfg,
+            limit,
+            Rate::from_mbps(10),
+            Dur::from_millis(10),
+            &mut Rng::new(1),
+        )
     }
 
     #[test]
@@ -248,7 +292,10 @@ mod tests {
         }
         assert_eq!(drops, vec![P(100, 2)]);
         assert_eq!(d.bytes(), 200);
-        assert_eq!(d.dequeue(Time(5), &mut rng, &mut drops), Some((Time(0), P(100, 0))));
+        assert_eq!(
+            d.dequeue(Time(5), &mut rng, &mut drops),
+            Some((Time(0), P(100, 0)))
+        );
         assert_eq!(d.stats().overflow_drops, 1);
     }
 
@@ -265,20 +312,33 @@ mod tests {
         // A packet larger than the whole buffer is itself dropped.
         d.enqueue(Time(3), P(4000, 3), &mut rng, &mut drops);
         assert_eq!(drops.last(), Some(&P(4000, 3)));
-        assert_eq!(d.dequeue(Time(4), &mut rng, &mut drops), Some((Time(2), P(2000, 2))));
+        assert_eq!(
+            d.dequeue(Time(4), &mut rng, &mut drops),
+            Some((Time(2), P(2000, 2)))
+        );
     }
 
     #[test]
     fn red_drops_early_once_the_average_passes_min_th() {
         // Packet mode, fixed thresholds 5/15, w_q = 0.5 so the average follows the queue
         // quickly. A queue that only grows: no drop until avg ≥ 5, then early drops.
-        let p = RedParams { min_th: Some(5.0), max_th: Some(15.0), w_q: Some(0.5), bytes: false, wait: false, ..RedParams::default() };
+        let p = RedParams {
+            min_th: Some(5.0),
+            max_th: Some(15.0),
+            w_q: Some(0.5),
+            bytes: false,
+            wait: false,
+            ..RedParams::default()
+        };
         let mut r = q(QdiscConfig::Red(p), QueueLimit::Packets(1000));
         let (mut rng, mut drops) = (Rng::new(3), Vec::new());
         for i in 0..200 {
             r.enqueue(Time(i as u64), P(1500, i), &mut rng, &mut drops);
             if i < 6 {
-                assert!(drops.is_empty(), "no early drop while avg < min_th (i = {i})");
+                assert!(
+                    drops.is_empty(),
+                    "no early drop while avg < min_th (i = {i})"
+                );
             }
         }
         // With the queue growing past 2 · max_th (gentle), the probability reaches 1: the

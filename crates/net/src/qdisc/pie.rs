@@ -67,7 +67,14 @@ impl Default for PieParams {
 
 /// One periodic update of the drop probability (RFC 8033 §4.2 and §5 `calculate_drop_prob`).
 /// Delays in seconds; returns the new probability.
-pub fn pie_update(drop_prob: f64, qdelay: f64, qdelay_old: f64, target: f64, alpha: f64, beta: f64) -> f64 {
+pub fn pie_update(
+    drop_prob: f64,
+    qdelay: f64,
+    qdelay_old: f64,
+    target: f64,
+    alpha: f64,
+    beta: f64,
+) -> f64 {
     // p = alpha * (cur_del - ref_del) + beta * (cur_del - old_del)
     let mut p = alpha * (qdelay - target) + beta * (qdelay - qdelay_old);
     // Auto-scaling of the gains (RFC 8033 §4.2).
@@ -120,7 +127,20 @@ impl<T: WirePacket> Pie<T> {
     pub fn new(params: PieParams, cap: usize) -> Self {
         // RFC 8033 §5: burst_allowance_ starts at MAX_BURST.
         let burst = params.max_burst;
-        Pie { params, q: Fifo::with_capacity(cap), drop_prob: 0.0, accu_prob: 0.0, qdelay_old: 0.0, qdelay: 0.0, burst_allowance: burst, next_update: None, in_measurement: false, measurement_start: Time::ZERO, dq_count: 0, avg_dq_time: 0.0 }
+        Pie {
+            params,
+            q: Fifo::with_capacity(cap),
+            drop_prob: 0.0,
+            accu_prob: 0.0,
+            qdelay_old: 0.0,
+            qdelay: 0.0,
+            burst_allowance: burst,
+            next_update: None,
+            in_measurement: false,
+            measurement_start: Time::ZERO,
+            dq_count: 0,
+            avg_dq_time: 0.0,
+        }
     }
 
     pub fn drop_prob(&self) -> f64 {
@@ -154,14 +174,25 @@ impl<T: WirePacket> Pie<T> {
         };
         while next <= now {
             let qdelay = self.current_qdelay();
-            if self.drop_prob == 0.0 && qdelay == 0.0 && self.qdelay_old == 0.0 && self.burst_allowance == Dur::ZERO {
+            if self.drop_prob == 0.0
+                && qdelay == 0.0
+                && self.qdelay_old == 0.0
+                && self.burst_allowance == Dur::ZERO
+            {
                 // Every further update until the next packet event is a no-op.
                 let skipped = (now.since(next).nanos() / period.nanos()) + 1;
                 next += Dur(skipped * period.nanos());
                 break;
             }
             let p = &self.params;
-            self.drop_prob = pie_update(self.drop_prob, qdelay, self.qdelay_old, p.target.secs_f64(), p.alpha, p.beta);
+            self.drop_prob = pie_update(
+                self.drop_prob,
+                qdelay,
+                self.qdelay_old,
+                p.target.secs_f64(),
+                p.alpha,
+                p.beta,
+            );
             self.qdelay_old = qdelay;
             // "update burst allowance"
             self.burst_allowance = Dur(self.burst_allowance.nanos().saturating_sub(period.nanos()));
@@ -175,7 +206,9 @@ impl<T: WirePacket> Pie<T> {
         let p = &self.params;
         let target = p.target.secs_f64();
         // "Safeguard PIE to be work conserving"
-        if (self.qdelay_old < target / 2.0 && self.drop_prob < 0.2) || self.q.bytes() <= 2 * p.mean_pktsize as u64 {
+        if (self.qdelay_old < target / 2.0 && self.drop_prob < 0.2)
+            || self.q.bytes() <= 2 * p.mean_pktsize as u64
+        {
             return false;
         }
         let mut prob = self.drop_prob;
@@ -238,7 +271,11 @@ impl<T: WirePacket> Pie<T> {
         match self.params.estimator {
             PieEstimator::Timestamp => {
                 // Linux pie_process_dequeue: the packet's sojourn, zero once the queue is empty.
-                self.qdelay = if self.q.is_empty() { 0.0 } else { now.since(enq).secs_f64() };
+                self.qdelay = if self.q.is_empty() {
+                    0.0
+                } else {
+                    now.since(enq).secs_f64()
+                };
             }
             PieEstimator::DequeueRate { dq_threshold } => {
                 let th = dq_threshold as u64;
@@ -254,7 +291,11 @@ impl<T: WirePacket> Pie<T> {
                         let tmp = now.since(self.measurement_start).secs_f64();
                         // The time to send DQ_THRESHOLD bytes, smoothed with weight 1/8
                         // (Linux sch_pie; see docs/deviations.md (network-models)).
-                        self.avg_dq_time = if self.avg_dq_time == 0.0 { tmp } else { self.avg_dq_time * 7.0 / 8.0 + tmp / 8.0 };
+                        self.avg_dq_time = if self.avg_dq_time == 0.0 {
+                            tmp
+                        } else {
+                            self.avg_dq_time * 7.0 / 8.0 + tmp / 8.0
+                        };
                         self.in_measurement = false;
                     }
                 }
@@ -304,7 +345,7 @@ mod tests {
         pie.drop_prob = 0.3;
         pie.qdelay_old = 0.02;
         let mut never = || 1.0; // a uniform draw that never drops
-        // accu 0.3, 0.6: below 0.85 → enqueue; 0.9: random (never here); 1.2 ...
+                                // accu 0.3, 0.6: below 0.85 → enqueue; 0.9: random (never here); 1.2 ...
         assert!(!pie.drop_early(1500, &mut never));
         assert!(!pie.drop_early(1500, &mut never));
         assert!(!pie.drop_early(1500, &mut never));

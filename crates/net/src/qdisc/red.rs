@@ -45,7 +45,19 @@ pub struct RedParams {
 
 impl Default for RedParams {
     fn default() -> Self {
-        RedParams { min_th: None, max_th: None, max_p: 0.1, w_q: None, gentle: true, bytes: true, mean_pktsize: 500, wait: true, target_delay: Dur::from_millis(5), ecn: false, mark_p: 1.0 }
+        RedParams {
+            min_th: None,
+            max_th: None,
+            max_p: 0.1,
+            w_q: None,
+            gentle: true,
+            bytes: true,
+            mean_pktsize: 500,
+            wait: true,
+            target_delay: Dur::from_millis(5),
+            ecn: false,
+            mark_p: 1.0,
+        }
     }
 }
 
@@ -77,8 +89,17 @@ impl RedParams {
             f64::max(5.0, targetqueue / 2.0)
         });
         let th_max_pkts = self.max_th.unwrap_or(3.0 * th_min_pkts);
-        let scale = if self.bytes { self.mean_pktsize as f64 } else { 1.0 };
-        RedResolved { th_min: th_min_pkts * scale, th_max: th_max_pkts * scale, w_q, ptc }
+        let scale = if self.bytes {
+            self.mean_pktsize as f64
+        } else {
+            1.0
+        };
+        RedResolved {
+            th_min: th_min_pkts * scale,
+            th_max: th_max_pkts * scale,
+            w_q,
+            ptc,
+        }
     }
 }
 
@@ -91,7 +112,11 @@ pub fn red_probability(ave: f64, th_min: f64, th_max: f64, max_p: f64, gentle: b
         1.0
     } else {
         // F&J §4: p_b = max_p (avg − min_th) / (max_th − min_th)
-        let diff = if th_max > th_min { th_max - th_min } else { 1.0 };
+        let diff = if th_max > th_min {
+            th_max - th_min
+        } else {
+            1.0
+        };
         max_p * (ave - th_min) / diff
     };
     p.min(1.0)
@@ -100,8 +125,20 @@ pub fn red_probability(ave: f64, th_min: f64, th_max: f64, max_p: f64, gentle: b
 /// ns-2 `modify_p`: uniform instead of geometric inter-drop spacing (F&J §4:
 /// p_a = p_b / (1 − count · p_b)), or with `wait` p_b / (2 − count · p_b); byte mode
 /// counts bytes in mean-size packets and scales by the packet's size.
-pub fn red_modify_p(p: f64, count: u64, count_bytes: u64, bytes: bool, mean_pktsize: u32, wait: bool, size: u32) -> f64 {
-    let count1 = if bytes { (count_bytes / mean_pktsize as u64) as f64 } else { count as f64 };
+pub fn red_modify_p(
+    p: f64,
+    count: u64,
+    count_bytes: u64,
+    bytes: bool,
+    mean_pktsize: u32,
+    wait: bool,
+    size: u32,
+) -> f64 {
+    let count1 = if bytes {
+        (count_bytes / mean_pktsize as u64) as f64
+    } else {
+        count as f64
+    };
     let mut p = if wait {
         if count1 * p < 1.0 {
             0.0
@@ -138,7 +175,17 @@ pub struct Red<T> {
 impl<T: WirePacket> Red<T> {
     pub fn new(params: RedParams, rate: Rate, delay: Dur, cap: usize) -> Self {
         let r = params.resolve(rate, delay);
-        Red { params, r, q: Fifo::with_capacity(cap), ave: 0.0, count: 0, count_bytes: 0, old: false, idle: true, idle_since: Time::ZERO }
+        Red {
+            params,
+            r,
+            q: Fifo::with_capacity(cap),
+            ave: 0.0,
+            count: 0,
+            count_bytes: 0,
+            old: false,
+            idle: true,
+            idle_since: Time::ZERO,
+        }
     }
 
     pub fn resolved(&self) -> RedResolved {
@@ -182,8 +229,17 @@ impl<T: WirePacket> Red<T> {
                 self.old = true;
             } else {
                 let p = &self.params;
-                let prob1 = red_probability(self.ave, self.r.th_min, self.r.th_max, p.max_p, p.gentle);
-                let prob = red_modify_p(prob1, self.count, self.count_bytes, p.bytes, p.mean_pktsize, p.wait, size);
+                let prob1 =
+                    red_probability(self.ave, self.r.th_min, self.r.th_max, p.max_p, p.gentle);
+                let prob = red_modify_p(
+                    prob1,
+                    self.count,
+                    self.count_bytes,
+                    p.bytes,
+                    p.mean_pktsize,
+                    p.wait,
+                    size,
+                );
                 if cx.rng.uniform() <= prob {
                     self.count = 0;
                     self.count_bytes = 0;
@@ -241,7 +297,11 @@ mod tests {
         assert!((r.w_q - (1.0 - (-1.0f64 / 3780.0).exp())).abs() < 1e-15);
         assert!((r.w_q - 2.64515e-4).abs() < 1e-9);
         // Packet mode at 1500 B: ptc = 833.3; targetqueue 4.17 → th_min = 5, th_max = 15.
-        let p = RedParams { bytes: false, mean_pktsize: 1500, ..RedParams::default() };
+        let p = RedParams {
+            bytes: false,
+            mean_pktsize: 1500,
+            ..RedParams::default()
+        };
         let r = p.resolve(Rate::from_mbps(10), Dur::from_millis(50));
         assert_eq!((r.th_min, r.th_max), (5.0, 15.0));
     }

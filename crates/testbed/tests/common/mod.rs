@@ -14,17 +14,25 @@ pub fn say(msg: &str) {
 /// Whether namespaces can be created here; says why not.
 pub fn can_run(test: &str) -> bool {
     if !scavenger_testbed::sys::is_root() {
-        say(&format!("SKIP {test}: not root (the testbed needs network namespaces, veth and TUN)"));
+        say(&format!(
+            "SKIP {test}: not root (the testbed needs network namespaces, veth and TUN)"
+        ));
         return false;
     }
     let ns = netns::Namespaces::new();
     if let Err(e) = ns.add(&format!("{}-probe", netns::unique_id())) {
-        say(&format!("SKIP {test}: cannot create a network namespace: {e}"));
+        say(&format!(
+            "SKIP {test}: cannot create a network namespace: {e}"
+        ));
         return false;
     }
     true
 }
 
 pub fn link(rate_mbps: u64, delay_ms: u64, limit: u32) -> LinkConfig {
-    LinkConfig::new(Rate::from_mbps(rate_mbps), Dur::from_millis(delay_ms), QueueLimit::Packets(limit))
+    LinkConfig::new(
+        Rate::from_mbps(rate_mbps),
+        Dur::from_millis(delay_ms),
+        QueueLimit::Packets(limit),
+    )
 }
