@@ -267,13 +267,13 @@ SCV_INLINE scv_s64 scv_delay_hist_queuing(const struct scv_delay_hist *h)
 }
 
 /* ------------------------------------------------------------------------------------
- * LEDBAT (RFC 6817 §2.4 as the Linux module seed 000 evaluated, §2.2.7 / §3.6;
+ * LEDBAT (RFC 6817 §2.4 as the Linux module Ong 2020 evaluated, §2.2.7 / §3.6;
  * crates/cc/src/algorithms/ledbat.rs). Parameters carry the Rust names; units below.
  */
 struct scv_ledbat_params {
 	scv_s64 target_ns;        /* TARGET, RFC 6817 §2.5 (100 ms) */
 	scv_s64 gain_ppm;         /* GAIN while under target ×1e6 (1.0) */
-	scv_s64 gain_dec_ppm;     /* GAIN while over target ×1e6 (1.0; seed 001 studies 10) */
+	scv_s64 gain_dec_ppm;     /* GAIN while over target ×1e6 (1.0; Trang 2015 studies 10) */
 	scv_s64 allowed_increase; /* segments (1) */
 	scv_s64 min_cwnd;         /* segments (2) */
 	scv_s64 current_filter;   /* samples (2, module param); new sockets only */
@@ -325,7 +325,7 @@ SCV_INLINE void scv_ledbat_sample(struct scv_ledbat_state *s, const struct scv_l
 {
 	if (is_owd && p->clamp_to_first_owd) {
 		/* Module: the first timestamps are the origin; delay = time − remote_time if
-		 * positive, else 0 (spec 000 §2.0). */
+		 * positive, else 0 (Ong 2020 notes §2.0). */
 		if (!s->has_first) {
 			s->has_first = 1;
 			s->first_owd = d;
@@ -397,7 +397,7 @@ SCV_INLINE void scv_ledbat_cong_avoid(struct scv_ledbat_state *s, const struct s
 }
 
 /* ------------------------------------------------------------------------------------
- * Yield TCP (seed 000 ch. 5 and App. B tcp_yield.c; crates/cc/src/algorithms/yield_tcp.rs),
+ * Yield TCP (Ong 2020 ch. 5 and App. B tcp_yield.c; crates/cc/src/algorithms/yield_tcp.rs),
  * with the module's u32/s32/s8 integer arithmetic.
  */
 struct scv_yield_params {
@@ -432,7 +432,7 @@ SCV_INLINE void scv_yield_defaults(struct scv_yield_params *p)
 	p->shift_semantics = 0;
 }
 
-/* struct yield (seed 000 App. B). */
+/* struct yield (Ong 2020 App. B). */
 struct scv_yield_state {
 	scv_s64 owd_offset;
 	scv_u32 delay, delay_min, delay_max, delay_smin, delay_smax, delay_prev;
@@ -485,7 +485,7 @@ SCV_INLINE scv_s32 scv_yield_update_trend(scv_s32 x, scv_s32 avg, scv_s32 f)
 	return (scv_s32)((scv_u32)x * (scv_u32)f);
 }
 
-/* seed 000 App. B.1.1 tcp_yield_pkts_acked (Algorithm 1), per ACK, also in recovery. */
+/* Ong 2020 App. B.1.1 tcp_yield_pkts_acked (Algorithm 1), per ACK, also in recovery. */
 SCV_INLINE void scv_yield_pkts_acked(struct scv_yield_state *s, const struct scv_yield_params *p, int has_owd, scv_s64 owd)
 {
 	scv_u32 hf = (scv_u32)p->hist_factor & 31;
@@ -566,7 +566,7 @@ SCV_INLINE scv_u32 scv_yield_qdelay_ms(const struct scv_yield_state *s)
 	return s->delay_smin ? s->delay - (s->delay_smin >> 3) : 0;
 }
 
-/* seed 000 App. B.1.2 tcp_yield_cong_avoid (Algorithm 2), every window-advancing ACK. */
+/* Ong 2020 App. B.1.2 tcp_yield_cong_avoid (Algorithm 2), every window-advancing ACK. */
 SCV_INLINE void scv_yield_cong_avoid(struct scv_yield_state *s, const struct scv_yield_params *p, struct scv_win *w,
 				     scv_u32 acked, int cwnd_limited)
 {
@@ -585,7 +585,7 @@ SCV_INLINE void scv_yield_cong_avoid(struct scv_yield_state *s, const struct scv
 		if (cwnd_limited)
 			scv_reno_cong_avoid(w, acked);
 	} else {
-		/* cwnd −= cwnd >> r (eq 5.2); r unclamped here (spec 000 §8 item 4). */
+		/* cwnd −= cwnd >> r (eq 5.2); r unclamped here (Ong 2020 notes §8 item 4). */
 		r = s->reduction_factor;
 		if (p->shift_semantics == 1)
 			dec = (r >= 0 && r < 32) ? w->cwnd >> r : 0;

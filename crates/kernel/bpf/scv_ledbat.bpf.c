@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* scv_ledbat: LEDBAT (RFC 6817) as the Linux module seed 000 evaluated (§2.2.7, §3.6),
+/* scv_ledbat: LEDBAT (RFC 6817) as the Linux module Ong 2020 evaluated (§2.2.7, §3.6),
  * following crates/cc/src/algorithms/ledbat.rs; the algorithm is scv_ledbat_cong_avoid
  * in scv_core.h. Loss/ECN: tcp_reno_ssthresh (RFC 6817 §2.4.2 "on data loss"). */
 #include "scv_common.bpf.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* scv_yield: Yield TCP (Ong 2020, seed 000 ch. 5 and App. B tcp_yield.c), following
+/* scv_yield: Yield TCP (Ong 2020 ch. 5 and App. B tcp_yield.c), following
  * crates/cc/src/algorithms/yield_tcp.rs; the algorithm is scv_yield_* in scv_core.h.
  * Hooks as in App. B: pkts_acked = the per-ACK operation (Algorithm 1), cong_avoid = the
  * "per-round" operation (Algorithm 2), ssthresh = tcp_reno_ssthresh. */

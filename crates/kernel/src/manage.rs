@@ -39,7 +39,7 @@ pub static ALGS: &[NativeAlg] = &[
         map_prefix: "scv_ledbat",
         object: "scv_ledbat",
         layout: Some(&params::LEDBAT),
-        summary: "LEDBAT (RFC 6817, the Linux module of seed 000), native BPF; follows crates/cc `ledbat`",
+        summary: "LEDBAT (RFC 6817, the Linux module of Ong 2020), native BPF; follows crates/cc `ledbat`",
         extra_maps: &[],
     },
     NativeAlg {
@@ -47,7 +47,7 @@ pub static ALGS: &[NativeAlg] = &[
         map_prefix: "scv_yield",
         object: "scv_yield",
         layout: Some(&params::YIELD),
-        summary: "Yield TCP (seed 000 ch. 5, App. B), native BPF; follows crates/cc `yield`",
+        summary: "Yield TCP (Ong 2020 ch. 5, App. B), native BPF; follows crates/cc `yield`",
         extra_maps: &[],
     },
     NativeAlg {

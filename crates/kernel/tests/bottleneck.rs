@@ -3,7 +3,7 @@
 //! 300 kB buffer (120 ms of queue) on the router's egress towards the receiver (never in
 //! the sender's namespace: TCP Small Queues, notes/kernel-and-testbed.md §2), offloads off.
 //! A lone cubic flow fills that buffer; LEDBAT with TARGET 25 ms (RFC 6817 §2.4.2) must
-//! stay below its target, and reach it when its window is free to grow; Yield (seed 000
+//! stay below its target, and reach it when its window is free to grow; Yield (Ong 2020
 //! §5.3.2: target 15 % of the delay range) must queue less than cubic. The same path
 //! carries the tests whose windows must grow (live GAIN changes, global and per socket;
 //! LEDBAT++'s slow-start divisor; a DA-LBE controller in the shim agent): on loopback the

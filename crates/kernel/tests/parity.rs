@@ -10,7 +10,7 @@
 //!
 //! Agreement: LEDBAT and Yield are integer algorithms (LEDBAT's GAIN is fixed point ×10^6
 //! in the kernel; with GAIN values whose products are integers, as the defaults 1 and the
-//! seed 001 value 10, the arithmetic is exact): windows must be equal. LEDBAT++ keeps a
+//! Trang 2015 value 10, the arithmetic is exact): windows must be equal. LEDBAT++ keeps a
 //! fractional window; the kernel's 1/65536-packet fixed point truncates on every update,
 //! so the two windows may drift apart by less than 2^-16 packet per update between the
 //! points where both are clamped to the same value; the test allows 0.02 packets, and

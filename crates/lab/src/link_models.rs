@@ -534,10 +534,10 @@ pub fn ser_on_off<S: Serializer>(o: &Option<OnOff>, s: S) -> Result<S::Ok, S::Er
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
-    /// Seed 000's 802.11n last hop: a variable-rate trace around `rate` with aggregation
+    /// Ong 2020's 802.11n last hop: a variable-rate trace around `rate` with aggregation
     /// bursts and per-frame jitter, generated per run from the run's seed.
     Wifi,
-    /// Seed 001's GEO path: 250 ms one way, 10 Mbit/s and a 1-BDP buffer unless given.
+    /// Trang 2015's GEO path: 250 ms one way, 10 Mbit/s and a 1-BDP buffer unless given.
     Satellite,
 }
 

@@ -294,7 +294,7 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     Ok(Rendered { summary, files })
 }
 
-/// Histograms of the coefficient of variation over runs (seed 000 §3.6), one per metric
+/// Histograms of the coefficient of variation over runs (Ong 2020 §3.6), one per metric
 /// the study lists, over its experiments with at least two runs.
 fn variation_section(def: &StudyDef, results: &Results) -> String {
     let mut html = String::from("<h2>Run-to-run variation</h2><p>Coefficient of variation (sample stdev / mean over seeds) of each experiment.</p><div class=plots>");

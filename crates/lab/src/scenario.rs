@@ -124,7 +124,7 @@ pub struct FlowSpec {
     /// When the sender stops (from the start of the run); `None` runs to the end.
     #[serde(serialize_with = "ser_opt_display")]
     pub stop: Option<Dur>,
-    /// Soft deadline of a finite transfer, from the flow's start (seed 003).
+    /// Soft deadline of a finite transfer, from the flow's start (Wallenburg 2018).
     #[serde(serialize_with = "ser_opt_display")]
     pub deadline: Option<Dur>,
     /// DA-LBE: the metacontroller that drives this flow's knobs.
@@ -987,7 +987,7 @@ fn parse_flow(
         }
     }
     let count = f.int("count", 1, 100_000)?.unwrap_or(1) as usize;
-    // httperf-like: `count` connections split `total_size` equally (seed 000 §3.4).
+    // httperf-like: `count` connections split `total_size` equally (Ong 2020 §3.4).
     let size = match (f.bytes("size")?, f.bytes("total_size")?) {
         (Some(_), Some(_)) => return Err(f.err(
             "total_size",

@@ -1,5 +1,5 @@
 //! Foreground slowdown: the same scenario and seed run again without its background
-//! flows, and each remaining flow compared with itself (issue 3 §6; seed 000 §3.5 judges
+//! flows, and each remaining flow compared with itself (issue 3 §6; Ong 2020 §3.5 judges
 //! an LBE mechanism by how much it delays the foreground it shares a link with).
 
 use crate::scenario::Scenario;

@@ -1,4 +1,4 @@
-//! Deadline-aware LBE in the simulator: seed 003's long-term experiment (§9.2, Table 5.2):
+//! Deadline-aware LBE in the simulator: Wallenburg 2018's long-term experiment (§9.2, Table 5.2):
 //! a DA-LBE flow of 1625 MB due 600 s after it starts (at 10 s) against one CUBIC flow
 //! on 100 Mbit/s, 30 ms RTT, a 250-packet FIFO. The thesis's testbed (Tables 5.3/5.4):
 //! CUBIC-based controller median −6.0 s, worst +6.7 s, 6/50 late, Jain 0.773; the
@@ -76,7 +76,7 @@ fn cubic_model_based_controller_meets_the_deadline_like_the_testbed() {
 
 #[test]
 fn vegas_model_based_controller_misses_the_deadline_as_on_the_testbed() {
-    // Seed 003 §9.2: late in all 50 testbed runs against CUBIC on a tail-drop FIFO.
+    // Wallenburg 2018 §9.2: late in all 50 testbed runs against CUBIC on a tail-drop FIFO.
     let o = run(&example("vegas-mbc"), 1..=3);
     assert!(o.lateness.iter().all(|&l| l > 30.0), "{:?}", o.lateness);
 }
@@ -154,7 +154,7 @@ fn dalbe_settings_are_checked() {
 
 #[test]
 fn short_term_scenario_uses_the_idle_gap_and_meets_the_deadline() {
-    // Seed 003 §9.1: six CUBIC flows come and go over Poisson UDP noise; none runs at
+    // Wallenburg 2018 §9.1: six CUBIC flows come and go over Poisson UDP noise; none runs at
     // 1000-1010 s. The flow (1625 MB, due at 1700 s) should speed up in that gap.
     let sc = load(
         &Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -64,14 +64,14 @@ fn queue_disciplines_by_name_and_with_parameters() {
         q => panic!("{q:?}"),
     }
     assert_eq!(s.link.reverse_qdisc, QdiscConfig::DropTail);
-    // Seed 004's CoDel: a 70 ms "queuing delay threshold".
+    // Wang 2018's CoDel: a 70 ms "queuing delay threshold".
     let s = parse(
         "ok.toml",
         &with_link("qdisc = { kind = \"codel\", target = \"70ms\" }"),
     )
     .unwrap();
     assert!(matches!(&s.link.qdisc, QdiscConfig::Codel(p) if p.target == Dur::from_millis(70)));
-    // Seed 001's PIE (ns-2: 20 ms target, 30 ms update, departure-rate estimator) and RED.
+    // Trang 2015's PIE (ns-2: 20 ms target, 30 ms update, departure-rate estimator) and RED.
     let s = parse("ok.toml", &with_link("qdisc = { kind = \"pie\", target = \"20ms\", t_update = \"30ms\", estimator = \"dequeue-rate\" }\nreverse_qdisc = { kind = \"red\", gentle = true, mode = \"packets\", min_th = 5, max_th = 15, max_p = 0.1 }")).unwrap();
     match &s.link.qdisc {
         QdiscConfig::Pie(p) => {
@@ -390,7 +390,7 @@ algorithm = "newreno"
     let s = parse("sat.toml", text).unwrap();
     assert_eq!(s.link.delay, Dur::from_millis(250));
     assert_eq!(s.link.rate, Rate::from_mbps(10));
-    // 1 BDP: 10 Mbit/s × 500 ms / 1500 B = 416.7 → 417 packets (seed 001's table).
+    // 1 BDP: 10 Mbit/s × 500 ms / 1500 B = 416.7 → 417 packets (Trang 2015's table).
     assert_eq!(s.link.buffer, scavenger_lab::scenario::Buffer::Packets(417));
     let r = run_scenario(&s, 1);
     let f = &r.metrics.flows[0];

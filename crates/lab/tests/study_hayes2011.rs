@@ -1,4 +1,4 @@
-//! The hayes2011 study (seed 002, Hayes & Armitage 2011, CDG): its experiments are the
+//! The hayes2011 study (Hayes & Armitage 2011, CDG): its experiments are the
 //! paper's set-up (§4, Fig 3), its published numbers name experiments it runs, and two of
 //! its claims hold on a short run.
 

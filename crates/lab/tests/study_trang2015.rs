@@ -1,4 +1,4 @@
-//! The trang2015 study (seed 001): experiment ids, the set-ups the thesis states, its
+//! The trang2015 study (Trang 2015): experiment ids, the set-ups the thesis states, its
 //! published numbers, and two behavioural claims on short runs of the study's own
 //! scenarios.
 

@@ -1,4 +1,4 @@
-//! The wallenburg2018 study (seed 003, Wallenburg 2018, Libdalbe): its experiments are the
+//! The wallenburg2018 study (Wallenburg 2018, Libdalbe): its experiments are the
 //! thesis's testbed scenarios (§4.1, Tables 5.1 and 5.2), its published numbers name
 //! experiments it runs, and its long-term claims can be evaluated on a short run.
 

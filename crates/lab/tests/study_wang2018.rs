@@ -1,4 +1,4 @@
-//! The wang2018 study (seed 004, chapter 5): its experiments are the thesis's set-ups,
+//! The wang2018 study (Wang 2018, chapter 5): its experiments are the thesis's set-ups,
 //! its published numbers name experiments it runs, and two of its claims evaluated on
 //! short simulations.
 

@@ -1,12 +1,12 @@
 //! Stand-ins for the links the sources evaluate on but do not specify as models. What
 //! they approximate and what they leave out is in docs/network-models.md.
 //!
-//! - **wifi**: seed 000's wireless last hop (802.11n, 5 GHz, one station about 5 m from
+//! - **wifi**: Ong 2020's wireless last hop (802.11n, 5 GHz, one station about 5 m from
 //!   the access point, RSSI −66 to −69 dBm, "ideal, stable channel with little
 //!   contention"). A variable-rate delivery trace around the link's nominal rate, whose
 //!   opportunities come in aggregates (A-MPDU bursts, one per transmit opportunity), plus
 //!   per-frame jitter that keeps order.
-//! - **satellite**: seed 001's long-delay path: 250 ms one way (GEO), no other
+//! - **satellite**: Trang 2015's long-delay path: 250 ms one way (GEO), no other
 //!   satellite effect, as in the thesis's ns-2 dumbbell.
 
 use crate::delay::{standard_normal, Jitter};
@@ -116,7 +116,7 @@ impl WifiModel {
     }
 }
 
-/// Seed 001's long-delay settings (its §4.2: a 10 Mb/s dumbbell with one-way delay up to
+/// Trang 2015's long-delay settings (its §4.2: a 10 Mb/s dumbbell with one-way delay up to
 /// 250 ms, GEO).
 pub const SATELLITE_ONE_WAY_DELAY: Dur = Dur::from_millis(250);
 pub const SATELLITE_RATE: Rate = Rate::from_mbps(10);

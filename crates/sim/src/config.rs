@@ -40,7 +40,7 @@ pub struct FlowConfig {
     /// Receiver clock minus true time, ns.
     pub clock_offset: i64,
     /// Which way the data goes: `Forward` uses the forward link for data and the reverse
-    /// link for ACKs (a download in seed 000's terms); `Reverse` the opposite (an upload).
+    /// link for ACKs (a download in Ong 2020's terms); `Reverse` the opposite (an upload).
     pub direction: Direction,
     /// ECN-capable transport (RFC 3168): data is sent ECT(0), the receiver echoes CE
     /// marks with ECE until CWR, and the sender calls `on_congestion(Ecn)` at most once
@@ -81,7 +81,7 @@ pub enum Traffic {
     /// A TCP-like connection driven by `algorithm`.
     #[default]
     Tcp,
-    /// Unreliable constant-bit-rate datagrams (VoIP-like, or seed 003's UDP noise):
+    /// Unreliable constant-bit-rate datagrams (VoIP-like, or Wallenburg 2018's UDP noise):
     /// `payload` bytes each plus `header` bytes, at `rate` on average; with `poisson`
     /// the gaps are exponential. No ACKs; the receiver records one-way delay and loss.
     Cbr {

@@ -1,4 +1,4 @@
-//! Mode-detection metrics of seed 004 §5.5 (EvaRate, Copa): how long an algorithm takes
+//! Mode-detection metrics of Wang 2018 §5.5 (EvaRate, Copa): how long an algorithm takes
 //! to notice that a buffer filler joined or left, and how often its mode is wrong after
 //! that, from a per-bin mode series. Shared by the simulator's tests and the wang2018
 //! study so that both use one definition.
@@ -24,11 +24,11 @@ pub struct Metrics {
     pub false_negative: f64,
 }
 
-/// Seed 004 §5.5 metrics from a per-bin mode series (`time` = bin ends, `mode` = 1
+/// Wang 2018 §5.5 metrics from a per-bin mode series (`time` = bin ends, `mode` = 1
 /// hostile / 0 benevolent, NaN before the flow starts). Phases run from one event to
 /// the next (the last to the end of the series). The thesis does not say whether its
 /// false-positive/negative rates are fractions of time or of decisions; we count
-/// time (bins) after the first correct detection (spec 004 §4.7).
+/// time (bins) after the first correct detection (Wang 2018 notes §4.7).
 pub fn metrics(time: &[f64], mode: &[f64], events: &[Event]) -> Metrics {
     let mut delays = Vec::new();
     let (mut fp, mut fp_bins, mut fneg, mut fn_bins) = (0usize, 0usize, 0usize, 0usize);

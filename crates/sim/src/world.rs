@@ -259,7 +259,7 @@ impl Simulation {
         flow.counters.cbr_sent_pkts += 1;
         flow.counters.cbr_sent_bytes += p.wire as u64;
         let mean = rate.tx_time(p.wire as u64);
-        // Exponential gaps (seed 003's noise) by inversion; 1 − u is never zero.
+        // Exponential gaps (Wallenburg 2018's noise) by inversion; 1 − u is never zero.
         let gap = if poisson {
             mean.mul_f64(-(1.0 - flow.cbr_rng.uniform()).ln())
         } else {

@@ -1,6 +1,6 @@
-//! Behaviour of the LBE algorithms in the simulator on seed 000's baseline access link:
+//! Behaviour of the LBE algorithms in the simulator on Ong 2020's baseline access link:
 //! 8 Mbit/s down, 1 Mbit/s up (ACKs), 50 ms base RTT, 70-packet (2 × BDP) drop-tail
-//! buffers (seed 000 §3.2, Table 3.1).
+//! buffers (Ong 2020 §3.2, Table 3.1).
 
 mod common;
 use common::*;
@@ -10,7 +10,7 @@ use scavenger_sim::{run, JainSpec, SimConfig};
 const LINK_BPS: f64 = 8e6;
 const SECOND: u64 = 1_000_000_000;
 
-/// Every LBE algorithm of seed 000 (and CDG, seed 002).
+/// Every LBE algorithm of Ong 2020 (and CDG, Hayes & Armitage 2011).
 const LBE: &[&str] = &[
     "vegas",
     "nice",
@@ -21,7 +21,7 @@ const LBE: &[&str] = &[
     "cdg",
     "yield",
 ];
-/// The ones seed 000 finds low-impact against a NewReno foreground (§4.1, Fig 4.1/4.16).
+/// The ones Ong 2020 finds low-impact against a NewReno foreground (§4.1, Fig 4.1/4.16).
 const LOW_IMPACT: &[&str] = &[
     "vegas",
     "nice",
@@ -31,9 +31,9 @@ const LOW_IMPACT: &[&str] = &[
     "yield",
 ];
 
-/// A background flow as seed 000 ran it: CDG is stock Linux `tcp_cdg` (the ong2020
-/// study's configuration; the paper variant is seed 002's and its tests are hayes2011's).
-// 0.7071 is tcp_cdg's backoff_beta as seed 000 configured it, not an approximation of 1/√2.
+/// A background flow as Ong 2020 ran it: CDG is stock Linux `tcp_cdg` (the ong2020
+/// study's configuration; the paper variant is Hayes & Armitage 2011's and its tests are hayes2011's).
+// 0.7071 is tcp_cdg's backoff_beta as Ong 2020 configured it, not an approximation of 1/√2.
 #[allow(clippy::approx_constant)]
 fn lbe(name: &str, alg: &str) -> scavenger_sim::FlowConfig {
     let mut f = flow(name, alg);
@@ -68,7 +68,7 @@ fn each_algorithm_alone_fills_the_link_within_20_s() {
         c.flows.push(lbe("bg", alg));
         let r = run(c);
         let util = mean(&r.series.unwrap().link_utilisation[15..20]);
-        // CDG backs off on delay gradients before the queue fills; seed 000 measured its
+        // CDG backs off on delay gradients before the queue fills; Ong 2020 measured its
         // throughput 9.4 % below NewReno's on this link (§4.1, Fig 4.1), i.e. about 86 %
         // of the link, so we expect at least 80 % rather than 85 %.
         let want = if alg == "cdg" { 0.80 } else { 0.85 };
@@ -149,7 +149,7 @@ fn low_impact_algorithms_leave_most_of_the_link_to_newreno() {
     }
 }
 
-/// Mean completion time of seed 000's short foreground (2469 KiB NewReno) against `bg`,
+/// Mean completion time of Ong 2020's short foreground (2469 KiB NewReno) against `bg`,
 /// over eight start times so that one unlucky phase does not decide (single runs spread
 /// by a factor of two, as the thesis's own per-run scatter does).
 fn short_foreground_fct(bg: &str) -> f64 {

@@ -1,6 +1,6 @@
-//! Seed 001's LEDBAT pathologies and FLOWER's answer to them, on seed 001's dumbbell:
+//! Trang 2015's LEDBAT pathologies and FLOWER's answer to them, on Trang 2015's dumbbell:
 //! 10 Mbit/s, 50 ms one-way delay (100 ms base RTT), 1500-byte packets (1448 B payload +
-//! 52 B headers), drop-tail buffers; BDP = 83.3 packets (spec 001 §4.2–4.3).
+//! 52 B headers), drop-tail buffers; BDP = 83.3 packets (Trang 2015 notes §4.2–4.3).
 //! Numbers and the thesis's figures side by side: docs/deviations.md (flower),
 //! ledbat-presets.md and ledbat-plus-plus.md.
 
@@ -11,7 +11,7 @@ use scavenger_sim::{run, JainSpec};
 
 const S: u64 = 1_000_000_000;
 
-/// Goodput (bit/s) of two flows of `alg` over [from, to) s: seed 001 E5.3, buffer 2 × BDP =
+/// Goodput (bit/s) of two flows of `alg` over [from, to) s: Trang 2015 E5.3, buffer 2 × BDP =
 /// 167 packets, target 100 ms (every algorithm's default or preset), flow 1 from 0 s,
 /// flow 2 from 20 s. Each flow lasts 150 s in the thesis; flows have no stop time here,
 /// so the run ends at 150 s, when flow 1 would stop, and both run over 20–150 s.
@@ -33,7 +33,7 @@ fn latecomer(alg: &str, from: u64, to: u64) -> (Vec<f64>, f64) {
 
 #[test]
 fn rfc_ledbat_starves_the_first_flow_after_a_latecomer() {
-    // seed 001 §5.2.2: the first LEDBAT flow reaches its minimum rate by about t = 131 s.
+    // Trang 2015 §5.2.2: the first LEDBAT flow reaches its minimum rate by about t = 131 s.
     let (g, _) = latecomer("ledbat-rfc", 130, 150);
     let share = g[0] / (g[0] + g[1]);
     assert!(
@@ -46,7 +46,7 @@ fn rfc_ledbat_starves_the_first_flow_after_a_latecomer() {
 
 #[test]
 fn two_flower_flows_share_the_link_after_a_latecomer() {
-    // seed 001 §5.2.2: the two FLOWER flows "share fairly the link capacity".
+    // Trang 2015 §5.2.2: the two FLOWER flows "share fairly the link capacity".
     let (g, jain) = latecomer("flower", 100, 150);
     assert!(
         jain >= 0.9,
@@ -67,8 +67,8 @@ fn ledbat_plus_plus_slowdowns_undo_the_latecomer_advantage() {
 }
 
 /// Goodput (bit/s) of NewReno alone, and of (NewReno, `lbe`) started together, over
-/// 50–200 s of a 200 s run (seed 001 §3.2: "the last 150 s"), buffer `buffer` packets.
-/// Receivers ACK every segment, as seed 001's ns-2 sinks (with delayed ACKs a LEDBAT flow
+/// 50–200 s of a 200 s run (Trang 2015 §3.2: "the last 150 s"), buffer `buffer` packets.
+/// Receivers ACK every segment, as Trang 2015's ns-2 sinks (with delayed ACKs a LEDBAT flow
 /// at its minimum window counts the receiver's 40 ms ACK wait as queueing delay).
 fn against_newreno(lbe: &str, buffer: u32) -> (f64, f64, f64) {
     let ns2 = |name: &str, alg: &str| {
@@ -100,7 +100,7 @@ fn against_newreno(lbe: &str, buffer: u32) -> (f64, f64, f64) {
 
 #[test]
 fn rfc_ledbat_is_hostile_when_the_buffer_is_below_one_and_a_half_targets() {
-    // seed 001 §3.2: B = 92 packets, B:τ ≈ 1.1 with τ = 100 ms (83.3 packets): LEDBAT ends up
+    // Trang 2015 §3.2: B = 92 packets, B:τ ≈ 1.1 with τ = 100 ms (83.3 packets): LEDBAT ends up
     // with more capacity than NewReno; with B ≥ ~1.5·τ it is LBE (here B = 167, B:τ = 2).
     let (_, tcp, ledbat) = against_newreno("ledbat-rfc", 92);
     assert!(
@@ -120,7 +120,7 @@ fn rfc_ledbat_is_hostile_when_the_buffer_is_below_one_and_a_half_targets() {
 
 #[test]
 fn tuned_ledbat_leaves_newreno_its_solo_throughput_at_one_bdp() {
-    // seed 001 Table 3.1: (5 ms; 10) at B = BDP = 84 costs NewReno 0.86 %.
+    // Trang 2015 Table 3.1: (5 ms; 10) at B = BDP = 84 costs NewReno 0.86 %.
     let (solo, tcp, ledbat) = against_newreno("ledbat-tuned", 84);
     assert!(
         tcp >= 0.98 * solo,

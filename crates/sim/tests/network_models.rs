@@ -160,7 +160,7 @@ fn codel_with_ecn_marks_an_ecn_capable_flow_instead_of_dropping() {
     assert!(plain.links[0].aqm_drops > 20);
 }
 
-/// Seed 001's AQM set-up (E5.4): 10 Mbit/s, 50 ms one way, 250-packet buffer, five
+/// Trang 2015's AQM set-up (E5.4): 10 Mbit/s, 50 ms one way, 250-packet buffer, five
 /// NewReno flows; ns-2.35's default RED (gentle, byte mode, thresholds from a 5 ms
 /// target delay) keeps the average queue far below the drop-tail one.
 #[test]

@@ -1,5 +1,5 @@
-//! Rate-based, paced algorithms of seed 004 (BBR, Copa, EvaRate, EvaRate++, PropRate,
-//! PCC Vivace) alone on seed 004's baseline link (§5.1): a constant 16 Mbit/s
+//! Rate-based, paced algorithms of Wang 2018 (BBR, Copa, EvaRate, EvaRate++, PropRate,
+//! PCC Vivace) alone on Wang 2018's baseline link (§5.1): a constant 16 Mbit/s
 //! bottleneck (a constant-rate link stands in for the constant 16 Mbit/s Cellsim trace),
 //! 40 ms base RTT, and a deep 2000-packet buffer that a low-latency sender never fills.
 
@@ -9,7 +9,7 @@ use scavenger_cc::{Dur, RawParam};
 use scavenger_sim::{run, SimConfig};
 
 const RATE_BASED: &[&str] = &["bbr", "copa", "evarate", "evarate++", "proprate", "vivace"];
-/// The ones seed 004 credits with a low queue on this link (§5.1, §3.2).
+/// The ones Wang 2018 credits with a low queue on this link (§5.1, §3.2).
 const LOW_DELAY: &[&str] = &["evarate", "copa", "proprate"];
 
 fn baseline(secs: u64) -> SimConfig {
@@ -26,7 +26,7 @@ fn mean(xs: &[f64]) -> f64 {
 fn alone(alg: &str, secs: u64) -> (f64, f64, u64) {
     let mut c = baseline(secs);
     let mut f = flow("f", alg);
-    // Seed 004 ran Copa and Vivace as user-space UDP clients that acknowledge every
+    // Wang 2018 ran Copa and Vivace as user-space UDP clients that acknowledge every
     // packet (§3.1); with delayed ACKs and Linux-style RTT samples Copa's "nearly empty"
     // test fails alone and it turns competitive (docs/deviations.md, Copa §7).
     if matches!(alg, "copa" | "vivace") {
@@ -95,7 +95,7 @@ fn bbr_keeps_its_queue_near_one_bdp_or_less() {
 
 #[test]
 fn evarate_estimates_its_own_buffer_occupancy() {
-    // Seed 004 §5.1 (Fig. 5.2): B_est tracks the actual occupancy. Alone on the link,
+    // Wang 2018 §5.1 (Fig. 5.2): B_est tracks the actual occupancy. Alone on the link,
     // the whole queue is the flow's own; B is estimated once per RTT, so compare the
     // mean over 10-30 s rather than instants.
     let mut c = baseline(30);

@@ -44,7 +44,7 @@ fn a_cbr_stream_alone_arrives_whole_after_the_path_delay() {
 
 #[test]
 fn poisson_noise_has_the_asked_mean_rate_and_varies_with_the_seed() {
-    // Seed 003's testbed noise: MTU-sized UDP, exponential gaps, 10 Mbit/s on average.
+    // Wallenburg 2018's testbed noise: MTU-sized UDP, exponential gaps, 10 Mbit/s on average.
     let mk = |seed| {
         let mut c = dumbbell(100, 30, 250, 60);
         c.seed = seed;

@@ -152,7 +152,7 @@ fn two_cubic_flows_share_fairly() {
 
 #[test]
 fn a_download_finishes_against_a_reno_upload() {
-    // Seed 000 §3.3's upload scenario (the thesis implies about 9 s for the foreground).
+    // Ong 2020 §3.3's upload scenario (the thesis implies about 9 s for the foreground).
     // It used to never finish: the slow-start overshoot lost most of a window, the RTO
     // (RFC 6298 with a 200 ms floor, below the 800 ms RTT's headroom) fired, and the
     // window was held at one segment through RTO recovery, one retransmission per 0.8 s.
@@ -176,7 +176,7 @@ fn a_download_finishes_against_a_reno_upload() {
 
 #[test]
 fn an_upload_queues_behind_itself_and_delays_a_downloads_acks() {
-    // Seed 000 §3.3: on an 8/1 Mbit/s access link a saturating upload fills the uplink
+    // Ong 2020 §3.3: on an 8/1 Mbit/s access link a saturating upload fills the uplink
     // queue, and the download's ACKs wait in it.
     let adsl = |upload: bool| {
         let mut c = dumbbell(8, 50, 70, 30);

@@ -1,4 +1,4 @@
-//! Seed 004 (Wang Zixiao, NUS PhD thesis 2018) in the simulator: the remaining
+//! Wang 2018 (Wang Zixiao, NUS PhD thesis 2018) in the simulator: the remaining
 //! acceptance of issue 6.
 //!
 //! - §5.1 baseline on a constant 16 Mbit/s **trace** link (the thesis's Cellsim replays a
@@ -10,7 +10,7 @@
 //! - §5.3 shallow-buffer flow mixes (10 flows, 32 Mbit/s, 80 ms, 210 packets), in
 //!   direction.
 //!
-//! Numbers and the thesis's are in docs/reproduction.md ("wang2018 (seed 004) —
+//! Numbers and the thesis's are in docs/reproduction.md ("wang2018 (Wang 2018) —
 //! simulator tests").
 
 mod common;
@@ -208,7 +208,7 @@ fn cubic_between(name: &str, from_s: u64, to_s: u64) -> FlowConfig {
 }
 
 /// Runs `flows` (the test flow first) on the mode-detection link: a constant 32 Mbit/s
-/// trace, 40 ms, 2000-packet drop-tail buffer (seed 004 does not give §5.5's link; see
+/// trace, 40 ms, 2000-packet drop-tail buffer (Wang 2018 does not give §5.5's link; see
 /// docs/reproduction.md), 100 ms bins; returns the test flow's metrics.
 fn detect(flows: Vec<FlowConfig>, secs: u64, events: &[Event]) -> (Metrics, SimResult) {
     let mut c = trace_dumbbell(32, 40, 2000, secs);
@@ -299,7 +299,7 @@ fn join_leave(test: FlowConfig) -> (Metrics, SimResult) {
     )
 }
 
-/// Seed 004's 3 s bound after a join; after a leave, 3 s from when the departed CUBIC
+/// Wang 2018's 3 s bound after a join; after a leave, 3 s from when the departed CUBIC
 /// flow's standing queue (up to 2000 packets, 0.75 s at 32 Mbit/s) has drained, since no
 /// delay-based detector can see the leave before that.
 fn assert_switches_within_3_s(name: &str, m: &Metrics, r: &SimResult) {
@@ -458,7 +458,7 @@ fn mix(alg: &str, n: usize) -> (f64, f64, f64) {
 
 #[test]
 fn one_bbr_flow_takes_far_more_than_a_tenth_of_a_shallow_link_from_nine_cubic_flows() {
-    // Seed 004 §5.3: "one BBR flow takes ~25 Mbps of 32 Mbps against 9 CUBIC".
+    // Wang 2018 §5.3: "one BBR flow takes ~25 Mbps of 32 Mbps against 9 CUBIC".
     let (_, bbr, cubic) = mix("bbr", 1);
     assert!(
         bbr >= 16.0,
@@ -472,7 +472,7 @@ fn one_bbr_flow_takes_far_more_than_a_tenth_of_a_shallow_link_from_nine_cubic_fl
 
 #[test]
 fn an_all_evarate_mix_loses_less_than_any_mix_with_cubic_in_a_shallow_buffer() {
-    // Seed 004 §5.3: "100% EvaRate has lower loss than mixes with CUBIC".
+    // Wang 2018 §5.3: "100% EvaRate has lower loss than mixes with CUBIC".
     let (all_eva, _, _) = mix("evarate", 10);
     for n in [0, 1, 5, 9] {
         let (loss, _, _) = mix("evarate", n);

@@ -325,7 +325,7 @@ fn share(a: f64, b: f64) -> f64 {
     a / (a + b)
 }
 
-/// Issue 10 acceptance on the testbed: seed 000's 8/1 Mbit/s access link, 50 ms RTT,
+/// Issue 10 acceptance on the testbed: Ong 2020's 8/1 Mbit/s access link, 50 ms RTT,
 /// 70-packet buffers; a long-lived CUBIC foreground joins a background download at 3 s.
 /// Returns (background goodput, foreground goodput) over the run (bit/s) and the same
 /// pair from the simulator for the same scenario.
@@ -355,7 +355,7 @@ fn native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link() {
         return;
     }
     // LEDBAT with a 25 ms target: with RFC 6817's 100 ms the target is the whole
-    // 70-packet (105 ms) buffer, and LEDBAT competes like Reno on this link, as seed 000
+    // 70-packet (105 ms) buffer, and LEDBAT competes like Reno on this link, as Ong 2020
     // found (§4.7: LEDBAT "regular TCP-like"). The target also exercises the scenario's
     // `params` reaching the BPF object's parameter map.
     let ((lbe, fg), (sim_lbe, sim_fg)) = adsl_pair("ledbat", "params = { target = \"25ms\" }");
@@ -396,7 +396,7 @@ fn native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link() {
     assert!(!scavenger_kernel::manage::is_registered("scv_ledbat"));
 }
 
-/// Seed 003's long-term DA-LBE scenario at reduced scale on kernel sockets: the DA-LBE
+/// Wallenburg 2018's long-term DA-LBE scenario at reduced scale on kernel sockets: the DA-LBE
 /// flow runs our CUBIC + CUBIC model-based controller in the scv_shim agent (crates/kernel)
 /// against a kernel CUBIC flow. The thesis (§5.3, Table 5.2): 100 Mbit/s, 30 ms RTT, 1-BDP
 /// buffer, 1625 MB due 600 s after the start (21.67 Mbit/s, 24 % of the 90 Mbit/s left by
@@ -483,7 +483,7 @@ fn vegas_through_the_shim_yields_to_cubic_on_the_adsl_link_as_in_the_simulator()
 }
 
 /// The table of docs/validation.md "Our algorithms on kernel TCP": every LBE algorithm of
-/// seed 000 on the 8/1 Mbit/s link against a CUBIC download, testbed vs simulator. About
+/// Ong 2020 on the 8/1 Mbit/s link against a CUBIC download, testbed vs simulator. About
 /// 30 s per algorithm; run by hand:
 ///
 ///     cargo test --release -p scavenger-testbed --test testbed adsl_table -- --ignored --nocapture

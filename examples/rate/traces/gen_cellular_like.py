@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes cellular-like.down, a SYNTHETIC mahimahi trace that stands in for the
-cellular traces seed 004 uses (M1, Starhub and Singtel downlinks recorded by Leong et
+cellular traces Wang 2018 uses (M1, Starhub and Singtel downlinks recorded by Leong et
 al., CoNEXT'17, on a shuttle bus around the NUS campus; not available here).
 
 It is not fitted to those traces; it only has the features that matter to a
@@ -31,7 +31,7 @@ PHI = 0.95
 
 
 def main():
-    rng = random.Random(4)  # seed 004
+    rng = random.Random(4)  # Wang 2018
     mu = math.log(MEAN_MBPS) - SIGMA**2 / 2  # so that E[r] = MEAN_MBPS
     x = mu
     rate = []  # Mbit/s per ms

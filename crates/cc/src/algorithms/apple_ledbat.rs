@@ -1,9 +1,9 @@
-//! Apple LEDBAT as seed 000 implemented and evaluated it (thesis §2.2.7 "Apple LEDBAT",
-//! §3.6.3, listing App. A.4.2 `tcp_apledbat_cong_avoid`; spec 000 §2.10).
+//! Apple LEDBAT as Ong 2020 implemented and evaluated it (thesis §2.2.7 "Apple LEDBAT",
+//! §3.6.3, listing App. A.4.2 `tcp_apledbat_cong_avoid`; Ong 2020 notes §2.10).
 //!
 //! Apple's XNU LEDBAT replaces RFC 6817's proportional controller with AIMD: additive
 //! increase while the queuing delay is within the target, and a cut of cwnd/8 when it
-//! is over (seed 000 §2.2.7). The thesis built its Linux version on the RFC 6817 module
+//! is over (Ong 2020 §2.2.7). The thesis built its Linux version on the RFC 6817 module
 //! (`ledbat`), so it "uses OWD rather than RTT to estimate delay" (§3.6.3) and keeps that
 //! module's delay estimator, slow start, flight-size cap, MIN_CWND floor and ssthresh
 //! bookkeeping; only the congestion-avoidance rule differs (App. A.4.2):
@@ -31,8 +31,8 @@ use crate::units::Time;
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "apple-ledbat",
     aliases: &["apledbat"],
-    summary: "Apple LEDBAT: AIMD against a delay target (+1 per RTT under, −cwnd/8 per ACK over), Linux port of seed 000",
-    source: "seed 000 §2.2.7, §3.6.3, App. A.4",
+    summary: "Apple LEDBAT: AIMD against a delay target (+1 per RTT under, −cwnd/8 per ACK over), Linux port of Ong 2020",
+    source: "Ong 2020 §2.2.7, §3.6.3, App. A.4",
     params: PARAMS,
     build,
 };
@@ -45,7 +45,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(3),
         unit: "",
         doc: "Over target, cwnd -= cwnd >> decrease_shift (3 = the 1/8 cut)",
-        source: "seed 000 §2.2.7 (\"applies a 1/8 reduction\"), App. A.4.2 (decr = snd_cwnd >> 3)",
+        source: "Ong 2020 §2.2.7 (\"applies a 1/8 reduction\"), App. A.4.2 (decr = snd_cwnd >> 3)",
     },
     P_ALLOWED_INCREASE,
     P_MIN_CWND,
@@ -60,7 +60,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Choice("owd"),
         unit: "",
         doc: "Delay samples: \"owd\" (the thesis port) or \"rtt\" (Apple XNU, base RTT vs current RTT)",
-        source: "seed 000 §3.6.3 (\"it uses OWD rather than RTT\"); XNU tcp_ledbat.c (spec 000 §2.10)",
+        source: "Ong 2020 §3.6.3 (\"it uses OWD rather than RTT\"); XNU tcp_ledbat.c (Ong 2020 notes §2.10)",
     },
 ];
 
@@ -300,7 +300,7 @@ mod tests {
             },
         );
         assert_eq!((a.cwnd(), a.ssthresh()), (2 * MSS, MSS));
-        // Apple's ALLOWED = 8 (seed 000 §2.2.7 text): cap = 3 + 1 + 8 = 12.
+        // Apple's ALLOWED = 8 (Ong 2020 §2.2.7 text): cap = 3 + 1 + 8 = 12.
         let mut p = no_ss();
         p.push(("allowed_increase", RawParam::Int(8)));
         let mut b = make_cwnd(&p, 20);

@@ -22,7 +22,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "bbr",
     aliases: &["bbr1", "bbrv1"],
     summary: "BBR v1: model-based (max bandwidth x min RTT) paced sending, as Linux tcp_bbr",
-    source: "Cardwell et al., BBR, ACM Queue 2016; Linux net/ipv4/tcp_bbr.c; seed 004 §2.3.3",
+    source: "Cardwell et al., BBR, ACM Queue 2016; Linux net/ipv4/tcp_bbr.c; Wang 2018 §2.3.3",
     params: PARAMS,
     build,
 };

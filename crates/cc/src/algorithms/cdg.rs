@@ -1,5 +1,5 @@
 //! CDG, "CAIA Delay-Gradient" (D. A. Hayes and G. Armitage, "Revisiting TCP Congestion
-//! Control Using Delay Gradients", IFIP Networking 2011; seed 002).
+//! Control Using Delay Gradients", IFIP Networking 2011; Hayes & Armitage 2011).
 //!
 //! Once per RTT interval the minimum and maximum RTT seen in the interval are compared
 //! with the previous interval's (gradients g_min, g_max, eq 1–2), smoothed by a moving
@@ -12,15 +12,15 @@
 //!
 //! Two variants share the state machine:
 //! - `variant = "paper"` (default): the paper, refined by the authors' FreeBSD module
-//!   `cc_cdg.c` v0.1 where the paper is silent (spec 002 §4, §6, §7). Windows in bytes.
-//! - `variant = "linux"`: the Linux module `net/ipv4/tcp_cdg.c` (spec 002 §8): gradient
+//!   `cc_cdg.c` v0.1 where the paper is silent (Hayes & Armitage 2011 notes §4, §6, §7). Windows in bytes.
+//! - `variant = "linux"`: the Linux module `net/ipv4/tcp_cdg.c` (Hayes & Armitage 2011 notes §8): gradient
 //!   sums with extrapolation, `backoff_factor`, a single ineffectual-backoff threshold,
 //!   FULL/NONFULL states, the Linux loss ssthresh, Reno per-ACK increase, packet arithmetic,
 //!   Linux's RTT sample (from the most recently sent segment an ACK covers, not the
 //!   timestamp echo) and PRR during the CWR that follows a delay backoff.
 //!
 //! The numeric knobs default to the paper for both variants. Stock Linux `tcp_cdg` (as
-//! seed 000 evaluated it, spec 000 §2.11) is `variant=linux backoff_beta=0.7071
+//! Ong 2020 evaluated it, Ong 2020 notes §2.11) is `variant=linux backoff_beta=0.7071
 //! use_tolerance=false hystart_detect=3` ([`linux_stock_params`]); the LBE setting the
 //! Linux module documents adds `use_shadow=false use_ineff=0` ([`linux_lbe_params`]).
 
@@ -36,7 +36,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "cdg",
     aliases: &[],
     summary: "CDG: probabilistic backoff on the RTT delay gradient, loss tolerance, shadow window (paper or Linux tcp_cdg)",
-    source: "Hayes & Armitage, IFIP Networking 2011 (seed 002) §3; FreeBSD cc_cdg.c; Linux net/ipv4/tcp_cdg.c (spec 002 §7–8)",
+    source: "Hayes & Armitage, IFIP Networking 2011 (Hayes & Armitage 2011) §3; FreeBSD cc_cdg.c; Linux net/ipv4/tcp_cdg.c (Hayes & Armitage 2011 notes §7–8)",
     params: PARAMS,
     build,
 };
@@ -48,7 +48,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Choice("paper"),
         unit: "",
         doc: "paper: the paper with the authors' FreeBSD module where it is silent; linux: mechanics of Linux tcp_cdg (gradient sums, backoff_factor, single ineff threshold, FULL/NONFULL, Linux loss ssthresh, Reno per-ACK increase)",
-        source: "seed 002 §3; spec 002 §8",
+        source: "Hayes & Armitage 2011 §3; Hayes & Armitage 2011 notes §8",
     },
     ParamSpec {
         name: "window",
@@ -56,7 +56,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(8),
         unit: "RTT intervals",
         doc: "a: moving-average window of the gradients (1 = no smoothing)",
-        source: "seed 002 §4 (a = 8), eq 3-4; FreeBSD smoothing_factor; Linux window",
+        source: "Hayes & Armitage 2011 §4 (a = 8), eq 3-4; FreeBSD smoothing_factor; Linux window",
     },
     ParamSpec {
         name: "exp_backoff_scale",
@@ -64,7 +64,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(3.0),
         unit: "ms per RTT interval",
         doc: "G in P = 1 - exp(-g/G) (variant=paper)",
-        source: "seed 002 §4 (G = 3), eq 5; FreeBSD exp_backoff_scale",
+        source: "Hayes & Armitage 2011 §4 (G = 3), eq 5; FreeBSD exp_backoff_scale",
     },
     ParamSpec {
         name: "backoff_factor",
@@ -72,7 +72,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(42),
         unit: "1/(ms*window) ~ 1000/(G*window)",
         doc: "Linux replacement of G: P = 1 - exp(-sum_window(g)[us] * backoff_factor * 1e-6) (variant=linux)",
-        source: "Linux tcp_cdg.c backoff_factor = 42 (spec 002 §8.4)",
+        source: "Linux tcp_cdg.c backoff_factor = 42 (Hayes & Armitage 2011 notes §8.4)",
     },
     ParamSpec {
         name: "backoff_beta",
@@ -80,7 +80,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.7),
         unit: "",
         doc: "beta: multiplicative decrease on a delay-gradient backoff (Linux: 0.7071, quantised to 1/1024)",
-        source: "seed 002 §3.5 (beta = 0.7), eq 6; FreeBSD beta_delay = 70; Linux backoff_beta = 0.7071*1024",
+        source: "Hayes & Armitage 2011 §3.5 (beta = 0.7), eq 6; FreeBSD beta_delay = 70; Linux backoff_beta = 0.7071*1024",
     },
     ParamSpec {
         name: "loss_beta",
@@ -88,7 +88,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.5),
         unit: "",
         doc: "multiplicative decrease of w on a congestion loss (the shadow window is always halved, as NewReno)",
-        source: "seed 002 §3.7, eq 8; FreeBSD beta_loss = 50; Linux cwnd>>1",
+        source: "Hayes & Armitage 2011 §3.7, eq 8; FreeBSD beta_loss = 50; Linux cwnd>>1",
     },
     ParamSpec {
         name: "use_ineff",
@@ -96,7 +96,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(5),
         unit: "backoffs",
         doc: "b: ineffectual-backoff trigger count; 0 disables the heuristic (always back off; LBE setting)",
-        source: "seed 002 §3.6, §4 (b = 5); FreeBSD loss_compete_consec_cong; Linux use_ineff = 5",
+        source: "Hayes & Armitage 2011 §3.6, §4 (b = 5); FreeBSD loss_compete_consec_cong; Linux use_ineff = 5",
     },
     ParamSpec {
         name: "hold_backoff",
@@ -104,7 +104,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(5),
         unit: "indications",
         doc: "b': delay-gradient congestion indications ignored after b ineffectual backoffs (variant=paper; Linux has none)",
-        source: "seed 002 §3.6, §4 (b' = 5); FreeBSD loss_compete_hold_backoff",
+        source: "Hayes & Armitage 2011 §3.6, §4 (b' = 5); FreeBSD loss_compete_hold_backoff",
     },
     ParamSpec {
         name: "use_shadow",
@@ -112,7 +112,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Bool(true),
         unit: "",
         doc: "use the shadow window s in the loss response (eq 8); false for LBE use",
-        source: "seed 002 §3.6 eq 7, §3.7 eq 8; Linux use_shadow = true",
+        source: "Hayes & Armitage 2011 §3.6 eq 7, §3.7 eq 8; Linux use_shadow = true",
     },
     ParamSpec {
         name: "use_tolerance",
@@ -120,7 +120,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Bool(true),
         unit: "",
         doc: "loss tolerance: reduce on loss only when the queue is inferred full (Linux default: false)",
-        source: "seed 002 §3.3, §3.7 eq 8; Linux use_tolerance = false (spec 002 §8.3)",
+        source: "Hayes & Armitage 2011 §3.3, §3.7 eq 8; Linux use_tolerance = false (Hayes & Armitage 2011 notes §8.3)",
     },
     ParamSpec {
         name: "hystart_detect",
@@ -128,7 +128,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(0),
         unit: "bitmask",
         doc: "HyStart-like slow-start exit: 1 = ACK train, 2 = delay increase, 3 = both, 0 = off (paper: off; Linux: 3)",
-        source: "seed 002 §3.5 (NewReno slow start); Linux hystart_detect = 3 (spec 002 §8.1)",
+        source: "Hayes & Armitage 2011 §3.5 (NewReno slow start); Linux hystart_detect = 3 (Hayes & Armitage 2011 notes §8.1)",
     },
     ParamSpec {
         name: "alpha_inc",
@@ -136,7 +136,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(0),
         unit: "RTTs",
         doc: "0: +1 segment per RTT; n > 0: the per-RTT increase grows by one segment every n RTTs (variant=paper)",
-        source: "FreeBSD cc_cdg.c alpha_inc = 0 (spec 002 §4.6); seed 002 §5 (future work)",
+        source: "FreeBSD cc_cdg.c alpha_inc = 0 (Hayes & Armitage 2011 notes §4.6); Hayes & Armitage 2011 §5 (future work)",
     },
     ParamSpec {
         name: "delack_filter",
@@ -144,7 +144,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Bool(true),
         unit: "",
         doc: "ignore the RTT of ACKs held by the receiver's delayed-ACK timer (except to lower the minimum)",
-        source: "seed 002 §3.2 (enhanced RTT [13]); Linux tcp_cdg_acked delayed-ACK heuristic",
+        source: "Hayes & Armitage 2011 §3.2 (enhanced RTT [13]); Linux tcp_cdg_acked delayed-ACK heuristic",
     },
 ];
 
@@ -152,7 +152,7 @@ fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
     Box::new(Cdg::new(CdgConfig::from_params(p), init))
 }
 
-/// Parameters reproducing stock Linux `tcp_cdg` defaults (as evaluated by seed 000).
+/// Parameters reproducing stock Linux `tcp_cdg` defaults (as evaluated by Ong 2020).
 // 0.7071 is Linux's literal (`backoff_beta = 0.7071 * 1024`), not FRAC_1_SQRT_2.
 #[allow(clippy::approx_constant)]
 pub fn linux_stock_params() -> Vec<(&'static str, RawParam)> {
@@ -228,7 +228,7 @@ impl CdgConfig {
 }
 
 /// Inferred bottleneck queue state. Paper/FreeBSD: Empty, Rising, Falling, Full, Unknown
-/// (Fig 1, spec 002 §4.4); Linux: Unknown, NonFull, Full, Backoff (spec 002 §8.10).
+/// (Fig 1, Hayes & Armitage 2011 notes §4.4); Linux: Unknown, NonFull, Full, Backoff (Hayes & Armitage 2011 notes §8.10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueState {
     Unknown,
@@ -256,7 +256,7 @@ impl QueueState {
     }
 }
 
-/// Eq 5: P[backoff] = 1 − e^(−ḡ/G), zero for ḡ ≤ 0 (seed 002 §3.4). `g_ms` in ms per RTT
+/// Eq 5: P[backoff] = 1 − e^(−ḡ/G), zero for ḡ ≤ 0 (Hayes & Armitage 2011 §3.4). `g_ms` in ms per RTT
 /// interval, `scale_g` = G in the same unit.
 pub fn backoff_probability(g_ms: f64, scale_g: f64) -> f64 {
     if g_ms <= 0.0 {
@@ -266,7 +266,7 @@ pub fn backoff_probability(g_ms: f64, scale_g: f64) -> f64 {
 }
 
 /// Linux `tcp_cdg_backoff`: P = 1 − exp(−grad·backoff_factor·1e−6), grad the (extrapolated)
-/// sum of gradients over the window in µs (spec 002 §8.4).
+/// sum of gradients over the window in µs (Hayes & Armitage 2011 notes §8.4).
 pub fn linux_backoff_probability(grad_sum_us: i64, backoff_factor: u64) -> f64 {
     if grad_sum_us <= 0 {
         return 0.0;
@@ -443,7 +443,7 @@ impl Cdg {
         }
     }
 
-    /// Per-ACK RTT sampling with the delayed-ACK heuristic (seed 002 §3.2 ERTT [13];
+    /// Per-ACK RTT sampling with the delayed-ACK heuristic (Hayes & Armitage 2011 §3.2 ERTT [13];
     /// Linux tcp_cdg_acked). Updates τ_min / τ_max of the current interval.
     fn sample(&mut self, rtt: Option<Dur>, ack: &AckSample) {
         let Some(rtt) = rtt else { return };
@@ -541,7 +541,7 @@ impl Cdg {
         self.pushed = (self.pushed + 1).min(self.ring_min.len());
     }
 
-    /// Linux tcp_cdg_hystart_update (spec 002 §8.1); sets ssthresh = cwnd on detection.
+    /// Linux tcp_cdg_hystart_update (Hayes & Armitage 2011 notes §8.1); sets ssthresh = cwnd on detection.
     fn hystart_update(&mut self, now: Time, cwnd_limited: bool) {
         let rtt_min_us = if self.cur_min == NO_MIN {
             0
@@ -611,7 +611,7 @@ impl Cdg {
         }
 
         let mut congestion = false;
-        // FreeBSD: ERTT_NEW_MEASUREMENT, one marked measurement per RTT (spec 002 §4.1).
+        // FreeBSD: ERTT_NEW_MEASUREMENT, one marked measurement per RTT (Hayes & Armitage 2011 notes §4.1).
         let new_interval = ack.snd_una > self.rtt_seq && self.cur_max > 0;
         if new_interval {
             let slow_start = self.in_slow_start();
@@ -621,8 +621,8 @@ impl Cdg {
                 let gmax = self.cur_max as i64 - pmax as i64;
                 self.push_gradients(gmin, gmax);
                 let (gbar_min, gbar_max) = self.smoothed_gradients_ms();
-                // Gradient choice (FreeBSD order, spec 002 §4.5); slow start uses the raw
-                // gradients (seed 002 footnote 2).
+                // Gradient choice (FreeBSD order, Hayes & Armitage 2011 notes §4.5); slow start uses the raw
+                // gradients (Hayes & Armitage 2011 footnote 2).
                 let chosen = if slow_start && gmin > 0 {
                     Some(gmin as f64 / 1e6)
                 } else if self.sum_min > 0 {
@@ -726,7 +726,7 @@ impl Cdg {
         }
     }
 
-    /// Eq 8 with FreeBSD's CC_NDUPACK handling (spec 002 §4.10).
+    /// Eq 8 with FreeBSD's CC_NDUPACK handling (Hayes & Armitage 2011 notes §4.10).
     fn on_loss_paper(&mut self) {
         let tolerant = self.cfg.use_tolerance
             && matches!(
@@ -873,7 +873,7 @@ impl Cdg {
         self.enter_cwr();
     }
 
-    /// Linux tcp_cwnd_reduction (PRR, RFC 6937; Linux 4.4, the kernel seed 000 ran), per
+    /// Linux tcp_cwnd_reduction (PRR, RFC 6937; Linux 4.4, the kernel Ong 2020 ran), per
     /// ACK in CWR, in packets:
     ///   delta = ssthresh − in_flight; prr_delivered += newly_acked_sacked;
     ///   delta < 0: sndcnt = ⌈ssthresh·prr_delivered / prior_cwnd⌉ − prr_out
@@ -900,7 +900,7 @@ impl Cdg {
         self.w.cwnd = ((in_flight + sndcnt).max(1) as u64) * mss;
     }
 
-    /// Linux tcp_cdg_ssthresh, in packets (spec 002 §8.11).
+    /// Linux tcp_cdg_ssthresh, in packets (Hayes & Armitage 2011 notes §8.11).
     fn linux_ssthresh_pkts(&mut self) -> u64 {
         let cwnd = self.w.cwnd / self.mss;
         if self.queue == QueueState::Backoff {

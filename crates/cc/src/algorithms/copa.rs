@@ -1,5 +1,5 @@
 //! Copa (Arun & Balakrishnan, "Copa: Practical Delay-Based Congestion Control for the
-//! Internet", NSDI 2018), as seed 004 uses it for comparison (§2.3.2, §3.2, §5.5).
+//! Internet", NSDI 2018), as Wang 2018 uses it for comparison (§2.3.2, §3.2, §5.5).
 //!
 //! Target rate λt = 1/(δ·dq) packets/s with dq = RTTstanding − RTTmin, RTTstanding the
 //! smallest RTT over the last srtt/2 and RTTmin the smallest over 10 s (§2.1). Per ACK
@@ -24,7 +24,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &[],
     summary:
         "Copa: delay-based target rate 1/(delta*dq) with velocity and competitive-mode switching",
-    source: "Arun & Balakrishnan, Copa, NSDI 2018 §2; seed 004 §2.3.2, §5.5",
+    source: "Arun & Balakrishnan, Copa, NSDI 2018 §2; Wang 2018 §2.3.2, §5.5",
     params: PARAMS,
     build,
 };
@@ -101,7 +101,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(5),
         unit: "RTTs",
         doc: "competitive mode if the queue was not nearly empty in this many RTTs",
-        source: "Copa §2.3; seed 004 §3 (\"once every 5 RTT\")",
+        source: "Copa §2.3; Wang 2018 §3 (\"once every 5 RTT\")",
     },
     ParamSpec {
         name: "pacing_gain",

@@ -1,5 +1,5 @@
-//! Eclipse (Adhari, Dreibholz, Werner, Rathgeb, NBiS 2015) as seed 000 describes it
-//! (§2.2.9, spec 000 §2.12; the original paper was not available): LEDBAT with an
+//! Eclipse (Adhari, Dreibholz, Werner, Rathgeb, NBiS 2015) as Ong 2020 describes it
+//! (§2.2.9, Ong 2020 notes §2.12; the original paper was not available): LEDBAT with an
 //! adaptive target instead of the fixed one.
 //!
 //! - s_min and s_max are moving averages of the minimum and maximum delay, "which can be
@@ -7,8 +7,8 @@
 //!   averaged once per *adaptation interval*, whose length is "the time difference
 //!   between the observation of the minimum and maximum delay values" of the interval.
 //!   They "replace the concepts of base delay and current delay used by LEDBAT".
-//! - target = β·(s_max − s_min) + s_min (seed 000 eq. 2.8), β = 15 % (seed 000 §5.4.2).
-//! - cwnd = cwnd + off_target·newly_acked·MSS/cwnd (seed 000 eq. 2.9), with LEDBAT's
+//! - target = β·(s_max − s_min) + s_min (Ong 2020 eq. 2.8), β = 15 % (Ong 2020 §5.4.2).
+//! - cwnd = cwnd + off_target·newly_acked·MSS/cwnd (Ong 2020 eq. 2.9), with LEDBAT's
 //!   normalised off_target = (target − delay)/(target − s_min), i.e. relative to the
 //!   queueing-delay target β·(s_max − s_min).
 //! - Everything else as the LEDBAT module Eclipse extends (`ledbat`: slow start until the
@@ -30,7 +30,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "eclipse",
     aliases: &[],
     summary: "Eclipse: LEDBAT with an adaptive target β·(s_max − s_min) + s_min from per-interval delay extremes",
-    source: "seed 000 §2.2.9 (eq. 2.8, 2.9), §5.4.2; Adhari et al. NBiS 2015",
+    source: "Ong 2020 §2.2.9 (eq. 2.8, 2.9), §5.4.2; Adhari et al. NBiS 2015",
     params: PARAMS,
     build,
 };
@@ -42,7 +42,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.15),
         unit: "",
         doc: "β, the early congestion indication threshold: the target is this fraction of the way from s_min to s_max",
-        source: "seed 000 §2.2.9 eq. 2.8; §5.4.2 (\"Consistent with the setting used by Eclipse ... 15%\")",
+        source: "Ong 2020 §2.2.9 eq. 2.8; §5.4.2 (\"Consistent with the setting used by Eclipse ... 15%\")",
     },
     ParamSpec {
         name: "gain",
@@ -50,14 +50,14 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(1.0),
         unit: "",
         doc: "Factor on off_target (eq. 2.9 has none, i.e. 1)",
-        source: "seed 000 §2.2.9 eq. 2.9 (no gain); RFC 6817 GAIN ≤ 1",
+        source: "Ong 2020 §2.2.9 eq. 2.9 (no gain); RFC 6817 GAIN ≤ 1",
     },
     ParamSpec {
         name: "avg_weight",
         kind: ParamKind::Float { min: 0.0, max: 1.0 },
         default: ParamValue::Float(0.125),
         unit: "",
-        doc: "EWMA weight of the interval minimum/maximum in s_min/s_max (not given by seed 000)",
+        doc: "EWMA weight of the interval minimum/maximum in s_min/s_max (not given by Ong 2020)",
         source: "assumption (deviations.md eclipse.md): 1/8, the usual TCP EWMA weight",
     },
     ParamSpec {
@@ -90,7 +90,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(1),
         unit: "samples",
         doc: "The delay compared with the target is the minimum of this many latest samples (1 = the sample itself)",
-        source: "seed 000 §2.2.9 (the averages replace LEDBAT's current delay); RFC 6817 §2.4.2 FILTER",
+        source: "Ong 2020 §2.2.9 (the averages replace LEDBAT's current delay); RFC 6817 §2.4.2 FILTER",
     },
     P_ALLOWED_INCREASE,
     P_MIN_CWND,
@@ -101,7 +101,7 @@ fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
     Box::new(Eclipse::new(p, &init))
 }
 
-/// s_min / s_max with their adaptation intervals (seed 000 §2.2.9).
+/// s_min / s_max with their adaptation intervals (Ong 2020 §2.2.9).
 #[derive(Clone, Debug)]
 pub struct AdaptiveTarget {
     beta: f64,
@@ -164,7 +164,7 @@ impl AdaptiveTarget {
         }
     }
 
-    /// target = β·(s_max − s_min) + s_min (seed 000 eq. 2.8), in delay units.
+    /// target = β·(s_max − s_min) + s_min (Ong 2020 eq. 2.8), in delay units.
     pub fn target(&self) -> Option<f64> {
         Some(self.beta * (self.s_max? - self.s_min?) + self.s_min?)
     }
@@ -236,7 +236,7 @@ impl CongestionControl for Eclipse {
         };
         let Some(off) = self.off_target() else { return };
         self.last_off_target = off;
-        // seed 000 eq. 2.9: cwnd += off_target·newly_acked·MSS/cwnd, in segments through
+        // Ong 2020 eq. 2.9: cwnd += off_target·newly_acked·MSS/cwnd, in segments through
         // a counter: cnt += gain·off_target·acked; whole segments once |cnt| ≥ cwnd.
         self.cwnd_cnt += self.gain * off * acked as f64;
         let cwnd = self.win.w.cwnd as f64;

@@ -1,10 +1,10 @@
-//! FLOWER, the fuzzy lower-than-best-effort transport of seed 001 (Trang, ISAE 2015,
+//! FLOWER, the fuzzy lower-than-best-effort transport of Trang 2015 (Trang, ISAE 2015,
 //! ch. 4; engineering notes in /work/shared/specs/001-flower.md §3).
 //!
-//! - Queueing delay: the RFC 6817 estimator LEDBAT uses (seed 001 §4.2.1, "FLOWER uses
+//! - Queueing delay: the RFC 6817 estimator LEDBAT uses (Trang 2015 §4.2.1, "FLOWER uses
 //!   the same LEDBAT queuing delay estimator"): per ACK, q = MIN(last CURRENT_FILTER
 //!   one-way delays) − MIN(BASE_HISTORY one-minute minima).
-//! - Once per RTT (seed 001 §4.2: "after each RTT, FLOWER filters out the minimum queuing
+//! - Once per RTT (Trang 2015 §4.2: "after each RTT, FLOWER filters out the minimum queuing
 //!   delay observed during the RTT as the current queuing delay") the controller takes
 //!   q(k) = the minimum q of that round, e(k) = τ − q(k), Δe(k) = q(k−1) − q(k), normalises
 //!   e (§4.5.1), fuzzifies both inputs with triangular membership functions, infers with
@@ -35,8 +35,8 @@ use std::collections::VecDeque;
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "flower",
     aliases: &[],
-    summary: "FLOWER: fuzzy LBE controller on LEDBAT's queueing-delay estimate, one update per RTT, loss-detection zone (seed 001 ch. 4)",
-    source: "seed 001 ch. 4 (Trang 2015); /work/shared/specs/001-flower.md §3",
+    summary: "FLOWER: fuzzy LBE controller on LEDBAT's queueing-delay estimate, one update per RTT, loss-detection zone (Trang 2015 ch. 4)",
+    source: "Trang 2015 ch. 4 (Trang 2015); /work/shared/specs/001-flower.md §3",
     params: PARAMS,
     build,
 };
@@ -51,7 +51,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_millis(100)),
         unit: "ms",
         doc: "Target queueing delay τ",
-        source: "seed 001 §5.1.2 and ch. 6 (τ = 100 ms in every FLOWER experiment)",
+        source: "Trang 2015 §5.1.2 and ch. 6 (τ = 100 ms in every FLOWER experiment)",
     },
     ParamSpec {
         name: "min_cwnd",
@@ -59,7 +59,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(1),
         unit: "packets",
         doc: "Minimum (and reset) window; the loss-detection zone and losses reset cwnd to it",
-        source: "seed 001 §5.2.1 (\"its initial value which equals to one packet in our implementation\")",
+        source: "Trang 2015 §5.2.1 (\"its initial value which equals to one packet in our implementation\")",
     },
     ParamSpec {
         name: "base_history",
@@ -67,7 +67,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(10),
         unit: "minutes",
         doc: "BASE_HISTORY of the RFC 6817 queueing-delay estimator",
-        source: "seed 001 §4.2.1 (the RFC 6817 estimator) and §2.5 (\"size of sliding window is 10\"); Valenti module base_histo_len = 10",
+        source: "Trang 2015 §4.2.1 (the RFC 6817 estimator) and §2.5 (\"size of sliding window is 10\"); Valenti module base_histo_len = 10",
     },
     ParamSpec {
         name: "current_filter",
@@ -75,7 +75,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(4),
         unit: "samples",
         doc: "CURRENT_FILTER: per-ACK current delay = minimum of this many latest samples",
-        source: "RFC 6817 §2.4.2; Valenti module noise_filter_len = 4 (spec 001 §2.3)",
+        source: "RFC 6817 §2.4.2; Valenti module noise_filter_len = 4 (Trang 2015 notes §2.3)",
     },
     ParamSpec {
         name: "rollover",
@@ -91,7 +91,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(5),
         unit: "RTTs",
         doc: "n of the peak-valley detector: q(k−n) is a peak/valley if above/below all of its n right neighbours",
-        source: "seed 001 §4.2.2 (n = 5)",
+        source: "Trang 2015 §4.2.2 (n = 5)",
     },
     ParamSpec {
         name: "peak_alpha",
@@ -99,7 +99,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.125),
         unit: "",
         doc: "EWMA weight of the peak threshold S",
-        source: "seed 001 §4.2.2 (α = 1/8)",
+        source: "Trang 2015 §4.2.2 (α = 1/8)",
     },
     ParamSpec {
         name: "peak_threshold_init",
@@ -107,7 +107,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::ZERO),
         unit: "ms",
         doc: "Initial value of the peak threshold S (not given by the thesis)",
-        source: "assumption, spec 001 §3.8 [A: S = 0]",
+        source: "assumption, Trang 2015 notes §3.8 [A: S = 0]",
     },
     ParamSpec {
         name: "de_qmax_init",
@@ -115,7 +115,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_millis(5)),
         unit: "ms",
         doc: "Initial (and minimum) outer Δe breakpoint q_max",
-        source: "seed 001 §4.5.2 ({−q_max, sde₋, sde₊, q_max} initialised to {−5, −4, 4, 5})",
+        source: "Trang 2015 §4.5.2 ({−q_max, sde₋, sde₊, q_max} initialised to {−5, −4, 4, 5})",
     },
     ParamSpec {
         name: "sde_init",
@@ -123,7 +123,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_millis(4)),
         unit: "ms",
         doc: "Initial (and minimum magnitude) of the adaptive Δe breakpoints sde₊ / −sde₋",
-        source: "seed 001 §4.5.2 ({−q_max, sde₋, sde₊, q_max} initialised to {−5, −4, 4, 5})",
+        source: "Trang 2015 §4.5.2 ({−q_max, sde₋, sde₊, q_max} initialised to {−5, −4, 4, 5})",
     },
     ParamSpec {
         name: "sde_alpha",
@@ -131,7 +131,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.125),
         unit: "",
         doc: "EWMA weight of sde₊ / sde₋ (not given by the thesis)",
-        source: "assumption, spec 001 §3.5 [A: 1/8, as the peak detector]",
+        source: "assumption, Trang 2015 notes §3.5 [A: 1/8, as the peak detector]",
     },
     ParamSpec {
         name: "slow_start",
@@ -139,7 +139,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Bool(true),
         unit: "",
         doc: "Slow start at connection start until the first loss (the latecomer synchronisation signal)",
-        source: "seed 001 §4.2.3, §5.2.1",
+        source: "Trang 2015 §4.2.3, §5.2.1",
     },
     ParamSpec {
         name: "grow_in_recovery",
@@ -147,7 +147,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Bool(true),
         unit: "",
         doc: "Let the controller grow the (reset) window during loss recovery; false freezes it until recovery ends, as a Reno-style datapath would",
-        source: "assumption (deviations.md flower.md): the thesis shows FLOWER regrowing right after its reset (seed 001 §5.2.1, Fig 5.1a)",
+        source: "assumption (deviations.md flower.md): the thesis shows FLOWER regrowing right after its reset (Trang 2015 §5.2.1, Fig 5.1a)",
     },
     ParamSpec {
         name: "restart_slow_start",
@@ -155,7 +155,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Bool(false),
         unit: "",
         doc: "Slow start again after a loss or timeout reset (the thesis implies not: FLOWER regrows under the controller)",
-        source: "assumption, spec 001 §3.9 [A: slow start only at connection start]",
+        source: "assumption, Trang 2015 notes §3.9 [A: slow start only at connection start]",
     },
 ];
 
@@ -177,7 +177,7 @@ pub enum DeCentre {
     Qmax,
 }
 
-/// The adaptive Δe breakpoints in ms (seed 001 §4.5.2).
+/// The adaptive Δe breakpoints in ms (Trang 2015 §4.5.2).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Breakpoints {
     pub qmax: f64,
@@ -185,7 +185,7 @@ pub struct Breakpoints {
     pub sde_neg: f64,
 }
 
-/// Membership functions of e, Δe and Δcwnd and the rule base (seed 001 §4.4–4.5).
+/// Membership functions of e, Δe and Δcwnd and the rule base (Trang 2015 §4.4–4.5).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FuzzyTable {
     pub e_labels: Vec<String>,
@@ -485,7 +485,7 @@ impl FuzzyTable {
 
     /// The Δe centres in ms for the current breakpoints, made strictly increasing: the
     /// sde entries are clamped strictly between their neighbours, then any remaining
-    /// overlap is resolved by nudging later centres up (spec 001 §3.5 monotonicity guard).
+    /// overlap is resolved by nudging later centres up (Trang 2015 notes §3.5 monotonicity guard).
     pub fn de_centres_ms(&self, bp: &Breakpoints) -> Vec<f64> {
         const EPS: f64 = 1e-3; // 1 µs
         let mut c: Vec<f64> = self
@@ -517,7 +517,7 @@ impl FuzzyTable {
         c
     }
 
-    /// Min/min inference and centre-average defuzzification (seed 001 §4.6).
+    /// Min/min inference and centre-average defuzzification (Trang 2015 §4.6).
     pub fn infer(&self, e_n: f64, de_ms: f64, bp: &Breakpoints) -> Inference {
         let fe = fuzzify(e_n, &self.e_centres);
         let fde = fuzzify(de_ms, &self.de_centres_ms(bp));
@@ -525,7 +525,7 @@ impl FuzzyTable {
         let (mut num, mut den, mut reset) = (0.0, 0.0, false);
         for &(i, mi) in &fe {
             for &(j, mj) in &fde {
-                // seed 001 §4.6.2: μ_Ai = min(μ_Ai1(x1), μ_Ai2(x2)); μ_Ri = min(μ_Ai, μ_Bi).
+                // Trang 2015 §4.6.2: μ_Ai = min(μ_Ai1(x1), μ_Ai2(x2)); μ_Ri = min(μ_Ai, μ_Bi).
                 let w = mi.min(mj);
                 if w <= 0.0 {
                     continue;
@@ -555,7 +555,7 @@ impl FuzzyTable {
     }
 }
 
-/// Triangular membership functions whose feet are the neighbouring centres (seed 001
+/// Triangular membership functions whose feet are the neighbouring centres (Trang 2015
 /// §4.5, eq. of Fig 4.5 with a = c[k−1], b = c[k], c = c[k+1]); inputs are clamped to the
 /// universe [c[0], c[last]]. Returns the sets with a non-zero degree.
 pub fn fuzzify(x: f64, centres: &[f64]) -> Vec<(usize, f64)> {
@@ -575,7 +575,7 @@ pub fn fuzzify(x: f64, centres: &[f64]) -> Vec<(usize, f64)> {
 }
 
 // ------------------------------------------------------------------------------------
-// Peak-valley detector (seed 001 §4.2.2, Fig 4.2).
+// Peak-valley detector (Trang 2015 §4.2.2, Fig 4.2).
 // ------------------------------------------------------------------------------------
 
 #[derive(Clone, Debug)]
@@ -739,7 +739,7 @@ impl Flower {
         self.detector.q_max
     }
 
-    /// The current Δe breakpoints (seed 001 §4.5.2: updated only when larger in magnitude
+    /// The current Δe breakpoints (Trang 2015 §4.5.2: updated only when larger in magnitude
     /// than the initial values).
     pub fn breakpoints(&self) -> Breakpoints {
         let q = self.detector.q_max.unwrap_or(self.max_q_seen);
@@ -750,7 +750,7 @@ impl Flower {
         }
     }
 
-    /// Normalised error e_n in percent (seed 001 §4.5.1, with the sign of the q > τ branch
+    /// Normalised error e_n in percent (Trang 2015 §4.5.1, with the sign of the q > τ branch
     /// corrected: e_n = −100·(q − τ)/(q_max − τ), clamped; −100 without a usable q_max).
     pub fn normalised_error(&self, q_ms: f64) -> f64 {
         let tau = self.target_ms;
@@ -779,7 +779,7 @@ impl Flower {
                     self.cwnd = self.min_cwnd;
                     self.resets += 1;
                 }
-                // cwnd(k) = cwnd(k−1) + Δcwnd(k) (seed 001 §4.3.2), floored at the minimum.
+                // cwnd(k) = cwnd(k−1) + Δcwnd(k) (Trang 2015 §4.3.2), floored at the minimum.
                 Some(d) if d > 0.0 && !may_grow => {}
                 Some(d) => self.cwnd = (self.cwnd + d).max(self.min_cwnd),
             }
@@ -798,7 +798,7 @@ impl Flower {
     }
 
     fn reset_on_loss(&mut self) {
-        // seed 001 §5.2.1: "Unlike TCP, FLOWER reduces its congestion window to its initial
+        // Trang 2015 §5.2.1: "Unlike TCP, FLOWER reduces its congestion window to its initial
         // value", after slow start and later.
         self.cwnd = self.min_cwnd;
         self.in_slow_start = self.restart_slow_start;
@@ -831,7 +831,7 @@ impl CongestionControl for Flower {
             self.last_rtt = Some(r);
         }
         // Rounds: a round ends when the cumulative ACK passes the snd_nxt recorded when it
-        // began (Vegas style, spec 001 §3.9 [A]) or, during a long loss recovery in which
+        // began (Vegas style, Trang 2015 notes §3.9 [A]) or, during a long loss recovery in which
         // snd_una creeps through the holes, once the last RTT sample has elapsed.
         match self.round_end {
             None => {
@@ -898,7 +898,7 @@ mod tests {
     const MS: i64 = 1_000_000;
 
     fn init_bp() -> Breakpoints {
-        // seed 001 §4.5.2: {−q_max, sde₋, sde₊, q_max} initialised to {−5, −4, 4, 5} ms.
+        // Trang 2015 §4.5.2: {−q_max, sde₋, sde₊, q_max} initialised to {−5, −4, 4, 5} ms.
         Breakpoints {
             qmax: 5.0,
             sde_pos: 4.0,
@@ -940,7 +940,7 @@ mod tests {
             (t.e_labels.len(), t.de_labels.len(), t.out_labels.len()),
             (11, 11, 12)
         );
-        // spec 001 §3.6: out = −6 (NVVL) if j = +5, else clamp(i + j, −5, 5); label k of
+        // Trang 2015 notes §3.6: out = −6 (NVVL) if j = +5, else clamp(i + j, −5, 5); label k of
         // [out] has index k − 6, e/Δe label k has index k − 5.
         for i in 0..11 {
             for j in 0..11 {
@@ -965,7 +965,7 @@ mod tests {
 
     #[test]
     fn thesis_worked_example_gives_055_packet() {
-        // seed 001 §4.6.4: e = 35 %, Δe = 1 ms. μ_PVS(35) = (40 − 35)/20 = 0.25,
+        // Trang 2015 §4.6.4: e = 35 %, Δe = 1 ms. μ_PVS(35) = (40 − 35)/20 = 0.25,
         // μ_PS(35) = (35 − 20)/20 = 0.75, μ_PVS(Δe = 1) = 1. R1 (PVS, PVS) → PS (0.4) with
         // min(0.25, 1) = 0.25; R2 (PS, PVS) → PM (0.6) with 0.75.
         // Δcwnd = (0.4·0.25 + 0.6·0.75)/(0.25 + 0.75) = (0.1 + 0.45)/1 = 0.55.
@@ -978,7 +978,7 @@ mod tests {
 
     #[test]
     fn spec_test_vectors() {
-        // spec 001 §3.7 table, initial breakpoints (q_max 5, sde± ±4).
+        // Trang 2015 notes §3.7 table, initial breakpoints (q_max 5, sde± ±4).
         let t = FuzzyTable::default_table();
         let d = |e: f64, de: f64| t.infer(e, de, &init_bp()).dcwnd;
         assert_eq!(d(0.0, 0.0), Some(0.0)); // (Z, Z) → Z
@@ -1010,7 +1010,7 @@ mod tests {
         assert!(close(f.normalised_error(65.0), 35.0));
         assert_eq!(f.normalised_error(0.0), 100.0);
         assert_eq!(f.normalised_error(100.0), 0.0);
-        // q > τ without q_max: −100 (spec 001 §3.3 [A]).
+        // q > τ without q_max: −100 (Trang 2015 notes §3.3 [A]).
         assert_eq!(f.normalised_error(120.0), -100.0);
         // With q_max = 200: −100·(120 − 100)/(200 − 100) = −20; beyond q_max: −100.
         f.detector.q_max = Some(200.0);
@@ -1084,7 +1084,7 @@ mod tests {
         // ACK starts the first round (ends when snd_una ≥ 10000).
         f.on_ack(t, &ack(1000, 10_000, 10));
         assert_eq!((f.cwnd(), f.ssthresh()), (11 * MSS, u64::MAX));
-        // Loss: cwnd to one packet, slow start over (seed 001 §5.2.1).
+        // Loss: cwnd to one packet, slow start over (Trang 2015 §5.2.1).
         f.on_congestion(
             t,
             &CongestionEvent {

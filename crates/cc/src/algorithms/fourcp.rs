@@ -1,18 +1,18 @@
 //! 4CP, Competitive and Considerate Congestion Control (Liu, Vojnović, Gunawardena,
-//! IWQoS 2007 / MSR-TR-2006-24), as seed 000 describes it (§2.2.4, Table 2.1; spec 000
+//! IWQoS 2007 / MSR-TR-2006-24), as Ong 2020 describes it (§2.2.4, Table 2.1; Ong 2020 notes
 //! §2.6; the paper and its Windows Vista implementation were not available).
 //!
 //! 4CP compares the loss-event probability p with a target probability tarp:
 //! - p ≤ tarp (the "good" phase, no cross traffic inferred): TCP behaviour, slow start
-//!   then an additive increase of 1/cwnd per acknowledged packet (seed 000 §2.2.4, "When
+//!   then an additive increase of 1/cwnd per acknowledged packet (Ong 2020 §2.2.4, "When
 //!   no cross traffic is detected, an additive increase of 1/cwnd is applied") and the
 //!   Reno halving on a loss event;
 //! - p > tarp (the "bad" phase): no increase, and on each loss event (multiple duplicate
-//!   ACKs) cwnd = max(cwnd − 1/(tarp·cwnd), mincwnd) (seed 000 eq. 2.3), the simplified
+//!   ACKs) cwnd = max(cwnd − 1/(tarp·cwnd), mincwnd) (Ong 2020 eq. 2.3), the simplified
 //!   form of the virtual-window reduction. 1/(tarp·cwnd) is the additive increase a
 //!   window gains between two losses at the target probability, so the window holds at
 //!   p = tarp and shrinks towards mincwnd while p > tarp.
-//! - tarp is fixed, or adapted once per RTT with tarp += α·(f − cwnd)/cwnd (seed 000
+//! - tarp is fixed, or adapted once per RTT with tarp += α·(f − cwnd)/cwnd (Ong 2020
 //!   eq. 2.2 with its parentheses balanced), f an EWMA of cwnd.
 //!
 //! p is estimated TFRC-style (RFC 5348 §5.4, unweighted): the inverse of the mean of the
@@ -29,7 +29,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "4cp",
     aliases: &["fourcp"],
     summary: "4CP: TCP below a target loss-event probability, considerate virtual-window backoff above it",
-    source: "seed 000 §2.2.4 (eq. 2.2, 2.3), Table 2.1; Liu et al. IWQoS 2007",
+    source: "Ong 2020 §2.2.4 (eq. 2.2, 2.3), Table 2.1; Liu et al. IWQoS 2007",
     params: PARAMS,
     build,
 };
@@ -44,7 +44,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.01),
         unit: "",
         doc: "Target loss-event probability (the initial value in adaptive mode)",
-        source: "seed 000 §2.2.4 (value not given); assumption 0.01 (deviations.md 4cp.md)",
+        source: "Ong 2020 §2.2.4 (value not given); assumption 0.01 (deviations.md 4cp.md)",
     },
     ParamSpec {
         name: "tarp_mode",
@@ -53,7 +53,7 @@ static PARAMS: &[ParamSpec] = &[
         unit: "",
         doc:
             "\"fixed\" tarp, or \"adaptive\": tarp += alpha·(f − cwnd)/cwnd once per RTT (eq. 2.2)",
-        source: "seed 000 §2.2.4 (\"can be a fixed target or calculated dynamically\")",
+        source: "Ong 2020 §2.2.4 (\"can be a fixed target or calculated dynamically\")",
     },
     ParamSpec {
         name: "alpha",
@@ -61,7 +61,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.01),
         unit: "",
         doc: "α of eq. 2.2 (step of the adaptive tarp)",
-        source: "seed 000 eq. 2.2 (value not given); assumption (deviations.md 4cp.md)",
+        source: "Ong 2020 eq. 2.2 (value not given); assumption (deviations.md 4cp.md)",
     },
     ParamSpec {
         name: "cwnd_avg_weight",
@@ -69,7 +69,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.125),
         unit: "",
         doc: "EWMA weight of f, the moving average of cwnd in eq. 2.2",
-        source: "seed 000 §2.2.4 (\"a moving average of the cwnd\"); assumption 1/8",
+        source: "Ong 2020 §2.2.4 (\"a moving average of the cwnd\"); assumption 1/8",
     },
     ParamSpec {
         name: "tarp_min",
@@ -99,7 +99,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(2),
         unit: "packets",
         doc: "mincwnd, the lower bound of eq. 2.3",
-        source: "seed 000 eq. 2.3 (value not given); assumption 2, Linux's minimum ssthresh",
+        source: "Ong 2020 eq. 2.3 (value not given); assumption 2, Linux's minimum ssthresh",
     },
     ParamSpec {
         name: "loss_intervals",
@@ -219,7 +219,7 @@ impl FourCp {
     }
 
     /// Once per RTT in adaptive mode: f ← (1 − w)·f + w·cwnd; tarp ← tarp + α·(f − cwnd)/cwnd
-    /// (seed 000 eq. 2.2), within [tarp_min, tarp_max].
+    /// (Ong 2020 eq. 2.2), within [tarp_min, tarp_max].
     pub fn adapt_tarp(&mut self) {
         let f = self.cwnd_avg.map_or(self.cwnd, |f| {
             (1.0 - self.avg_w) * f + self.avg_w * self.cwnd
@@ -262,7 +262,7 @@ impl CongestionControl for FourCp {
                 self.cwnd += left / self.cwnd;
             }
         } else {
-            // seed 000 §2.2.4: additive increase of 1/cwnd per acknowledged packet.
+            // Ong 2020 §2.2.4: additive increase of 1/cwnd per acknowledged packet.
             self.cwnd += acked / self.cwnd;
         }
     }
@@ -270,7 +270,7 @@ impl CongestionControl for FourCp {
     fn on_congestion(&mut self, _now: Time, _ev: &CongestionEvent) {
         self.loss.on_loss_event();
         if self.bad_phase() {
-            // seed 000 eq. 2.3: cwnd = max(cwnd − 1/(tarp·cwnd), mincwnd).
+            // Ong 2020 eq. 2.3: cwnd = max(cwnd − 1/(tarp·cwnd), mincwnd).
             self.cwnd = (self.cwnd - 1.0 / (self.tarp * self.cwnd)).max(self.mincwnd);
         } else {
             // TCP: halve (floored at two packets, Linux tcp_reno_ssthresh).

@@ -1,6 +1,6 @@
 //! ImTCP-bg, background TCP with inline available-bandwidth measurement (Tsugawa,
-//! Hasegawa, Murata 2006, extending ImTCP of Man, Hasegawa, Murata), as seed 000
-//! describes it (§2.2.6, Table 2.1; spec 000 §2.8; the papers and the FreeBSD 4.1
+//! Hasegawa, Murata 2006, extending ImTCP of Man, Hasegawa, Murata), as Ong 2020
+//! describes it (§2.2.6, Table 2.1; Ong 2020 notes §2.8; the papers and the FreeBSD 4.1
 //! implementation were not available):
 //!
 //! - "an exponentially weighted moving average of the bandwidth averages, in addition
@@ -34,7 +34,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "imtcp-bg",
     aliases: &["imtcpbg"],
     summary: "ImTCP-bg: Reno capped at (EWMA available bandwidth)·rtt_min, cwnd·rtt_min/rtt_avg when rtt_avg/rtt_min > 1.2",
-    source: "seed 000 §2.2.6, Table 2.1; Tsugawa et al. 2006",
+    source: "Ong 2020 §2.2.6, Table 2.1; Tsugawa et al. 2006",
     params: PARAMS,
     build,
 };
@@ -46,7 +46,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(1.2),
         unit: "",
         doc: "δ: congestion when rtt_avg/rtt_min exceeds it",
-        source: "seed 000 §2.2.6 (\"set to 1.2 by default\")",
+        source: "Ong 2020 §2.2.6 (\"set to 1.2 by default\")",
     },
     ParamSpec {
         name: "bw_weight",
@@ -54,7 +54,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.125),
         unit: "",
         doc: "EWMA weight of a new train rate in the available-bandwidth estimate A",
-        source: "seed 000 §2.2.6 (an EWMA; weight not given); assumption 1/8",
+        source: "Ong 2020 §2.2.6 (an EWMA; weight not given); assumption 1/8",
     },
     ParamSpec {
         name: "train_packets",
@@ -86,7 +86,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Bool(true),
         unit: "",
         doc: "Cap cwnd at A·rtt_min",
-        source: "seed 000 §2.2.6",
+        source: "Ong 2020 §2.2.6",
     },
     ParamSpec {
         name: "min_cwnd",
@@ -255,7 +255,7 @@ impl ImTcpBg {
         Some(self.bw.rate? * self.rtt_min?.secs_f64() / self.mss as f64)
     }
 
-    /// End of a round: rtt_avg/rtt_min > δ → cwnd ← cwnd·rtt_min/rtt_avg (seed 000 §2.2.6).
+    /// End of a round: rtt_avg/rtt_min > δ → cwnd ← cwnd·rtt_min/rtt_avg (Ong 2020 §2.2.6).
     /// Returns true when the window was reduced.
     fn end_round(&mut self) -> bool {
         // With delayed ACKs in use (an ACK of several segments was seen), a round with only

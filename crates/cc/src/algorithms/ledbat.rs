@@ -1,6 +1,6 @@
-//! LEDBAT (RFC 6817) as the Linux module that seed 000 evaluated: the Kühlewind/Fisches
-//! `tcp_ledbat.c` for Linux 4.4 (seed 000 §2.2.7 and §3.6, "The implementation of
-//! RFC6817 LEDBAT developed by [36] was compiled and used"; spec 000 §2.9).
+//! LEDBAT (RFC 6817) as the Linux module that Ong 2020 evaluated: the Kühlewind/Fisches
+//! `tcp_ledbat.c` for Linux 4.4 (Ong 2020 §2.2.7 and §3.6, "The implementation of
+//! RFC6817 LEDBAT developed by [36] was compiled and used"; Ong 2020 notes §2.9).
 //!
 //! Per ACK outside loss recovery (the module's `cong_avoid`):
 //! - one delay sample from `ack.owd` feeds the base-delay history and the current-delay
@@ -32,8 +32,8 @@ use crate::units::{Dur, Time};
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "ledbat",
     aliases: &["rfc6817"],
-    summary: "LEDBAT: one-way-delay target with proportional window control (RFC 6817, Linux module of seed 000)",
-    source: "RFC 6817 §2.4; seed 000 §2.2.7",
+    summary: "LEDBAT: one-way-delay target with proportional window control (RFC 6817, Linux module of Ong 2020)",
+    source: "RFC 6817 §2.4; Ong 2020 §2.2.7",
     params: PARAMS,
     build,
 };
@@ -50,7 +50,7 @@ pub(crate) const P_TARGET: ParamSpec = ParamSpec {
     unit: "ms",
     doc: "TARGET: the queuing delay LEDBAT aims for (RFC 6817 says it MUST be 100 ms or less)",
     source:
-        "RFC 6817 §2.5; seed 000 §2.2.7 (\"typically set to 100 ms\"); module param target = 100",
+        "RFC 6817 §2.5; Ong 2020 §2.2.7 (\"typically set to 100 ms\"); module param target = 100",
 };
 pub(crate) const P_CURRENT_FILTER: ParamSpec = ParamSpec {
     name: "current_filter",
@@ -58,7 +58,7 @@ pub(crate) const P_CURRENT_FILTER: ParamSpec = ParamSpec {
     default: ParamValue::Int(2),
     unit: "samples",
     doc: "CURRENT_FILTER: the current delay is the minimum of this many latest samples",
-    source: "RFC 6817 §2.4.2; evaluated module tcp_ledbat.c module param current_filter = 2 (spec 000 §2.9)",
+    source: "RFC 6817 §2.4.2; evaluated module tcp_ledbat.c module param current_filter = 2 (Ong 2020 notes §2.9)",
 };
 pub(crate) const P_BASE_HISTORY: ParamSpec = ParamSpec {
     name: "base_history",
@@ -66,7 +66,7 @@ pub(crate) const P_BASE_HISTORY: ParamSpec = ParamSpec {
     default: ParamValue::Int(2),
     unit: "minutes",
     doc: "BASE_HISTORY: one-minute delay minima kept; the base delay is their minimum (RFC 6817 recommends 10)",
-    source: "RFC 6817 §2.4.2, §2.5; evaluated module tcp_ledbat.c module param base_history = 2 (spec 000 §2.9)",
+    source: "RFC 6817 §2.4.2, §2.5; evaluated module tcp_ledbat.c module param base_history = 2 (Ong 2020 notes §2.9)",
 };
 pub(crate) const P_ROLLOVER: ParamSpec = ParamSpec {
     name: "rollover",
@@ -98,7 +98,7 @@ pub(crate) const P_SLOW_START: ParamSpec = ParamSpec {
     default: ParamValue::Bool(true),
     unit: "",
     doc: "Reno slow start while cwnd <= ssthresh before the LEDBAT rule (the evaluated module always does this; ssthresh starts infinite, so it lasts until the first loss)",
-    source: "evaluated module tcp_ledbat_cong_avoid (tcp_slow_start when snd_cwnd <= snd_ssthresh); spec 000 §2.9",
+    source: "evaluated module tcp_ledbat_cong_avoid (tcp_slow_start when snd_cwnd <= snd_ssthresh); Ong 2020 notes §2.9",
 };
 pub(crate) const P_CLAMP_TO_FIRST: ParamSpec = ParamSpec {
     name: "clamp_to_first_owd",
@@ -106,7 +106,7 @@ pub(crate) const P_CLAMP_TO_FIRST: ParamSpec = ParamSpec {
     default: ParamValue::Bool(true),
     unit: "",
     doc: "Measure one-way delay relative to the first sample and treat lower samples as 0, as the Linux module does; false uses the raw samples as RFC 6817 does",
-    source: "evaluated module: delay = time - remote_time if time > remote_time, else 0 (spec 000 §2.0 shared OWD estimator)",
+    source: "evaluated module: delay = time - remote_time if time > remote_time, else 0 (Ong 2020 notes §2.0 shared OWD estimator)",
 };
 
 static PARAMS: &[ParamSpec] = &[
@@ -117,15 +117,15 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(1.0),
         unit: "",
         doc: "GAIN used while under target (increase); RFC 6817: GAIN MUST be 1 or less",
-        source: "RFC 6817 §2.5; seed 000 §2.2.7 (GAIN = 1); module #define GAIN 1",
+        source: "RFC 6817 §2.5; Ong 2020 §2.2.7 (GAIN = 1); module #define GAIN 1",
     },
     ParamSpec {
         name: "gain_dec",
         kind: ParamKind::Float { min: 0.0, max: 1000.0 },
         default: ParamValue::Float(1.0),
         unit: "",
-        doc: "GAIN used while over target (decrease); 1 is RFC 6817 / the module; seed 001 studies 10",
-        source: "RFC 6817 §2.4.2 (one GAIN); seed 001 §2.1 (gamma_dcr)",
+        doc: "GAIN used while over target (decrease); 1 is RFC 6817 / the module; Trang 2015 studies 10",
+        source: "RFC 6817 §2.4.2 (one GAIN); Trang 2015 §2.1 (gamma_dcr)",
     },
     P_ALLOWED_INCREASE,
     P_MIN_CWND,
@@ -170,7 +170,7 @@ impl DelaySignal {
     pub fn on_owd(&mut self, now: Time, owd: i64) {
         let d = if self.clamp_to_first {
             // Module: remember the first timestamps as the origin; delay = time −
-            // remote_time if positive, else 0 (spec 000 §2.0).
+            // remote_time if positive, else 0 (Ong 2020 notes §2.0).
             let first = *self.first.get_or_insert(owd);
             (owd - first).max(0)
         } else {
@@ -355,7 +355,7 @@ impl CongestionControl for Ledbat {
         // cwnd += GAIN · off_target · bytes_newly_acked · MSS / cwnd. Module form, in
         // segments: cwnd_cnt += GAIN·(target − q)·acked; once |cwnd_cnt| ≥ cwnd·target,
         // inc = cwnd_cnt / target / cwnd (truncated), cwnd += inc,
-        // cwnd_cnt −= inc·cwnd·target. gain_dec replaces GAIN when over target (seed 001).
+        // cwnd_cnt −= inc·cwnd·target. gain_dec replaces GAIN when over target (Trang 2015).
         let off_target = self.target_ns - q;
         let gain = if off_target >= 0 {
             self.gain

@@ -1,13 +1,13 @@
-//! Named LEDBAT presets from seed 001's analysis (Trang 2015, ch. 3; spec 001 §2), as
+//! Named LEDBAT presets from Trang 2015's analysis (Trang 2015, ch. 3; Trang 2015 notes §2), as
 //! separate registry entries that run the `ledbat` implementation with other defaults.
 //! Every parameter of `ledbat` remains and can be overridden.
 //!
-//! - `ledbat-rfc`: RFC 6817 as seed 001 ran it (the Valenti et al. ns-2/Linux module on
-//!   TCP-Linux, spec 001 §2.2–2.3): TARGET 100 ms, GAIN 1 for increase and decrease,
+//! - `ledbat-rfc`: RFC 6817 as Trang 2015 ran it (the Valenti et al. ns-2/Linux module on
+//!   TCP-Linux, Trang 2015 notes §2.2–2.3): TARGET 100 ms, GAIN 1 for increase and decrease,
 //!   BASE_HISTORY 10 one-minute buckets rolled at clock minutes, CURRENT_FILTER 4
-//!   (`noise_filter_len`), raw one-way delays, no slow start (spec 001 §2.3 [A]: do_ss =
+//!   (`noise_filter_len`), raw one-way delays, no slow start (Trang 2015 notes §2.3 [A]: do_ss =
 //!   0; the RFC pseudo-code has none), ALLOWED_INCREASE 1, MIN_CWND 2 (RFC 6817 §2.5).
-//! - `ledbat-tuned`: the same with seed 001's globally optimal pair (§3.3–3.4, Table 3.1):
+//! - `ledbat-tuned`: the same with Trang 2015's globally optimal pair (§3.3–3.4, Table 3.1):
 //!   τ = 5 ms and decrease gain γ_dcr = 10 (γ_icr stays 1).
 
 use crate::api::*;
@@ -23,8 +23,8 @@ use super::ledbat::{
 pub static RFC: AlgorithmInfo = AlgorithmInfo {
     name: "ledbat-rfc",
     aliases: &[],
-    summary: "LEDBAT preset: RFC 6817 defaults as seed 001 ran them (100 ms, gain 1, history 10, filter 4, no slow start)",
-    source: "RFC 6817 §2.4–2.5; seed 001 §2.1, §3.2 (Valenti module)",
+    summary: "LEDBAT preset: RFC 6817 defaults as Trang 2015 ran them (100 ms, gain 1, history 10, filter 4, no slow start)",
+    source: "RFC 6817 §2.4–2.5; Trang 2015 §2.1, §3.2 (Valenti module)",
     params: RFC_PARAMS,
     build: build_rfc,
 };
@@ -33,8 +33,8 @@ pub static TUNED: AlgorithmInfo = AlgorithmInfo {
     name: "ledbat-tuned",
     aliases: &[],
     summary:
-        "LEDBAT preset: seed 001's recommended target 5 ms and decrease gain 10 on the RFC defaults",
-    source: "seed 001 §3.3–3.4 (globally optimal (τ; γ_dcr) = (5 ms; 10)), Table 3.1",
+        "LEDBAT preset: Trang 2015's recommended target 5 ms and decrease gain 10 on the RFC defaults",
+    source: "Trang 2015 §3.3–3.4 (globally optimal (τ; γ_dcr) = (5 ms; 10)), Table 3.1",
     params: TUNED_PARAMS,
     build: build_tuned,
 };
@@ -45,7 +45,7 @@ const GAIN: ParamSpec = ParamSpec {
     default: ParamValue::Float(1.0),
     unit: "",
     doc: "GAIN used while under target (increase, γ_icr); RFC 6817: GAIN MUST be 1 or less",
-    source: "RFC 6817 §2.5; seed 001 §2.1 (γ_icr = 1 throughout)",
+    source: "RFC 6817 §2.5; Trang 2015 §2.1 (γ_icr = 1 throughout)",
 };
 const GAIN_DEC: ParamSpec = ParamSpec {
     name: "gain_dec",
@@ -56,19 +56,19 @@ const GAIN_DEC: ParamSpec = ParamSpec {
     default: ParamValue::Float(1.0),
     unit: "",
     doc: "GAIN used while over target (decrease, γ_dcr)",
-    source: "RFC 6817 §2.4.2 (one GAIN); seed 001 §2.1, §3.2 (γ_dcr ∈ {1, 10})",
+    source: "RFC 6817 §2.4.2 (one GAIN); Trang 2015 §2.1, §3.2 (γ_dcr ∈ {1, 10})",
 };
 
 const RFC_TARGET: ParamSpec = ParamSpec {
-    source: "RFC 6817 §2.5; seed 001 §3.2 (τ = 100 ms RFC default)",
+    source: "RFC 6817 §2.5; Trang 2015 §3.2 (τ = 100 ms RFC default)",
     ..P_TARGET
 };
 const RFC_FILTER: ParamSpec = ParamSpec {
     default: ParamValue::Int(4),
-    source: "seed 001's Valenti module noise_filter_len = 4 (spec 001 §2.3)",
+    source: "Trang 2015's Valenti module noise_filter_len = 4 (Trang 2015 notes §2.3)",
     ..P_CURRENT_FILTER
 };
-const RFC_HISTORY: ParamSpec = ParamSpec { default: ParamValue::Int(10), source: "RFC 6817 §2.5 (SHOULD be 10); seed 001 §2.5 (\"size of sliding window is 10\"); Valenti base_histo_len = 10", ..P_BASE_HISTORY };
+const RFC_HISTORY: ParamSpec = ParamSpec { default: ParamValue::Int(10), source: "RFC 6817 §2.5 (SHOULD be 10); Trang 2015 §2.5 (\"size of sliding window is 10\"); Valenti base_histo_len = 10", ..P_BASE_HISTORY };
 const RFC_ROLLOVER: ParamSpec = ParamSpec {
     default: ParamValue::Choice("minute"),
     source: "RFC 6817 §2.4.2 round_to_minute; Valenti module 60·HZ minute buckets",
@@ -76,7 +76,7 @@ const RFC_ROLLOVER: ParamSpec = ParamSpec {
 };
 const RFC_SLOW_START: ParamSpec = ParamSpec {
     default: ParamValue::Bool(false),
-    source: "RFC 6817 §2.4.2 pseudo-code (no slow start); spec 001 §2.3 [A: do_ss = 0]",
+    source: "RFC 6817 §2.4.2 pseudo-code (no slow start); Trang 2015 notes §2.3 [A: do_ss = 0]",
     ..P_SLOW_START
 };
 const RFC_CLAMP: ParamSpec = ParamSpec {
@@ -101,13 +101,13 @@ static RFC_PARAMS: &[ParamSpec] = &[
 static TUNED_PARAMS: &[ParamSpec] = &[
     ParamSpec {
         default: ParamValue::Dur(Dur::from_millis(5)),
-        source: "seed 001 §3.3 (global optimum τ = 5 ms), Table 3.1",
+        source: "Trang 2015 §3.3 (global optimum τ = 5 ms), Table 3.1",
         ..P_TARGET
     },
     GAIN,
     ParamSpec {
         default: ParamValue::Float(10.0),
-        source: "seed 001 §3.3 (global optimum γ_dcr = 10), Table 3.1",
+        source: "Trang 2015 §3.3 (global optimum γ_dcr = 10), Table 3.1",
         ..GAIN_DEC
     },
     P_ALLOWED_INCREASE,

@@ -1,4 +1,4 @@
-//! TCP Nice (Venkataramani, Kokku, Dahlin 2002) as implemented and evaluated in seed 000
+//! TCP Nice (Venkataramani, Kokku, Dahlin 2002) as implemented and evaluated in Ong 2020
 //! (Ong 2020 §2.2.2, §3.6.1, App. A.2): Linux 4.4 Vegas plus Nice's early congestion
 //! detection. Every RTT sample above `((100 - threshold)·baseRTT + threshold·maxRTT)/100`
 //! is a congestion event; when more than `cwnd / (100/fraction)` events occur in one
@@ -16,7 +16,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &[],
     summary:
         "TCP Nice: Vegas + halving when too many RTTs exceed a delay threshold, fractional windows",
-    source: "seed 000 (Ong 2020) §2.2.2, §3.6.1, App. A.2 (tcp_nice.c on Linux 4.4 tcp_vegas)",
+    source: "Ong 2020 §2.2.2, §3.6.1, App. A.2 (tcp_nice.c on Linux 4.4 tcp_vegas)",
     params: PARAMS,
     build,
 };
@@ -28,7 +28,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(1),
         unit: "packets",
         doc: "Vegas lower bound of extra packets in the network",
-        source: "seed 000 App. A.2 / lbetcp tcp_nice.c module_param alpha = 1",
+        source: "Ong 2020 App. A.2 / lbetcp tcp_nice.c module_param alpha = 1",
     },
     ParamSpec {
         name: "beta",
@@ -36,7 +36,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(3),
         unit: "packets",
         doc: "Vegas upper bound of extra packets in the network",
-        source: "seed 000 App. A.2 / lbetcp tcp_nice.c module_param beta = 3",
+        source: "Ong 2020 App. A.2 / lbetcp tcp_nice.c module_param beta = 3",
     },
     ParamSpec {
         name: "gamma",
@@ -44,7 +44,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(1),
         unit: "packets",
         doc: "slow-start exit limit (Vegas)",
-        source: "seed 000 App. A.2 / lbetcp tcp_nice.c module_param gamma = 1",
+        source: "Ong 2020 App. A.2 / lbetcp tcp_nice.c module_param gamma = 1",
     },
     ParamSpec {
         name: "fraction",
@@ -52,7 +52,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(50),
         unit: "%",
         doc: "share of cwnd that must see congestion events in one RTT before halving (fraction_divisor = 100/fraction)",
-        source: "seed 000 §2.2.2 (\"set to 50% by default\"); tcp_nice.c fraction = 50",
+        source: "Ong 2020 §2.2.2 (\"set to 50% by default\"); tcp_nice.c fraction = 50",
     },
     ParamSpec {
         name: "threshold",
@@ -60,7 +60,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(20),
         unit: "%",
         doc: "position between baseRTT and maxRTT above which an RTT sample is a congestion event",
-        source: "seed 000 §2.2.2 (\"default value of 0.2\"), App. A.2 tcp_nice_pkts_acked",
+        source: "Ong 2020 §2.2.2 (\"default value of 0.2\"), App. A.2 tcp_nice_pkts_acked",
     },
     ParamSpec {
         name: "max_fwnd",
@@ -68,7 +68,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(96),
         unit: "",
         doc: "largest fractional_cwnd (2 x denominator); the smallest window is 4/max_fwnd packets per RTT",
-        source: "seed 000 App. A.2 / tcp_nice.c max_fwnd = 96",
+        source: "Ong 2020 App. A.2 / tcp_nice.c max_fwnd = 96",
     },
     ParamSpec {
         name: "numcong_u8_wrap",
@@ -76,7 +76,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Bool(false),
         unit: "",
         doc: "count congestion events in a u8 that wraps at 256, as the evaluated module did (tcp_nice.c `u8 numCong`)",
-        source: "lbetcp tcp_nice.c struct nice (as evaluated; seed 000 §3.6.1)",
+        source: "lbetcp tcp_nice.c struct nice (as evaluated; Ong 2020 §3.6.1)",
     },
 ];
 
@@ -171,7 +171,7 @@ impl Nice {
         }
     }
 
-    /// tcp_nice_pkts_acked (seed 000 App. A.2.1), with maxRTT initialised to 2·baseRTT
+    /// tcp_nice_pkts_acked (Ong 2020 App. A.2.1), with maxRTT initialised to 2·baseRTT
     /// at the start of each round (lbetcp fix of the listing's `baseRTT = baseRTT * 2`).
     fn pkts_acked(&mut self, vrtt: u64) {
         self.base_rtt = self.base_rtt.min(vrtt);
@@ -183,7 +183,7 @@ impl Nice {
         self.cnt_rtt += 1;
         self.last_rtt = vrtt;
         // Congestion event: vrtt > ((100 - t)·baseRTT + t·maxRTT) / 100, i.e.
-        // baseRTT + t·(maxRTT - baseRTT) (seed 000 App. A.2.1; §3.6.1 uses baseRTT).
+        // baseRTT + t·(maxRTT - baseRTT) (Ong 2020 App. A.2.1; §3.6.1 uses baseRTT).
         let t = self.threshold;
         if vrtt > ((100 - t) * self.base_rtt + t * self.max_rtt) / 100 {
             self.num_cong += 1;
@@ -225,7 +225,7 @@ impl Nice {
         self.w.ssthresh.min(self.w.cwnd.saturating_sub(1))
     }
 
-    /// The Vegas + Nice once-per-RTT decision (seed 000 App. A.2.2).
+    /// The Vegas + Nice once-per-RTT decision (Ong 2020 App. A.2.2).
     fn per_rtt(&mut self, acked: u64, cwnd_limited: bool) {
         let rtt = self.min_rtt;
         let base = self.base_rtt;
@@ -354,7 +354,7 @@ impl CongestionControl for Nice {
     }
 
     /// A window w = 4/fractional_cwnd below one packet: w·MSS per RTT, i.e. one packet
-    /// every 1/w RTTs (seed 000 §2.2.2: "release new segments only every n RTTs").
+    /// every 1/w RTTs (Ong 2020 §2.2.2: "release new segments only every n RTTs").
     fn pacing_rate(&self) -> Option<Rate> {
         if self.fractional_cwnd <= 4 {
             return None;

@@ -1,4 +1,4 @@
-//! PropRate (Leong, Wang & Leong, CoNEXT 2017), as seed 004 describes it (§2.3.3,
+//! PropRate (Leong, Wang & Leong, CoNEXT 2017), as Wang 2018 describes it (§2.3.3,
 //! §3.2, §6.1.3): a rate-based sender whose control variable is the bottleneck buffer
 //! delay. It estimates the bottleneck bandwidth from the receive rate measured with
 //! receiver timestamps (the technique EvaRate reuses, §4.4.1) and oscillates its sending
@@ -21,20 +21,20 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "proprate",
     aliases: &[],
     summary: "PropRate: rate oscillates around the receive-rate bandwidth estimate to hold a target buffer delay",
-    source: "seed 004 §2.3.3, §3.2, §6.1.3 (Leong et al., CoNEXT 2017)",
+    source: "Wang 2018 §2.3.3, §3.2, §6.1.3 (Leong et al., CoNEXT 2017)",
     params: PARAMS,
     build,
 };
 
 static PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "target_buffer_delay", kind: ParamKind::Duration { min: Dur::ZERO, max: Dur::from_secs(10) }, default: ParamValue::Dur(Dur::from_millis(10)), unit: "", doc: "application-specified buffer delay: drain above it, fill below it", source: "seed 004 §2.3.3 (value not given; ours)" },
-    ParamSpec { name: "fill_gain", kind: ParamKind::Float { min: 1.0, max: 4.0 }, default: ParamValue::Float(1.25), unit: "", doc: "sending rate / estimated bandwidth while filling", source: "seed 004 §2.3.3 (\"faster\"; value ours)" },
-    ParamSpec { name: "drain_gain", kind: ParamKind::Float { min: 0.0, max: 1.0 }, default: ParamValue::Float(0.75), unit: "", doc: "sending rate / estimated bandwidth while draining", source: "seed 004 §2.3.3 (\"slower\"; value ours)" },
-    ParamSpec { name: "rho_ewma_alpha", kind: ParamKind::Float { min: 0.0, max: 1.0 }, default: ParamValue::Float(0.125), unit: "", doc: "weight of the old value in the bandwidth EWMA ρ̄ = a·ρ̄ + (1 − a)·ρ̂", source: "seed 004 §4.4.1 Eq. 4.12 (EvaRate's estimator, taken from PropRate)" },
+    ParamSpec { name: "target_buffer_delay", kind: ParamKind::Duration { min: Dur::ZERO, max: Dur::from_secs(10) }, default: ParamValue::Dur(Dur::from_millis(10)), unit: "", doc: "application-specified buffer delay: drain above it, fill below it", source: "Wang 2018 §2.3.3 (value not given; ours)" },
+    ParamSpec { name: "fill_gain", kind: ParamKind::Float { min: 1.0, max: 4.0 }, default: ParamValue::Float(1.25), unit: "", doc: "sending rate / estimated bandwidth while filling", source: "Wang 2018 §2.3.3 (\"faster\"; value ours)" },
+    ParamSpec { name: "drain_gain", kind: ParamKind::Float { min: 0.0, max: 1.0 }, default: ParamValue::Float(0.75), unit: "", doc: "sending rate / estimated bandwidth while draining", source: "Wang 2018 §2.3.3 (\"slower\"; value ours)" },
+    ParamSpec { name: "rho_ewma_alpha", kind: ParamKind::Float { min: 0.0, max: 1.0 }, default: ParamValue::Float(0.125), unit: "", doc: "weight of the old value in the bandwidth EWMA ρ̄ = a·ρ̄ + (1 − a)·ρ̂", source: "Wang 2018 §4.4.1 Eq. 4.12 (EvaRate's estimator, taken from PropRate)" },
     ParamSpec { name: "busy_delay", kind: ParamKind::Duration { min: Dur::ZERO, max: Dur::from_secs(1) }, default: ParamValue::Dur(Dur::from_millis(1)), unit: "", doc: "a receive-rate sample lower than the estimate counts only if the buffer delay stayed above this during its round (the link was busy)", source: "ours" },
-    ParamSpec { name: "initial_burst", kind: ParamKind::Int { min: 1, max: 1000 }, default: ParamValue::Int(10), unit: "packets", doc: "packets sent before the first receive-rate sample", source: "seed 004 ch. 4 intro (\"like the previous algorithms [27], we send 10 initial packets\")" },
-    ParamSpec { name: "ss_gain", kind: ParamKind::Float { min: 1.0, max: 4.0 }, default: ParamValue::Float(2.0), unit: "", doc: "slow-start rate growth per RTT until the buffer delay reaches the target", source: "ours (seed 004 ch. 4 intro contrasts EvaRate's 1.5 with doubling)" },
-    ParamSpec { name: "ts_granularity", kind: ParamKind::Duration { min: Dur::ZERO, max: Dur::from_millis(100) }, default: ParamValue::Dur(Dur::ZERO), unit: "", doc: "receiver timestamp granularity (0: the datapath's resolution)", source: "seed 004 §4.4.1" },
+    ParamSpec { name: "initial_burst", kind: ParamKind::Int { min: 1, max: 1000 }, default: ParamValue::Int(10), unit: "packets", doc: "packets sent before the first receive-rate sample", source: "Wang 2018 ch. 4 intro (\"like the previous algorithms [27], we send 10 initial packets\")" },
+    ParamSpec { name: "ss_gain", kind: ParamKind::Float { min: 1.0, max: 4.0 }, default: ParamValue::Float(2.0), unit: "", doc: "slow-start rate growth per RTT until the buffer delay reaches the target", source: "ours (Wang 2018 ch. 4 intro contrasts EvaRate's 1.5 with doubling)" },
+    ParamSpec { name: "ts_granularity", kind: ParamKind::Duration { min: Dur::ZERO, max: Dur::from_millis(100) }, default: ParamValue::Dur(Dur::ZERO), unit: "", doc: "receiver timestamp granularity (0: the datapath's resolution)", source: "Wang 2018 §4.4.1" },
 ];
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
@@ -174,7 +174,7 @@ impl CongestionControl for PropRate {
     }
 
     fn on_congestion(&mut self, _now: Time, _ev: &CongestionEvent) {
-        // The thesis describes no loss reaction (seed 004 §3.2: loss "negligible").
+        // The thesis describes no loss reaction (Wang 2018 §3.2: loss "negligible").
     }
 
     fn on_rto(&mut self, _now: Time, _ev: &RtoEvent) {

@@ -1,4 +1,4 @@
-//! TCP-LP (Kuzmanovic & Knightly), as Linux `net/ipv4/tcp_lp.c`, which seed 000 ran
+//! TCP-LP (Kuzmanovic & Knightly), as Linux `net/ipv4/tcp_lp.c`, which Ong 2020 ran
 //! unchanged on Linux 4.4.15 (Ong 2020 §2.2.3, §3.1, §3.6). One-way delay from TCP
 //! timestamps is smoothed (EWMA 7/8); when the smoothed OWD reaches
 //! `owd_min + 15 %·(owd_max - owd_min)` it is an early congestion indication: cwnd is
@@ -25,7 +25,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "tcp-lp",
     aliases: &["lp"],
     summary: "TCP-LP: Reno with early OWD-based halving and an inference period (Linux tcp_lp)",
-    source: "seed 000 (Ong 2020) §2.2.3; Linux net/ipv4/tcp_lp.c (4.4)",
+    source: "Ong 2020 §2.2.3; Linux net/ipv4/tcp_lp.c (4.4)",
     params: PARAMS,
     build,
 };
@@ -48,7 +48,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(3),
         unit: "RTTs",
         doc: "inference period after an early congestion indication, in RTTs (3·(now - TSecr))",
-        source: "seed 000 §2.2.3 (\"3·(time - prev_time)\"); Linux tcp_lp.c lp->inference = 3 * delta",
+        source: "Ong 2020 §2.2.3 (\"3·(time - prev_time)\"); Linux tcp_lp.c lp->inference = 3 * delta",
     },
     ParamSpec {
         name: "owd_clock",
@@ -56,7 +56,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Choice("linux-4.4"),
         unit: "",
         doc: "OWD source: the Linux 4.4 module's computation from jiffy TCP timestamps (remote-HZ estimator, u32 arithmetic), or the datapath's exact OWD",
-        source: "seed 000 §3.1 (Linux 4.4.15, stock tcp_lp); Linux 4.4 tcp_lp.c tcp_lp_owd_calculator",
+        source: "Ong 2020 §3.1 (Linux 4.4.15, stock tcp_lp); Linux 4.4 tcp_lp.c tcp_lp_owd_calculator",
     },
     ParamSpec {
         name: "hz",
@@ -64,7 +64,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(250),
         unit: "Hz",
         doc: "sender's CONFIG_HZ: its TCP timestamp clock and jiffies (linux-4.4 only)",
-        source: "[inference] openSUSE Leap 42.1 kernel CONFIG_HZ=250; seed 000 does not state HZ (spec 000 §2.0)",
+        source: "[inference] openSUSE Leap 42.1 kernel CONFIG_HZ=250; Ong 2020 does not state HZ (Ong 2020 notes §2.0)",
     },
     ParamSpec {
         name: "remote_hz",
@@ -72,7 +72,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(250),
         unit: "Hz",
         doc: "receiver's TCP timestamp clock rate (linux-4.4 only; the module estimates it)",
-        source: "[inference] seed 000 §3.1: all hosts run the same openSUSE 4.4.15 kernel",
+        source: "[inference] Ong 2020 §3.1: all hosts run the same openSUSE 4.4.15 kernel",
     },
     ParamSpec {
         name: "sender_uptime",

@@ -1,11 +1,11 @@
-//! TCP Vegas as Linux `net/ipv4/tcp_vegas.c` (kernel 4.4, the version seed 000 ran
-//! "unchanged with default parameters", seed 000 §2.2.1 and §3.6). Once per RTT (when
+//! TCP Vegas as Linux `net/ipv4/tcp_vegas.c` (kernel 4.4, the version Ong 2020 ran
+//! "unchanged with default parameters", Ong 2020 §2.2.1 and §3.6). Once per RTT (when
 //! the cumulative ACK passes `beg_snd_nxt`) it compares the window with the one that
 //! would fill the path at the base RTT and moves it by one packet; with fewer than
 //! three RTT samples in the last RTT it behaves like Reno. Loss handling is Reno's.
 //!
 //! This file also holds `PktWindow`, the Linux packet-unit window shared by the
-//! Linux-derived LBE modules of seed 000 (nice, tcp-lp, westwood-lp).
+//! Linux-derived LBE modules of Ong 2020 (nice, tcp-lp, westwood-lp).
 
 use crate::api::*;
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
@@ -16,7 +16,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "vegas",
     aliases: &[],
     summary: "TCP Vegas (Linux tcp_vegas): keep alpha..beta packets queued, once-per-RTT +/-1",
-    source: "seed 000 (Ong 2020) §2.2.1, §3.6; Linux net/ipv4/tcp_vegas.c (4.4)",
+    source: "Ong 2020 §2.2.1, §3.6; Linux net/ipv4/tcp_vegas.c (4.4)",
     params: PARAMS,
     build,
 };
@@ -28,7 +28,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(2),
         unit: "packets",
         doc: "lower bound of extra packets in the network: below it cwnd grows by one per RTT",
-        source: "Linux tcp_vegas.c module_param alpha = 2 (seed 000 §3.6: defaults used)",
+        source: "Linux tcp_vegas.c module_param alpha = 2 (Ong 2020 §3.6: defaults used)",
     },
     ParamSpec {
         name: "beta",
@@ -52,7 +52,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Choice("base_rtt"),
         unit: "",
         doc: "divide cwnd*(rtt-baseRTT) by baseRTT (Linux) or by rtt (Brakmo's Diff = (Expected-Actual)*BaseRTT)",
-        source: "Linux tcp_vegas.c tcp_vegas_cong_avoid (base_rtt); Brakmo et al. 1994 via seed 000 eq. 2.1 (rtt)",
+        source: "Linux tcp_vegas.c tcp_vegas_cong_avoid (base_rtt); Brakmo et al. 1994 via Ong 2020 eq. 2.1 (rtt)",
     },
 ];
 

@@ -1,5 +1,5 @@
 //! PCC Vivace (Dong et al., "PCC Vivace: Online-Learning Congestion Control", NSDI
-//! 2018), the latency-aware variant seed 004 compares against (§2.3.2, §3.2, §5.3).
+//! 2018), the latency-aware variant Wang 2018 compares against (§2.3.2, §3.2, §5.3).
 //!
 //! The sender runs in monitor intervals (MIs) of about one RTT, each at a fixed rate,
 //! and scores each MI once all its packets are acknowledged with the utility
@@ -25,7 +25,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "vivace",
     aliases: &["pcc-vivace"],
     summary: "PCC Vivace: online gradient ascent on a throughput/latency-gradient/loss utility",
-    source: "Dong et al., PCC Vivace, NSDI 2018 §3-4; seed 004 §2.3.2",
+    source: "Dong et al., PCC Vivace, NSDI 2018 §3-4; Wang 2018 §2.3.2",
     params: PARAMS,
     build,
 };

@@ -1,4 +1,4 @@
-//! Westwood+LP as implemented and evaluated in seed 000 (Ong 2020 §2.2.5, §3.6.2,
+//! Westwood+LP as implemented and evaluated in Ong 2020 (§2.2.5, §3.6.2,
 //! App. A.3): Linux Westwood+ bandwidth estimation plus Westwood-LP's Early Window
 //! Reduction (EWR). On every ACK outside slow start the virtual queue
 //! `q_len = cwnd - bw_est·rtt_min/MSS` (eq. 2.4) is compared with
@@ -23,7 +23,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "westwood-lp",
     aliases: &["westwoodlp"],
     summary: "Westwood+LP: Westwood+ bandwidth estimate with early window reduction to bw·rtt_min",
-    source: "seed 000 (Ong 2020) §2.2.5, §3.6.2, App. A.3; Linux net/ipv4/tcp_westwood.c",
+    source: "Ong 2020 §2.2.5, §3.6.2, App. A.3; Linux net/ipv4/tcp_westwood.c",
     params: PARAMS,
     build,
 };
@@ -35,7 +35,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(3),
         unit: "packets",
         doc: "M, the maximum allowed virtual queue length (upper bound of the EWR threshold)",
-        source: "seed 000 §2.2.5 (\"M ... default value of 3\"); lbetcp tcp_westwoodlp.c beta = 3",
+        source: "Ong 2020 §2.2.5 (\"M ... default value of 3\"); lbetcp tcp_westwoodlp.c beta = 3",
     },
     ParamSpec {
         name: "as_evaluated_truncation",
@@ -43,7 +43,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Bool(true),
         unit: "",
         doc: "compute ewr_thresh, q_len and the Westwood+ estimate with the evaluated module's u32 integer arithmetic (truncation, wrap-around, delay_loss init 1, bytes per jiffy); false: real arithmetic",
-        source: "seed 000 App. A.3.2 tcp_westwood_cong_avoid; lbetcp tcp_westwoodlp.c / Linux tcp_westwood.c (as evaluated)",
+        source: "Ong 2020 App. A.3.2 tcp_westwood_cong_avoid; lbetcp tcp_westwoodlp.c / Linux tcp_westwood.c (as evaluated)",
     },
     ParamSpec {
         name: "hz",
@@ -51,7 +51,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(250),
         unit: "Hz",
         doc: "kernel tick rate for the jiffy RTTs and bytes-per-jiffy bandwidth of the as-evaluated arithmetic (only used when as_evaluated_truncation)",
-        source: "[inference] openSUSE Linux 4.4 CONFIG_HZ=250; seed 000 does not state HZ (spec 000 §2.0)",
+        source: "[inference] openSUSE Linux 4.4 CONFIG_HZ=250; Ong 2020 does not state HZ (Ong 2020 notes §2.0)",
     },
     ParamSpec {
         name: "delay_loss_events",
@@ -59,7 +59,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Choice("rto"),
         unit: "",
         doc: "which losses update rtt_loss: every loss episode (thesis text) or only timeouts (module's CA_EVENT_LOSS)",
-        source: "lbetcp tcp_westwoodlp.c tcp_westwood_event (CA_EVENT_LOSS = RTO); seed 000 §3.6.2 (\"only updated when packet loss events occur\")",
+        source: "lbetcp tcp_westwoodlp.c tcp_westwood_event (CA_EVENT_LOSS = RTO); Ong 2020 §3.6.2 (\"only updated when packet loss events occur\")",
     },
     ParamSpec {
         name: "delay_samples",
@@ -67,7 +67,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Choice("slow-path"),
         unit: "",
         doc: "which ACKs update delay_min/delay_max: slow-path ACKs only (SACK, duplicate, in recovery, ECE), as the module, or every ACK with an RTT sample",
-        source: "lbetcp tcp_westwoodlp.c tcp_westwood_ack (CA_ACK_SLOWPATH branch); spec 000 §2.7 \"in_ack_event (slow path)\"",
+        source: "lbetcp tcp_westwoodlp.c tcp_westwood_ack (CA_ACK_SLOWPATH branch); Ong 2020 notes §2.7 \"in_ack_event (slow path)\"",
     },
     ParamSpec {
         name: "bw_window_min",
@@ -114,7 +114,7 @@ fn update_delay_f64(x: f64, avg: Option<f64>) -> f64 {
     }
 }
 
-/// The listing's threshold, u32 arithmetic (seed 000 App. A.3.2):
+/// The listing's threshold, u32 arithmetic (Ong 2020 App. A.3.2):
 /// `(beta * (100 - 100*(rtt<<2)/delay_loss) / 100) * (100 - 100*dmin/dmax) / 100`.
 pub(crate) fn ewr_thresh_as_evaluated(
     beta: u32,
@@ -301,7 +301,7 @@ impl WestwoodLp {
         self.delay_loss_j = update_delay_u32(self.jiffies(rtt), self.delay_loss_j);
     }
 
-    /// The EWR test of `tcp_westwood_cong_avoid` (seed 000 App. A.3.2). Returns whether
+    /// The EWR test of `tcp_westwood_cong_avoid` (Ong 2020 App. A.3.2). Returns whether
     /// q_len > ewr_thresh; records both for traces.
     fn ewr_triggered(&mut self) -> bool {
         let cwnd = self.w.cwnd;

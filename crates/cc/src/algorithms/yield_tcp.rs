@@ -1,10 +1,10 @@
-//! Yield TCP (Ong 2020, seed 000 chapter 5 and Appendix B; the Linux 4.4.15 module
+//! Yield TCP (Ong 2020 chapter 5 and Appendix B; the Linux 4.4.15 module
 //! `tcp_yield.c`, congestion-control name `yield`).
 //!
 //! A one-way-delay (OWD) based less-than-best-effort controller built like a PI
 //! controller: additive increase (Reno) while the queueing delay is under a dynamic
 //! target, multiplicative decrease `cwnd -= cwnd >> r` while over it. Three parts sit on
-//! top (seed 000 §5.3):
+//! top (Ong 2020 §5.3):
 //! - Dynamic Trend-Based Reduction: the shift `r` moves on every ACK with the delay trend
 //!   (trend ≥ increase_threshold: r−1, a bigger next cut; trend ≤ decrease_threshold: r+1,
 //!   a smaller one), and r+1 after every applied cut.
@@ -13,7 +13,7 @@
 //! - Cross-traffic detection (eq 5.5): trend > ct_threshold · (long-term trend average)
 //!   lowers the bound on r from max_reduction (3) to maxc_reduction (0, full collapse).
 //!
-//! The App. B listing is normative (spec 000 §2.14.5). It is reproduced with its kernel
+//! The App. B listing is normative (Ong 2020 notes §2.14.5). It is reproduced with its kernel
 //! integer arithmetic (u32/s32/s8 types, wrap-around, truncating division) and its call
 //! pattern: the "per-ACK" part is `pkts_acked` and the "per-RTT" part is `cong_avoid`,
 //! which Linux calls on *every* ACK that advances the window outside recovery, so the
@@ -29,12 +29,12 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "yield",
     aliases: &["yield-tcp"],
     summary: "Yield TCP: OWD-based LBE, AI under a beta·(smax−smin)+smin target, cwnd -= cwnd>>r over it, trend-adapted r with cross-traffic detection",
-    source: "seed 000 (Ong 2020) ch. 5, Table 5.1 and App. B (tcp_yield.c, Linux 4.4.15)",
+    source: "Ong 2020 ch. 5, Table 5.1 and App. B (tcp_yield.c, Linux 4.4.15)",
     params: PARAMS,
     build,
 };
 
-const T51: &str = "seed 000 Table 5.1 / §5.4.2; App. B module_param";
+const T51: &str = "Ong 2020 Table 5.1 / §5.4.2; App. B module_param";
 
 static PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -115,7 +115,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_millis(1)),
         unit: "",
         doc: "TCP timestamp clock tick used to quantise the OWD before the module's ms arithmetic (Linux 4.4: 1000/HZ ms, HZ not stated by the thesis; modern Linux: 1 ms). Not a Yield parameter",
-        source: "seed 000 App. B OWD estimator `(tsval - offset) * 1000 / HZ`; spec 000 §2.0; docs/deviations.md (yield)",
+        source: "Ong 2020 App. B OWD estimator `(tsval - offset) * 1000 / HZ`; Ong 2020 notes §2.0; docs/deviations.md (yield)",
     },
     ParamSpec {
         name: "shift_semantics",
@@ -123,13 +123,13 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Choice("x86"),
         unit: "",
         doc: "How `cwnd >> r` behaves once the unclamped r leaves 0..31 and how the s8 r overflows: \"x86\" as the kernel ran (shift count masked to 5 bits, s8 wrap), \"math\" as eq 5.1 reads (cut 0 for r ≥ 32, r saturates)",
-        source: "seed 000 App. B tcp_yield_cong_avoid (`reduction_factor += 1` without clamp); docs/deviations.md (yield)",
+        source: "Ong 2020 App. B tcp_yield_cong_avoid (`reduction_factor += 1` without clamp); docs/deviations.md (yield)",
     },
 ];
 
-/// `#define MIN_CWND 2U` (seed 000 App. B / tcp_yield.c).
+/// `#define MIN_CWND 2U` (Ong 2020 App. B / tcp_yield.c).
 const MIN_CWND: u32 = 2;
-/// `yield->reduction_factor = 3` in `tcp_yield_init` (spec 000 §2.14.5 state table).
+/// `yield->reduction_factor = 3` in `tcp_yield_init` (Ong 2020 notes §2.14.5 state table).
 const INITIAL_REDUCTION: i8 = 3;
 /// Linux `TCP_INFINITE_SSTHRESH`.
 const TCP_INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
@@ -215,7 +215,7 @@ pub struct Yield {
     cwnd: u32,
     ssthresh: u32,
     cwnd_cnt: u32,
-    // struct yield (seed 000 App. B; spec 000 §2.14.5 state table).
+    // struct yield (Ong 2020 App. B; Ong 2020 notes §2.14.5 state table).
     /// Current relative OWD, ms.
     delay: u32,
     /// Min / max OWD since the last completed `cong_avoid`, ms.
@@ -305,7 +305,7 @@ impl Yield {
         }
     }
 
-    /// Shared OWD estimator (seed 000 App. B, from the Kühlewind/Fisches LEDBAT module):
+    /// Shared OWD estimator (Ong 2020 App. B, from the Kühlewind/Fisches LEDBAT module):
     /// time − remote_time = (TSval − TSval₀) − (TSecr − TSecr₀) = owd − owd₀, in ms
     /// (×1000/HZ); the delay is updated only when it is strictly positive.
     fn update_owd(&mut self, owd: Option<i64>) {
@@ -323,7 +323,7 @@ impl Yield {
         }
     }
 
-    /// seed 000 App. B.1.1 `tcp_yield_pkts_acked`: the per-ACK operation (Algorithm 1).
+    /// Ong 2020 App. B.1.1 `tcp_yield_pkts_acked`: the per-ACK operation (Algorithm 1).
     pub fn pkts_acked(&mut self, owd: Option<i64>) {
         let hf = self.p.hist_factor;
         self.update_owd(owd);
@@ -431,7 +431,7 @@ impl Yield {
         self.cong_avoid_ai(self.cwnd, acked);
     }
 
-    /// seed 000 App. B.1.2 `tcp_yield_cong_avoid`: the "per-round" operation
+    /// Ong 2020 App. B.1.2 `tcp_yield_cong_avoid`: the "per-round" operation
     /// (Algorithm 2), which Linux runs on every window-advancing ACK.
     pub fn cong_avoid(&mut self, acked: u32, cwnd_limited: bool) {
         let mut acked = acked;
@@ -451,7 +451,7 @@ impl Yield {
             self.reno_cong_avoid(acked, cwnd_limited);
         } else {
             // Over target: cwnd -= cwnd >> r (eq 5.2); the next cut is smaller. r is not
-            // clamped here, so it can exceed min_reduction (spec 000 §8 item 4).
+            // clamped here, so it can exceed min_reduction (Ong 2020 notes §8 item 4).
             let decrement = self.cwnd_shr_r();
             self.cwnd -= decrement;
             self.reduction_factor = self.to_s8(self.reduction_factor as i32 + 1);
@@ -677,7 +677,7 @@ mod tests {
             (y.last_trend, y.cross_traffic, y.reduction_factor),
             (9, 0, 3)
         );
-        // App. B quirk (spec 000 §2.14.5): from r = 1 (after cross-traffic), a rising trend
+        // App. B quirk (Ong 2020 notes §2.14.5): from r = 1 (after cross-traffic), a rising trend
         // without cross-traffic *raises* r to 3: max(1 − 1, 3) = 3.
         let mut y = ca_state(40);
         y.reduction_factor = 1;

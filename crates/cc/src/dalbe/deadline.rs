@@ -1,5 +1,5 @@
 //! `DeadlineSwitch`: our deadline-aware metacontroller for any base algorithm (not from
-//! seed 003; design and rationale in docs/dalbe.md). It keeps the flow on a straight-line
+//! Wallenburg 2018; design and rationale in docs/dalbe.md). It keeps the flow on a straight-line
 //! schedule that ends a margin before the soft deadline and, at every tick, chooses
 //! between two behaviours of the wrapped algorithm:
 //!
@@ -10,7 +10,7 @@
 //!
 //! It is never more aggressive than the plain algorithm: it never ignores a loss or an
 //! ECN and never hides delay (μ ≤ 1). The thesis found the model-based controllers
-//! depend on models of the base and of the competitors (seed 003 §5.1.2.3, §5.3: DA-LBE
+//! depend on models of the base and of the competitors (Wallenburg 2018 §5.1.2.3, §5.3: DA-LBE
 //! Vegas missed every testbed deadline); a schedule with hysteresis needs neither.
 
 use super::knobs::Knobs;
@@ -72,7 +72,7 @@ pub static DEADLINE_PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Float { min: 0.0, max: 1.0 },
         default: ParamValue::Float(0.0),
         unit: "",
-        doc: "LBE mode: additional per-ACK phantom-ECN probability (seed 003 mechanism, with suppression v = 2); 0 = off",
+        doc: "LBE mode: additional per-ACK phantom-ECN probability (Wallenburg 2018 mechanism, with suppression v = 2); 0 = off",
         source: "ours (docs/dalbe.md)",
     },
     ParamSpec {
@@ -81,7 +81,7 @@ pub static DEADLINE_PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(1.0),
         unit: "",
         doc: "LBE mode: queueing-delay scaling for delay-based bases (< 1 inflates delay); 1 = off",
-        source: "ours (docs/dalbe.md); mechanism seed 003 Alg 4",
+        source: "ours (docs/dalbe.md); mechanism Wallenburg 2018 Alg 4",
     },
 ];
 
@@ -226,7 +226,7 @@ impl DeadlineSwitch {
         let aim = self.aim(v.start, deadline);
         let span = aim.since(v.start).secs_f64();
         if v.now >= aim || span <= 0.0 {
-            // Past the schedule's end: compete as best effort until done (seed 003
+            // Past the schedule's end: compete as best effort until done (Wallenburg 2018
             // §2.6.5 soft-deadline semantics).
             self.lead_s = -(v.now.since(aim).secs_f64());
             self.required_rate = f64::INFINITY;

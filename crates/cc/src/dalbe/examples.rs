@@ -1,14 +1,14 @@
-//! Small user-written metacontrollers showing the API (seed 003 §3.5.1 Listings 3.3 and
-//! 3.4 are the thesis's own examples; "LBE only during working hours" is seed 003 §2.6's
+//! Small user-written metacontrollers showing the API (Wallenburg 2018 §3.5.1 Listings 3.3 and
+//! 3.4 are the thesis's own examples; "LBE only during working hours" is Wallenburg 2018 §2.6's
 //! example of a metacontroller that is not DA-LBE).
 
 use super::knobs::Knobs;
 use super::meta::{FlowView, MetaController};
 use crate::units::{Dur, Time};
 
-/// Seed 003 Listing 3.3: P(phantom ECN) = time remaining / deadline period, so the flow
+/// Wallenburg 2018 Listing 3.3: P(phantom ECN) = time remaining / deadline period, so the flow
 /// starts very LBE and becomes plain as the deadline nears. The listing's integer
-/// division (always 0, spec 003 §11.10) is done in floating point here.
+/// division (always 0, Wallenburg 2018 notes §11.10) is done in floating point here.
 #[derive(Clone, Debug)]
 pub struct LinearPhantom {
     pub interval: Dur,

@@ -1,12 +1,12 @@
 //! The DA-LBE knobs (the settable socket options of the Storbukås kernel component,
-//! seed 003 App. B.1-B.2, spec 003 §4.1) and the per-flow statistics it exported
-//! (`struct da_lbe_info`, seed 003 App. B.3, spec 003 §4.3).
+//! Wallenburg 2018 App. B.1-B.2, Wallenburg 2018 notes §4.1) and the per-flow statistics it exported
+//! (`struct da_lbe_info`, Wallenburg 2018 App. B.3, Wallenburg 2018 notes §4.3).
 
 use crate::units::{Dur, Time};
 
 /// The knob settings applied by [`super::DaLbe`]. Every field can be changed while the
 /// flow runs (`DaLbe::set_knobs`). `Knobs::default()` is the neutral setting that
-/// `dalbe_open` applies (seed 003 §3.3.2 / spec §5.1: "booleans off, positive-only
+/// `dalbe_open` applies (Wallenburg 2018 §3.3.2 / spec §5.1: "booleans off, positive-only
 /// params zero, scaling factors 1", DA-LBE mode on): the wrapped algorithm then behaves
 /// exactly as without the wrapper.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -14,7 +14,7 @@ pub struct Knobs {
     /// `DA_LBE_MODE`: nothing below acts when false (statistics are still kept).
     pub enabled: bool,
     /// `DA_LBE_INFO_ECN`: chance of a phantom ECN per received ACK, multiplied by the
-    /// segments the ACK covers (minimum one) and saturating at 1 (seed 003 §3.6.1).
+    /// segments the ACK covers (minimum one) and saturating at 1 (Wallenburg 2018 §3.6.1).
     pub phantom_ecn_prob: f64,
     /// `DA_LBE_ECN_CONGESTION_DELAY`, the integer factor v: phantom ECNs are suppressed
     /// while the time since the last real congestion event is at least v times the
@@ -22,7 +22,7 @@ pub struct Knobs {
     pub suppression_v: u32,
     /// `DA_LBE_EWMA_WEIGHT` (thesis: `DA_LBE_ECN_EWMA_WEIGHT`), 0..=128: the average
     /// between congestion events moves by (128 - weight)/128 of each new interval's
-    /// difference; 0 freezes it (seed 003 §3.6.2 fix 3). Kernel default 96.
+    /// difference; 0 freezes it (Wallenburg 2018 §3.6.2 fix 3). Kernel default 96.
     pub ewma_weight: u32,
     /// `DA_LBE_ECN_BACKOFF`: chance of ignoring a real ECN echo (no cwnd reduction).
     pub ecn_ignore_prob: f64,
@@ -30,7 +30,7 @@ pub struct Knobs {
     /// starts (the datapath still retransmits; cwnd and ssthresh are unchanged).
     pub loss_ignore_prob: f64,
     /// `DA_LBE_CONGESTION_PRICE`, μ: the factor by which queueing delay is divided
-    /// before the wrapped algorithm sees it (seed 003 Alg 4 after the §3.6.3 fix:
+    /// before the wrapped algorithm sees it (Wallenburg 2018 Alg 4 after the §3.6.3 fix:
     /// RTT' = base + (RTT - base)/μ). μ > 1 hides delay (more aggressive), μ < 1
     /// inflates it (more LBE). Only acts with `delay_based`.
     pub mu: f64,
@@ -40,7 +40,7 @@ pub struct Knobs {
     /// false the whole RTT is divided by μ. One-way delays are always scaled above their
     /// minimum (they carry an unknown clock offset).
     pub base_rtt_based: bool,
-    /// Extension (not in seed 003, see docs/dalbe.md): a phantom ECN on every ACK whose
+    /// Extension (not in Wallenburg 2018, see docs/dalbe.md): a phantom ECN on every ACK whose
     /// RTT sample exceeds the flow's minimum RTT by more than this queueing delay
     /// (still at most one reduction per RTT). Turns any base algorithm into one that
     /// yields to standing queues. `None` = off.
@@ -64,7 +64,7 @@ impl Default for Knobs {
     }
 }
 
-/// Kernel `DALBE_EWMA_LEVEL` (spec 003 §4.1 [K]): new-sample gain (128 - 96)/128 = 1/4.
+/// Kernel `DALBE_EWMA_LEVEL` (Wallenburg 2018 notes §4.1 [K]): new-sample gain (128 - 96)/128 = 1/4.
 pub const DEFAULT_EWMA_WEIGHT: u32 = 96;
 
 impl Knobs {
@@ -84,7 +84,7 @@ impl Knobs {
 }
 
 /// Per-flow statistics, the `da_lbe_info` set plus what Libdalbe read from `TCP_INFO`
-/// (smoothed RTT) and the additions spec 003 §11.6 asks for (delay-triggered cwnd
+/// (smoothed RTT) and the additions Wallenburg 2018 notes §11.6 asks for (delay-triggered cwnd
 /// reductions). Counters are cumulative since the flow started; a metacontroller forms
 /// per-interval deltas itself (as Libdalbe's `info_now`/`info_prev`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -132,7 +132,7 @@ pub struct DaLbeInfo {
     /// `dalbe_congestion_event_count`: real congestion events (loss + RTO + ECN).
     pub congestion_events: u64,
     /// `dalbe_avg_congestion_interval`: EWMA of the time between real congestion
-    /// events (ns resolution, signed arithmetic as after the seed 003 §3.6.2 fix).
+    /// events (ns resolution, signed arithmetic as after the Wallenburg 2018 §3.6.2 fix).
     pub avg_congestion_interval: Option<Dur>,
     /// Time of the last real congestion event (or flow start before the first).
     pub last_congestion: Time,
@@ -141,7 +141,7 @@ pub struct DaLbeInfo {
     pub reduction_ratio_sum: f64,
     pub reductions: u64,
     /// The same for reductions the algorithm made by itself inside `on_ack` (Vegas's
-    /// delay decrements; spec 003 §11.6).
+    /// delay decrements; Wallenburg 2018 notes §11.6).
     pub delay_reduction_ratio_sum: f64,
     pub delay_reductions: u64,
     /// RTT statistics from raw (unscaled) samples: minimum, smoothed (RFC 6298,

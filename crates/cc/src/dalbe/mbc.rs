@@ -1,7 +1,7 @@
 //! The thesis's two Model-Based Controllers (MBC, Hayes et al. 2017 as adapted in
-//! seed 003 §2.6 and §3.5.2): DA-LBE Cubic (phantom ECNs, Alg 1) and DA-LBE Vegas
-//! (queueing-delay scaling, Alg 3). Equation numbers refer to seed 003 chapter 2.
-//! Choices where the thesis is silent or inconsistent (spec 003 §11) are recorded in
+//! Wallenburg 2018 §2.6 and §3.5.2): DA-LBE Cubic (phantom ECNs, Alg 1) and DA-LBE Vegas
+//! (queueing-delay scaling, Alg 3). Equation numbers refer to Wallenburg 2018 chapter 2.
+//! Choices where the thesis is silent or inconsistent (Wallenburg 2018 notes §11) are recorded in
 //! docs/deviations.md (dalbe).
 
 use super::knobs::{DaLbeInfo, Knobs, DEFAULT_EWMA_WEIGHT};
@@ -13,7 +13,7 @@ use crate::units::{Dur, Time};
 // Equations (pure functions, unit-tested at sample points).
 
 /// Eq. (2.2): ζ(t_n, t_D) = data remaining / (t_D - t_n), in bytes/s, capped at ζ_max;
-/// at or after the deadline ζ = ζ_max (seed 003 §2.6.5: "after the deadline has passed
+/// at or after the deadline ζ = ζ_max (Wallenburg 2018 §2.6.5: "after the deadline has passed
 /// this maximum target sending rate is kept").
 pub fn target_rate(remaining_bytes: u64, time_left: Dur, zeta_max: f64) -> f64 {
     if time_left.nanos() == 0 {
@@ -36,7 +36,7 @@ pub fn one_plus_error(zeta_prev: f64, xbar: f64) -> f64 {
 }
 
 /// Eq. (2.5): ŵ_n = w_{n-1} + l·w_n if (w_n - w_{n-1}) > l·w_n, else w_n. Drops are
-/// never limited. Also used for φ with l_φ (seed 003 §3.5.2.2).
+/// never limited. Also used for φ with l_φ (Wallenburg 2018 §3.5.2.2).
 pub fn growth_limit(prev: f64, new: f64, l: f64) -> f64 {
     if new - prev > l * new {
         prev + l * new
@@ -45,7 +45,7 @@ pub fn growth_limit(prev: f64, new: f64, l: f64) -> f64 {
     }
 }
 
-/// [x]_{lo}^{hi} with NaN mapped to the LBE end (seed 003 §3.5.2.1: intermediate values
+/// [x]_{lo}^{hi} with NaN mapped to the LBE end (Wallenburg 2018 §3.5.2.1: intermediate values
 /// are clamped "so intermediate calculations don't yield ridiculous results").
 pub fn clamp_w(x: f64, lo: f64, hi: f64) -> f64 {
     if x.is_nan() {
@@ -113,7 +113,7 @@ pub fn vegas_ignore_backoff(mu: f64, w_hat: f64, w_max: f64) -> f64 {
 }
 
 // ---------------------------------------------------------------------------------
-// Shared MBC machinery (seed 003 §2.6.2).
+// Shared MBC machinery (Wallenburg 2018 §2.6.2).
 
 /// Parameters both controllers share.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -165,7 +165,7 @@ macro_rules! common_params {
                 default: ParamValue::Dur(Dur::from_secs(10)),
                 unit: "s",
                 doc: "T_w: how often the weight (and the knobs) are updated",
-                source: "seed 003 §3.2.2, §3.5.2 (10 s)",
+                source: "Wallenburg 2018 §3.2.2, §3.5.2 (10 s)",
             },
             ParamSpec {
                 name: "price_interval",
@@ -173,7 +173,7 @@ macro_rules! common_params {
                 default: ParamValue::Dur(Dur::from_secs(60)),
                 unit: "s",
                 doc: "T_phi: how often the network price q is re-measured",
-                source: "seed 003 §2.6.2.1, §3.5.2 (60 s)",
+                source: "Wallenburg 2018 §2.6.2.1, §3.5.2 (60 s)",
             },
             ParamSpec {
                 name: "w_min",
@@ -181,7 +181,7 @@ macro_rules! common_params {
                 default: ParamValue::Float(0.0001),
                 unit: "",
                 doc: "lower clamp of the weight w (most LBE)",
-                source: "seed 003 §3.5.2.1 ([0.0001, 1.0])",
+                source: "Wallenburg 2018 §3.5.2.1 ([0.0001, 1.0])",
             },
             ParamSpec {
                 name: "w_max",
@@ -189,7 +189,7 @@ macro_rules! common_params {
                 default: ParamValue::Float(1.0),
                 unit: "",
                 doc: "upper clamp of the weight w (best-effort equivalent)",
-                source: "seed 003 §3.5.2.1 ([0.0001, 1.0])",
+                source: "Wallenburg 2018 §3.5.2.1 ([0.0001, 1.0])",
             },
             ParamSpec {
                 name: "l_w",
@@ -197,7 +197,7 @@ macro_rules! common_params {
                 default: ParamValue::Float(0.05),
                 unit: "",
                 doc: "growth limit of w per interval, fraction of the new value (eq. 2.5)",
-                source: "seed 003 §3.5.2.1 (5 %); Hayes et al. 2017 l_w = 0.05",
+                source: "Wallenburg 2018 §3.5.2.1 (5 %); Hayes et al. 2017 l_w = 0.05",
             },
             ParamSpec {
                 name: "zeta_max",
@@ -205,7 +205,7 @@ macro_rules! common_params {
                 default: ParamValue::Float(10_000.0),
                 unit: "Mbit/s",
                 doc: "cap of the target rate, also used after the deadline; any value above the path capacity asks for full (BE) aggressiveness",
-                source: "not stated in seed 003 (§2.6.5 'a reasonable maximum'); see docs/deviations.md (dalbe)",
+                source: "not stated in Wallenburg 2018 (§2.6.5 'a reasonable maximum'); see docs/deviations.md (dalbe)",
             },
         ]
     };
@@ -331,7 +331,7 @@ pub static CUBIC_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Float(0.7),
             unit: "",
             doc: "Cubic's multiplicative decrease factor assumed by the model",
-            source: "seed 003 §2.6.3, App. B (717/1024 in Linux 4.16); spec 003 §6.5",
+            source: "Wallenburg 2018 §2.6.3, App. B (717/1024 in Linux 4.16); Wallenburg 2018 notes §6.5",
         },
         ParamSpec {
             name: "c",
@@ -339,7 +339,7 @@ pub static CUBIC_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Float(0.4),
             unit: "",
             doc: "Cubic's scaling constant C in the model price",
-            source: "seed 003 Alg 1 (the 0.4 in q̂)",
+            source: "Wallenburg 2018 Alg 1 (the 0.4 in q̂)",
         },
         ParamSpec {
             name: "price_scaling",
@@ -347,7 +347,7 @@ pub static CUBIC_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Choice("one_minus_beta"),
             unit: "",
             doc: "factor on the measured price I/N: (1-beta) (average cwnd change, as W(cubic) in eq. 2.7), beta, or none (eq. 2.6 as printed)",
-            source: "seed 003 §3.5.2.1 'scaling the longer-term network price by the Cubic beta'; spec 003 §11.3",
+            source: "Wallenburg 2018 §3.5.2.1 'scaling the longer-term network price by the Cubic beta'; Wallenburg 2018 notes §11.3",
         },
         ParamSpec {
             name: "v",
@@ -355,7 +355,7 @@ pub static CUBIC_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Int(2),
             unit: "",
             doc: "phantom-ECN suppression factor: no phantom ECN once v x the mean time between real congestion events has passed without one (0 = off)",
-            source: "seed 003 §2.6.3, App. B (value not stated; our choice, deviations.md dalbe.md)",
+            source: "Wallenburg 2018 §2.6.3, App. B (value not stated; our choice, deviations.md dalbe.md)",
         },
         ParamSpec {
             name: "ewma_weight",
@@ -363,7 +363,7 @@ pub static CUBIC_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Int(DEFAULT_EWMA_WEIGHT as i64),
             unit: "/128",
             doc: "EWMA weight for the mean time between congestion events (gain (128-w)/128; 0 freezes)",
-            source: "kernel DALBE_EWMA_LEVEL = 96 (spec 003 §4.1 [K]); thesis value not stated",
+            source: "kernel DALBE_EWMA_LEVEL = 96 (Wallenburg 2018 notes §4.1 [K]); thesis value not stated",
         },
     ]
 };
@@ -403,7 +403,7 @@ impl CubicMbcConfig {
     }
 }
 
-/// DA-LBE Cubic: Alg 1 of seed 003 with the §3.5.2.1 implementation changes.
+/// DA-LBE Cubic: Alg 1 of Wallenburg 2018 with the §3.5.2.1 implementation changes.
 #[derive(Clone, Debug)]
 pub struct CubicMbc {
     cfg: CubicMbcConfig,
@@ -530,7 +530,7 @@ pub static VEGAS_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Float(16.0),
             unit: "packets",
             doc: "the wrapped Vegas's alpha, for d_hat = alpha/zeta (set the Vegas to the same value)",
-            source: "seed 003 §5.1.2 (alpha = beta = 16 in all tests); Libdalbe read it at init",
+            source: "Wallenburg 2018 §5.1.2 (alpha = beta = 16 in all tests); Libdalbe read it at init",
         },
         ParamSpec {
             name: "l_phi",
@@ -538,7 +538,7 @@ pub static VEGAS_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Float(0.01),
             unit: "",
             doc: "growth limit of the price phi per price interval, fraction of the new value",
-            source: "seed 003 §3.5.2.2 (1 %); Hayes et al. 2017 used 0.1",
+            source: "Wallenburg 2018 §3.5.2.2 (1 %); Hayes et al. 2017 used 0.1",
         },
         ParamSpec {
             name: "w_reno",
@@ -546,7 +546,7 @@ pub static VEGAS_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Float(0.5),
             unit: "",
             doc: "W(loss-reno): Vegas's cwnd reduction on loss",
-            source: "seed 003 §2.6.4 (0.5)",
+            source: "Wallenburg 2018 §2.6.4 (0.5)",
         },
         ParamSpec {
             name: "w_cubic",
@@ -554,7 +554,7 @@ pub static VEGAS_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Float(0.3),
             unit: "",
             doc: "W(loss-cubic) = 1 - beta of the assumed best-effort competitor",
-            source: "seed 003 §2.6.4 (1.0 - beta ≈ 0.3)",
+            source: "Wallenburg 2018 §2.6.4 (1.0 - beta ≈ 0.3)",
         },
         ParamSpec {
             name: "rtt_mean",
@@ -562,7 +562,7 @@ pub static VEGAS_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Choice("flow"),
             unit: "",
             doc: "RTT-bar in d = RTT-bar - RTT_base: mean of all samples since the start (as the thesis's code) or the smoothed RTT",
-            source: "seed 003 §5.2.2/§5.3.2.2 (the whole-flow mean, named as a weakness)",
+            source: "Wallenburg 2018 §5.2.2/§5.3.2.2 (the whole-flow mean, named as a weakness)",
         },
     ]
 };
@@ -596,7 +596,7 @@ impl VegasMbcConfig {
     }
 }
 
-/// DA-LBE Vegas: Alg 3 of seed 003 with the φ growth limit of §3.5.2.2.
+/// DA-LBE Vegas: Alg 3 of Wallenburg 2018 with the φ growth limit of §3.5.2.2.
 #[derive(Clone, Debug)]
 pub struct VegasMbc {
     cfg: VegasMbcConfig,
@@ -656,7 +656,7 @@ impl VegasMbc {
         let p_loss = i.real_events().saturating_sub(snap.real_events()) as f64 / n;
         let k = i.delay_reductions.saturating_sub(snap.delay_reductions);
         let p_delay = k as f64 / n;
-        // W(delay): mean proportional reduction, 1 - mean(new/old) (spec 003 §6.4 [D]).
+        // W(delay): mean proportional reduction, 1 - mean(new/old) (Wallenburg 2018 notes §6.4 [D]).
         let w_delay = if k > 0 {
             1.0 - (i.delay_reduction_ratio_sum - snap.delay_reduction_ratio_sum) / k as f64
         } else {

@@ -1,4 +1,4 @@
-//! The metacontroller API (seed 003 §3.5, spec 003 §5.2): a user-written, sans-IO
+//! The metacontroller API (Wallenburg 2018 §3.5, Wallenburg 2018 notes §5.2): a user-written, sans-IO
 //! control loop that is called periodically with a flow's statistics and goal and
 //! returns the DA-LBE knob settings. It sees only [`FlowView`] (plain data), so the same
 //! controller runs over the simulator (through [`ControlledFlow`]) and, later, over a
@@ -10,7 +10,7 @@ use crate::api::*;
 use crate::units::{Dur, Rate, Time};
 
 /// What the application wants from the flow: `dalbe_open`'s `size` and `deadline`
-/// (seed 003 App. A). Both are optional so that controllers without a deadline (e.g.
+/// (Wallenburg 2018 App. A). Both are optional so that controllers without a deadline (e.g.
 /// "LBE during working hours") can run on open-ended flows.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FlowGoal {
@@ -74,7 +74,7 @@ impl FlowView {
     }
 }
 
-/// A metacontroller. `interval` is the tick period (Libdalbe: T_w = 10 s, seed 003
+/// A metacontroller. `interval` is the tick period (Libdalbe: T_w = 10 s, Wallenburg 2018
 /// §3.2.2); `on_start` runs once when the flow opens (`init_cc_func`), `on_tick` every
 /// interval after that (`handle_cc_func`). Both return the complete knob setting to
 /// apply (start from `view.knobs` to change only some). Controllers keep their own

@@ -1,5 +1,5 @@
 //! Deadline-aware less-than-best-effort (DA-LBE) over any congestion control, after
-//! seed 003 (Wallenburg 2018, Libdalbe) and the DA-LBE kernel component it drove.
+//! Wallenburg 2018 (Libdalbe) and the DA-LBE kernel component it drove.
 //!
 //! * [`DaLbe`] wraps any `CongestionControl` and applies the knobs ([`Knobs`]): phantom
 //!   ECNs, ignoring loss or ECN backoffs, queueing-delay scaling μ; it keeps the

@@ -84,7 +84,7 @@ static LINEAR_PHANTOM_PARAMS: &[ParamSpec] = &[ParamSpec {
     default: ParamValue::Dur(Dur::from_secs(1)),
     unit: "",
     doc: "how often the phantom probability is updated",
-    source: "seed 003 Listing 3.3",
+    source: "Wallenburg 2018 Listing 3.3",
 }];
 
 fn working_hours(p: &ParamSet) -> Box<dyn MetaController> {
@@ -101,10 +101,10 @@ fn working_hours(p: &ParamSet) -> Box<dyn MetaController> {
 }
 
 pub static CONTROLLERS: &[ControllerInfo] = &[
-    ControllerInfo { name: "cubic-mbc", needs_deadline: true, summary: "seed 003 §3.5.2.1: model-based phantom-ECN controller for CUBIC", params: CUBIC_MBC_PARAMS, build: |p| Box::new(CubicMbc::from_params(p)) },
-    ControllerInfo { name: "vegas-mbc", needs_deadline: true, summary: "seed 003 §3.5.2.2: model-based queueing-delay controller for Vegas", params: VEGAS_MBC_PARAMS, build: |p| Box::new(super::VegasMbc::from_params(p)) },
+    ControllerInfo { name: "cubic-mbc", needs_deadline: true, summary: "Wallenburg 2018 §3.5.2.1: model-based phantom-ECN controller for CUBIC", params: CUBIC_MBC_PARAMS, build: |p| Box::new(CubicMbc::from_params(p)) },
+    ControllerInfo { name: "vegas-mbc", needs_deadline: true, summary: "Wallenburg 2018 §3.5.2.2: model-based queueing-delay controller for Vegas", params: VEGAS_MBC_PARAMS, build: |p| Box::new(super::VegasMbc::from_params(p)) },
     ControllerInfo { name: "deadline", needs_deadline: true, summary: "ours: LBE while ahead of schedule, the plain base algorithm when behind (docs/dalbe.md)", params: DEADLINE_PARAMS, build: |p| Box::new(DeadlineSwitch::from_params(p)) },
-    ControllerInfo { name: "linear-phantom", needs_deadline: true, summary: "seed 003 Listing 3.3: phantom-ECN probability falling linearly to the deadline", params: LINEAR_PHANTOM_PARAMS, build: |p| Box::new(LinearPhantom { interval: p.dur("interval") }) },
+    ControllerInfo { name: "linear-phantom", needs_deadline: true, summary: "Wallenburg 2018 Listing 3.3: phantom-ECN probability falling linearly to the deadline", params: LINEAR_PHANTOM_PARAMS, build: |p| Box::new(LinearPhantom { interval: p.dur("interval") }) },
     ControllerInfo { name: "working-hours", needs_deadline: false, summary: "example: LBE during working hours, plain otherwise", params: WORKING_HOURS_PARAMS, build: working_hours },
 ];
 

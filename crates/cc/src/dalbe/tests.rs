@@ -230,7 +230,7 @@ fn phantom_ecn_rate_matches_probability() {
         (i.loss_events, i.ecn_events, i.congestion_events),
         (0, 0, 0)
     );
-    // Two segments per ACK doubles the per-ACK chance (seed 003 §3.6.1): mean 2000,
+    // Two segments per ACK doubles the per-ACK chance (Wallenburg 2018 §3.6.1): mean 2000,
     // sd sqrt(1e5 · 0.02 · 0.98) = 44.3; ±4 sd = ±177.
     let i = phantom_run(0.01, 100_000, 2, 12);
     assert!(
@@ -238,7 +238,7 @@ fn phantom_ecn_rate_matches_probability() {
         "{}",
         i.phantom_ecn
     );
-    // Zero-segment ACKs (dupACKs) count as one segment, not zero (seed 003 §3.6.1 fix).
+    // Zero-segment ACKs (dupACKs) count as one segment, not zero (Wallenburg 2018 §3.6.1 fix).
     let mut w = newreno(
         Knobs {
             phantom_ecn_prob: 1.0,
@@ -359,7 +359,7 @@ fn phantom_suppression_uses_the_corrected_condition_and_kernel_ewma() {
     ack(&mut w, 6.4); // 2.4 s < 2.5 s: fires
     ack(&mut w, 6.5); // 2.5 s ≥ 2.5 s: suppressed
     assert_eq!((w.info().phantom_ecn, w.info().phantom_suppressed), (2, 2));
-    // Weight 0 freezes the average (seed 003 §3.6.2 fix 3).
+    // Weight 0 freezes the average (Wallenburg 2018 §3.6.2 fix 3).
     w.set_knobs(Knobs {
         ewma_weight: 0,
         ..k
@@ -535,7 +535,7 @@ fn mu_scales_rtt_above_min_whole_rtt_and_owd() {
 #[test]
 fn vegas_delay_decrements_are_recorded() {
     // μ = 1, RTT 130 ms: the Vegas slow-start exit takes cwnd 20 -> 16 inside on_ack:
-    // one delay reduction with ratio 16/20 = 0.8 (spec 003 §11.6).
+    // one delay reduction with ratio 16/20 = 0.8 (Wallenburg 2018 notes §11.6).
     let mut w = vegas_wrapped(1.0);
     let a = |una: u64, nxt: u64, rtt: u64| AckSample {
         rtt: Some(Dur::from_millis(rtt)),
@@ -584,7 +584,7 @@ fn common_equations() {
 #[test]
 fn cubic_model_price_matches_spec_values() {
     // q̂ = (C(3+β)/(4(1-β)))^{1/3}·RTT_min/ĉwnd^{4/3} = 1.0724·RTT_min/ĉwnd^{4/3}
-    // (0.4·3.7/1.2 = 1.2333, cube root 1.07241). Spec 003 §6.3 sanity numbers,
+    // (0.4·3.7/1.2 = 1.2333, cube root 1.07241). Wallenburg 2018 notes §6.3 sanity numbers,
     // 1500 B packets, RTT-bar 40 ms, RTT_min 30 ms:
     // 21.67 Mbit/s = 1805.8 pkt/s -> ĉwnd 72.23 -> q̂ ≈ 1.07e-4;
     // 10 Mbit/s = 833.3 pkt/s -> ĉwnd 33.33 -> q̂ ≈ 3.0e-4.
@@ -607,7 +607,7 @@ fn vegas_equations_and_thesis_check_values() {
         2.5,
         1e-12
     ));
-    // Spec 003 §6.4 magnitudes: P(loss) 5e-5, W(delay) 0.025, P(delay) 2e-3 -> 5.0.
+    // Wallenburg 2018 notes §6.4 magnitudes: P(loss) 5e-5, W(delay) 0.025, P(delay) 2e-3 -> 5.0.
     assert!(close(
         vegas_price(0.5, 5e-5, 0.025, 2e-3, 0.3).unwrap(),
         5.0,
@@ -621,11 +621,11 @@ fn vegas_equations_and_thesis_check_values() {
         1e-9
     ));
     assert_eq!(vegas_w_base(0.0, 0.010, 2.5), f64::INFINITY);
-    // Seed 003 §5.1.2.3: at ŵ = 1, μ = 2.5 gives B = 1 - 1/2.5 = 0.6.
+    // Wallenburg 2018 §5.1.2.3: at ŵ = 1, μ = 2.5 gives B = 1 - 1/2.5 = 0.6.
     assert!(close(vegas_ignore_backoff(2.5, 1.0, 1.0), 0.6, 1e-12));
     assert_eq!(vegas_ignore_backoff(2.5, 0.99, 1.0), 0.0);
     assert_eq!(vegas_ignore_backoff(0.8, 1.0, 1.0), 0.0);
-    // Worked d̂ (spec 003 §6.4): α = 16, 1500 B: 10 Mbit/s = 833.3 pkt/s -> 19.2 ms.
+    // Worked d̂ (Wallenburg 2018 notes §6.4): α = 16, 1500 B: 10 Mbit/s = 833.3 pkt/s -> 19.2 ms.
     assert!(close(16.0 / (10e6 / 8.0 / 1500.0), 0.0192, 1e-12));
 }
 
@@ -823,7 +823,7 @@ fn vegas_mbc_full_aggressiveness_gives_mu_2_5_and_b_0_6() {
     // Same price (q = 2.5, counters scaled to N = 1000), but the flow sent only 1e6 B in
     // the first 10 s: 1 + ε = (1.601e9/1010)/1e5 = 15.85, w = 0.176777·15.85 = 2.80 ->
     // clamped to 1, no growth from w0 = 1: ŵ = 1, μ = 2.5·1 = 2.5, B = 1 - 1/2.5 = 0.6
-    // (seed 003 §5.1.2.3).
+    // (Wallenburg 2018 §5.1.2.3).
     let mut v = VegasMbc::new(VegasMbcConfig::default());
     v.on_start(&vegas_view(0.0, 1_601_000_000, 1010, 0, 0, 0, 0, 0.0));
     let k = v.on_tick(

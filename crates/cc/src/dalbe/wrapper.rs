@@ -1,5 +1,5 @@
-//! `DaLbe`: the DA-LBE kernel component (Storbukås 2018, as fixed by Wallenburg, seed 003
-//! §3.6 and App. B; exact semantics in spec 003 §4.2) as a wrapper around any
+//! `DaLbe`: the DA-LBE kernel component (Storbukås 2018, as fixed by Wallenburg, Wallenburg 2018
+//! §3.6 and App. B; exact semantics in Wallenburg 2018 notes §4.2) as a wrapper around any
 //! `CongestionControl`. It sits between the datapath and the wrapped algorithm and
 //! changes what the algorithm perceives: it injects phantom ECNs, hides real loss or ECN
 //! backoffs, and scales queueing delay; it also keeps the `da_lbe_info` statistics.
@@ -81,7 +81,7 @@ impl DaLbe {
     }
 
     /// A real congestion indication: count it and update the EWMA of the time between
-    /// events. Kernel (spec 003 §4.2 [K], after the seed 003 §3.6.2 fixes): signed ns,
+    /// events. Kernel (Wallenburg 2018 notes §4.2 [K], after the Wallenburg 2018 §3.6.2 fixes): signed ns,
     /// `avg += (128 - weight)·(new - avg)/128`, weight 0 = no update, first event
     /// takes the interval itself.
     fn real_event(&mut self, now: Time) {
@@ -99,9 +99,9 @@ impl DaLbe {
         self.info.congestion_events += 1;
     }
 
-    /// Phantom-ECN suppression, seed 003 §2.6.3 prose and App. B ("ECNs are not
+    /// Phantom-ECN suppression, Wallenburg 2018 §2.6.3 prose and App. B ("ECNs are not
     /// triggered if a long time has passed since the last real congestion indication"),
-    /// spec 003 §11.1: suppress when t_cong ≥ v·τ_cong (Alg 2 prints the inverse).
+    /// Wallenburg 2018 notes §11.1: suppress when t_cong ≥ v·τ_cong (Alg 2 prints the inverse).
     fn suppressed(&self, now: Time) -> bool {
         let v = self.knobs.suppression_v as u128;
         match self.info.avg_congestion_interval {
@@ -124,7 +124,7 @@ impl DaLbe {
         }
     }
 
-    /// Seed 003 Alg 4 (with the §3.6.3 direction fix): d = RTT - RTT_base;
+    /// Wallenburg 2018 Alg 4 (with the §3.6.3 direction fix): d = RTT - RTT_base;
     /// RTT' = RTT_base + d/μ. Without base-RTT mode the whole RTT is divided by μ.
     fn scale_delays(&self, a: &mut AckSample) {
         let mu = if self.knobs.mu.is_finite() && self.knobs.mu > 1e-9 {
@@ -187,8 +187,8 @@ impl CongestionControl for DaLbe {
         }
         let k = self.knobs;
         if k.enabled && !ack.ecn_ce {
-            // Spec 003 §4.2: p_eff = min(1, P · max(1, packets in ACK)), on every ACK
-            // (fast and slow path, seed 003 §3.6.1).
+            // Wallenburg 2018 notes §4.2: p_eff = min(1, P · max(1, packets in ACK)), on every ACK
+            // (fast and slow path, Wallenburg 2018 §3.6.1).
             let mut fire = false;
             if k.phantom_ecn_prob > 0.0 {
                 if self.suppressed(now) {
@@ -238,7 +238,7 @@ impl CongestionControl for DaLbe {
         self.inner.on_ack(now, &a);
         let after = self.inner.cwnd();
         if !a.in_recovery && before > 0 && after < before {
-            // A reduction the algorithm made by itself (Vegas diff > beta): spec 003 §11.6.
+            // A reduction the algorithm made by itself (Vegas diff > beta): Wallenburg 2018 notes §11.6.
             self.info.delay_reduction_ratio_sum += after as f64 / before as f64;
             self.info.delay_reductions += 1;
         }

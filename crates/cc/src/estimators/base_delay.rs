@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 
 /// RFC 6817 §2.5: "BASE_HISTORY ... SHOULD be 10" (minutes of history).
 pub const RFC_BASE_HISTORY: usize = 10;
-/// Four samples: the Linux LEDBAT module by Valenti used in seed 001
+/// Four samples: the Linux LEDBAT module by Valenti used in Trang 2015
 /// (`noise_filter_len = 4`; see /work/shared/specs/001-flower.md §2.3). The module seed
 /// 000 evaluated defaults to 2 instead (`current_filter = 2`); the algorithms choose.
 pub const DEFAULT_CURRENT_FILTER: usize = 4;
@@ -32,7 +32,7 @@ pub enum Rollover {
     /// i.e. whenever the sample falls into a different whole minute of `now` (minute
     /// boundaries at multiples of 60 s of the clock) than the last roll-over.
     MinuteBoundary,
-    /// The Linux LEDBAT module seed 000 evaluated (Kühlewind/Fisches `tcp_ledbat.c`,
+    /// The Linux LEDBAT module Ong 2020 evaluated (Kühlewind/Fisches `tcp_ledbat.c`,
     /// `tcp_ledbat_update_base_delay`): `if now >= last_rollover + 60 s`, i.e. 60 s after
     /// the previous roll-over rather than at minute boundaries.
     Elapsed,

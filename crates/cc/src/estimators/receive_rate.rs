@@ -1,5 +1,5 @@
 //! Receive-rate estimation at the sender from the receiver's TCP timestamps, as PropRate
-//! and EvaRate do it (seed 004 §4.4.1): once per round trip a "signal packet" is
+//! and EvaRate do it (Wang 2018 §4.4.1): once per round trip a "signal packet" is
 //! designated; when its ACK arrives, the bytes delivered since the previous signal ACK
 //! (`B_curr`, cumulative plus SACKed bytes, so that duplicate ACKs count what they
 //! report) divided by the receiver-clock time between the two ACKs (`D_curr`) is the
@@ -50,7 +50,7 @@ pub struct ReceiveRateSample {
     pub bytes_per_sec: f64,
 }
 
-/// The signal-packet receive-rate sampler of seed 004 §4.4.1.
+/// The signal-packet receive-rate sampler of Wang 2018 §4.4.1.
 #[derive(Clone, Debug, Default)]
 pub struct ReceiveRateSampler {
     /// Receiver timestamp granularity in ns (0: use the datapath's resolution).
@@ -80,7 +80,7 @@ impl ReceiveRateSampler {
     pub fn on_ack(&mut self, now: Time, ack: &AckSample) -> Option<ReceiveRateSample> {
         let mut r = self.clock.on_ack(now, ack)?;
         if self.granularity > 0 {
-            // A receiver clock that ticks every `granularity` ns (seed 004: 4 ms).
+            // A receiver clock that ticks every `granularity` ns (Wang 2018: 4 ms).
             r = r.div_euclid(self.granularity as i64) * self.granularity as i64;
         }
         let Some((r0, d0)) = self.mark else {

@@ -1,6 +1,6 @@
-//! Seed 002 (Hayes & Armitage, "Revisiting TCP Congestion Control Using Delay
+//! Hayes & Armitage 2011 ("Revisiting TCP Congestion Control Using Delay
 //! Gradients", IFIP Networking 2011): CDG's four experiments of §4 on the 10 Mbit/s,
-//! 84-packet dummynet testbed of Fig 3. Set-up from seed 002 §4 and spec 002-cdg.md §10;
+//! 84-packet dummynet testbed of Fig 3. Set-up from Hayes & Armitage 2011 §4 and Hayes & Armitage 2011 notes §10;
 //! published numbers from spec §11 (the text states them; the figures carry no data).
 //!
 //! - E1 (§4.1, Fig 4): one 60 s flow under forward-path random loss, NewReno, Vegas and
@@ -25,8 +25,8 @@ pub const BUFFER_PKTS: u64 = 84;
 /// The random loss of E2 and E3's second variants (§4.2 "an extra 1% packet loss rate",
 /// §4.3 Fig 8b).
 pub const EXTRA_LOSS: f64 = 0.01;
-/// E1's loss rates (%). The text does not give Fig 4's x axis (spec 002 §13.9); these are
-/// the rates of spec 002 §11's Mathis table, around the one point the text states (1 %).
+/// E1's loss rates (%). The text does not give Fig 4's x axis (Hayes & Armitage 2011 notes §13.9); these are
+/// the rates of Hayes & Armitage 2011 notes §11's Mathis table, around the one point the text states (1 %).
 pub const LOSS_PCT: &[f64] = &[0.1, 0.2, 0.5, 1.0, 2.0, 3.0, 5.0];
 /// E1's mechanisms (§4.1: "NewReno, TCP Vegas [6], and CDG"), plus, in the full study, CDG
 /// with delayed-ACK receivers to show what ERTT's delayed-ACK handling is worth here.
@@ -35,7 +35,7 @@ const CDG_DELACK: &str = "cdg-delack";
 
 /// §4: "CDG operates with moving average sample window a = 8, exponential scaling
 /// parameter G = 3, ineffectual backoff trigger b = 5 and ineffectual backoff ignore count
-/// b' = 5"; §3.5: β = 0.7 (spec 002 §5). The paper's own algorithm (variant = paper: the
+/// b' = 5"; §3.5: β = 0.7 (Hayes & Armitage 2011 notes §5). The paper's own algorithm (variant = paper: the
 /// paper refined by the authors' FreeBSD module), not Linux tcp_cdg.
 const CDG_PARAMS: &str = "params = { variant = \"paper\", window = 8, exp_backoff_scale = 3.0, backoff_beta = 0.7, use_ineff = 5, hold_backoff = 5 }\n";
 
@@ -544,7 +544,7 @@ pub fn study(quick: bool) -> StudyDef {
     }
     StudyDef {
         name: "hayes2011",
-        title: "Hayes & Armitage 2011 (seed 002): CDG's loss tolerance, sharing, coexistence with NewReno and mixed RTTs",
+        title: "Hayes & Armitage 2011: CDG's loss tolerance, sharing, coexistence with NewReno and mixed RTTs",
         quick,
         experiments: ex,
         // §4: "Each experiment is repeated 10 times."
@@ -574,7 +574,7 @@ mod tests {
 
     #[test]
     fn mathis_matches_the_spec_table() {
-        // Spec 002 §11: 3.67 Mbit/s at 1 %, 1.64 at 5 %, 8.22 at 0.2 %.
+        // Hayes & Armitage 2011 notes §11: 3.67 Mbit/s at 1 %, 1.64 at 5 %, 8.22 at 0.2 %.
         assert!((mathis_mbps(0.01) - 3.67).abs() < 0.01);
         assert!((mathis_mbps(0.05) - 1.64).abs() < 0.01);
         assert!((mathis_mbps(0.002) - 8.22).abs() < 0.01);

@@ -14,12 +14,12 @@ use std::collections::BTreeMap;
 
 /// What a study reports per run. Flows are assigned roles by name: a role is a flow's
 /// name or the prefix before its first '.', e.g. `fg` for `fg`, `fg.1`, `fg.2`; `*` is
-/// every flow. Seed 000's metrics use the roles `fg` (foreground) and `bg` (background,
+/// every flow. Ong 2020's metrics use the roles `fg` (foreground) and `bg` (background,
 /// the mechanism under test).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Metric {
     /// Foreground transaction time (s): first to last byte at the receiver, mean over the
-    /// foreground connections of the run (seed 000 §3.5).
+    /// foreground connections of the run (Ong 2020 §3.5).
     FgFtt,
     /// Background throughput (KiB/s, IP bytes received over the active time), mean per flow.
     BgTput,
@@ -71,11 +71,11 @@ pub enum Metric {
     /// Jain's index of the scenario's n-th Jain group.
     JainAt(usize),
     /// The role's payload goodput over the n-th Jain group's window as a percentage of
-    /// the bottleneck rate (seed 001's η over a tail window; flows of the role outside the
+    /// the bottleneck rate (Trang 2015's η over a tail window; flows of the role outside the
     /// group are not counted).
     WinUtil(usize, &'static str),
     /// Seconds by which the role's last flow finished after its deadline, given here in s
-    /// from the flow's start (seed 003 Table 5.4: completion minus deadline, negative =
+    /// from the flow's start (Wallenburg 2018 Table 5.4: completion minus deadline, negative =
     /// early). A flow unfinished at the end of the run counts as finishing then (a lower
     /// bound, as the thesis counted killed runs).
     DeadlineMargin(&'static str, u32),
@@ -258,7 +258,7 @@ impl Metric {
 /// experiment (its mechanism).
 #[derive(Clone, Debug)]
 pub enum Plot {
-    /// One point per run with each mechanism's 95 % confidence ellipse (seed 000's
+    /// One point per run with each mechanism's 95 % confidence ellipse (Ong 2020's
     /// figures). `pantheon`: the x axis is a delay, drawn logarithmic and inverted
     /// (better is up and to the right, as Pantheon's throughput-versus-delay plots).
     Scatter {
@@ -351,7 +351,7 @@ pub struct StudyDef {
     pub plots: Vec<Plot>,
 }
 
-pub const STUDIES: &[(&str, &str)] = &[("ong2020", "Ong 2020 (seed 000): LBE mechanisms and Yield on asymmetric access links, chapters 4 and 5"), ("hayes2011", "Hayes & Armitage 2011 (seed 002): CDG under random loss, sharing, against NewReno, mixed RTTs"), ("wallenburg2018", "Wallenburg 2018 (seed 003): deadline-aware LBE over CUBIC and Vegas, short- and long-term testbed scenarios"), ("trang2015", "Trang 2015 (seed 001): LEDBAT target/gain analysis, latecomer, 100 flows; FLOWER with DropTail, RED, CoDel, PIE"), ("wang2018", "Wang 2018 (seed 004): EvaRate and low-latency CC in flow mixes, mode detection, fairness, cellular and satellite links, chapter 5")];
+pub const STUDIES: &[(&str, &str)] = &[("ong2020", "Ong 2020: LBE mechanisms and Yield on asymmetric access links, chapters 4 and 5"), ("hayes2011", "Hayes & Armitage 2011: CDG under random loss, sharing, against NewReno, mixed RTTs"), ("wallenburg2018", "Wallenburg 2018: deadline-aware LBE over CUBIC and Vegas, short- and long-term testbed scenarios"), ("trang2015", "Trang 2015: LEDBAT target/gain analysis, latecomer, 100 flows; FLOWER with DropTail, RED, CoDel, PIE"), ("wang2018", "Wang 2018: EvaRate and low-latency CC in flow mixes, mode detection, fairness, cellular and satellite links, chapter 5")];
 
 pub fn study(name: &str, quick: bool) -> Result<StudyDef, String> {
     match name {
@@ -428,7 +428,7 @@ impl Results {
         })
     }
 
-    /// Coefficient of variation over runs (seed 000 §3.6): sample stdev / mean.
+    /// Coefficient of variation over runs (Ong 2020 §3.6): sample stdev / mean.
     pub fn cv(&self, exp: &str, m: Metric) -> Option<f64> {
         let v = self.values(exp, m);
         if v.len() < 2 {
@@ -439,7 +439,7 @@ impl Results {
         (mean != 0.0).then(|| var.sqrt() / mean)
     }
 
-    /// The median over runs, as seed 000 reports.
+    /// The median over runs, as Ong 2020 reports.
     pub fn median(&self, exp: &str, m: Metric) -> Option<f64> {
         median(&self.values(exp, m))
     }

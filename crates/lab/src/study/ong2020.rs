@@ -1,4 +1,4 @@
-//! Seed 000 (Ong 2020), chapter 4: seven LBE mechanisms plus NewReno and CUBIC as
+//! Ong 2020, chapter 4: seven LBE mechanisms plus NewReno and CUBIC as
 //! background traffic on the asymmetric access links of Table 3.1, against NewReno or
 //! CUBIC foreground traffic; intra-protocol fairness. Published numbers from spec
 //! 000-ong-yield.md §4 (Figs 4.1, 4.4, 4.8, 4.16; Tables 4.1–4.3).
@@ -42,7 +42,7 @@ const CH5_LINKS: &[(f64, f64)] = &[(8.0, 1.0), (50.0, 20.0)];
 /// Table 3.1 rows: downlink and uplink Mbit/s.
 const LINKS: &[(f64, f64)] = &[(8.0, 1.0), (24.0, 1.5), (50.0, 20.0), (100.0, 100.0)];
 const RTTS_MS: &[u64] = &[50, 100, 200, 350];
-/// Seed 000 §3.4: the mean web page weight of November 2016.
+/// Ong 2020 §3.4: the mean web page weight of November 2016.
 const SHORT_KIB: f64 = 2469.0;
 const RUN_S: u64 = 60;
 /// When the short foreground starts (not stated in the source: after the background has
@@ -51,7 +51,7 @@ const SHORT_START_S: u64 = 10;
 /// When long-lived foreground flows start (not stated: shortly after the background).
 const LONG_START_S: u64 = 5;
 
-/// Seed 000 §3.2: 2 × BDP on the downlink, rounded up to a multiple of 5 packets.
+/// Ong 2020 §3.2: 2 × BDP on the downlink, rounded up to a multiple of 5 packets.
 pub fn buffer_packets(down_mbps: f64, rtt_ms: u64) -> u64 {
     let pkts = 2.0 * down_mbps * 1e6 * rtt_ms as f64 / 1000.0 / (1500.0 * 8.0);
     ((pkts / 5.0).ceil() as u64) * 5
@@ -85,10 +85,10 @@ impl Fg {
     }
 }
 
-/// Parameters that make our algorithms match the Linux 4.4 modules seed 000 ran.
+/// Parameters that make our algorithms match the Linux 4.4 modules Ong 2020 ran.
 fn params_for(alg: &str) -> &'static str {
     match alg {
-        // Linux tcp_cdg with its defaults (seed 000 §2.11, spec 002 §8).
+        // Linux tcp_cdg with its defaults (Ong 2020 §2.11, Hayes & Armitage 2011 notes §8).
         "cdg" => "params = { variant = \"linux\", backoff_beta = 0.7071, use_tolerance = false, hystart_detect = 3 }\n",
         _ => "",
     }
@@ -628,7 +628,7 @@ fn published() -> Vec<Published> {
     }
     // Table 5.7: 50/20 Mbit/s, NewReno short foreground, 1/4/8 flows: FTT and background
     // throughput. (Fig 5.7's −8.8 % and −18.7 % are its 50 ms, 1-flow cells.) The Nice
-    // 100 ms, 8-flow throughput is printed 4905 between 5905s (spec 000 §8 item 12).
+    // 100 ms, 8-flow throughput is printed 4905 between 5905s (Ong 2020 notes §8 item 12).
     let t57: &[(u64, &str, [f64; 6])] = &[
         (50, "newreno", [2.0, 5981.0, 1.8, 5981.0, 1.5, 5981.0]),
         (50, "nice", [1.8, 5981.0, 2.1, 5977.0, 1.4, 5980.0]),
@@ -1482,7 +1482,7 @@ pub fn study(quick: bool) -> StudyDef {
     }
     StudyDef {
         name: "ong2020",
-        title: "Ong 2020 (seed 000), chapters 4 and 5: LBE mechanisms and Yield against NewReno and CUBIC foreground traffic",
+        title: "Ong 2020, chapters 4 and 5: LBE mechanisms and Yield against NewReno and CUBIC foreground traffic",
         quick,
         experiments: ex,
         seeds: if quick { (1..=3).collect() } else { (1..=10).collect() },

@@ -1,4 +1,4 @@
-//! Seed 001 (Trang 2015, PhD, ISAE Toulouse): LEDBAT's parameter analysis (chapter 3) and
+//! Trang 2015 (PhD, ISAE Toulouse): LEDBAT's parameter analysis (chapter 3) and
 //! FLOWER's evaluation (chapter 5). Set-ups, published numbers and ambiguities from spec
 //! 001-flower.md (§2.5–2.7, §4.3–4.5, §5); the thesis text is seeds/001_*.txt.
 //!
@@ -1024,7 +1024,7 @@ pub fn study(quick: bool) -> StudyDef {
     ex.retain(|e: &Experiment| seen.insert(e.id.clone()));
     StudyDef {
         name: "trang2015",
-        title: "Trang 2015 (seed 001): LEDBAT's target and gain analysis, and FLOWER against LEDBAT with DropTail and AQMs",
+        title: "Trang 2015: LEDBAT's target and gain analysis, and FLOWER against LEDBAT with DropTail and AQMs",
         quick,
         experiments: ex,
         // The simulator's randomness only touches RED/PIE drops here; the thesis's

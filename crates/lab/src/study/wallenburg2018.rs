@@ -1,4 +1,4 @@
-//! Seed 003 (Wallenburg 2018, "Libdalbe", MSc thesis, Oslo): deadline-aware LBE
+//! Wallenburg 2018 ("Libdalbe", MSc thesis, Oslo): deadline-aware LBE
 //! (DA-LBE) over CUBIC and Vegas, on the emulated testbed of §4.1 (100 Mbit/s, 30 ms RTT,
 //! a 250-packet tail-drop FIFO, 10 Mbit/s of Poisson UDP noise). Two scenarios, each with
 //! the thesis's two model-based metacontrollers and our `deadline` controller:
@@ -8,13 +8,13 @@
 //! - long term (§5.3, Table 5.2): a 1625 MB DA-LBE flow from 10 s, due 600 s later, against
 //!   one best-effort CUBIC flow over 0–720 s; 50 runs per configuration.
 //!
-//! Published numbers from spec 003-libdalbe.md §9 (Tables 5.3 and 5.4, testbed rows; the
+//! Published numbers from Wallenburg 2018 notes §9 (Tables 5.3 and 5.4, testbed rows; the
 //! Internet "Cork" runs cross an unknown path and are not modelled).
 
 use super::*;
 use crate::scenario::parse;
 
-/// §4.1 / spec 003 §8.1: "100 Mbit/s", "RTT 30 ms (15 ms one-way)", "1 BDP = 250 packets".
+/// §4.1 / Wallenburg 2018 notes §8.1: "100 Mbit/s", "RTT 30 ms (15 ms one-way)", "1 BDP = 250 packets".
 pub const RATE_MBPS: u64 = 100;
 pub const ONE_WAY_MS: u64 = 15;
 pub const BUFFER_PKTS: u64 = 250;
@@ -276,7 +276,7 @@ pub fn study(quick: bool) -> StudyDef {
     }
     StudyDef {
         name: "wallenburg2018",
-        title: "Wallenburg 2018 (seed 003): deadline-aware LBE (DA-LBE CUBIC, DA-LBE Vegas and ours) on the emulated testbed, short and long term",
+        title: "Wallenburg 2018: deadline-aware LBE (DA-LBE CUBIC, DA-LBE Vegas and ours) on the emulated testbed, short and long term",
         quick,
         experiments: ex,
         // §5.3: "50 runs" per configuration; the short-term scenario ran once (§5.1).

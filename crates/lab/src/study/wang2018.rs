@@ -1,4 +1,4 @@
-//! Seed 004 (Wang Zixiao, NUS PhD thesis 2018, "Towards A Low-Latency Future Internet"),
+//! Wang 2018 (Wang Zixiao, NUS PhD thesis 2018, "Towards A Low-Latency Future Internet"),
 //! chapter 5: EvaRate and EvaRate++ against BBR, Copa, PCC Vivace, PropRate and CUBIC
 //! (NewReno, Vegas and LEDBAT as extra baselines) on Cellsim-like trace-driven links.
 //!
@@ -14,7 +14,7 @@
 //!   (examples/rate/traces/gen_cellular_like.py); the satellite link is the thesis's WINDS
 //!   parameters on a constant trace.
 //!
-//! Published numbers: the few the text states (spec 004-evarate.md §5); every other
+//! Published numbers: the few the text states (Wang 2018 notes §5); every other
 //! result of the chapter is a figure without numbers, checked as a claim in direction.
 
 use super::*;
@@ -52,7 +52,7 @@ const RUN_S: u64 = 60;
 
 /// EvaRate's hostile detector where the thesis reports mode changes within a 60 s run
 /// (§5.2, §5.5): the standard deviation of B' over the last 50 samples (one per RTT),
-/// not the literal 100 s windows (§4.4.6), which cannot switch in time (spec 004 §2.6
+/// not the literal 100 s windows (§4.4.6), which cannot switch in time (Wang 2018 notes §2.6
 /// [AMBIG]; docs/deviations.md, evarate §12 and §20).
 const EVARATE_W50: &str =
     "params = { hostile_window_kind = \"samples\", hostile_window_samples = 50 }\n";
@@ -912,7 +912,7 @@ pub fn study(quick: bool) -> StudyDef {
         .collect();
     StudyDef {
         name: "wang2018",
-        title: "Wang 2018 (seed 004), chapter 5: EvaRate against BBR, Copa, Vivace, PropRate and CUBIC on trace-driven links",
+        title: "Wang 2018, chapter 5: EvaRate against BBR, Copa, Vivace, PropRate and CUBIC on trace-driven links",
         quick,
         experiments: ex,
         // The simulator is deterministic: runs differ across seeds only through seeded
@@ -937,7 +937,7 @@ pub fn study(quick: bool) -> StudyDef {
             "§5.3–§5.4.1 flow mixes: 32 Mbit/s, 80 ms, 10 flows started 100 ms apart for 60 s (start offsets and duration not stated); n flows of the variant (`test.k`), 10 − n CUBIC (`cubic.k`); each variant's n = 0 point is its own (identical) all-CUBIC run. Loss rate: the mean over the 10 flows of the share of each flow's sent data bytes the network dropped (the thesis: loss rate \"for all the 10 flows\").",
             "§5.3.1 CoDel: target 70 ms (the thesis's \"queuing delay threshold\"), interval 100 ms (Linux default; not stated), behind a 2000-packet buffer (not stated). The thesis describes its Cellsim CoDel as drop-head; ours is RFC 8289 CoDel.",
             "EvaRate's hostile detector: the literal 100 s tumbling windows (§4.4.6, its registered default) everywhere except §5.2 and §5.5, where the thesis reports mode changes within a 60 s run; there the standard deviation of B' over the last 50 samples (one per RTT).",
-            "§5.5: link not stated (ours: 32 Mbit/s trace, 40 ms, 2000 packets), 60 s runs, 100 ms bins of the flow's `mode` trace. The result store does not keep time series, so the §5.5 claims re-simulate each stored run (same scenario and seed; the simulator is deterministic) for the trace. Delay = change to the end of the first bin in the correct mode; FP/FN = share of bins in the wrong mode after the first correct detection (definitions ours, spec 004 §4.7).",
+            "§5.5: link not stated (ours: 32 Mbit/s trace, 40 ms, 2000 packets), 60 s runs, 100 ms bins of the flow's `mode` trace. The result store does not keep time series, so the §5.5 claims re-simulate each stored run (same scenario and seed; the simulator is deterministic) for the trace. Delay = change to the end of the first bin in the correct mode; FP/FN = share of bins in the wrong mode after the first correct detection (definitions ours, Wang 2018 notes §4.7).",
             "§5.6: 100 Mbit/s trace, 333 packets, 40 ms; 10 flows started 1 s apart, 10 s each; Jain's index per 100 ms window with ≥ 2 flows active (1–18 s, Jain groups 1…); group 0 is 9–10 s, all ten.",
             "§5.7 cellular: the M1/Starhub/Singtel traces are NOT available; one SYNTHETIC cellular-like trace (examples/rate/traces/gen_cellular_like.py: log-normal AR(1) capacity 0.3–40 Mbit/s, mean 11 Mbit/s, outages, bursty grants) stands in for all three, with a 5 Mbit/s uplink, 50 ms, 1000 packets. Its numbers are not comparable with Figs 5.32–5.34.",
             "§5.7 satellite (WINDS): 42 Mbit/s constant trace, 800 ms RTT, 1 BDP = 2800 packets, 0.74 % Bernoulli loss on the data direction (ACKs lossless; not stated), 60 s. The thesis finds it inconclusive; no claim.",

@@ -17,7 +17,7 @@ pub enum PieEstimator {
     /// The sojourn time of the last dequeued packet (timestamps; Linux's default).
     Timestamp,
     /// Little's law: queue bytes / departure rate measured over `dq_threshold` bytes
-    /// (RFC 8033 §4.3, the draft's original estimator; seed 001's ns-2 PIE).
+    /// (RFC 8033 §4.3, the draft's original estimator; Trang 2015's ns-2 PIE).
     DequeueRate { dq_threshold: u32 },
 }
 

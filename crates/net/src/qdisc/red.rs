@@ -1,6 +1,6 @@
 //! RED (Floyd & Jacobson 1993, "Random Early Detection Gateways for Congestion
 //! Avoidance"), with Floyd's gentle mode (2000), byte mode, ECN marking (RFC 3168 §7)
-//! and the automatic configuration of ns-2.35 (`queue/red.cc`), whose defaults seed 001
+//! and the automatic configuration of ns-2.35 (`queue/red.cc`), whose defaults Trang 2015
 //! used ("ns-2 RED default config, gentle on, thresholds from targetdelay = 5 ms").
 
 use super::Ctx;
