@@ -262,6 +262,85 @@ impl ParamSet {
     }
 }
 
+/// Reads a resolved [`ParamSet`] by name for one algorithm. An algorithm's
+/// `impl TryFrom<&ParamSet> for XConfig` is the only place that uses it, so parameter
+/// names are looked up in exactly one place per algorithm. A name missing from the set,
+/// or a value of another kind, is an error that names the algorithm and the parameter
+/// (it means the config and the spec table disagree, which that algorithm's
+/// `config_defaults_match_spec_table` test catches).
+pub struct ParamReader<'a> {
+    set: &'a ParamSet,
+    algorithm: &'static str,
+}
+
+impl ParamSet {
+    /// A reader that names `algorithm` in its errors.
+    pub fn reader(&self, algorithm: &'static str) -> ParamReader<'_> {
+        ParamReader {
+            set: self,
+            algorithm,
+        }
+    }
+}
+
+impl ParamReader<'_> {
+    fn wrong(&self, name: &str, want: &str, got: Option<ParamValue>) -> ParamError {
+        ParamError {
+            algorithm: self.algorithm.to_string(),
+            param: name.to_string(),
+            value: match got {
+                Some(v) => format!("{v:?}"),
+                None => "(missing)".to_string(),
+            },
+            allowed: format!("{want} (the algorithm's spec table must declare it)"),
+        }
+    }
+    /// A real number (an integer value is widened).
+    pub fn f64(&self, name: &str) -> Result<f64, ParamError> {
+        match self.set.get(name) {
+            Some(ParamValue::Float(x)) => Ok(x),
+            Some(ParamValue::Int(i)) => Ok(i as f64),
+            other => Err(self.wrong(name, "a number", other)),
+        }
+    }
+    pub fn int(&self, name: &str) -> Result<i64, ParamError> {
+        match self.set.get(name) {
+            Some(ParamValue::Int(i)) => Ok(i),
+            other => Err(self.wrong(name, "an integer", other)),
+        }
+    }
+    /// A non-negative integer as a count or size.
+    pub fn u64(&self, name: &str) -> Result<u64, ParamError> {
+        let i = self.int(name)?;
+        u64::try_from(i)
+            .map_err(|_| self.wrong(name, "a non-negative integer", Some(ParamValue::Int(i))))
+    }
+    /// A non-negative integer as a length or index.
+    pub fn usize(&self, name: &str) -> Result<usize, ParamError> {
+        let i = self.int(name)?;
+        usize::try_from(i)
+            .map_err(|_| self.wrong(name, "a non-negative integer", Some(ParamValue::Int(i))))
+    }
+    pub fn bool(&self, name: &str) -> Result<bool, ParamError> {
+        match self.set.get(name) {
+            Some(ParamValue::Bool(b)) => Ok(b),
+            other => Err(self.wrong(name, "true or false", other)),
+        }
+    }
+    pub fn dur(&self, name: &str) -> Result<Dur, ParamError> {
+        match self.set.get(name) {
+            Some(ParamValue::Dur(d)) => Ok(d),
+            other => Err(self.wrong(name, "a duration", other)),
+        }
+    }
+    pub fn choice(&self, name: &str) -> Result<&'static str, ParamError> {
+        match self.set.get(name) {
+            Some(ParamValue::Choice(s)) => Ok(s),
+            other => Err(self.wrong(name, "one of the listed words", other)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,6 +390,17 @@ mod tests {
             source: "",
         },
     ];
+
+    #[test]
+    fn reader_names_the_algorithm_and_parameter_on_a_kind_mismatch() {
+        let set = ParamSet::defaults(SPECS);
+        let r = set.reader("test");
+        assert_eq!(r.f64("beta"), Ok(0.7));
+        let e = r.bool("beta").unwrap_err();
+        assert_eq!((e.algorithm.as_str(), e.param.as_str()), ("test", "beta"));
+        let e = r.int("nope").unwrap_err();
+        assert_eq!(e.value, "(missing)");
+    }
 
     #[test]
     fn defaults_then_user_values() {
