@@ -241,7 +241,7 @@ fn main() -> ExitCode {
         }
         Cmd::Testbed { cmd } => scavenger_testbed::cli::run(cmd),
         Cmd::Kernel { cmd } => scavenger_kernel::cli::run(cmd),
-        Cmd::Compare { a, b } => match scavenger_testbed::compare::compare_paths(&a, &b) {
+        Cmd::Compare { a, b } => match scavenger_lab::analysis::compare::compare_paths(&a, &b) {
             Ok(t) => {
                 print!("{t}");
                 ExitCode::SUCCESS

@@ -46,10 +46,11 @@ pub trait Executor {
     ) -> Result<Result<(), Interrupted>, String>;
 }
 
-/// Runs items on this machine's cores.
+/// Runs items on this machine's cores, on one datapath (the simulator unless set).
 pub struct LocalExecutor {
     pub threads: usize,
     pub progress: bool,
+    pub datapath: std::sync::Arc<dyn crate::datapath::Datapath>,
 }
 
 impl LocalExecutor {
@@ -57,6 +58,7 @@ impl LocalExecutor {
         LocalExecutor {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             progress,
+            datapath: std::sync::Arc::new(crate::datapath::Simulator),
         }
     }
 }
@@ -88,8 +90,10 @@ impl Executor for LocalExecutor {
             // A rendezvous channel: a worker hands over its result before it takes the
             // next item, so results never pile up in memory and a stop requested while
             // storing one result lets at most one more item per worker finish.
-            let (tx, rx) = mpsc::sync_channel::<(usize, RunRecord)>(0);
-            for _ in 0..self.threads.max(1).min(total.max(1)) {
+            let (tx, rx) = mpsc::sync_channel::<(usize, Result<RunRecord, String>)>(0);
+            let datapath = &*self.datapath;
+            let threads = self.threads.min(datapath.max_parallel()).max(1);
+            for _ in 0..threads.min(total.max(1)) {
                 let tx = tx.clone();
                 let (items, next) = (&items, &next);
                 s.spawn(move || loop {
@@ -98,7 +102,8 @@ impl Executor for LocalExecutor {
                     }
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(item) = items.get(i) else { return };
-                    if tx.send((i, item.run())).is_err() {
+                    let rec = item.run_on(datapath).map_err(|e| e.to_string());
+                    if tx.send((i, rec)).is_err() {
                         return;
                     }
                 });
@@ -106,7 +111,7 @@ impl Executor for LocalExecutor {
             drop(tx);
             for (i, rec) in rx {
                 if error.is_none() {
-                    if let Err(e) = done(&items[i], rec) {
+                    if let Err(e) = rec.and_then(|rec| done(&items[i], rec)) {
                         // Stop handing out work; what runs now finishes but is not stored.
                         error = Some(e);
                         next.store(total, Ordering::SeqCst);

@@ -1,6 +1,8 @@
 //! Scavenger's lab layer: scenario files, result records, runs and benchmarks.
 
+pub mod analysis;
 pub mod bench;
+pub mod datapath;
 pub mod error;
 pub mod exec;
 pub mod link_models;
@@ -15,6 +17,7 @@ pub mod svg;
 pub mod toml_fields;
 pub mod work;
 
+pub use datapath::{Datapath, DatapathError, Simulator};
 pub use error::InputError;
 pub use record::{run_scenario, RunRecord};
 pub use scenario::{load, parse, Scenario};

@@ -40,21 +40,10 @@ pub struct RunRecord {
     pub testbed: Option<serde_json::Value>,
 }
 
-/// Runs a scenario on the simulator with `seed`.
+/// Runs a scenario on the simulator with `seed` (the default datapath; see
+/// [`crate::datapath`] for the others).
 pub fn run_scenario(scenario: &Scenario, seed: u64) -> RunRecord {
-    let t0 = std::time::Instant::now();
-    let metrics = scavenger_sim::run(scenario.to_sim(seed));
-    RunRecord {
-        format: RECORD_FORMAT,
-        tool: tool_info(),
-        datapath: "sim",
-        seed,
-        scenario: scenario.clone(),
-        events: metrics.events,
-        wall_time_s: t0.elapsed().as_secs_f64(),
-        metrics,
-        testbed: None,
-    }
+    crate::datapath::Simulator.record(scenario, seed)
 }
 
 impl RunRecord {

@@ -1,7 +1,8 @@
 //! Work items: one (scenario, seed) each, keyed by a hash of the scenario, the seed and
 //! the code version, so a store knows what it has already run.
 
-use crate::record::{run_scenario, tool_info, RunRecord};
+use crate::datapath::{Datapath, DatapathError};
+use crate::record::{tool_info, RunRecord};
 use crate::scenario::Scenario;
 use sha2::{Digest, Sha256};
 
@@ -47,10 +48,16 @@ impl WorkItem {
         }
     }
 
-    /// Runs the item on the simulator. Idempotent: the same item gives the same record
-    /// (wall time aside), so any executor may run it again after a crash.
+    /// Runs the item on `datapath`. On the simulator this is idempotent: the same item
+    /// gives the same record (wall time aside), so any executor may run it again after a
+    /// crash.
+    /// Runs the item on the simulator (the default datapath).
     pub fn run(&self) -> RunRecord {
-        run_scenario(&self.scenario, self.seed)
+        crate::datapath::Simulator.record(&self.scenario, self.seed)
+    }
+
+    pub fn run_on(&self, datapath: &dyn Datapath) -> Result<RunRecord, DatapathError> {
+        datapath.run(&self.scenario, self.seed)
     }
 }
 

@@ -38,6 +38,7 @@ fn run(sc: &Scenario, seeds: std::ops::RangeInclusive<u64>) -> Outcome {
     LocalExecutor {
         threads: 2,
         progress: false,
+        ..LocalExecutor::new(false)
     }
     .execute(items, &mut |_, rec| {
         let f = rec

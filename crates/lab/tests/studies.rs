@@ -20,6 +20,7 @@ fn quick_studies_run_and_report() {
         let exec = LocalExecutor {
             threads: 2,
             progress: false,
+            ..LocalExecutor::new(false)
         };
         let (ran, _) = run_into_store(&exec, &mut store, def.work_items(), false)
             .unwrap()

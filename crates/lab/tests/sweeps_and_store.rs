@@ -138,6 +138,7 @@ impl StopAfter {
         let exec = LocalExecutor {
             threads: 1,
             progress: false,
+            ..LocalExecutor::new(false)
         };
         let mut seen = 0;
         let n = self.0;
@@ -189,6 +190,7 @@ fn an_interrupted_sweep_resumes_without_losing_or_repeating_work() {
     let exec = LocalExecutor {
         threads: 2,
         progress: false,
+        ..LocalExecutor::new(false)
     };
     let (ran, skipped) = run_into_store(&exec, &mut store, items.clone(), false)
         .unwrap()

@@ -3,7 +3,6 @@
 //! transport (SACK, RTO, delayed ACKs, timestamps) that drives the cc layer's algorithms.
 
 pub mod config;
-pub mod detection;
 pub mod engine;
 pub mod packet;
 pub mod receiver;

@@ -132,7 +132,7 @@ fn cubic_fills_the_buffer_of_the_trace_link() {
 // §5.5: mode detection.
 // ---------------------------------------------------------------------------------------
 
-use scavenger_sim::detection::{metrics, Event, Metrics};
+use scavenger_lab::analysis::detection::{metrics, Event, Metrics};
 
 #[test]
 fn detection_metrics_follow_their_definitions() {

@@ -7,13 +7,14 @@
 //! - [`emulator`]: the emulator (sans-IO core and its TUN loop) and its packet log;
 //! - [`netns`], [`topology`], [`testbed`]: namespaces, the dumbbell, cleanup;
 //! - [`endpoints`]: kernel TCP senders and receivers with TCP_INFO polling;
-//! - [`run`]: a scenario on the testbed, as a run record;
-//! - [`doctor`], [`compare`], [`bench`]: the CLI's other testbed commands.
+//! - [`run`]: a scenario on the testbed, as a run record; [`datapath`]: the same behind
+//!   the lab's `Datapath` seam, so studies and sweeps can run on the testbed;
+//! - [`doctor`], [`bench`]: the CLI's other testbed commands.
 
 pub mod bench;
 pub mod cli;
 pub mod clock;
-pub mod compare;
+pub mod datapath;
 pub mod doctor;
 pub mod emulator;
 pub mod endpoints;
@@ -25,5 +26,6 @@ pub mod sys;
 pub mod testbed;
 pub mod topology;
 
+pub use datapath::TestbedDatapath;
 pub use run::{run_scenario, RunOptions, TestbedRun};
 pub use testbed::Testbed;

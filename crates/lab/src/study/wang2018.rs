@@ -481,8 +481,8 @@ fn mix_means(r: &Results, buf: Buf, alg: &str) -> Option<MixMeans> {
     })
 }
 
-use scavenger_sim::detection;
-pub use scavenger_sim::detection::{
+use crate::analysis::detection;
+pub use crate::analysis::detection::{
     metrics as detection_metrics, Event, Metrics as DetectionMetrics,
 };
 

@@ -20,7 +20,7 @@ pub fn load(path: &Path) -> Result<Vec<(String, Value)>, String> {
         if rec.exists() {
             return Ok(vec![(path.display().to_string(), read(&rec)?)]);
         }
-        let store = path.join(scavenger_lab::store::RESULTS_FILE);
+        let store = path.join(crate::store::RESULTS_FILE);
         if store.exists() {
             // Read as JSON lines (a torn last line from a crash is skipped, as the store
             // does); a key seen twice keeps its last record.
@@ -58,7 +58,7 @@ pub fn load(path: &Path) -> Result<Vec<(String, Value)>, String> {
         return Err(format!(
             "{} holds neither record.json nor {}",
             path.display(),
-            scavenger_lab::store::RESULTS_FILE
+            crate::store::RESULTS_FILE
         ));
     }
     let v = read(path)?;
