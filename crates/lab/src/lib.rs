@@ -2,6 +2,7 @@
 
 pub mod analysis;
 pub mod bench;
+pub mod builder;
 pub mod datapath;
 pub mod error;
 pub mod exec;
