@@ -339,6 +339,24 @@ impl ParamReader<'_> {
             other => Err(self.wrong(name, "one of the listed words", other)),
         }
     }
+    /// A choice mapped to the config's value through `table` (word, value); a word the
+    /// table lacks is an error listing the table's words (the spec table and the config
+    /// disagree).
+    pub fn choice_of<T: Copy>(&self, name: &str, table: &[(&str, T)]) -> Result<T, ParamError> {
+        let word = self.choice(name)?;
+        table
+            .iter()
+            .find(|(w, _)| *w == word)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| {
+                let words: Vec<String> = table.iter().map(|(w, _)| format!("\"{w}\"")).collect();
+                self.wrong(
+                    name,
+                    &format!("one of {}", words.join(", ")),
+                    Some(ParamValue::Choice(word)),
+                )
+            })
+    }
 }
 
 #[cfg(test)]
@@ -400,6 +418,12 @@ mod tests {
         assert_eq!((e.algorithm.as_str(), e.param.as_str()), ("test", "beta"));
         let e = r.int("nope").unwrap_err();
         assert_eq!(e.value, "(missing)");
+        assert_eq!(r.choice_of("mode", &[("freebsd", 1), ("linux", 2)]), Ok(2));
+        let e = r.choice_of("mode", &[("freebsd", 1)]).unwrap_err();
+        assert!(
+            e.allowed.contains("\"freebsd\"") && e.value.contains("linux"),
+            "{e}"
+        );
     }
 
     #[test]

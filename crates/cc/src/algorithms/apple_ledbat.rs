@@ -20,13 +20,14 @@
 //! and current RTT); the default is the thesis's OWD.
 
 use crate::algorithms::ledbat::{
-    DelaySignal, SegmentWindow, P_ALLOWED_INCREASE, P_BASE_HISTORY, P_CLAMP_TO_FIRST,
-    P_CURRENT_FILTER, P_MIN_CWND, P_ROLLOVER, P_SLOW_START, P_TARGET,
+    DelaySignal, SegmentWindow, WindowRules, P_ALLOWED_INCREASE, P_BASE_HISTORY, P_CLAMP_TO_FIRST,
+    P_CURRENT_FILTER, P_MIN_CWND, P_ROLLOVER, P_SLOW_START, P_TARGET, ROLLOVER_WORDS,
 };
 use crate::api::*;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::estimators::base_delay::Rollover;
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
-use crate::units::Time;
+use crate::units::{Dur, Time};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "apple-ledbat",
@@ -64,8 +65,91 @@ static PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// Where Apple LEDBAT's delay samples come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DelaySource {
+    /// One-way delay, as the thesis port (Ong 2020 §3.6.3).
+    Owd,
+    /// Round-trip time, as Apple XNU (base RTT vs current RTT; Ong 2020 notes §2.10).
+    Rtt,
+}
+
+/// Apple LEDBAT's parameters. Defaults: the thesis port (Ong 2020 §2.2.7, §3.6.3,
+/// App. A.4), which shares the RFC 6817 module's values (see [`LedbatConfig`]).
+///
+/// [`LedbatConfig`]: crate::algorithms::ledbat::LedbatConfig
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppleLedbatConfig {
+    /// Delay target: 100 ms (RFC 6817 §2.5; Ong 2020 §2.2.7; module param target = 100).
+    pub target: Dur,
+    /// Over target, cwnd −= cwnd >> decrease_shift: 3, the 1/8 cut (Ong 2020 §2.2.7,
+    /// App. A.4.2 `decr = snd_cwnd >> 3`).
+    pub decrease_shift: u32,
+    /// ALLOWED_INCREASE, segments: 1 (RFC 6817 §2.5; module #define ALLOWED_INCREASE 1).
+    pub allowed_increase: u64,
+    /// MIN_CWND, segments: 2 (RFC 6817 §2.5; module #define MIN_CWND 2U).
+    pub min_cwnd: u64,
+    /// CURRENT_FILTER, samples: 2 (module param current_filter = 2; Ong 2020 notes §2.9).
+    pub current_filter: usize,
+    /// BASE_HISTORY, one-minute minima: 2 (module param base_history = 2).
+    pub base_history: usize,
+    /// Base-delay buckets 60 s after the previous one (module); RFC 6817 §2.4.2 minutes.
+    pub rollover: Rollover,
+    /// Reno slow start while cwnd ≤ ssthresh: on (module `tcp_ledbat_cong_avoid`).
+    pub slow_start: bool,
+    /// OWD relative to the first sample, lower samples 0: on (module; Ong 2020 notes §2.0).
+    pub clamp_to_first_owd: bool,
+    /// Delay samples: OWD, as the thesis port (Ong 2020 §3.6.3).
+    pub delay_signal: DelaySource,
+}
+
+impl Default for AppleLedbatConfig {
+    fn default() -> Self {
+        AppleLedbatConfig {
+            target: Dur::from_millis(100),
+            decrease_shift: 3,
+            allowed_increase: 1,
+            min_cwnd: 2,
+            current_filter: 2,
+            base_history: 2,
+            rollover: Rollover::Elapsed,
+            slow_start: true,
+            clamp_to_first_owd: true,
+            delay_signal: DelaySource::Owd,
+        }
+    }
+}
+
+/// The only place Apple LEDBAT's parameter names are looked up.
+impl TryFrom<&ParamSet> for AppleLedbatConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<Self, ParamError> {
+        let r = p.reader("apple-ledbat");
+        Ok(AppleLedbatConfig {
+            target: r.dur("target")?,
+            decrease_shift: r.u64("decrease_shift")? as u32,
+            allowed_increase: r.u64("allowed_increase")?,
+            min_cwnd: r.u64("min_cwnd")?,
+            current_filter: r.usize("current_filter")?,
+            base_history: r.usize("base_history")?,
+            rollover: r.choice_of("rollover", ROLLOVER_WORDS)?,
+            slow_start: r.bool("slow_start")?,
+            clamp_to_first_owd: r.bool("clamp_to_first_owd")?,
+            delay_signal: r.choice_of(
+                "delay_signal",
+                &[("owd", DelaySource::Owd), ("rtt", DelaySource::Rtt)],
+            )?,
+        })
+    }
+}
+
+/// The registry's entry point. `p` was resolved against `PARAMS`, so the conversion
+/// cannot fail unless the spec table and the config disagree, which
+/// `config_defaults_match_spec_table` rules out.
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(AppleLedbat::new(p, &init))
+    let cfg = AppleLedbatConfig::try_from(p)
+        .expect("apple-ledbat: spec table and AppleLedbatConfig agree");
+    Box::new(AppleLedbat::new(&cfg, &init))
 }
 
 #[derive(Clone, Debug)]
@@ -79,13 +163,23 @@ pub struct AppleLedbat {
 }
 
 impl AppleLedbat {
-    pub fn new(p: &ParamSet, init: &CcInit) -> AppleLedbat {
+    pub fn new(cfg: &AppleLedbatConfig, init: &CcInit) -> AppleLedbat {
+        let rules = WindowRules {
+            slow_start: cfg.slow_start,
+            min_cwnd: cfg.min_cwnd,
+            allowed_increase: cfg.allowed_increase,
+        };
         AppleLedbat {
-            delay: DelaySignal::new(p),
-            win: SegmentWindow::new(p, init),
-            target_ns: p.dur("target").nanos() as i64,
-            decrease_shift: p.int("decrease_shift") as u32,
-            use_rtt: p.choice("delay_signal") == "rtt",
+            delay: DelaySignal::new(
+                cfg.base_history,
+                cfg.current_filter,
+                cfg.rollover,
+                cfg.clamp_to_first_owd,
+            ),
+            win: SegmentWindow::with_rules(rules, init),
+            target_ns: cfg.target.nanos() as i64,
+            decrease_shift: cfg.decrease_shift,
+            use_rtt: cfg.delay_signal == DelaySource::Rtt,
             queuing_delay: 0,
         }
     }
@@ -181,17 +275,14 @@ impl CongestionControl for AppleLedbat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::RawParam;
     use crate::rng::Rng;
-    use crate::units::Dur;
 
     const MSS: u64 = 1000;
     const MS: i64 = 1_000_000;
 
-    fn make_cwnd(over: &[(&str, RawParam)], iw: u64) -> AppleLedbat {
-        let p = INFO.resolve(over.iter().map(|(n, v)| (*n, v))).unwrap();
+    fn make_cwnd(cfg: AppleLedbatConfig, iw: u64) -> AppleLedbat {
         AppleLedbat::new(
-            &p,
+            &cfg,
             &CcInit {
                 now: Time(0),
                 mss: MSS,
@@ -201,11 +292,26 @@ mod tests {
         )
     }
 
-    fn no_ss() -> Vec<(&'static str, RawParam)> {
-        vec![
-            ("slow_start", RawParam::Bool(false)),
-            ("current_filter", RawParam::Int(1)),
-        ]
+    fn no_ss() -> AppleLedbatConfig {
+        AppleLedbatConfig {
+            slow_start: false,
+            current_filter: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            AppleLedbatConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            AppleLedbatConfig::default()
+        );
+        let v = crate::params::RawParam::Text("rtt".into());
+        let p = INFO.resolve([("delay_signal", &v)]).unwrap();
+        assert_eq!(
+            AppleLedbatConfig::try_from(&p).unwrap().delay_signal,
+            DelaySource::Rtt
+        );
     }
 
     fn ack(segs: u64, owd_ms: i64) -> AckSample {
@@ -219,7 +325,7 @@ mod tests {
 
     #[test]
     fn additive_increase_at_or_under_target_and_eighth_cut_per_ack_over_it() {
-        let mut a = make_cwnd(&no_ss(), 10);
+        let mut a = make_cwnd(no_ss(), 10);
         let t = Time(0);
         // q = 0 (owd 5 ms is the origin): Reno AI, +1 segment after 10 ACKs at cwnd 10.
         for _ in 0..9 {
@@ -262,16 +368,18 @@ mod tests {
 
     #[test]
     fn large_windows_lose_an_eighth_per_ack() {
-        let mut a = make_cwnd(&no_ss(), 80);
+        let mut a = make_cwnd(no_ss(), 80);
         a.on_ack(Time(0), &ack(1, 5)); // origin, AI counter 1/80
         a.on_ack(Time(0), &ack(1, 205)); // q = 200 ms: 80 − 10 = 70
         assert_eq!(a.cwnd(), 70 * MSS);
         a.on_ack(Time(0), &ack(1, 205)); // 70 − 8 = 62
         assert_eq!(a.cwnd(), 62 * MSS);
         // decrease_shift = 1: halving per ACK, 62 → 31.
-        let mut p = no_ss();
-        p.push(("decrease_shift", RawParam::Int(1)));
-        let mut h = make_cwnd(&p, 62);
+        let p = AppleLedbatConfig {
+            decrease_shift: 1,
+            ..no_ss()
+        };
+        let mut h = make_cwnd(p, 62);
         h.on_ack(Time(0), &ack(1, 5));
         h.on_ack(Time(0), &ack(1, 205));
         assert_eq!(h.cwnd(), 31 * MSS);
@@ -279,7 +387,7 @@ mod tests {
 
     #[test]
     fn flight_cap_allowed_increase_and_min_cwnd_floor() {
-        let mut a = make_cwnd(&no_ss(), 10);
+        let mut a = make_cwnd(no_ss(), 10);
         // 3 segments in flight after the ACK: cap = 3 + 1 + 1 = 5; ssthresh = 4.
         a.on_ack(
             Time(0),
@@ -301,9 +409,11 @@ mod tests {
         );
         assert_eq!((a.cwnd(), a.ssthresh()), (2 * MSS, MSS));
         // Apple's ALLOWED = 8 (Ong 2020 §2.2.7 text): cap = 3 + 1 + 8 = 12.
-        let mut p = no_ss();
-        p.push(("allowed_increase", RawParam::Int(8)));
-        let mut b = make_cwnd(&p, 20);
+        let p = AppleLedbatConfig {
+            allowed_increase: 8,
+            ..no_ss()
+        };
+        let mut b = make_cwnd(p, 20);
         b.on_ack(
             Time(0),
             &AckSample {
@@ -316,7 +426,7 @@ mod tests {
 
     #[test]
     fn slow_start_then_loss_then_avoidance_and_timeout() {
-        let mut a = make_cwnd(&[], 10);
+        let mut a = make_cwnd(AppleLedbatConfig::default(), 10);
         let t = Time(0);
         // Slow start ignores the delay: +1 per segment even 300 ms over the origin.
         a.on_ack(t, &ack(1, 5));
@@ -358,9 +468,11 @@ mod tests {
 
     #[test]
     fn rtt_signal_uses_base_rtt() {
-        let mut p = no_ss();
-        p.push(("delay_signal", RawParam::Text("rtt".into())));
-        let mut a = make_cwnd(&p, 16);
+        let p = AppleLedbatConfig {
+            delay_signal: DelaySource::Rtt,
+            ..no_ss()
+        };
+        let mut a = make_cwnd(p, 16);
         let rtt = |ms: u64| AckSample {
             rtt: Some(Dur::from_millis(ms)),
             owd: Some(0),

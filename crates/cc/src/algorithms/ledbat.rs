@@ -24,7 +24,7 @@
 
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::reno::RenoWindow;
 use crate::units::{Dur, Time};
@@ -136,8 +136,102 @@ static PARAMS: &[ParamSpec] = &[
     P_CLAMP_TO_FIRST,
 ];
 
+/// LEDBAT's parameters. Defaults: the Linux module Ong 2020 evaluated (`tcp_ledbat.c`,
+/// Ong 2020 notes §2.9), which keeps RFC 6817 §2.5's values except where noted. The
+/// RFC 6817 / Trang 2015 variants are [`LedbatConfig::rfc6817`] and
+/// [`LedbatConfig::trang2015_tuned`] (ledbat_presets.rs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LedbatConfig {
+    /// TARGET, the queuing delay aimed for: 100 ms (RFC 6817 §2.5, MUST be ≤ 100 ms;
+    /// Ong 2020 §2.2.7; module param target = 100).
+    pub target: Dur,
+    /// GAIN while under target (increase): 1 (RFC 6817 §2.5, MUST be ≤ 1; module GAIN 1).
+    pub gain: f64,
+    /// GAIN while over target (decrease): 1 as RFC 6817 §2.4.2's single GAIN; Trang 2015
+    /// §2.1 studies 10 (γ_dcr).
+    pub gain_dec: f64,
+    /// ALLOWED_INCREASE, segments above the flight size cwnd may reach: 1 (RFC 6817
+    /// §2.4.2, §2.5; module #define ALLOWED_INCREASE 1).
+    pub allowed_increase: u64,
+    /// MIN_CWND, segments: 2 (RFC 6817 §2.5; module #define MIN_CWND 2U).
+    pub min_cwnd: u64,
+    /// CURRENT_FILTER, samples: 2 (RFC 6817 §2.4.2; module param current_filter = 2).
+    pub current_filter: usize,
+    /// BASE_HISTORY, one-minute minima: 2 (module param base_history = 2; RFC 6817 §2.5
+    /// recommends 10).
+    pub base_history: usize,
+    /// When a base-delay bucket starts: 60 s after the previous one, as the module
+    /// (`tcp_ledbat_update_base_delay`); RFC 6817 §2.4.2 uses minute boundaries.
+    pub rollover: Rollover,
+    /// Reno slow start while cwnd ≤ ssthresh: on (module `tcp_ledbat_cong_avoid`;
+    /// Ong 2020 notes §2.9).
+    pub slow_start: bool,
+    /// One-way delay relative to the first sample, lower samples taken as 0: on, as the
+    /// module (Ong 2020 notes §2.0); off uses raw samples as RFC 6817.
+    pub clamp_to_first_owd: bool,
+}
+
+impl Default for LedbatConfig {
+    fn default() -> Self {
+        LedbatConfig {
+            target: Dur::from_millis(100),
+            gain: 1.0,
+            gain_dec: 1.0,
+            allowed_increase: 1,
+            min_cwnd: 2,
+            current_filter: 2,
+            base_history: 2,
+            rollover: Rollover::Elapsed,
+            slow_start: true,
+            clamp_to_first_owd: true,
+        }
+    }
+}
+
+/// The words of the `rollover` choice (shared by the LEDBAT family's spec tables).
+pub(crate) const ROLLOVER_WORDS: &[(&str, Rollover)] = &[
+    ("elapsed", Rollover::Elapsed),
+    ("minute", Rollover::MinuteBoundary),
+];
+
+/// The only place LEDBAT's parameter names are looked up (also for the `ledbat-rfc` and
+/// `ledbat-tuned` presets, whose tables have the same names).
+impl TryFrom<&ParamSet> for LedbatConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<Self, ParamError> {
+        let r = p.reader("ledbat");
+        Ok(LedbatConfig {
+            target: r.dur("target")?,
+            gain: r.f64("gain")?,
+            gain_dec: r.f64("gain_dec")?,
+            allowed_increase: r.u64("allowed_increase")?,
+            min_cwnd: r.u64("min_cwnd")?,
+            current_filter: r.usize("current_filter")?,
+            base_history: r.usize("base_history")?,
+            rollover: r.choice_of("rollover", ROLLOVER_WORDS)?,
+            slow_start: r.bool("slow_start")?,
+            clamp_to_first_owd: r.bool("clamp_to_first_owd")?,
+        })
+    }
+}
+
+impl LedbatConfig {
+    /// The window rules shared with the rest of the LEDBAT family.
+    pub(crate) fn window_rules(&self) -> WindowRules {
+        WindowRules {
+            slow_start: self.slow_start,
+            min_cwnd: self.min_cwnd,
+            allowed_increase: self.allowed_increase,
+        }
+    }
+}
+
+/// The registry's entry point. `p` was resolved against `PARAMS`, so the conversion
+/// cannot fail unless the spec table and `LedbatConfig` disagree, which
+/// `config_defaults_match_spec_table` rules out.
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Ledbat::new(p, &init))
+    let cfg = LedbatConfig::try_from(p).expect("ledbat: spec table and LedbatConfig agree");
+    Box::new(Ledbat::new(&cfg, &init))
 }
 
 /// Where delay samples come from and how they are turned into a queuing delay: the
@@ -150,18 +244,15 @@ pub(crate) struct DelaySignal {
 }
 
 impl DelaySignal {
-    pub fn new(p: &ParamSet) -> Self {
-        let mode = match p.choice("rollover") {
-            "minute" => Rollover::MinuteBoundary,
-            _ => Rollover::Elapsed,
-        };
+    pub fn new(
+        base_history: usize,
+        current_filter: usize,
+        rollover: Rollover,
+        clamp_to_first_owd: bool,
+    ) -> Self {
         DelaySignal {
-            est: LedbatDelayEstimator::new(
-                p.int("base_history") as usize,
-                p.int("current_filter") as usize,
-                mode,
-            ),
-            clamp_to_first: p.bool("clamp_to_first_owd"),
+            est: LedbatDelayEstimator::new(base_history, current_filter, rollover),
+            clamp_to_first: clamp_to_first_owd,
             first: None,
         }
     }
@@ -203,6 +294,29 @@ impl DelaySignal {
     }
 }
 
+/// The window parameters the LEDBAT family shares (`slow_start`, `min_cwnd`,
+/// `allowed_increase`: P_SLOW_START, P_MIN_CWND, P_ALLOWED_INCREASE).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct WindowRules {
+    pub slow_start: bool,
+    pub min_cwnd: u64,
+    pub allowed_increase: u64,
+}
+
+/// For algorithms that still build their window from a `ParamSet` holding the three
+/// shared parameters (eclipse, through [`SegmentWindow::new`]).
+impl TryFrom<&ParamSet> for WindowRules {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<Self, ParamError> {
+        let r = p.reader("ledbat-family window");
+        Ok(WindowRules {
+            slow_start: r.bool("slow_start")?,
+            min_cwnd: r.u64("min_cwnd")?,
+            allowed_increase: r.u64("allowed_increase")?,
+        })
+    }
+}
+
 /// The segment-counted window with the module's slow start, cap, floor and ssthresh
 /// bookkeeping. `w` is a `RenoWindow` in units of segments (mss = 1).
 #[derive(Clone, Debug)]
@@ -216,16 +330,24 @@ pub(crate) struct SegmentWindow {
 }
 
 impl SegmentWindow {
-    pub fn new(p: &ParamSet, init: &CcInit) -> Self {
+    pub fn with_rules(rules: WindowRules, init: &CcInit) -> Self {
         let mss = init.mss.max(1);
         SegmentWindow {
             w: RenoWindow::new((init.initial_cwnd / mss).max(1)),
             mss,
             acked_rem: 0,
-            slow_start: p.bool("slow_start"),
-            min_cwnd: p.int("min_cwnd") as u64,
-            allowed_increase: p.int("allowed_increase") as u64,
+            slow_start: rules.slow_start,
+            min_cwnd: rules.min_cwnd,
+            allowed_increase: rules.allowed_increase,
         }
+    }
+
+    /// From a resolved `ParamSet` whose spec table includes P_SLOW_START, P_MIN_CWND and
+    /// P_ALLOWED_INCREASE (eclipse's does), so the conversion cannot fail.
+    pub fn new(p: &ParamSet, init: &CcInit) -> Self {
+        let rules = WindowRules::try_from(p)
+            .expect("the spec table includes slow_start, min_cwnd and allowed_increase");
+        Self::with_rules(rules, init)
     }
 
     /// Whole segments acknowledged by this ACK (Linux counts segments); a remainder of a
@@ -301,13 +423,18 @@ pub struct Ledbat {
 }
 
 impl Ledbat {
-    pub fn new(p: &ParamSet, init: &CcInit) -> Ledbat {
+    pub fn new(cfg: &LedbatConfig, init: &CcInit) -> Ledbat {
         Ledbat {
-            delay: DelaySignal::new(p),
-            win: SegmentWindow::new(p, init),
-            target_ns: p.dur("target").nanos() as i64,
-            gain: p.f64("gain"),
-            gain_dec: p.f64("gain_dec"),
+            delay: DelaySignal::new(
+                cfg.base_history,
+                cfg.current_filter,
+                cfg.rollover,
+                cfg.clamp_to_first_owd,
+            ),
+            win: SegmentWindow::with_rules(cfg.window_rules(), init),
+            target_ns: cfg.target.nanos() as i64,
+            gain: cfg.gain,
+            gain_dec: cfg.gain_dec,
             cwnd_cnt: 0.0,
             queuing_delay: 0,
         }
@@ -407,7 +534,6 @@ impl CongestionControl for Ledbat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::RawParam;
     use crate::rng::Rng;
 
     const MSS: u64 = 1000;
@@ -422,9 +548,8 @@ mod tests {
         }
     }
 
-    fn make(over: &[(&str, RawParam)]) -> Ledbat {
-        let p = INFO.resolve(over.iter().map(|(n, v)| (*n, v))).unwrap();
-        Ledbat::new(&p, &init())
+    fn make(cfg: LedbatConfig) -> Ledbat {
+        Ledbat::new(&cfg, &init())
     }
 
     /// An ACK of `segs` segments with a one-way delay sample; 100 segments in flight so
@@ -438,16 +563,32 @@ mod tests {
         }
     }
 
-    fn no_ss() -> Vec<(&'static str, RawParam)> {
-        vec![
-            ("slow_start", RawParam::Bool(false)),
-            ("current_filter", RawParam::Int(1)),
-        ]
+    fn no_ss() -> LedbatConfig {
+        LedbatConfig {
+            slow_start: false,
+            current_filter: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            LedbatConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            LedbatConfig::default()
+        );
+        // A value set by name reaches its field.
+        let v = crate::params::RawParam::Text("minute".into());
+        let p = INFO.resolve([("rollover", &v)]).unwrap();
+        assert_eq!(
+            LedbatConfig::try_from(&p).unwrap().rollover,
+            Rollover::MinuteBoundary
+        );
     }
 
     #[test]
     fn exact_windows_below_at_and_above_target() {
-        let mut l = make(&no_ss());
+        let mut l = make(no_ss());
         let t = Time(0);
         // Below target, q = 0 (owd 5 ms, the first sample is the origin): each ACK adds
         // GAIN·(100 ms − 0)·1 = 1e8 to cwnd_cnt; at cwnd·target = 10·1e8 (10th ACK) the
@@ -499,9 +640,10 @@ mod tests {
 
     #[test]
     fn gain_dec_scales_only_the_decrease_and_the_floor_holds() {
-        let mut p = no_ss();
-        p.push(("gain_dec", RawParam::Float(10.0)));
-        let mut l = make(&p);
+        let mut l = make(LedbatConfig {
+            gain_dec: 10.0,
+            ..no_ss()
+        });
         let t = Time(0);
         // Increase unaffected: q = 0 → +1·1e8.
         l.on_ack(t, &ack(1, 5));
@@ -519,7 +661,7 @@ mod tests {
         assert_eq!((l.cwnd(), l.cwnd_cnt()), (2 * MSS, -1e8));
         assert_eq!(l.ssthresh(), MSS); // cwnd − 1 segment
                                        // Same with gain_dec = 1: −3e8 per ACK only.
-        let mut l1 = make(&no_ss());
+        let mut l1 = make(no_ss());
         l1.on_ack(t, &ack(1, 5));
         l1.on_ack(t, &ack(1, 405));
         assert_eq!((l1.cwnd(), l1.cwnd_cnt()), (10 * MSS, -2e8));
@@ -527,7 +669,7 @@ mod tests {
 
     #[test]
     fn flight_size_caps_the_window() {
-        let mut l = make(&no_ss());
+        let mut l = make(no_ss());
         // 5 segments in flight after the ACK of 1: max_allowed = 5 + 1 + 1 = 7.
         let a = AckSample {
             bytes_in_flight: 5 * MSS,
@@ -536,9 +678,10 @@ mod tests {
         l.on_ack(Time(0), &a);
         assert_eq!((l.cwnd(), l.ssthresh()), (7 * MSS, 6 * MSS));
         // allowed_increase = 3 → 5 + 1 + 3 = 9.
-        let mut p = no_ss();
-        p.push(("allowed_increase", RawParam::Int(3)));
-        let mut l = make(&p);
+        let mut l = make(LedbatConfig {
+            allowed_increase: 3,
+            ..no_ss()
+        });
         l.on_ack(Time(0), &a);
         assert_eq!(l.cwnd(), 9 * MSS);
     }
@@ -546,7 +689,7 @@ mod tests {
     #[test]
     fn base_delay_rollover_raises_the_base_and_lowers_queuing_delay() {
         // base_history 2, current_filter 1, elapsed roll-over (module default).
-        let mut l = make(&no_ss());
+        let mut l = make(no_ss());
         let s = |x: u64| Time(x * 1_000_000_000);
         // t=0: owd 10 ms is the origin (0) → bucket 1 = [0]; q = 0; cnt = 1e8.
         l.on_ack(s(0), &ack(1, 10));
@@ -564,15 +707,16 @@ mod tests {
         assert_eq!(l.cwnd(), 10 * MSS);
         // With RFC minute boundaries the bucket at t=60 s starts at 60 s too, but one at
         // t=119 s would not roll: check the difference directly.
-        let mut p = no_ss();
-        p.push(("rollover", RawParam::Text("minute".into())));
-        let mut m = make(&p);
+        let mut m = make(LedbatConfig {
+            rollover: Rollover::MinuteBoundary,
+            ..no_ss()
+        });
         m.on_ack(s(30), &ack(1, 10)); // origin, bucket of minute 0
         m.on_ack(s(31), &ack(1, 60));
         m.on_ack(s(60), &ack(1, 60)); // minute 1 (elapsed mode would wait until 90 s)
         m.on_ack(s(120), &ack(1, 60)); // minute 2 evicts minute 0
         assert_eq!(m.queuing_delay(), 0);
-        let mut e = make(&no_ss());
+        let mut e = make(no_ss());
         e.on_ack(s(30), &ack(1, 10));
         e.on_ack(s(31), &ack(1, 60));
         e.on_ack(s(60), &ack(1, 60)); // same bucket as 30 s
@@ -584,20 +728,22 @@ mod tests {
     fn clamp_to_first_owd_versus_raw_samples() {
         // The first sample carried 40 ms of queue: the module's origin hides the lower
         // later samples (delay = 0), raw RFC samples see them.
-        let mut l = make(&no_ss());
+        let mut l = make(no_ss());
         l.on_ack(Time(0), &ack(1, 50));
         l.on_ack(Time(0), &ack(1, 10)); // 10 − 50 < 0 → 0
         l.on_ack(Time(0), &ack(1, 50)); // 0 → q = 0
         assert_eq!(l.queuing_delay(), 0);
-        let mut p = no_ss();
-        p.push(("clamp_to_first_owd", RawParam::Bool(false)));
-        let mut r = make(&p);
+        let p = LedbatConfig {
+            clamp_to_first_owd: false,
+            ..no_ss()
+        };
+        let mut r = make(p.clone());
         r.on_ack(Time(0), &ack(1, 50));
         r.on_ack(Time(0), &ack(1, 10));
         r.on_ack(Time(0), &ack(1, 50)); // base 10 ms → q = 40 ms
         assert_eq!(r.queuing_delay(), 40 * MS);
         // Negative raw OWDs (clock offset) are fine.
-        let mut n = make(&p);
+        let mut n = make(p);
         n.on_ack(Time(0), &ack(1, -300));
         n.on_ack(Time(0), &ack(1, -280));
         assert_eq!(n.queuing_delay(), 20 * MS);
@@ -605,7 +751,7 @@ mod tests {
 
     #[test]
     fn default_slow_start_until_loss_then_ledbat_and_timeout() {
-        let mut l = make(&[]);
+        let mut l = make(LedbatConfig::default());
         let t = Time(0);
         // Defaults: slow start while cwnd <= ssthresh (infinite), regardless of delay.
         l.on_ack(t, &ack(1, 10)); // origin
@@ -674,7 +820,7 @@ mod tests {
 
     #[test]
     fn partial_segments_are_carried() {
-        let mut l = make(&no_ss());
+        let mut l = make(no_ss());
         // Two ACKs of half a segment each count as one segment in total.
         let half = AckSample {
             bytes_acked: MSS / 2,
@@ -688,7 +834,7 @@ mod tests {
 
     #[test]
     fn trace_names_are_reported() {
-        let mut l = make(&no_ss());
+        let mut l = make(no_ss());
         l.on_ack(Time(0), &ack(1, 5));
         l.on_ack(Time(0), &ack(1, 25));
         let mut out = Vec::new();

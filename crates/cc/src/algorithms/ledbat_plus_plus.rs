@@ -22,7 +22,7 @@
 
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Time};
 
@@ -158,8 +158,103 @@ static PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// LEDBAT++'s parameters. Defaults: draft-irtf-iccrg-ledbat-plus-plus (its sections
+/// named in quotes), RFC 6817 §2.5 where the draft keeps RFC 6817's values, and the
+/// tinalee77 module where the draft gives no number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LedbatPlusPlusConfig {
+    /// TARGET queueing delay: 60 ms (draft, TARGET = 60 ms).
+    pub target: Dur,
+    /// GAIN = 1/min(max_gain_divisor, ⌈gain_target_factor·TARGET/base⌉): 16 (draft
+    /// "Reduced GAIN").
+    pub max_gain_divisor: u64,
+    /// The 2 in ⌈2·TARGET/base⌉ (draft "Reduced GAIN").
+    pub gain_target_factor: f64,
+    /// C in W += max(GAIN − C·W·(delay/TARGET − 1), −W·md_cap): 1 (draft
+    /// "Multiplicative decrease", Constant = 1; tinalee77 module C = 1).
+    pub decrease_constant: f64,
+    /// Largest decrease per RTT as a fraction of cwnd: 1/2 (draft "Multiplicative
+    /// decrease", capped at W/2).
+    pub md_cap: f64,
+    /// Slow start ends above this fraction of TARGET: 3/4 (draft "Modified slow start").
+    pub ss_exit: f64,
+    /// Periodic slowdowns: on (draft "Periodic slowdown").
+    pub slowdown: bool,
+    /// Window during a slowdown, packets: 2 (draft "Periodic slowdown").
+    pub slowdown_cwnd: u64,
+    /// RTTs the window stays frozen at slowdown_cwnd: 2 (draft "Periodic slowdown").
+    pub slowdown_rtts: f64,
+    /// The next slowdown starts this many slowdown durations after one ends: 9 (draft
+    /// "Periodic slowdown", ≤ 10 % utilisation drop).
+    pub slowdown_interval: f64,
+    /// The first slowdown starts this many RTTs after the initial slow start: 2 (draft
+    /// "Periodic slowdown").
+    pub initial_slowdown_rtts: f64,
+    /// BASE_HISTORY one-minute RTT minima: 10 (RFC 6817 §2.5, kept by the draft;
+    /// tinalee77 BASE_HISTORY_LEN 10).
+    pub base_history: usize,
+    /// CURRENT_FILTER, RTT samples: 4 (RFC 6817 §2.4.2; tinalee77 DELAY_FILTER_LEN 4).
+    pub current_filter: usize,
+    /// MIN_CWND, packets: 2 (RFC 6817 §2.5; tinalee77 MIN_CWND 2).
+    pub min_cwnd: u64,
+    /// ALLOWED_INCREASE, packets: 1 (RFC 6817 §2.4.2, §2.5; not changed by the draft).
+    pub allowed_increase: u64,
+}
+
+impl Default for LedbatPlusPlusConfig {
+    fn default() -> Self {
+        LedbatPlusPlusConfig {
+            target: Dur::from_millis(60),
+            max_gain_divisor: 16,
+            gain_target_factor: 2.0,
+            decrease_constant: 1.0,
+            md_cap: 0.5,
+            ss_exit: 0.75,
+            slowdown: true,
+            slowdown_cwnd: 2,
+            slowdown_rtts: 2.0,
+            slowdown_interval: 9.0,
+            initial_slowdown_rtts: 2.0,
+            base_history: 10,
+            current_filter: 4,
+            min_cwnd: 2,
+            allowed_increase: 1,
+        }
+    }
+}
+
+/// The only place LEDBAT++'s parameter names are looked up.
+impl TryFrom<&ParamSet> for LedbatPlusPlusConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<Self, ParamError> {
+        let r = p.reader("ledbat-plus-plus");
+        Ok(LedbatPlusPlusConfig {
+            target: r.dur("target")?,
+            max_gain_divisor: r.u64("max_gain_divisor")?,
+            gain_target_factor: r.f64("gain_target_factor")?,
+            decrease_constant: r.f64("decrease_constant")?,
+            md_cap: r.f64("md_cap")?,
+            ss_exit: r.f64("ss_exit")?,
+            slowdown: r.bool("slowdown")?,
+            slowdown_cwnd: r.u64("slowdown_cwnd")?,
+            slowdown_rtts: r.f64("slowdown_rtts")?,
+            slowdown_interval: r.f64("slowdown_interval")?,
+            initial_slowdown_rtts: r.f64("initial_slowdown_rtts")?,
+            base_history: r.usize("base_history")?,
+            current_filter: r.usize("current_filter")?,
+            min_cwnd: r.u64("min_cwnd")?,
+            allowed_increase: r.u64("allowed_increase")?,
+        })
+    }
+}
+
+/// The registry's entry point. `p` was resolved against `PARAMS`, so the conversion
+/// cannot fail unless the spec table and the config disagree, which
+/// `config_defaults_match_spec_table` rules out.
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(LedbatPlusPlus::new(p, &init))
+    let cfg = LedbatPlusPlusConfig::try_from(p)
+        .expect("ledbat-plus-plus: spec table and LedbatPlusPlusConfig agree");
+    Box::new(LedbatPlusPlus::new(&cfg, &init))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -178,8 +273,21 @@ pub enum Phase {
     RampUp,
 }
 
+/// The parameters of [`PlusPlusClock`], which `LedbatPlusPlusConfig` and `RledbatConfig`
+/// both carry under the same names.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlusPlusClockParams {
+    pub target: Dur,
+    pub max_gain_divisor: u64,
+    pub gain_target_factor: f64,
+    pub slowdown: bool,
+    pub slowdown_rtts: f64,
+    pub slowdown_interval: f64,
+    pub initial_slowdown_rtts: f64,
+}
+
 /// LEDBAT++'s reduced gain and periodic-slowdown schedule, shared by the sender
-/// (`ledbat-plus-plus`) and the receiver (`rledbat`): both read the same parameter names.
+/// (`ledbat-plus-plus`) and the receiver (`rledbat`).
 #[derive(Clone, Debug)]
 pub struct PlusPlusClock {
     /// TARGET in ns.
@@ -197,15 +305,15 @@ pub struct PlusPlusClock {
 }
 
 impl PlusPlusClock {
-    pub fn from_params(p: &ParamSet) -> PlusPlusClock {
+    pub fn new(c: &PlusPlusClockParams) -> PlusPlusClock {
         PlusPlusClock {
-            target: p.dur("target").nanos() as f64,
-            max_div: p.int("max_gain_divisor") as f64,
-            gain_factor: p.f64("gain_target_factor"),
-            slowdown: p.bool("slowdown"),
-            slowdown_rtts: p.f64("slowdown_rtts"),
-            slowdown_interval: p.f64("slowdown_interval"),
-            initial_slowdown_rtts: p.f64("initial_slowdown_rtts"),
+            target: c.target.nanos() as f64,
+            max_div: c.max_gain_divisor as f64,
+            gain_factor: c.gain_target_factor,
+            slowdown: c.slowdown,
+            slowdown_rtts: c.slowdown_rtts,
+            slowdown_interval: c.slowdown_interval,
+            initial_slowdown_rtts: c.initial_slowdown_rtts,
             phase: Phase::SlowStart { initial: true },
             next_slowdown: None,
             slowdown_start: None,
@@ -269,21 +377,29 @@ pub struct LedbatPlusPlus {
 }
 
 impl LedbatPlusPlus {
-    pub fn new(p: &ParamSet, init: &CcInit) -> LedbatPlusPlus {
+    pub fn new(cfg: &LedbatPlusPlusConfig, init: &CcInit) -> LedbatPlusPlus {
         let mss = init.mss.max(1);
         LedbatPlusPlus {
             est: LedbatDelayEstimator::new(
-                p.int("base_history") as usize,
-                p.int("current_filter") as usize,
+                cfg.base_history,
+                cfg.current_filter,
                 Rollover::MinuteBoundary,
             ),
-            clock: PlusPlusClock::from_params(p),
-            c: p.f64("decrease_constant"),
-            md_cap: p.f64("md_cap"),
-            ss_exit: p.f64("ss_exit"),
-            slowdown_cwnd: p.int("slowdown_cwnd") as f64,
-            min_cwnd: p.int("min_cwnd") as f64,
-            allowed_increase: p.int("allowed_increase") as f64,
+            clock: PlusPlusClock::new(&PlusPlusClockParams {
+                target: cfg.target,
+                max_gain_divisor: cfg.max_gain_divisor,
+                gain_target_factor: cfg.gain_target_factor,
+                slowdown: cfg.slowdown,
+                slowdown_rtts: cfg.slowdown_rtts,
+                slowdown_interval: cfg.slowdown_interval,
+                initial_slowdown_rtts: cfg.initial_slowdown_rtts,
+            }),
+            c: cfg.decrease_constant,
+            md_cap: cfg.md_cap,
+            ss_exit: cfg.ss_exit,
+            slowdown_cwnd: cfg.slowdown_cwnd as f64,
+            min_cwnd: cfg.min_cwnd as f64,
+            allowed_increase: cfg.allowed_increase as f64,
             cwnd: (init.initial_cwnd / mss).max(1) as f64,
             ssthresh: f64::INFINITY,
             mss,
@@ -465,16 +581,22 @@ impl CongestionControl for LedbatPlusPlus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::RawParam;
     use crate::rng::Rng;
 
     const MSS: u64 = 1000;
     const MS: u64 = 1_000_000;
 
-    fn make(user: &[(&str, RawParam)]) -> LedbatPlusPlus {
-        let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            LedbatPlusPlusConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            LedbatPlusPlusConfig::default()
+        );
+    }
+
+    fn make(cfg: LedbatPlusPlusConfig) -> LedbatPlusPlus {
         LedbatPlusPlus::new(
-            &p,
+            &cfg,
             &CcInit {
                 now: Time(0),
                 mss: MSS,
@@ -505,7 +627,7 @@ mod tests {
 
     #[test]
     fn dynamic_gain() {
-        let mut l = make(&[]);
+        let mut l = make(LedbatPlusPlusConfig::default());
         assert_eq!(l.gain(), 1.0 / 16.0); // no base yet
                                           // base 100 ms: ⌈2·60/100⌉ = ⌈1.2⌉ = 2 → 1/2.
         l.on_ack(at(0), &ack(0, 100));
@@ -516,14 +638,14 @@ mod tests {
         l.on_ack(at(0), &ack(0, 2));
         assert_eq!(l.gain(), 1.0 / 16.0);
         // base 200 ms: ⌈0.6⌉ = 1 → GAIN 1.
-        let mut l = make(&[]);
+        let mut l = make(LedbatPlusPlusConfig::default());
         l.on_ack(at(0), &ack(0, 200));
         assert_eq!(l.gain(), 1.0);
     }
 
     #[test]
     fn slow_start_with_gain_and_exit_at_three_quarters_of_target() {
-        let mut l = make(&[]);
+        let mut l = make(LedbatPlusPlusConfig::default());
         // base 20 ms → GAIN = 1/⌈120/20⌉ = 1/6. Six segments acknowledged add one packet.
         l.on_ack(at(0), &ack(6, 20));
         assert!(close(l.cwnd_pkts(), 11.0));
@@ -547,7 +669,10 @@ mod tests {
     }
 
     fn in_ca(cwnd: f64) -> LedbatPlusPlus {
-        let mut l = make(&[("slowdown", RawParam::Bool(false))]);
+        let mut l = make(LedbatPlusPlusConfig {
+            slowdown: false,
+            ..Default::default()
+        });
         l.on_ack(at(0), &ack(0, 20)); // base 20 ms → GAIN 1/6
         l.clock.phase = Phase::CongestionAvoidance;
         l.cwnd = cwnd;
@@ -602,7 +727,7 @@ mod tests {
 
     #[test]
     fn periodic_slowdown_cycle() {
-        let mut l = make(&[]);
+        let mut l = make(LedbatPlusPlusConfig::default());
         // Base 100 ms → GAIN 1/2. Exit slow start on loss at t = 1 s with cwnd 40 → 20.
         l.on_ack(at(0), &ack(0, 100));
         l.cwnd = 40.0;
@@ -693,7 +818,7 @@ mod tests {
 
     #[test]
     fn growth_is_capped_by_flight_size_plus_allowed_increase() {
-        let mut l = make(&[]);
+        let mut l = make(LedbatPlusPlusConfig::default());
         l.on_ack(at(0), &ack(0, 200)); // GAIN 1
         let mut a = ack(4, 200);
         a.prior_in_flight = 10 * MSS;

@@ -11,14 +11,52 @@
 //!   τ = 5 ms and decrease gain γ_dcr = 10 (γ_icr stays 1).
 
 use crate::api::*;
+use crate::estimators::base_delay::Rollover;
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Rate, Time};
 
 use super::ledbat::{
-    Ledbat, P_ALLOWED_INCREASE, P_BASE_HISTORY, P_CLAMP_TO_FIRST, P_CURRENT_FILTER, P_MIN_CWND,
-    P_ROLLOVER, P_SLOW_START, P_TARGET,
+    Ledbat, LedbatConfig, P_ALLOWED_INCREASE, P_BASE_HISTORY, P_CLAMP_TO_FIRST, P_CURRENT_FILTER,
+    P_MIN_CWND, P_ROLLOVER, P_SLOW_START, P_TARGET,
 };
+
+impl LedbatConfig {
+    /// `ledbat-rfc`: RFC 6817 as Trang 2015 ran it (the Valenti et al. module, Trang 2015
+    /// notes §2.2–2.3). Each value is the default of `RFC_PARAMS`, with its source there.
+    pub fn rfc6817() -> LedbatConfig {
+        LedbatConfig {
+            // RFC 6817 §2.5; Trang 2015 §3.2 (τ = 100 ms).
+            target: Dur::from_millis(100),
+            // RFC 6817 §2.5; Trang 2015 §2.1 (γ_icr = γ_dcr = 1).
+            gain: 1.0,
+            gain_dec: 1.0,
+            // RFC 6817 §2.5 (ALLOWED_INCREASE SHOULD be 1, MIN_CWND SHOULD be 2).
+            allowed_increase: 1,
+            min_cwnd: 2,
+            // Valenti module noise_filter_len = 4 (Trang 2015 notes §2.3).
+            current_filter: 4,
+            // RFC 6817 §2.5 (SHOULD be 10); Valenti base_histo_len = 10.
+            base_history: 10,
+            // RFC 6817 §2.4.2 round_to_minute.
+            rollover: Rollover::MinuteBoundary,
+            // RFC 6817 §2.4.2 pseudo-code; Trang 2015 notes §2.3 [A: do_ss = 0].
+            slow_start: false,
+            // RFC 6817 §2.4.2: raw samples (the offset cancels in current − base).
+            clamp_to_first_owd: false,
+        }
+    }
+
+    /// `ledbat-tuned`: [`LedbatConfig::rfc6817`] with Trang 2015's globally optimal pair
+    /// (§3.3–3.4, Table 3.1): τ = 5 ms, γ_dcr = 10.
+    pub fn trang2015_tuned() -> LedbatConfig {
+        LedbatConfig {
+            target: Dur::from_millis(5),
+            gain_dec: 10.0,
+            ..LedbatConfig::rfc6817()
+        }
+    }
+}
 
 pub static RFC: AlgorithmInfo = AlgorithmInfo {
     name: "ledbat-rfc",
@@ -119,17 +157,22 @@ static TUNED_PARAMS: &[ParamSpec] = &[
     RFC_CLAMP,
 ];
 
+/// `p` was resolved against `RFC_PARAMS`, which has `ledbat`'s names and kinds
+/// (`presets_have_every_ledbat_parameter`), so the conversion cannot fail.
 fn build_rfc(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
+    let cfg = LedbatConfig::try_from(p).expect("ledbat-rfc: spec table and LedbatConfig agree");
     Box::new(Preset {
         name: "ledbat-rfc",
-        inner: Ledbat::new(p, &init),
+        inner: Ledbat::new(&cfg, &init),
     })
 }
 
+/// As `build_rfc`, for `TUNED_PARAMS`.
 fn build_tuned(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
+    let cfg = LedbatConfig::try_from(p).expect("ledbat-tuned: spec table and LedbatConfig agree");
     Box::new(Preset {
         name: "ledbat-tuned",
-        inner: Ledbat::new(p, &init),
+        inner: Ledbat::new(&cfg, &init),
     })
 }
 
@@ -183,17 +226,18 @@ mod tests {
     const MSS: u64 = 1000;
     const MS: i64 = 1_000_000;
 
-    fn make(info: &AlgorithmInfo, user: &[(&str, RawParam)]) -> Box<dyn CongestionControl> {
-        let p = info.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
-        info.instantiate(
-            &p,
-            CcInit {
-                now: Time(0),
-                mss: MSS,
-                initial_cwnd: 10 * MSS,
-                rng: Rng::new(1),
-            },
-        )
+    fn init() -> CcInit {
+        CcInit {
+            now: Time(0),
+            mss: MSS,
+            initial_cwnd: 10 * MSS,
+            rng: Rng::new(1),
+        }
+    }
+
+    /// The preset as the registry builds it, with its defaults.
+    fn make(info: &AlgorithmInfo) -> Box<dyn CongestionControl> {
+        info.instantiate(&ParamSet::defaults(info.params), init())
     }
 
     fn ack(owd_ms: i64) -> AckSample {
@@ -220,36 +264,43 @@ mod tests {
                 .collect();
             assert_eq!(names, base, "{}", info.name);
         }
-        let d = ParamSet::defaults(RFC.params);
+        // Overrides still work.
+        let v = RawParam::Text("25ms".into());
+        let p = TUNED.resolve([("target", &v)]).unwrap();
         assert_eq!(
-            (d.dur("target"), d.f64("gain"), d.f64("gain_dec")),
+            LedbatConfig::try_from(&p).unwrap(),
+            LedbatConfig {
+                target: Dur::from_millis(25),
+                ..LedbatConfig::trang2015_tuned()
+            }
+        );
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        let rfc = LedbatConfig::try_from(&ParamSet::defaults(RFC_PARAMS)).unwrap();
+        assert_eq!(rfc, LedbatConfig::rfc6817());
+        let tuned = LedbatConfig::try_from(&ParamSet::defaults(TUNED_PARAMS)).unwrap();
+        assert_eq!(tuned, LedbatConfig::trang2015_tuned());
+        // The values themselves (RFC 6817 §2.5; Trang 2015 Table 3.1).
+        assert_eq!(
+            (rfc.target, rfc.gain, rfc.gain_dec),
             (Dur::from_millis(100), 1.0, 1.0)
         );
         assert_eq!(
-            (
-                d.int("base_history"),
-                d.int("current_filter"),
-                d.choice("rollover")
-            ),
-            (10, 4, "minute")
+            (rfc.base_history, rfc.current_filter, rfc.rollover),
+            (10, 4, Rollover::MinuteBoundary)
         );
-        assert!(!d.bool("slow_start") && !d.bool("clamp_to_first_owd"));
-        let t = ParamSet::defaults(TUNED.params);
+        assert!(!rfc.slow_start && !rfc.clamp_to_first_owd);
         assert_eq!(
-            (t.dur("target"), t.f64("gain"), t.f64("gain_dec")),
+            (tuned.target, tuned.gain, tuned.gain_dec),
             (Dur::from_millis(5), 1.0, 10.0)
-        );
-        // Overrides still work.
-        let v = RawParam::Text("25ms".into());
-        assert_eq!(
-            TUNED.resolve([("target", &v)]).unwrap().dur("target"),
-            Dur::from_millis(25)
         );
     }
 
     #[test]
     fn rfc_preset_runs_ledbat_without_slow_start() {
-        let mut l = make(&RFC, &[]);
+        let mut l = make(&RFC);
         assert_eq!(l.name(), "ledbat-rfc");
         // Base 10 ms; q = 0: off_target = 1. No slow start: cnt = 1·100 ms·1 segment per
         // ACK; the window grows by one when cnt ≥ cwnd·target = 10·100 ms, i.e. after 10 ACKs.
@@ -263,7 +314,7 @@ mod tests {
 
     #[test]
     fn tuned_preset_decreases_ten_times_faster() {
-        let mut l = make(&TUNED, &[]);
+        let mut l = make(&TUNED);
         assert_eq!(l.name(), "ledbat-tuned");
         // Filter of 4: feed 4 samples at base 10 ms (cnt = 4·5 ms = 20 ms·seg), then
         // 4 at 20 ms: q stays 0 while a 10 ms sample is in the filter (3 more ACKs:
@@ -282,7 +333,13 @@ mod tests {
         l.on_ack(Time(0), &ack(20));
         assert_eq!(l.cwnd(), 9 * MSS);
         // With gain_dec = 1 the same sequence does not decrease yet (−5 per ACK).
-        let mut g = make(&TUNED, &[("gain_dec", RawParam::Float(1.0))]);
+        let mut g = Ledbat::new(
+            &LedbatConfig {
+                gain_dec: 1.0,
+                ..LedbatConfig::trang2015_tuned()
+            },
+            &init(),
+        );
         for d in [10, 10, 10, 10, 20, 20, 20, 20, 20] {
             g.on_ack(Time(0), &ack(d));
         }

@@ -17,7 +17,7 @@
 
 use super::vegas::{acked_pkts, PktWindow};
 use crate::api::*;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Time};
 
@@ -92,8 +92,77 @@ static PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// Where TCP-LP's one-way delay comes from (see the module comment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OwdClock {
+    /// The Linux 4.4 module's computation from jiffy TCP timestamps.
+    Linux44,
+    /// The datapath's exact OWD in nanoseconds.
+    Exact,
+}
+
+/// TCP-LP's parameters. Defaults: Linux 4.4 `tcp_lp.c` as Ong 2020 ran it (§2.2.3,
+/// §3.1); the clock values are inferences, marked so.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpLpConfig {
+    /// Early congestion when sowd ≥ owd_min + threshold_pct·(owd_max − owd_min)/100: 15
+    /// (Linux tcp_lp.c `tcp_lp_pkts_acked`).
+    pub threshold_pct: u64,
+    /// Inference period in RTTs: 3 (Ong 2020 §2.2.3; Linux `lp->inference = 3 * delta`).
+    pub inference_mult: u64,
+    /// OWD source: the Linux 4.4 module (Ong 2020 §3.1, stock tcp_lp on 4.4.15).
+    pub owd_clock: OwdClock,
+    /// Sender's CONFIG_HZ: 250 ([inference] openSUSE Leap 42.1; Ong 2020 notes §2.0).
+    pub hz: u64,
+    /// Receiver's TCP timestamp rate: 250 ([inference] Ong 2020 §3.1: same kernel on all
+    /// hosts).
+    pub remote_hz: u64,
+    /// Sender's uptime at the start: 1 h ([inference] Linux 4.4 INITIAL_JIFFIES).
+    pub sender_uptime: Dur,
+    /// Receiver's uptime at the start: 2 h ([inference]; docs/deviations.md (tcp-lp) §1).
+    pub receiver_uptime: Dur,
+}
+
+impl Default for TcpLpConfig {
+    fn default() -> Self {
+        TcpLpConfig {
+            threshold_pct: 15,
+            inference_mult: 3,
+            owd_clock: OwdClock::Linux44,
+            hz: 250,
+            remote_hz: 250,
+            sender_uptime: Dur::from_secs(3_600),
+            receiver_uptime: Dur::from_secs(7_200),
+        }
+    }
+}
+
+/// The only place TCP-LP's parameter names are looked up.
+impl TryFrom<&ParamSet> for TcpLpConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<Self, ParamError> {
+        let r = p.reader("tcp-lp");
+        Ok(TcpLpConfig {
+            threshold_pct: r.u64("threshold_pct")?,
+            inference_mult: r.u64("inference_mult")?,
+            owd_clock: r.choice_of(
+                "owd_clock",
+                &[("linux-4.4", OwdClock::Linux44), ("exact", OwdClock::Exact)],
+            )?,
+            hz: r.u64("hz")?,
+            remote_hz: r.u64("remote_hz")?,
+            sender_uptime: r.dur("sender_uptime")?,
+            receiver_uptime: r.dur("receiver_uptime")?,
+        })
+    }
+}
+
+/// The registry's entry point. `p` was resolved against `PARAMS`, so the conversion
+/// cannot fail unless the spec table and the config disagree, which
+/// `config_defaults_match_spec_table` rules out.
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(TcpLp::new(p, &init))
+    let cfg = TcpLpConfig::try_from(p).expect("tcp-lp: spec table and TcpLpConfig agree");
+    Box::new(TcpLp::new(&cfg, &init))
 }
 
 /// Linux tcp_lp.c `LP_RESOL` in 4.4: OWD resolution, ticks per second.
@@ -137,12 +206,12 @@ fn jiffies_ts(clock_ns: i128, uptime: Dur, hz: u64) -> u32 {
 }
 
 impl Linux44 {
-    fn new(p: &ParamSet) -> Linux44 {
+    fn new(cfg: &TcpLpConfig) -> Linux44 {
         Linux44 {
-            hz: p.int("hz") as u32,
-            remote_hz_true: p.int("remote_hz") as u64,
-            sender_uptime: p.dur("sender_uptime"),
-            receiver_uptime: p.dur("receiver_uptime"),
+            hz: cfg.hz as u32,
+            remote_hz_true: cfg.remote_hz,
+            sender_uptime: cfg.sender_uptime,
+            receiver_uptime: cfg.receiver_uptime,
             valid_rhz: false,
             sowd: 0,
             owd_min: 0xffff_ffff,
@@ -406,14 +475,14 @@ pub struct TcpLp {
 }
 
 impl TcpLp {
-    pub fn new(p: &ParamSet, init: &CcInit) -> TcpLp {
-        let det = match p.choice("owd_clock") {
-            "exact" => Detector::Exact(Exact::new()),
-            _ => Detector::Linux(Box::new(Linux44::new(p))),
+    pub fn new(cfg: &TcpLpConfig, init: &CcInit) -> TcpLp {
+        let det = match cfg.owd_clock {
+            OwdClock::Exact => Detector::Exact(Exact::new()),
+            OwdClock::Linux44 => Detector::Linux(Box::new(Linux44::new(cfg))),
         };
         TcpLp {
-            threshold_pct: p.int("threshold_pct") as u64,
-            inference_mult: p.int("inference_mult") as u64,
+            threshold_pct: cfg.threshold_pct,
+            inference_mult: cfg.inference_mult,
             mss: init.mss,
             w: PktWindow::new(init.initial_cwnd, init.mss),
             det,
@@ -531,16 +600,26 @@ mod tests {
     const MSS: u64 = 1000;
     const MS: u64 = 1_000_000;
 
-    fn lp_with(clock: &'static str) -> TcpLp {
-        let mut p = ParamSet::defaults(PARAMS);
-        p.set("owd_clock", ParamValue::Choice(clock));
+    fn lp_with(owd_clock: OwdClock) -> TcpLp {
+        let cfg = TcpLpConfig {
+            owd_clock,
+            ..Default::default()
+        };
         let init = CcInit {
             now: Time(0),
             mss: MSS,
             initial_cwnd: 10 * MSS,
             rng: Rng::new(1),
         };
-        TcpLp::new(&p, &init)
+        TcpLp::new(&cfg, &init)
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            TcpLpConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            TcpLpConfig::default()
+        );
     }
 
     fn exact(v: &TcpLp) -> &Exact {
@@ -577,7 +656,7 @@ mod tests {
 
     /// Exact clock; owd_min 50 ms, owd_max 100 ms, sowd 50 ms; threshold = 50 + 15 %·50 = 57.5 ms.
     fn primed(cwnd: u64, ssthresh: u64, last_drop_ms: u64) -> TcpLp {
-        let mut v = lp_with("exact");
+        let mut v = lp_with(OwdClock::Exact);
         let e = exact_mut(&mut v);
         e.owd_min = 50 * MS;
         e.owd_max = 100 * MS;
@@ -591,7 +670,7 @@ mod tests {
 
     #[test]
     fn defaults_are_the_evaluated_kernel() {
-        let v = lp_with("linux-4.4");
+        let v = lp_with(OwdClock::Linux44);
         let l = linux(&v);
         assert_eq!((l.hz, l.remote_hz_true), (250, 250));
         assert_eq!(
@@ -599,7 +678,7 @@ mod tests {
             (Dur::from_secs(3_600), Dur::from_secs(7_200))
         );
         assert_eq!((l.owd_min, l.owd_max, l.sowd), (0xffff_ffff, 0, 0));
-        assert_eq!(ParamSet::defaults(PARAMS).choice("owd_clock"), "linux-4.4");
+        assert_eq!(TcpLpConfig::default().owd_clock, OwdClock::Linux44);
     }
 
     #[test]
@@ -615,7 +694,7 @@ mod tests {
 
     #[test]
     fn linux_remote_hz_estimator_and_integer_owd() {
-        let mut l = Linux44::new(&ParamSet::defaults(PARAMS));
+        let mut l = Linux44::new(&TcpLpConfig::default());
         // First ACK: no reference times yet -> no rhz, no OWD, refs recorded. The threshold
         // test is in u32: 0xffffffff + 15·(0 - 0xffffffff)/100 = 0xffffffff + 15·1/100 =
         // 0xffffffff > sowd/8 = 0 -> nothing.
@@ -665,7 +744,7 @@ mod tests {
 
     #[test]
     fn linux_owd_wraps_when_the_receiver_clock_is_behind() {
-        let mut l = Linux44::new(&ParamSet::defaults(PARAMS));
+        let mut l = Linux44::new(&TcpLpConfig::default());
         l.pkts_acked(1_000, Some((500, 990)), 15, 3);
         // rhz = 250: owd = 501·4 - 991·4 = -1960 -> u32 4_294_965_336. sowd = owd << 3
         // truncated to u32 = 2^32 - 15_680 = 4_294_951_616 -> sowd/8 = 536_868_952;
@@ -681,7 +760,7 @@ mod tests {
         // ACK at 1000 ms with RTT 100 ms and OWD 40 ms: TSecr = jiffies(900 ms) =
         // 825_000 + 225 = 825_225, TSval = jiffies(7200 s - 300 s + 940 ms) = 1_725_000 +
         // 235 = 1_725_235; now = 825_250.
-        let mut v = lp_with("linux-4.4");
+        let mut v = lp_with(OwdClock::Linux44);
         ack_rtt(&mut v, 1_000, 100, 40);
         assert_eq!(
             (
@@ -729,7 +808,7 @@ mod tests {
         // As linux_offset_widens…, but the datapath gives the newest segment's RTT (90 ms)
         // and the echo (100 ms) apart: TSecr comes from the echo, so the reference times
         // are the same as there.
-        let mut v = lp_with("linux-4.4");
+        let mut v = lp_with(OwdClock::Linux44);
         let a = AckSample {
             bytes_acked: MSS,
             rtt: Some(Dur::from_millis(90)),
@@ -770,7 +849,7 @@ mod tests {
         // Exact clock. First sample 50 ms: owd_min = owd_max = sowd/8 = 50 ms; 50 < 50 + 0
         // is false -> early congestion: owd_min = 50, owd_max = 100 ms, cwnd 10 -> 5; the
         // inference flag was false, so Reno slow start still adds one packet: 6.
-        let mut v = lp_with("exact");
+        let mut v = lp_with(OwdClock::Exact);
         ack(&mut v, 100, 50);
         let e = exact(&v);
         assert_eq!(
@@ -833,7 +912,7 @@ mod tests {
 
     #[test]
     fn negative_owd_is_taken_in_absolute_value_and_loss_is_reno() {
-        let mut v = lp_with("exact");
+        let mut v = lp_with(OwdClock::Exact);
         ack_rtt(&mut v, 0, 100, -40);
         assert_eq!(exact(&v).owd_min, 40 * MS);
         v.w.cwnd = 30;

@@ -15,7 +15,7 @@
 
 use super::vegas::{acked_pkts, PktWindow};
 use crate::api::*;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Time};
 
@@ -79,8 +79,91 @@ static PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// Which losses update `rtt_loss`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DelayLossEvents {
+    /// Only timeouts, as the module's CA_EVENT_LOSS.
+    Rto,
+    /// Every loss episode, as the thesis text reads.
+    All,
+}
+
+/// Which ACKs update delay_min/delay_max.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DelaySamples {
+    /// Slow-path ACKs only (SACK, duplicate, in recovery, ECE), as the module.
+    SlowPath,
+    /// Every ACK with an RTT sample.
+    EveryAck,
+}
+
+/// Westwood+LP's parameters. Defaults: the module Ong 2020 evaluated (lbetcp
+/// `tcp_westwoodlp.c` on Linux `tcp_westwood.c`; Ong 2020 §2.2.5, §3.6.2, App. A.3).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WestwoodLpConfig {
+    /// M, the largest virtual queue, packets: 3 (Ong 2020 §2.2.5; lbetcp beta = 3).
+    pub beta: u64,
+    /// The evaluated module's u32 arithmetic: on (Ong 2020 App. A.3.2
+    /// `tcp_westwood_cong_avoid`); off evaluates eq. 2.4 and 2.6 in real arithmetic.
+    pub as_evaluated_truncation: bool,
+    /// Kernel tick rate of the as-evaluated arithmetic: 250 ([inference] openSUSE Linux
+    /// 4.4 CONFIG_HZ=250; Ong 2020 notes §2.0).
+    pub hz: u64,
+    /// Losses that update rtt_loss: timeouts only (lbetcp `tcp_westwood_event`).
+    pub delay_loss_events: DelayLossEvents,
+    /// ACKs that update the RTT extremes: slow path only (lbetcp `tcp_westwood_ack`;
+    /// Ong 2020 notes §2.7).
+    pub delay_samples: DelaySamples,
+    /// Shortest bandwidth sampling interval: 50 ms (Linux tcp_westwood.c
+    /// TCP_WESTWOOD_RTT_MIN = HZ/20).
+    pub bw_window_min: Dur,
+}
+
+impl Default for WestwoodLpConfig {
+    fn default() -> Self {
+        WestwoodLpConfig {
+            beta: 3,
+            as_evaluated_truncation: true,
+            hz: 250,
+            delay_loss_events: DelayLossEvents::Rto,
+            delay_samples: DelaySamples::SlowPath,
+            bw_window_min: Dur::from_millis(50),
+        }
+    }
+}
+
+/// The only place Westwood+LP's parameter names are looked up.
+impl TryFrom<&ParamSet> for WestwoodLpConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<Self, ParamError> {
+        let r = p.reader("westwood-lp");
+        Ok(WestwoodLpConfig {
+            beta: r.u64("beta")?,
+            as_evaluated_truncation: r.bool("as_evaluated_truncation")?,
+            hz: r.u64("hz")?,
+            delay_loss_events: r.choice_of(
+                "delay_loss_events",
+                &[("rto", DelayLossEvents::Rto), ("all", DelayLossEvents::All)],
+            )?,
+            delay_samples: r.choice_of(
+                "delay_samples",
+                &[
+                    ("slow-path", DelaySamples::SlowPath),
+                    ("every-ack", DelaySamples::EveryAck),
+                ],
+            )?,
+            bw_window_min: r.dur("bw_window_min")?,
+        })
+    }
+}
+
+/// The registry's entry point. `p` was resolved against `PARAMS`, so the conversion
+/// cannot fail unless the spec table and the config disagree, which
+/// `config_defaults_match_spec_table` rules out.
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(WestwoodLp::new(p, &init))
+    let cfg =
+        WestwoodLpConfig::try_from(p).expect("westwood-lp: spec table and WestwoodLpConfig agree");
+    Box::new(WestwoodLp::new(&cfg, &init))
 }
 
 /// Linux TCP_WESTWOOD_INIT_RTT (20 s): the RTT assumed before the first sample.
@@ -174,14 +257,14 @@ pub struct WestwoodLp {
 }
 
 impl WestwoodLp {
-    pub fn new(p: &ParamSet, init: &CcInit) -> WestwoodLp {
+    pub fn new(cfg: &WestwoodLpConfig, init: &CcInit) -> WestwoodLp {
         WestwoodLp {
-            beta: p.int("beta") as u32,
-            as_evaluated: p.bool("as_evaluated_truncation"),
-            hz: p.int("hz") as u64,
-            delay_loss_on_all: p.choice("delay_loss_events") == "all",
-            delay_on_every_ack: p.choice("delay_samples") == "every-ack",
-            bw_window_min: p.dur("bw_window_min"),
+            beta: cfg.beta as u32,
+            as_evaluated: cfg.as_evaluated_truncation,
+            hz: cfg.hz,
+            delay_loss_on_all: cfg.delay_loss_events == DelayLossEvents::All,
+            delay_on_every_ack: cfg.delay_samples == DelaySamples::EveryAck,
+            bw_window_min: cfg.bw_window_min,
             mss: init.mss,
             w: PktWindow::new(init.initial_cwnd, init.mss),
             bw_ns_est: 0.0,
@@ -190,7 +273,7 @@ impl WestwoodLp {
             rtt_win_sx: init.now,
             bw_ns_est_j: 0,
             bw_est_j: 0,
-            rtt_win_sx_j: tcp_ts(init.now, p.int("hz") as u64),
+            rtt_win_sx_j: tcp_ts(init.now, cfg.hz),
             prev_una: 0,
             rtt: None,
             rtt_min: INIT_RTT,
@@ -527,21 +610,34 @@ mod tests {
     const MSS: u64 = 1000;
     const MS: u64 = 1_000_000;
 
-    fn wlp_with(as_evaluated: bool, loss_events: &'static str) -> WestwoodLp {
-        let mut p = ParamSet::defaults(PARAMS);
-        p.set("as_evaluated_truncation", ParamValue::Bool(as_evaluated));
-        p.set("delay_loss_events", ParamValue::Choice(loss_events));
-        let init = CcInit {
+    fn init() -> CcInit {
+        CcInit {
             now: Time(0),
             mss: MSS,
             initial_cwnd: 10 * MSS,
             rng: Rng::new(1),
+        }
+    }
+
+    fn wlp_with(as_evaluated: bool, delay_loss_events: DelayLossEvents) -> WestwoodLp {
+        let cfg = WestwoodLpConfig {
+            as_evaluated_truncation: as_evaluated,
+            delay_loss_events,
+            ..Default::default()
         };
-        WestwoodLp::new(&p, &init)
+        WestwoodLp::new(&cfg, &init())
     }
 
     fn wlp(as_evaluated: bool) -> WestwoodLp {
-        wlp_with(as_evaluated, "rto")
+        wlp_with(as_evaluated, DelayLossEvents::Rto)
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            WestwoodLpConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            WestwoodLpConfig::default()
+        );
     }
 
     /// A pure cumulative ACK of one segment (Linux fast path).
@@ -568,16 +664,11 @@ mod tests {
 
     #[test]
     fn defaults_are_the_evaluated_module() {
-        let p = ParamSet::defaults(PARAMS);
-        assert!(p.bool("as_evaluated_truncation"));
+        let c = WestwoodLpConfig::default();
+        assert!(c.as_evaluated_truncation);
         assert_eq!(
-            (
-                p.choice("delay_loss_events"),
-                p.choice("delay_samples"),
-                p.int("beta"),
-                p.int("hz")
-            ),
-            ("rto", "slow-path", 3, 250)
+            (c.delay_loss_events, c.delay_samples, c.beta, c.hz),
+            (DelayLossEvents::Rto, DelaySamples::SlowPath, 3, 250)
         );
     }
 
@@ -601,17 +692,11 @@ mod tests {
         // rtt_min follows every ACK (westwood_fast_bw calls update_rtt_min too).
         assert_eq!(v.rtt_min, Dur::from_millis(100));
         // delay_samples = every-ack: a fast-path ACK counts.
-        let mut p = ParamSet::defaults(PARAMS);
-        p.set("delay_samples", ParamValue::Choice("every-ack"));
-        let mut v = WestwoodLp::new(
-            &p,
-            &CcInit {
-                now: Time(0),
-                mss: MSS,
-                initial_cwnd: 10 * MSS,
-                rng: Rng::new(1),
-            },
-        );
+        let cfg = WestwoodLpConfig {
+            delay_samples: DelaySamples::EveryAck,
+            ..Default::default()
+        };
+        let mut v = WestwoodLp::new(&cfg, &init());
         ack_at(&mut v, 10, 100);
         assert_eq!(v.delay_max, Dur::from_millis(100));
     }
@@ -667,10 +752,10 @@ mod tests {
     /// = 19.6 packets (as evaluated: 784 B/jiffy · 25 jiffies = 19_600 B, /mss 1000 = 19,
     /// /advmss 1012 = 19); delay_min 100 ms, delay_max 120 ms; no loss yet.
     fn primed(as_evaluated: bool) -> WestwoodLp {
-        primed_with(as_evaluated, "rto")
+        primed_with(as_evaluated, DelayLossEvents::Rto)
     }
 
-    fn primed_with(as_evaluated: bool, loss_events: &'static str) -> WestwoodLp {
+    fn primed_with(as_evaluated: bool, loss_events: DelayLossEvents) -> WestwoodLp {
         let mut v = wlp_with(as_evaluated, loss_events);
         v.w.cwnd = 20;
         v.w.ssthresh = 10;
@@ -738,7 +823,7 @@ mod tests {
         // evaluated. Recovery exit sets cwnd = ssthresh = bw_rttmin = 19; set cwnd back to
         // 20 for the test.
         for as_eval in [false, true] {
-            let mut v = primed_with(as_eval, "all");
+            let mut v = primed_with(as_eval, DelayLossEvents::All);
             v.on_congestion(
                 Time(0),
                 &CongestionEvent {

@@ -21,7 +21,7 @@
 //! kept in packets internally (as `tp->snd_cwnd`) and reported in bytes.
 
 use crate::api::*;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Time};
 
@@ -134,55 +134,94 @@ const INITIAL_REDUCTION: i8 = 3;
 /// Linux `TCP_INFINITE_SSTHRESH`.
 const TCP_INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 
+/// How `cwnd >> r` and the s8 `r` behave outside 0..31 (see `shift_semantics`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShiftSemantics {
+    /// As the kernel ran: shift count masked to 5 bits, s8 wrap.
     X86,
+    /// As eq 5.1 reads: cut 0 for r ≥ 32, r saturates.
     Math,
 }
 
-#[derive(Clone, Copy, Debug)]
-pub struct YieldParams {
+/// Yield's parameters, in the module's integer types. Defaults: Ong 2020 Table 5.1 /
+/// §5.4.2 and the App. B `module_param`s, unless noted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct YieldConfig {
+    /// β, % of (smax − smin) used as the delay target (eq 5.4): 15 (Table 5.1).
     pub beta: i32,
+    /// Largest shift r the trend update may reach (smallest cut, 1/32): 5 (Table 5.1).
     pub min_reduction: i32,
+    /// Smallest shift r without cross-traffic (largest cut, 1/8): 3 (Table 5.1).
     pub max_reduction: i32,
+    /// Smallest shift r with cross-traffic (0 = to the 2-segment floor): 0 (Table 5.1).
     pub maxc_reduction: i32,
+    /// Cross-traffic when trend > max(ct_threshold · avg_trend, 1) (eq 5.5): 2 (Table 5.1).
     pub ct_threshold: i32,
+    /// Delay history EWMA weight 1/2^f (eq 5.6): f = 2 (Table 5.1).
     pub hist_factor: u32,
+    /// Long-term trend EWMA weight 1/f (eq 5.7): f = 128 (Table 5.1).
     pub trend_factor: i32,
+    /// Trend (ms) at or above which r decreases: 1 (Table 5.1).
     pub increase_threshold: i32,
+    /// Trend (ms) at or below which r increases: −1 (Table 5.1).
     pub decrease_threshold: i32,
+    /// TCP timestamp tick quantising the OWD: 1 ms (Ong 2020 App. B OWD estimator
+    /// `(tsval - offset) * 1000 / HZ`; Ong 2020 notes §2.0; docs/deviations.md (yield)).
     pub owd_granularity: Dur,
-    pub shift: ShiftSemantics,
+    /// As the kernel ran (Ong 2020 App. B `tcp_yield_cong_avoid`; docs/deviations.md
+    /// (yield)).
+    pub shift_semantics: ShiftSemantics,
 }
 
-impl YieldParams {
-    pub fn from_set(p: &ParamSet) -> YieldParams {
-        YieldParams {
-            beta: p.int("beta") as i32,
-            min_reduction: p.int("min_reduction") as i32,
-            max_reduction: p.int("max_reduction") as i32,
-            maxc_reduction: p.int("maxc_reduction") as i32,
-            ct_threshold: p.int("ct_threshold") as i32,
-            hist_factor: p.int("hist_factor") as u32,
-            trend_factor: p.int("trend_factor") as i32,
-            increase_threshold: p.int("increase_threshold") as i32,
-            decrease_threshold: p.int("decrease_threshold") as i32,
-            owd_granularity: p.dur("owd_granularity"),
-            shift: if p.choice("shift_semantics") == "math" {
-                ShiftSemantics::Math
-            } else {
-                ShiftSemantics::X86
-            },
+impl Default for YieldConfig {
+    fn default() -> Self {
+        YieldConfig {
+            beta: 15,
+            min_reduction: 5,
+            max_reduction: 3,
+            maxc_reduction: 0,
+            ct_threshold: 2,
+            hist_factor: 2,
+            trend_factor: 128,
+            increase_threshold: 1,
+            decrease_threshold: -1,
+            owd_granularity: Dur::from_millis(1),
+            shift_semantics: ShiftSemantics::X86,
         }
     }
 }
 
+/// The only place Yield's parameter names are looked up. The spec table's ranges fit
+/// the module's integer types, so the casts do not truncate.
+impl TryFrom<&ParamSet> for YieldConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<Self, ParamError> {
+        let r = p.reader("yield");
+        Ok(YieldConfig {
+            beta: r.int("beta")? as i32,
+            min_reduction: r.int("min_reduction")? as i32,
+            max_reduction: r.int("max_reduction")? as i32,
+            maxc_reduction: r.int("maxc_reduction")? as i32,
+            ct_threshold: r.int("ct_threshold")? as i32,
+            hist_factor: r.int("hist_factor")? as u32,
+            trend_factor: r.int("trend_factor")? as i32,
+            increase_threshold: r.int("increase_threshold")? as i32,
+            decrease_threshold: r.int("decrease_threshold")? as i32,
+            owd_granularity: r.dur("owd_granularity")?,
+            shift_semantics: r.choice_of(
+                "shift_semantics",
+                &[("x86", ShiftSemantics::X86), ("math", ShiftSemantics::Math)],
+            )?,
+        })
+    }
+}
+
+/// The registry's entry point. `p` was resolved against `PARAMS`, so the conversion
+/// cannot fail unless the spec table and the config disagree, which
+/// `config_defaults_match_spec_table` rules out.
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Yield::new(
-        YieldParams::from_set(p),
-        init.mss,
-        init.initial_cwnd,
-    ))
+    let cfg = YieldConfig::try_from(p).expect("yield: spec table and YieldConfig agree");
+    Box::new(Yield::new(&cfg, &init))
 }
 
 /// `update_delay` (tcp_yield.c): EWMA scaled by 2^f with u32 wrap-around.
@@ -209,7 +248,7 @@ fn update_delay_trend(delay: i32, average: i32, trend_factor: i32) -> i32 {
 
 #[derive(Clone, Debug)]
 pub struct Yield {
-    p: YieldParams,
+    p: YieldConfig,
     mss: u64,
     // Linux window state, in packets (tp->snd_cwnd, snd_ssthresh, snd_cwnd_cnt).
     cwnd: u32,
@@ -237,12 +276,12 @@ pub struct Yield {
 }
 
 impl Yield {
-    pub fn new(p: YieldParams, mss: u64, initial_cwnd: u64) -> Yield {
-        let mss = mss.max(1);
+    pub fn new(cfg: &YieldConfig, init: &CcInit) -> Yield {
+        let mss = init.mss.max(1);
         Yield {
-            p,
+            p: *cfg,
             mss,
-            cwnd: ((initial_cwnd / mss).max(1)).min(u32::MAX as u64) as u32,
+            cwnd: ((init.initial_cwnd / mss).max(1)).min(u32::MAX as u64) as u32,
             ssthresh: TCP_INFINITE_SSTHRESH,
             cwnd_cnt: 0,
             // tcp_yield_init
@@ -263,7 +302,7 @@ impl Yield {
     /// C conversion of an `int` result into the s8 `reduction_factor`: two's-complement
     /// wrap as gcc does ("x86"), or saturation ("math").
     fn to_s8(&self, x: i32) -> i8 {
-        match self.p.shift {
+        match self.p.shift_semantics {
             ShiftSemantics::X86 => x as i8,
             ShiftSemantics::Math => x.clamp(i8::MIN as i32, i8::MAX as i32) as i8,
         }
@@ -273,7 +312,7 @@ impl Yield {
     /// 0..31 is undefined; x86 `shr` masks it to 5 bits, which is what the testbed ran.
     fn cwnd_shr_r(&self) -> u32 {
         let r = self.reduction_factor as i32;
-        match self.p.shift {
+        match self.p.shift_semantics {
             ShiftSemantics::X86 => self.cwnd >> ((r as u32) & 31),
             ShiftSemantics::Math => {
                 if (0..32).contains(&r) {
@@ -555,12 +594,29 @@ mod tests {
 
     const MSS: u64 = 1000;
 
-    fn params() -> YieldParams {
-        YieldParams::from_set(&ParamSet::defaults(PARAMS))
+    fn params() -> YieldConfig {
+        YieldConfig::default()
+    }
+
+    fn init(cwnd_pkts: u64) -> CcInit {
+        CcInit {
+            now: Time(0),
+            mss: MSS,
+            initial_cwnd: cwnd_pkts * MSS,
+            rng: crate::rng::Rng::new(1),
+        }
     }
 
     fn yield_pkts(cwnd_pkts: u64) -> Yield {
-        Yield::new(params(), MSS, cwnd_pkts * MSS)
+        Yield::new(&params(), &init(cwnd_pkts))
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            YieldConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            YieldConfig::default()
+        );
     }
 
     fn ms(x: i64) -> Option<i64> {
@@ -602,7 +658,7 @@ mod tests {
         assert_eq!((p.ct_threshold, p.hist_factor, p.trend_factor), (2, 2, 128));
         assert_eq!((p.increase_threshold, p.decrease_threshold), (1, -1));
         assert_eq!(p.owd_granularity, Dur::from_millis(1));
-        assert_eq!(p.shift, ShiftSemantics::X86);
+        assert_eq!(p.shift_semantics, ShiftSemantics::X86);
         let y = yield_pkts(10);
         assert_eq!(
             (y.reduction_factor, y.cwnd(), y.ssthresh()),
@@ -744,9 +800,11 @@ mod tests {
         y.delay_smax = 8 * 10;
         assert_eq!(y.target_ms(), 214_746);
         // beta = 50 %: 5000·40/10000 = 20.
-        let mut p = params();
-        p.beta = 50;
-        let mut y = Yield::new(p, MSS, 10 * MSS);
+        let p = YieldConfig {
+            beta: 50,
+            ..Default::default()
+        };
+        let mut y = Yield::new(&p, &init(10));
         y.delay_smin = 8 * 20;
         y.delay_smax = 8 * 60;
         assert_eq!(y.target_ms(), 20);
@@ -882,7 +940,7 @@ mod tests {
         // qdelay = 40 − 20 = 20 > target 6 → an MD on every ACK with r += 1 unclamped.
         let setup = |shift| {
             let mut y = ca_state(40);
-            y.p.shift = shift;
+            y.p.shift_semantics = shift;
             y.delay_trend = 0;
             y
         };
@@ -931,9 +989,11 @@ mod tests {
         y.pkts_acked(None); // no timestamps: delay kept
         assert_eq!(y.delay, 7);
         // HZ = 250: 4 ms ticks. 7.9 ms → 1 tick → 4 ms; 3.9 ms → 0 ticks → kept.
-        let mut p = params();
-        p.owd_granularity = Dur::from_millis(4);
-        let mut y = Yield::new(p, MSS, 10 * MSS);
+        let p = YieldConfig {
+            owd_granularity: Dur::from_millis(4),
+            ..Default::default()
+        };
+        let mut y = Yield::new(&p, &init(10));
         y.pkts_acked(ms(50));
         y.pkts_acked(Some(57_900_000));
         assert_eq!(y.delay, 4);

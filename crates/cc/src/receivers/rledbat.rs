@@ -22,9 +22,9 @@
 //! writing this; where the facts come from and every choice: docs/deviations.md
 //! "rLEDBAT (RFC 9840)".
 
-use crate::algorithms::ledbat_plus_plus::{Phase, PlusPlusClock};
+use crate::algorithms::ledbat_plus_plus::{Phase, PlusPlusClock, PlusPlusClockParams};
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::receiver_api::{ReceiveWindowControl, ReceiverAlgorithmInfo, RecvInit, RecvSample};
 use crate::units::{Dur, Time};
 
@@ -168,8 +168,111 @@ static PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// rLEDBAT's parameters. Defaults: RFC 9840 with LEDBAT++'s window algorithm
+/// (draft-irtf-iccrg-ledbat-plus-plus, sections named in quotes), Apple XNU
+/// `tcp_rledbat.c` and the UC3M `rledbat_module` where the texts give no number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RledbatConfig {
+    /// TARGET queueing delay: 60 ms (RFC 9840, LEDBAT++ TARGET; UC3M TARGET 60 ms).
+    pub target: Dur,
+    /// GAIN = 1/min(max_gain_divisor, ⌈gain_target_factor·TARGET/base RTT⌉): 16
+    /// (LEDBAT++ "Reduced GAIN"; Apple GAIN_CONSTANT 16).
+    pub max_gain_divisor: u64,
+    /// The 2 in ⌈2·TARGET/base RTT⌉ (LEDBAT++ "Reduced GAIN"; Apple rledbat_gain()).
+    pub gain_target_factor: f64,
+    /// C in W += max(GAIN − C·W·(q/TARGET − 1), −W·md_cap): 1 (LEDBAT++
+    /// "Multiplicative decrease"; UC3M CONSTANT 1).
+    pub decrease_constant: f64,
+    /// Largest delay-based decrease per RTT as a fraction of RLWND: 1/2 (LEDBAT++
+    /// "Multiplicative decrease"; Apple min(q/T − 1, 1/2)).
+    pub md_cap: f64,
+    /// Slow start ends above this fraction of TARGET: 3/4 (LEDBAT++ "Modified slow
+    /// start"; Apple ss_target = 3·target/4).
+    pub ss_exit: f64,
+    /// Periodic slowdowns: on (LEDBAT++ "Periodic slowdown"; Apple, UC3M).
+    pub slowdown: bool,
+    /// RLWND during a slowdown, packets: 2 (LEDBAT++ "Periodic slowdown"; Apple
+    /// bg_ss_fltsz 2).
+    pub slowdown_window: u64,
+    /// RTTs RLWND stays frozen: 2 (LEDBAT++ "Periodic slowdown"; Apple 2·rcv_srtt).
+    pub slowdown_rtts: f64,
+    /// Slowdown durations between a slowdown's end and the next: 9 (LEDBAT++; Apple, UC3M).
+    pub slowdown_interval: f64,
+    /// RTTs from the initial slow start's end to the first slowdown: 2 (LEDBAT++; Apple,
+    /// UC3M).
+    pub initial_slowdown_rtts: f64,
+    /// BASE_HISTORY one-minute RTT minima: 10 (RFC 6817 §2.5, kept by LEDBAT++ and
+    /// rLEDBAT).
+    pub base_history: usize,
+    /// CURRENT_FILTER, RTT samples: 4 (RFC 6817 §2.4.2 as LEDBAT++ uses it; see
+    /// deviations).
+    pub current_filter: usize,
+    /// Smallest RLWND after a decrease, packets: 2 (LEDBAT++/RFC 6817 MIN_CWND; Apple
+    /// bg_ss_fltsz 2; UC3M MIN_REDUCTION_BYTES 2 MSS).
+    pub min_window: u64,
+    /// RLWND when the connection starts, packets: 2 (Apple tcp_rledbat_rwnd_init; UC3M
+    /// uses 1 MSS; see deviations).
+    pub initial_window: u64,
+    /// RTTs RLWND is left alone after a retransmission halved it: 1 (RFC 9840, once per
+    /// RTT as LEDBAT++ on loss; Apple uses 2·rcv_srtt).
+    pub loss_holdoff_rtts: f64,
+}
+
+impl Default for RledbatConfig {
+    fn default() -> Self {
+        RledbatConfig {
+            target: Dur::from_millis(60),
+            max_gain_divisor: 16,
+            gain_target_factor: 2.0,
+            decrease_constant: 1.0,
+            md_cap: 0.5,
+            ss_exit: 0.75,
+            slowdown: true,
+            slowdown_window: 2,
+            slowdown_rtts: 2.0,
+            slowdown_interval: 9.0,
+            initial_slowdown_rtts: 2.0,
+            base_history: 10,
+            current_filter: 4,
+            min_window: 2,
+            initial_window: 2,
+            loss_holdoff_rtts: 1.0,
+        }
+    }
+}
+
+/// The only place rLEDBAT's parameter names are looked up.
+impl TryFrom<&ParamSet> for RledbatConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<Self, ParamError> {
+        let r = p.reader("rledbat");
+        Ok(RledbatConfig {
+            target: r.dur("target")?,
+            max_gain_divisor: r.u64("max_gain_divisor")?,
+            gain_target_factor: r.f64("gain_target_factor")?,
+            decrease_constant: r.f64("decrease_constant")?,
+            md_cap: r.f64("md_cap")?,
+            ss_exit: r.f64("ss_exit")?,
+            slowdown: r.bool("slowdown")?,
+            slowdown_window: r.u64("slowdown_window")?,
+            slowdown_rtts: r.f64("slowdown_rtts")?,
+            slowdown_interval: r.f64("slowdown_interval")?,
+            initial_slowdown_rtts: r.f64("initial_slowdown_rtts")?,
+            base_history: r.usize("base_history")?,
+            current_filter: r.usize("current_filter")?,
+            min_window: r.u64("min_window")?,
+            initial_window: r.u64("initial_window")?,
+            loss_holdoff_rtts: r.f64("loss_holdoff_rtts")?,
+        })
+    }
+}
+
+/// The registry's entry point. `p` was resolved against `PARAMS`, so the conversion
+/// cannot fail unless the spec table and the config disagree, which
+/// `config_defaults_match_spec_table` rules out.
 fn build(p: &ParamSet, init: RecvInit) -> Box<dyn ReceiveWindowControl> {
-    Box::new(Rledbat::new(p, &init))
+    let cfg = RledbatConfig::try_from(p).expect("rledbat: spec table and RledbatConfig agree");
+    Box::new(Rledbat::new(&cfg, &init))
 }
 
 #[derive(Clone, Debug)]
@@ -203,25 +306,32 @@ pub struct Rledbat {
 }
 
 impl Rledbat {
-    pub fn new(p: &ParamSet, init: &RecvInit) -> Rledbat {
+    pub fn new(cfg: &RledbatConfig, init: &RecvInit) -> Rledbat {
         let mss = init.mss.max(1);
-        let min_window = p.int("min_window") as f64;
         let max_window = ((init.max_window / mss) as f64).max(1.0);
         Rledbat {
             est: LedbatDelayEstimator::new(
-                p.int("base_history") as usize,
-                p.int("current_filter") as usize,
+                cfg.base_history,
+                cfg.current_filter,
                 Rollover::MinuteBoundary,
             ),
-            clock: PlusPlusClock::from_params(p),
-            c: p.f64("decrease_constant"),
-            md_cap: p.f64("md_cap"),
-            ss_exit: p.f64("ss_exit"),
-            slowdown_window: p.int("slowdown_window") as f64,
-            min_window,
-            loss_holdoff_rtts: p.f64("loss_holdoff_rtts"),
+            clock: PlusPlusClock::new(&PlusPlusClockParams {
+                target: cfg.target,
+                max_gain_divisor: cfg.max_gain_divisor,
+                gain_target_factor: cfg.gain_target_factor,
+                slowdown: cfg.slowdown,
+                slowdown_rtts: cfg.slowdown_rtts,
+                slowdown_interval: cfg.slowdown_interval,
+                initial_slowdown_rtts: cfg.initial_slowdown_rtts,
+            }),
+            c: cfg.decrease_constant,
+            md_cap: cfg.md_cap,
+            ss_exit: cfg.ss_exit,
+            slowdown_window: cfg.slowdown_window as f64,
+            min_window: cfg.min_window as f64,
+            loss_holdoff_rtts: cfg.loss_holdoff_rtts,
             max_window,
-            w: (p.int("initial_window") as f64).min(max_window),
+            w: (cfg.initial_window as f64).min(max_window),
             ssthresh: f64::INFINITY,
             mss,
             queuing_delay: 0.0,
@@ -433,15 +543,21 @@ impl ReceiveWindowControl for Rledbat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::RawParam;
 
     const MSS: u64 = 1000;
     const MS: u64 = 1_000_000;
 
-    fn make(user: &[(&str, RawParam)]) -> Rledbat {
-        let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            RledbatConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            RledbatConfig::default()
+        );
+    }
+
+    fn make(cfg: RledbatConfig) -> Rledbat {
         Rledbat::new(
-            &p,
+            &cfg,
             &RecvInit {
                 now: Time(0),
                 mss: MSS,
@@ -493,7 +609,7 @@ mod tests {
 
     #[test]
     fn rtt_is_now_minus_the_first_new_tsecr() {
-        let mut r = make(&[]);
+        let mut r = make(RledbatConfig::default());
         // A segment with no echo gives no sample.
         r.on_data(
             at(1),
@@ -538,7 +654,7 @@ mod tests {
 
     #[test]
     fn dynamic_gain() {
-        let mut r = make(&[]);
+        let mut r = make(RledbatConfig::default());
         assert_eq!(r.gain(), 1.0 / 16.0); // no base yet
         let mut f = Feed::new();
         // Base 50 ms: ⌈2·60/50⌉ = ⌈2.4⌉ = 3 → 1/3.
@@ -550,14 +666,14 @@ mod tests {
         f.data(&mut r, 102, 0, 2);
         assert_eq!(r.gain(), 1.0 / 16.0);
         // Base 150 ms: ⌈0.8⌉ = 1 → GAIN 1.
-        let mut r = make(&[]);
+        let mut r = make(RledbatConfig::default());
         Feed::new().data(&mut r, 200, 0, 150);
         assert_eq!(r.gain(), 1.0);
     }
 
     #[test]
     fn slow_start_grows_gain_per_segment_and_ends_above_three_quarters_of_target() {
-        let mut r = make(&[]);
+        let mut r = make(RledbatConfig::default());
         let mut f = Feed::new();
         assert_eq!(r.rwnd(), 2 * MSS); // initial_window 2
                                        // RTT 20 ms → base 20 → GAIN = 1/⌈120/20⌉ = 1/6. Six segments add one packet: 3.
@@ -585,7 +701,10 @@ mod tests {
     }
 
     fn in_ca(w: f64) -> (Rledbat, Feed) {
-        let mut r = make(&[("slowdown", RawParam::Bool(false))]);
+        let mut r = make(RledbatConfig {
+            slowdown: false,
+            ..Default::default()
+        });
         let mut f = Feed::new();
         f.data(&mut r, 0, 0, 20); // base 20 ms → GAIN 1/6
         r.clock.phase = Phase::CongestionAvoidance;
@@ -640,9 +759,8 @@ mod tests {
 
     #[test]
     fn the_window_never_exceeds_the_flow_control_window() {
-        let p = INFO.resolve(std::iter::empty()).unwrap();
         let mut r = Rledbat::new(
-            &p,
+            &RledbatConfig::default(),
             &RecvInit {
                 now: Time(0),
                 mss: MSS,
@@ -701,7 +819,7 @@ mod tests {
 
     #[test]
     fn periodic_slowdown_cycle() {
-        let mut r = make(&[]);
+        let mut r = make(RledbatConfig::default());
         let mut f = Feed::new();
         // Base 100 ms → GAIN = 1/⌈1.2⌉ = 1/2. Slow start from 2: 36 segments → +18 = 20.
         f.data(&mut r, 100, 36, 100);
