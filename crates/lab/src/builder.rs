@@ -36,6 +36,11 @@ impl From<i64> for Arg {
         Arg(Value::Integer(v))
     }
 }
+impl From<i32> for Arg {
+    fn from(v: i32) -> Arg {
+        Arg(Value::Integer(v.into()))
+    }
+}
 impl From<u32> for Arg {
     fn from(v: u32) -> Arg {
         Arg(Value::Integer(v.into()))

@@ -12,7 +12,8 @@
 //! Internet "Cork" runs cross an unknown path and are not modelled).
 
 use super::*;
-use crate::scenario::parse;
+use crate::builder::{Buffer, FlowBuilder, LinkBuilder, ScenarioBuilder};
+use scavenger_cc::{Dur, Rate};
 
 /// §4.1 / Wallenburg 2018 notes §8.1: "100 Mbit/s", "RTT 30 ms (15 ms one-way)", "1 BDP = 250 packets".
 pub const RATE_MBPS: u64 = 100;
@@ -54,20 +55,36 @@ pub fn predicted_jain() -> f64 {
 }
 
 /// The DA-LBE flow of `controller`: the base algorithm it controls, with its parameters.
-fn dalbe_flow(controller: &str, start: u64, deadline: u32) -> String {
-    let base = match controller {
+fn dalbe_flow(controller: &str, start: u64, deadline: u32) -> FlowBuilder {
+    let flow = match controller {
         // §5.1.2: "The α and β parameters are both set to 16".
-        "vegas-mbc" => "algorithm = \"vegas\"\nparams = { alpha = 16, beta = 16 }\n",
-        _ => "algorithm = \"cubic\"\n",
+        "vegas-mbc" => FlowBuilder::tcp("dalbe", "vegas")
+            .param("alpha", 16)
+            .param("beta", 16),
+        _ => FlowBuilder::tcp("dalbe", "cubic"),
     };
-    format!("[[flow]]\nname = \"dalbe\"\n{base}start = \"{start}s\"\nsize = \"{SIZE_MB}MB\"\ndeadline = \"{deadline}s\"\ndalbe = {{ controller = \"{controller}\" }}\n")
+    flow.start(secs(start))
+        .size_bytes(SIZE_MB * 1_000_000)
+        .deadline(secs(deadline.into()), controller)
 }
 
-fn testbed(name: &str, run_s: u64) -> String {
-    format!(
-        "name = \"{name}\"\nduration = \"{run_s}s\"\n[link]\nrate = \"{RATE_MBPS}Mbit\"\ndelay = \"{ONE_WAY_MS}ms\"\nbuffer = \"{BUFFER_PKTS} packets\"\n\
-         [[flow]]\nname = \"noise\"\nkind = \"cbr\"\nrate = \"{NOISE_MBPS}Mbit\"\npacket_size = 1472\narrivals = \"poisson\"\n"
-    )
+fn secs(s: u64) -> Dur {
+    Dur::from_secs(s)
+}
+
+/// §4.1's testbed: the link and the Poisson UDP noise.
+fn testbed(name: &str, run_s: u64) -> ScenarioBuilder {
+    ScenarioBuilder::new(name, secs(run_s))
+        .link(
+            LinkBuilder::new(Rate::from_mbps(RATE_MBPS), Dur::from_millis(ONE_WAY_MS))
+                .buffer(Buffer::Packets(BUFFER_PKTS as u32)),
+        )
+        .flow(FlowBuilder::cbr(
+            "noise",
+            Rate::from_mbps(NOISE_MBPS),
+            1472,
+            true,
+        ))
 }
 
 pub fn long_id(controller: &str) -> String {
@@ -78,9 +95,10 @@ pub fn short_id(controller: &str) -> String {
     format!("short/{controller}")
 }
 
-fn build(id: &str, group: &str, controller: &str, text: String) -> Experiment {
-    let scenario =
-        parse(id, &text).unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"));
+fn build(id: &str, group: &str, controller: &str, scenario: ScenarioBuilder) -> Experiment {
+    let scenario = scenario
+        .build()
+        .unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"));
     Experiment {
         id: id.to_string(),
         group: group.to_string(),
@@ -93,15 +111,20 @@ fn build(id: &str, group: &str, controller: &str, text: String) -> Experiment {
 /// as its start to its deadline (10–610 s; a run-specific window is not possible).
 fn long_term(controller: &str) -> Experiment {
     let id = long_id(controller);
-    let mut t = testbed(&id, LONG_RUN_S);
-    t += "[[flow]]\nname = \"be\"\nalgorithm = \"cubic\"\n";
-    t += &dalbe_flow(controller, LONG_START_S, LONG_DEADLINE_S);
-    t += &format!("[measure]\njain = [{{ name = \"active\", flows = [\"be\", \"dalbe\"], from = \"{LONG_START_S}s\", to = \"{}s\" }}]\n", LONG_START_S + LONG_DEADLINE_S as u64);
+    let sc = testbed(&id, LONG_RUN_S)
+        .flow(FlowBuilder::tcp("be", "cubic"))
+        .flow(dalbe_flow(controller, LONG_START_S, LONG_DEADLINE_S))
+        .jain(
+            "active",
+            &["be", "dalbe"],
+            secs(LONG_START_S),
+            secs(LONG_START_S + LONG_DEADLINE_S as u64),
+        );
     build(
         &id,
         "long term: one BE CUBIC flow, 1625 MB due in 600 s",
         controller,
-        t,
+        sc,
     )
 }
 
@@ -115,35 +138,28 @@ pub const BEFORE_600: usize = 3;
 
 fn short_term(controller: &str) -> Experiment {
     let id = short_id(controller);
-    let mut t = testbed(&id, SHORT_RUN_S);
+    let mut sc = testbed(&id, SHORT_RUN_S);
     for (i, (start, end)) in SHORT_BE.iter().enumerate() {
-        t += &format!(
-            "[[flow]]\nname = \"be.{}\"\nalgorithm = \"cubic\"\nstart = \"{start}s\"\n",
-            i + 1
-        );
+        let mut be = FlowBuilder::tcp(&format!("be.{}", i + 1), "cubic").start(secs(*start));
         if *end < SHORT_RUN_S {
-            t += &format!("stop = \"{end}s\"\n");
+            be = be.stop(secs(*end));
         }
+        sc = sc.flow(be);
     }
-    t += &dalbe_flow(controller, SHORT_START_S, SHORT_DEADLINE_S);
-    let w = |name: &str, from: u64| {
-        format!(
-            "{{ name = \"{name}\", flows = [\"dalbe\"], from = \"{from}s\", to = \"{}s\" }}",
-            from + 10
-        )
-    };
-    t += &format!(
-        "[measure]\njain = [{}, {}, {}, {}]\n",
-        w("idle gap", 1000),
-        w("before the gap", 990),
-        w("after 600 s", 600),
-        w("before 600 s", 590)
-    );
+    sc = sc.flow(dalbe_flow(controller, SHORT_START_S, SHORT_DEADLINE_S));
+    for (name, from) in [
+        ("idle gap", 1000),
+        ("before the gap", 990),
+        ("after 600 s", 600),
+        ("before 600 s", 590),
+    ] {
+        sc = sc.jain(name, &["dalbe"], secs(from), secs(from + 10));
+    }
     build(
         &id,
         "short term: six BE CUBIC flows come and go, 1625 MB due in 1300 s",
         controller,
-        t,
+        sc,
     )
 }
 
