@@ -19,7 +19,8 @@
 //! Jain group is the thesis's measurement window, so `WinUtil(0, role)` is its η (% of C).
 
 use super::*;
-use crate::scenario::parse;
+use crate::builder::{Buffer, FlowBuilder, LinkBuilder, ScenarioBuilder};
+use scavenger_cc::{Dur, Rate};
 
 /// §3.2 [T L848–873]: C = 10 Mb/s, one-way propagation delay 50 ms, P = 1500 B.
 const C_MBPS: u64 = 10;
@@ -62,11 +63,10 @@ impl Ledbat {
     }
     /// The Valenti-module LEDBAT the thesis ran [T L850]: our `ledbat-rfc` preset (history
     /// 10, filter 4, no slow start) with the target and decrease gain set.
-    fn flow_params(self) -> String {
-        format!(
-            "algorithm = \"ledbat-rfc\"\nparams = {{ target = \"{}ms\", gain_dec = {} }}\n",
-            self.target_ms, self.gain_dec
-        )
+    fn flow(self, name: &str) -> FlowBuilder {
+        FlowBuilder::tcp(name, "ledbat-rfc")
+            .param("target", Dur::from_millis(self.target_ms))
+            .param("gain_dec", self.gain_dec as i64)
     }
 }
 
@@ -96,13 +96,13 @@ impl Lbe {
             Lbe::Nice => "TCP Nice".into(),
         }
     }
-    fn flow_params(self) -> String {
+    fn flow(self, name: &str) -> FlowBuilder {
         match self {
-            Lbe::Ledbat(l) => l.flow_params(),
+            Lbe::Ledbat(l) => l.flow(name),
             // §5.1.2: τ = 100 ms in every FLOWER experiment (the registry default).
-            Lbe::Flower => "algorithm = \"flower\"\nparams = { target = \"100ms\" }\n".into(),
-            Lbe::TcpLp => "algorithm = \"tcp-lp\"\n".into(),
-            Lbe::Nice => "algorithm = \"nice\"\n".into(),
+            Lbe::Flower => FlowBuilder::tcp(name, "flower").param("target", Dur::from_millis(100)),
+            Lbe::TcpLp => FlowBuilder::tcp(name, "tcp-lp"),
+            Lbe::Nice => FlowBuilder::tcp(name, "nice"),
         }
     }
 }
@@ -110,26 +110,23 @@ impl Lbe {
 /// Chapter 5's LEDBAT: "τ = 100 ms" with the RFC's gain [T L1413].
 const CH5_LEDBAT: Lbe = Lbe::Ledbat(RFC);
 
-/// A flow of the scenario: name, protocol lines, start (ms).
+/// A flow of the scenario: its name (for the Jain groups) and the flow.
 struct FlowDef {
     name: String,
-    proto: String,
-    start_ms: u64,
+    flow: FlowBuilder,
 }
 
 fn tcp_flow(name: &str, alg: &str, start_ms: u64) -> FlowDef {
     FlowDef {
         name: name.into(),
-        proto: format!("algorithm = \"{alg}\"\n"),
-        start_ms,
+        flow: FlowBuilder::tcp(name, alg).start(Dur::from_millis(start_ms)),
     }
 }
 
 fn lbe_flow(name: &str, lbe: Lbe, start_ms: u64) -> FlowDef {
     FlowDef {
         name: name.into(),
-        proto: lbe.flow_params(),
-        start_ms,
+        flow: lbe.flow(name).start(Dur::from_millis(start_ms)),
     }
 }
 
@@ -143,32 +140,31 @@ fn scenario(
     c_mbps: u64,
     owd_ms: u64,
     buffer: u64,
-    qdisc: &str,
-    flows: &[FlowDef],
+    qdisc: Aqm,
+    flows: Vec<FlowDef>,
     windows: &[(u64, u64)],
 ) -> crate::scenario::Scenario {
-    let mut t = format!("name = \"{id}\"\nduration = \"{dur_s}s\"\n[link]\nrate = \"{c_mbps}Mbit\"\ndelay = \"{owd_ms}ms\"\nbuffer = \"{buffer} packets\"\n{qdisc}");
+    let link = LinkBuilder::new(Rate::from_mbps(c_mbps), Dur::from_millis(owd_ms))
+        .buffer(Buffer::Packets(buffer as u32));
+    let mut sc = ScenarioBuilder::new(id, Dur::from_secs(dur_s)).link(qdisc(link));
+    let names: Vec<String> = flows.iter().map(|f| f.name.clone()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     // ns-2's TCPSink (and TCP-Linux's Sack1 sink) acknowledges every packet; with delayed
     // ACKs a LEDBAT flow at its 2-packet floor would count the receiver's 40 ms ACK delay
     // as queueing delay (its one-way delay comes from the echoed timestamps).
     for f in flows {
-        t += &format!(
-            "[[flow]]\nname = \"{}\"\n{}start = \"{}ms\"\ndelayed_ack = false\n",
-            f.name, f.proto, f.start_ms
+        sc = sc.flow(f.flow.delayed_ack(false));
+    }
+    for &(a, b) in windows {
+        sc = sc.jain(
+            &format!("{a}-{b}s"),
+            &names,
+            Dur::from_secs(a),
+            Dur::from_secs(b),
         );
     }
-    let names: Vec<String> = flows.iter().map(|f| format!("\"{}\"", f.name)).collect();
-    let groups: Vec<String> = windows
-        .iter()
-        .map(|(a, b)| {
-            format!(
-                "{{ name = \"{a}-{b}s\", flows = [{}], from = \"{a}s\", to = \"{b}s\" }}",
-                names.join(", ")
-            )
-        })
-        .collect();
-    t += &format!("[measure]\njain = [{}]\n", groups.join(", "));
-    parse(id, &t).unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"))
+    sc.build()
+        .unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"))
 }
 
 /// Start order of §3.2: A both at 0 s, B TCP at 20 s, C LEDBAT at 20 s [T L869–873].
@@ -214,7 +210,7 @@ fn versus(tcp: &str, b: u64, lbe: Option<Ledbat>, order: Order) -> Experiment {
         (Some(l), o) => format!("{}, B = {b}, order {o:?}", l.mechanism()),
     };
     Experiment {
-        scenario: scenario(&id, 200, C_MBPS, OWD_MS, b, "", &flows, &[(50, 200)]),
+        scenario: scenario(&id, 200, C_MBPS, OWD_MS, b, droptail, flows, &[(50, 200)]),
         id,
         group,
         mechanism,
@@ -254,7 +250,7 @@ fn sweep(c: u64, d: u64, b: u64, l: Ledbat) -> Experiment {
         tcp_flow("tcp", "newreno", 200_000),
     ];
     Experiment {
-        scenario: scenario(&id, 1000, c, d, b, "", &flows, &[(500, 1000)]),
+        scenario: scenario(&id, 1000, c, d, b, droptail, flows.into(), &[(500, 1000)]),
         id,
         group: format!("§3.3 sweep {c} Mbit/s, {}", l.mechanism()),
         mechanism: format!("{d} ms, B = {b}"),
@@ -280,8 +276,8 @@ fn latecomer(lbe: Lbe) -> Experiment {
             C_MBPS,
             OWD_MS,
             b,
-            "",
-            &flows,
+            droptail,
+            flows.into(),
             &[(40, 150), (130, 150), (100, 150)],
         ),
         id,
@@ -341,8 +337,8 @@ fn load(n: u64, lbe: Option<Lbe>) -> Experiment {
             C_MBPS,
             OWD_MS,
             buffer_pkts(10, C_MBPS, OWD_MS),
-            "",
-            &flows,
+            droptail,
+            flows.into(),
             &[(600, 1200)],
         ),
         id,
@@ -367,8 +363,8 @@ fn dynamics(lbe: Lbe) -> Experiment {
             C_MBPS,
             OWD_MS,
             buffer_pkts(10, C_MBPS, OWD_MS),
-            "",
-            &flows,
+            droptail,
+            flows.into(),
             &[(15, 75)],
         ),
         id,
@@ -403,7 +399,7 @@ fn grid(tcp: &str, owd: u64, n: u64, lbe: Lbe, rep: u64) -> Experiment {
     flows.extend((0..5).map(|i| lbe_flow(&format!("lbe.{}", i + 1), lbe, draw.start_ms(350, 450))));
     let b = buffer_pkts(n, C_MBPS, owd);
     Experiment {
-        scenario: scenario(&id, 1200, C_MBPS, owd, b, "", &flows, &[(600, 1200)]),
+        scenario: scenario(&id, 1200, C_MBPS, owd, b, droptail, flows, &[(600, 1200)]),
         id,
         group: format!(
             "§5.2.1 5 {tcp} + 5 LBE, {owd} ms, n = {}.{}",
@@ -418,12 +414,49 @@ fn grid(tcp: &str, owd: u64, n: u64, lbe: Lbe, rep: u64) -> Experiment {
 /// packet size 500 B, thresholds from a 5 ms target delay); CoDel 5 ms / 100 ms; PIE 20 ms,
 /// α = 0.125, β = 1.25, t_update 30 ms (PIE's default; the thesis gives none), delay from
 /// the departure rate (Little's law).
-pub const AQMS: &[(&str, &str)] = &[
-    ("droptail", ""),
-    ("red", "qdisc = { kind = \"red\", gentle = true, mode = \"bytes\", mean_pktsize = 500, target_delay = \"5ms\" }\n"),
-    ("codel", "qdisc = { kind = \"codel\", target = \"5ms\", interval = \"100ms\" }\n"),
-    ("pie", "qdisc = { kind = \"pie\", target = \"20ms\", t_update = \"30ms\", alpha = 0.125, beta = 1.25, estimator = \"dequeue-rate\" }\n"),
+pub const AQMS: &[(&str, Aqm)] = &[
+    ("droptail", droptail),
+    ("red", |l| {
+        l.qdisc(
+            "red",
+            vec![
+                ("gentle", true.into()),
+                ("mode", "bytes".into()),
+                ("mean_pktsize", 500.into()),
+                ("target_delay", Dur::from_millis(5).into()),
+            ],
+        )
+    }),
+    ("codel", |l| {
+        l.qdisc(
+            "codel",
+            vec![
+                ("target", Dur::from_millis(5).into()),
+                ("interval", Dur::from_millis(100).into()),
+            ],
+        )
+    }),
+    ("pie", |l| {
+        l.qdisc(
+            "pie",
+            vec![
+                ("target", Dur::from_millis(20).into()),
+                ("t_update", Dur::from_millis(30).into()),
+                ("alpha", 0.125.into()),
+                ("beta", 1.25.into()),
+                ("estimator", "dequeue-rate".into()),
+            ],
+        )
+    }),
 ];
+
+/// A queue discipline applied to the bottleneck.
+pub type Aqm = fn(LinkBuilder) -> LinkBuilder;
+
+/// ns-2's default: DropTail, the link as it is.
+fn droptail(l: LinkBuilder) -> LinkBuilder {
+    l
+}
 /// §5.3: "B = 250 packets"; 10 runs of 60 s.
 pub const AQM_BUFFER: u64 = 250;
 const AQM_REPS: u64 = 10;
@@ -436,7 +469,7 @@ pub fn aqm_id(q: &str, lbe: Lbe, rep: u64) -> String {
 /// simulator is deterministic, so flows starting at the same instant would stay in
 /// lock-step and the 10 runs would be one: each flow starts at U(0, 100 ms) instead,
 /// drawn per replication.
-fn aqm(q: &str, qdisc: &str, lbe: Lbe, rep: u64) -> Experiment {
+fn aqm(q: &str, qdisc: Aqm, lbe: Lbe, rep: u64) -> Experiment {
     let id = aqm_id(q, lbe, rep);
     let mut draw = Draw(0x5400 + rep);
     let mut flows: Vec<FlowDef> = (0..5)
@@ -458,7 +491,7 @@ fn aqm(q: &str, qdisc: &str, lbe: Lbe, rep: u64) -> Experiment {
             OWD_MS,
             AQM_BUFFER,
             qdisc,
-            &flows,
+            flows,
             &[(0, 60)],
         ),
         id,
@@ -1001,7 +1034,7 @@ pub fn study(quick: bool) -> StudyDef {
     for (q, qd) in AQMS {
         for lbe in [CH5_LEDBAT, Lbe::Flower] {
             for k in 1..=(if quick { 1 } else { AQM_REPS }) {
-                ex.push(aqm(q, qd, lbe, k));
+                ex.push(aqm(q, *qd, lbe, k));
             }
         }
     }
