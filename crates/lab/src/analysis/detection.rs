@@ -62,3 +62,60 @@ pub fn metrics(time: &[f64], mode: &[f64], events: &[Event]) -> Metrics {
         false_negative: rate(fneg, fn_bins),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_metrics_follow_their_definitions() {
+        // Bins of 0.5 s ending at 0.5 .. 6.0; events at 0 (benevolent), 2 (hostile), 4
+        // (benevolent). Modes: 1 1 0 0 | 0 1 1 0 | 1 0 0 1.
+        let time: Vec<f64> = (1..=12).map(|i| i as f64 * 0.5).collect();
+        let mode = [1., 1., 0., 0., 0., 1., 1., 0., 1., 0., 0., 1.];
+        let ev = [
+            Event {
+                label: "1",
+                at: 0.0,
+                hostile: false,
+            },
+            Event {
+                label: "2",
+                at: 2.0,
+                hostile: true,
+            },
+            Event {
+                label: "3",
+                at: 4.0,
+                hostile: false,
+            },
+        ];
+        let m = metrics(&time, &mode, &ev);
+        // Phase 1 (bins ending 0.5, 1.0, 1.5; 2.0 is not < 2): first benevolent bin ends at
+        // 1.5 → delay 1.5, no bins after it. Phase 2 (2.0 .. 3.5): first hostile bin ends at
+        // 3.0 → delay 1.0; after it 3.5 is hostile → FN 0 of 1. Phase 3 (4.0 .. 6.0): 4.0 is
+        // already benevolent → delay 0; after it 4.5 (1), 5.0 (0), 5.5 (0), 6.0 (1) → FP 2 of 4.
+        assert_eq!(m.delays, vec![Some(1.5), Some(1.0), Some(0.0)]);
+        assert_eq!((m.false_positive, m.false_negative), (0.5, 0.0));
+        // NaN bins (flow not started) never count, and an undetected phase gives None.
+        // Phase 1 is all NaN, phase 2 never hostile; phase 3 benevolent at once (4.0), then
+        // hostile in all four later bins → FP 4 of 4; no FN bins at all.
+        let mode = [
+            f64::NAN,
+            f64::NAN,
+            f64::NAN,
+            f64::NAN,
+            0.,
+            0.,
+            0.,
+            0.,
+            1.,
+            1.,
+            1.,
+            1.,
+        ];
+        let m = metrics(&time, &mode, &ev);
+        assert_eq!(m.delays, vec![None, None, Some(0.0)]);
+        assert_eq!((m.false_positive, m.false_negative), (1.0, 0.0));
+    }
+}
