@@ -13,7 +13,7 @@
 use crate::api::*;
 use crate::estimators::receive_rate::LostBytes;
 use crate::estimators::windowed_minmax::WindowedMax;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::rng::Rng;
 use crate::units::{Dur, Rate, Time};
@@ -249,8 +249,132 @@ static PARAMS: &[ParamSpec] = &[
     ),
 ];
 
+/// BBR v1's parameters: the module constants of Linux `net/ipv4/tcp_bbr.c` (each field's
+/// parameter is the constant's name), gains in BBR_UNIT = 1/256.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BbrConfig {
+    /// `bbr_high_gain`: STARTUP pacing and cwnd gain, BBR_UNIT·2885/1000 + 1 (2/ln 2).
+    pub high_gain: u64,
+    /// `bbr_drain_gain`: DRAIN pacing gain, BBR_UNIT·1000/2885 (ln 2/2).
+    pub drain_gain: u64,
+    /// `bbr_cwnd_gain`: PROBE_BW cwnd gain, BBR_UNIT·2.
+    pub cwnd_gain: u64,
+    /// `bbr_pacing_gain_0`: bbr_pacing_gain[0], the probing phase, BBR_UNIT·5/4.
+    pub pacing_gain_up: u64,
+    /// `bbr_pacing_gain_1`: bbr_pacing_gain[1], the draining phase, BBR_UNIT·3/4
+    /// (phases 2..7 are BBR_UNIT).
+    pub pacing_gain_down: u64,
+    /// `bbr_cycle_rand`: the gain cycle starts at a random phase in [0, 7).
+    pub cycle_rand: u64,
+    /// `bbr_bw_rtts`, rounds: max-bandwidth filter window, CYCLE_LEN + 2.
+    pub bw_rtts: u64,
+    /// `bbr_min_rtt_win_sec`: min_rtt filter window, 10 s (whole seconds).
+    pub min_rtt_win: Dur,
+    /// `bbr_probe_rtt_mode_ms`: minimum time in PROBE_RTT, 200 ms (whole ms; 0 disables
+    /// PROBE_RTT).
+    pub probe_rtt_mode: Dur,
+    /// `bbr_cwnd_min_target`, packets: cwnd floor and the cwnd in PROBE_RTT, 4.
+    pub cwnd_min_target: u64,
+    /// `bbr_full_bw_thresh`: bandwidth must grow by 5/4 per round to stay in STARTUP.
+    pub full_bw_thresh: u64,
+    /// `bbr_full_bw_cnt`, rounds without such growth that mean the pipe is full: 3.
+    pub full_bw_cnt: u64,
+    /// `bbr_lt_intvl_min_rtts`, rounds: minimum long-term sampling interval, 4.
+    pub lt_intvl_min_rtts: u64,
+    /// `bbr_lt_loss_thresh`: loss rate that ends an lt interval, 50/256 = 20 %.
+    pub lt_loss_thresh: u64,
+    /// `bbr_lt_bw_ratio`: two intervals' bandwidths within 1/8 mean a policer.
+    pub lt_bw_ratio: u64,
+    /// `bbr_lt_bw_diff`, bytes/s: or within 4000 bit/s / 8.
+    pub lt_bw_diff: u64,
+    /// `bbr_lt_bw_max_rtts`, rounds to keep using the policed rate: 48.
+    pub lt_bw_max_rtts: u64,
+    /// `bbr_extra_acked_gain`: gain on the ACK-aggregation allowance (0 disables it).
+    pub extra_acked_gain: u64,
+    /// `bbr_extra_acked_win_rtts`, rounds: window of the extra_acked max filter, 5.
+    pub extra_acked_win_rtts: u64,
+    /// `bbr_ack_epoch_acked_reset_thresh`, packets: restart the aggregation epoch, 2^20.
+    pub ack_epoch_acked_reset_thresh: u64,
+    /// `bbr_extra_acked_max_us`, µs: cap on the aggregation allowance, 100 ms at bw.
+    pub extra_acked_max_us: u64,
+    /// `bbr_pacing_margin_percent`, %: pace this much below the bandwidth estimate, 1.
+    pub pacing_margin_percent: u64,
+    /// `bbr_min_tso_rate`, bit/s: below it the TSO goal is 1 segment, else 2.
+    pub min_tso_rate: u64,
+    /// `sk_pacing_shift`: the TSO/GSO budget is pacing_rate >> 10 bytes (about 1 ms),
+    /// as tcp_tso_autosize.
+    pub pacing_shift: u64,
+}
+
+impl Default for BbrConfig {
+    fn default() -> BbrConfig {
+        BbrConfig {
+            high_gain: 739,
+            drain_gain: 88,
+            cwnd_gain: 512,
+            pacing_gain_up: 320,
+            pacing_gain_down: 192,
+            cycle_rand: 7,
+            bw_rtts: 10,
+            min_rtt_win: Dur::from_secs(10),
+            probe_rtt_mode: Dur::from_millis(200),
+            cwnd_min_target: 4,
+            full_bw_thresh: 320,
+            full_bw_cnt: 3,
+            lt_intvl_min_rtts: 4,
+            lt_loss_thresh: 50,
+            lt_bw_ratio: 32,
+            lt_bw_diff: 500,
+            lt_bw_max_rtts: 48,
+            extra_acked_gain: 256,
+            extra_acked_win_rtts: 5,
+            ack_epoch_acked_reset_thresh: 1 << 20,
+            extra_acked_max_us: 100_000,
+            pacing_margin_percent: 1,
+            min_tso_rate: 1_200_000,
+            pacing_shift: 10,
+        }
+    }
+}
+
+impl TryFrom<&ParamSet> for BbrConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<BbrConfig, ParamError> {
+        let r = p.reader("bbr");
+        Ok(BbrConfig {
+            high_gain: r.u64("bbr_high_gain")?,
+            drain_gain: r.u64("bbr_drain_gain")?,
+            cwnd_gain: r.u64("bbr_cwnd_gain")?,
+            pacing_gain_up: r.u64("bbr_pacing_gain_0")?,
+            pacing_gain_down: r.u64("bbr_pacing_gain_1")?,
+            cycle_rand: r.u64("bbr_cycle_rand")?,
+            bw_rtts: r.u64("bbr_bw_rtts")?,
+            min_rtt_win: Dur::from_secs(r.u64("bbr_min_rtt_win_sec")?),
+            probe_rtt_mode: Dur::from_millis(r.u64("bbr_probe_rtt_mode_ms")?),
+            cwnd_min_target: r.u64("bbr_cwnd_min_target")?,
+            full_bw_thresh: r.u64("bbr_full_bw_thresh")?,
+            full_bw_cnt: r.u64("bbr_full_bw_cnt")?,
+            lt_intvl_min_rtts: r.u64("bbr_lt_intvl_min_rtts")?,
+            lt_loss_thresh: r.u64("bbr_lt_loss_thresh")?,
+            lt_bw_ratio: r.u64("bbr_lt_bw_ratio")?,
+            lt_bw_diff: r.u64("bbr_lt_bw_diff")?,
+            lt_bw_max_rtts: r.u64("bbr_lt_bw_max_rtts")?,
+            extra_acked_gain: r.u64("bbr_extra_acked_gain")?,
+            extra_acked_win_rtts: r.u64("bbr_extra_acked_win_rtts")?,
+            ack_epoch_acked_reset_thresh: r.u64("bbr_ack_epoch_acked_reset_thresh")?,
+            extra_acked_max_us: r.u64("bbr_extra_acked_max_us")?,
+            pacing_margin_percent: r.u64("bbr_pacing_margin_percent")?,
+            min_tso_rate: r.u64("bbr_min_tso_rate")?,
+            pacing_shift: r.u64("sk_pacing_shift")?,
+        })
+    }
+}
+
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Bbr::new(p, init))
+    // Resolved sets come from PARAMS, so the conversion fails only if the config and
+    // the table disagree, which `config_defaults_match_spec_table` rules out.
+    let cfg = BbrConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    Box::new(Bbr::new(&cfg, init))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -297,35 +421,35 @@ struct Cfg {
 }
 
 impl Cfg {
-    fn from(p: &ParamSet) -> Cfg {
-        let g = |n: &str| p.int(n) as u64;
-        let (up, down) = (g("bbr_pacing_gain_0"), g("bbr_pacing_gain_1"));
+    /// The typed parameters in the integer widths `tcp_bbr.c` computes with.
+    fn from(p: &BbrConfig) -> Cfg {
+        let (up, down) = (p.pacing_gain_up, p.pacing_gain_down);
         Cfg {
-            high_gain: g("bbr_high_gain"),
-            drain_gain: g("bbr_drain_gain"),
-            cwnd_gain: g("bbr_cwnd_gain"),
+            high_gain: p.high_gain,
+            drain_gain: p.drain_gain,
+            cwnd_gain: p.cwnd_gain,
             pacing_gain: [
                 up, down, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT,
             ],
-            cycle_rand: g("bbr_cycle_rand"),
-            bw_rtts: g("bbr_bw_rtts"),
-            min_rtt_win: Dur::from_secs(g("bbr_min_rtt_win_sec")),
-            probe_rtt_mode: Dur::from_millis(g("bbr_probe_rtt_mode_ms")),
-            cwnd_min_target: g("bbr_cwnd_min_target") as u32,
-            full_bw_thresh: g("bbr_full_bw_thresh"),
-            full_bw_cnt: g("bbr_full_bw_cnt") as u32,
-            lt_intvl_min_rtts: g("bbr_lt_intvl_min_rtts") as u32,
-            lt_loss_thresh: g("bbr_lt_loss_thresh"),
-            lt_bw_ratio: g("bbr_lt_bw_ratio"),
-            lt_bw_diff: g("bbr_lt_bw_diff"),
-            lt_bw_max_rtts: g("bbr_lt_bw_max_rtts") as u32,
-            extra_acked_gain: g("bbr_extra_acked_gain"),
-            extra_acked_win_rtts: g("bbr_extra_acked_win_rtts") as u32,
-            ack_epoch_acked_reset_thresh: g("bbr_ack_epoch_acked_reset_thresh") as u32,
-            extra_acked_max_us: g("bbr_extra_acked_max_us"),
-            pacing_margin_percent: g("bbr_pacing_margin_percent"),
-            min_tso_rate: g("bbr_min_tso_rate"),
-            pacing_shift: g("sk_pacing_shift") as u32,
+            cycle_rand: p.cycle_rand,
+            bw_rtts: p.bw_rtts,
+            min_rtt_win: p.min_rtt_win,
+            probe_rtt_mode: p.probe_rtt_mode,
+            cwnd_min_target: p.cwnd_min_target as u32,
+            full_bw_thresh: p.full_bw_thresh,
+            full_bw_cnt: p.full_bw_cnt as u32,
+            lt_intvl_min_rtts: p.lt_intvl_min_rtts as u32,
+            lt_loss_thresh: p.lt_loss_thresh,
+            lt_bw_ratio: p.lt_bw_ratio,
+            lt_bw_diff: p.lt_bw_diff,
+            lt_bw_max_rtts: p.lt_bw_max_rtts as u32,
+            extra_acked_gain: p.extra_acked_gain,
+            extra_acked_win_rtts: p.extra_acked_win_rtts as u32,
+            ack_epoch_acked_reset_thresh: p.ack_epoch_acked_reset_thresh as u32,
+            extra_acked_max_us: p.extra_acked_max_us,
+            pacing_margin_percent: p.pacing_margin_percent,
+            min_tso_rate: p.min_tso_rate,
+            pacing_shift: p.pacing_shift as u32,
         }
     }
 }
@@ -406,8 +530,8 @@ pub struct Bbr {
 }
 
 impl Bbr {
-    pub fn new(p: &ParamSet, init: CcInit) -> Bbr {
-        let c = Cfg::from(p);
+    pub fn new(cfg: &BbrConfig, init: CcInit) -> Bbr {
+        let c = Cfg::from(cfg);
         let mss = init.mss.max(1);
         let mut b = Bbr {
             c,
@@ -1069,9 +1193,17 @@ mod tests {
 
     const MSS: u64 = 1000;
 
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            BbrConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            BbrConfig::default()
+        );
+    }
+
     fn bbr() -> Bbr {
         Bbr::new(
-            &ParamSet::defaults(PARAMS),
+            &BbrConfig::default(),
             CcInit {
                 now: Time(0),
                 mss: MSS,

@@ -15,7 +15,7 @@
 use crate::api::*;
 use crate::estimators::receive_rate::LostBytes;
 use crate::estimators::windowed_minmax::{WindowedMax, WindowedMin};
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Rate, Time};
 
@@ -124,8 +124,80 @@ static PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// Copa's parameters. Defaults: Arun & Balakrishnan, Copa, NSDI 2018 §2 (the window
+/// floor is ours, docs/deviations.md (copa)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CopaConfig {
+    /// `delta`: δ of the default mode, the flow keeps about 1/δ packets queued. Copa §2.1,
+    /// §2.3.
+    pub delta: f64,
+    /// `mode_switching`: switch to competitive mode when the queue is never nearly empty.
+    /// Copa §2.3.
+    pub mode_switching: bool,
+    /// `velocity_rtts`: the direction must stay the same this many RTTs before v doubles.
+    /// Copa §2.2.
+    pub velocity_rtts: u64,
+    /// `standing_rtt_fraction`: RTTstanding is the min RTT over this fraction of srtt.
+    /// Copa §2.1 (τ = srtt/2).
+    pub standing_rtt_fraction: f64,
+    /// `min_rtt_window`: window of the RTTmin filter. Copa §2.1.
+    pub min_rtt_window: Dur,
+    /// `empty_fraction`: the queue is nearly empty when dq is below this fraction of the
+    /// max queueing delay. Copa §2.3.
+    pub empty_fraction: f64,
+    /// `max_delay_rtts`, RTTs: window of the max queueing delay (RTTmax − RTTmin). Copa §2.3.
+    pub max_delay_rtts: u64,
+    /// `empty_check_rtts`, RTTs: competitive mode if the queue was not nearly empty in
+    /// this many RTTs. Copa §2.3; Wang 2018 §3 ("once every 5 RTT").
+    pub empty_check_rtts: u64,
+    /// `pacing_gain`: packets are paced at pacing_gain·cwnd/RTTstanding. Copa §2.1.
+    pub pacing_gain: f64,
+    /// `min_cwnd`, packets: window floor (the paper states none); ours, see
+    /// docs/deviations.md (copa).
+    pub min_cwnd: u64,
+}
+
+impl Default for CopaConfig {
+    fn default() -> CopaConfig {
+        CopaConfig {
+            delta: 0.5,
+            mode_switching: true,
+            velocity_rtts: 3,
+            standing_rtt_fraction: 0.5,
+            min_rtt_window: Dur::from_secs(10),
+            empty_fraction: 0.1,
+            max_delay_rtts: 4,
+            empty_check_rtts: 5,
+            pacing_gain: 2.0,
+            min_cwnd: 2,
+        }
+    }
+}
+
+impl TryFrom<&ParamSet> for CopaConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<CopaConfig, ParamError> {
+        let r = p.reader("copa");
+        Ok(CopaConfig {
+            delta: r.f64("delta")?,
+            mode_switching: r.bool("mode_switching")?,
+            velocity_rtts: r.u64("velocity_rtts")?,
+            standing_rtt_fraction: r.f64("standing_rtt_fraction")?,
+            min_rtt_window: r.dur("min_rtt_window")?,
+            empty_fraction: r.f64("empty_fraction")?,
+            max_delay_rtts: r.u64("max_delay_rtts")?,
+            empty_check_rtts: r.u64("empty_check_rtts")?,
+            pacing_gain: r.f64("pacing_gain")?,
+            min_cwnd: r.u64("min_cwnd")?,
+        })
+    }
+}
+
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Copa::new(p, &init))
+    // Resolved sets come from PARAMS, so the conversion fails only if the config and
+    // the table disagree, which `config_defaults_match_spec_table` rules out.
+    let cfg = CopaConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    Box::new(Copa::new(&cfg, &init))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,21 +249,21 @@ pub struct Copa {
 }
 
 impl Copa {
-    pub fn new(p: &ParamSet, init: &CcInit) -> Copa {
+    pub fn new(cfg: &CopaConfig, init: &CcInit) -> Copa {
         let mss = init.mss.max(1);
         let cwnd = (init.initial_cwnd as f64 / mss as f64).max(1.0);
         Copa {
-            delta_default: p.f64("delta"),
-            delta: p.f64("delta"),
-            mode_switching: p.bool("mode_switching"),
-            velocity_rtts: p.int("velocity_rtts") as u32,
-            standing_fraction: p.f64("standing_rtt_fraction"),
-            min_rtt_window: p.dur("min_rtt_window"),
-            empty_fraction: p.f64("empty_fraction"),
-            max_delay_rtts: p.int("max_delay_rtts") as u64,
-            empty_check_rtts: p.int("empty_check_rtts") as u64,
-            pacing_gain: p.f64("pacing_gain"),
-            min_cwnd: p.int("min_cwnd") as f64,
+            delta_default: cfg.delta,
+            delta: cfg.delta,
+            mode_switching: cfg.mode_switching,
+            velocity_rtts: cfg.velocity_rtts as u32,
+            standing_fraction: cfg.standing_rtt_fraction,
+            min_rtt_window: cfg.min_rtt_window,
+            empty_fraction: cfg.empty_fraction,
+            max_delay_rtts: cfg.max_delay_rtts,
+            empty_check_rtts: cfg.empty_check_rtts,
+            pacing_gain: cfg.pacing_gain,
+            min_cwnd: cfg.min_cwnd as f64,
             mss,
             cwnd,
             slow_start: true,
@@ -411,13 +483,21 @@ impl CongestionControl for Copa {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            CopaConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            CopaConfig::default()
+        );
+    }
     use crate::rng::Rng;
 
     const MSS: u64 = 1000;
 
     fn copa() -> Copa {
         Copa::new(
-            &ParamSet::defaults(PARAMS),
+            &CopaConfig::default(),
             &CcInit {
                 now: Time(0),
                 mss: MSS,

@@ -13,7 +13,7 @@
 //! Where RFC 9438 and Linux differ we follow Linux; see docs/deviations.md (cubic).
 
 use crate::api::*;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::reno::{RenoWindow, MIN_SSTHRESH_SEGMENTS};
 use crate::units::{Dur, Time};
@@ -118,48 +118,109 @@ const FLAT_CNT_FACTOR: u64 = 100;
 /// the same bound as RFC 9438 §4.2's target ≤ 1.5·cwnd).
 const MIN_CNT_SEGMENTS: u64 = 2;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CubicConfig {
-    pub c: f64,
-    pub beta: f64,
-    pub fast_convergence: bool,
-    pub tcp_friendliness: bool,
-    pub hystart: bool,
-    pub detect_train: bool,
-    pub detect_delay: bool,
-    /// Segments.
-    pub hystart_low_window: u64,
-    pub hystart_ack_delta: Dur,
-    /// Segments; 0 = unset.
-    pub initial_ssthresh: u64,
+/// Which HyStart exit tests run (the `hystart_detect` parameter; Linux `hystart_detect`
+/// bits HYSTART_ACK_TRAIN = 1, HYSTART_DELAY = 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HystartDetect {
+    /// Both (Linux hystart_detect = 3).
+    Both,
+    /// The ACK-train test only.
+    Train,
+    /// The delay-increase test only.
+    Delay,
 }
 
-impl CubicConfig {
-    pub fn from_params(p: &ParamSet) -> CubicConfig {
-        let detect = p.choice("hystart_detect");
-        CubicConfig {
-            c: p.f64("c"),
-            beta: p.f64("beta"),
-            fast_convergence: p.bool("fast_convergence"),
-            tcp_friendliness: p.bool("tcp_friendliness"),
-            hystart: p.bool("hystart"),
-            detect_train: detect == "both" || detect == "train",
-            detect_delay: detect == "both" || detect == "delay",
-            hystart_low_window: p.int("hystart_low_window") as u64,
-            hystart_ack_delta: p.dur("hystart_ack_delta"),
-            initial_ssthresh: p.int("initial_ssthresh") as u64,
-        }
+impl HystartDetect {
+    pub fn train(self) -> bool {
+        matches!(self, HystartDetect::Both | HystartDetect::Train)
     }
+    pub fn delay(self) -> bool {
+        matches!(self, HystartDetect::Both | HystartDetect::Delay)
+    }
+}
+
+/// CUBIC's parameters. Defaults: Linux `net/ipv4/tcp_cubic.c` module parameters, which
+/// match RFC 9438 §4 where the RFC names a value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CubicConfig {
+    /// `c`, segments/s³: C of W_cubic(t) = C(t−K)³ + W_max. RFC 9438 §4.2, §5.1;
+    /// Linux bic_scale = 41 (C = 41·10/1024 ≈ 0.4).
+    pub c: f64,
+    /// `beta`: multiplicative decrease β_cubic, ssthresh = max(cwnd·β, 2 MSS).
+    /// RFC 9438 §4.6; Linux beta = 717/1024 ≈ 0.7.
+    pub beta: f64,
+    /// `fast_convergence`: lower W_max to cwnd·(1+β)/2 when a congestion event comes
+    /// below the previous W_max. RFC 9438 §4.7; Linux fast_convergence = 1.
+    pub fast_convergence: bool,
+    /// `tcp_friendliness`: grow at least as fast as the Reno estimate W_est.
+    /// RFC 9438 §4.3; Linux tcp_friendliness = 1.
+    pub tcp_friendliness: bool,
+    /// `hystart`: hybrid slow start. RFC 9438 §4.10; Linux hystart = 1.
+    pub hystart: bool,
+    /// `hystart_detect`: Linux hystart_detect = 3 (ACK train and delay).
+    pub hystart_detect: HystartDetect,
+    /// `hystart_low_window`, segments: HyStart acts only from this cwnd. Linux
+    /// hystart_low_window = 16.
+    pub hystart_low_window: u64,
+    /// `hystart_ack_delta`: largest ACK spacing within one ACK train. Linux
+    /// hystart_ack_delta_us = 2000.
+    pub hystart_ack_delta: Dur,
+    /// `initial_ssthresh`, segments; 0 = unset. Applied only with HyStart off (Linux
+    /// cubictcp_init; initial_ssthresh = 0).
+    pub initial_ssthresh: u64,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig::from_params(&ParamSet::defaults(PARAMS))
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            tcp_friendliness: true,
+            hystart: true,
+            hystart_detect: HystartDetect::Both,
+            hystart_low_window: 16,
+            hystart_ack_delta: Dur::from_millis(2),
+            initial_ssthresh: 0,
+        }
+    }
+}
+
+impl TryFrom<&ParamSet> for CubicConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<CubicConfig, ParamError> {
+        let r = p.reader("cubic");
+        Ok(CubicConfig {
+            c: r.f64("c")?,
+            beta: r.f64("beta")?,
+            fast_convergence: r.bool("fast_convergence")?,
+            tcp_friendliness: r.bool("tcp_friendliness")?,
+            hystart: r.bool("hystart")?,
+            hystart_detect: match r.choice("hystart_detect")? {
+                "both" => HystartDetect::Both,
+                "train" => HystartDetect::Train,
+                "delay" => HystartDetect::Delay,
+                other => {
+                    return Err(ParamError {
+                        algorithm: "cubic".into(),
+                        param: "hystart_detect".into(),
+                        value: other.into(),
+                        allowed: "one of \"both\", \"train\", \"delay\"".into(),
+                    })
+                }
+            },
+            hystart_low_window: r.u64("hystart_low_window")?,
+            hystart_ack_delta: r.dur("hystart_ack_delta")?,
+            initial_ssthresh: r.u64("initial_ssthresh")?,
+        })
     }
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Cubic::new(CubicConfig::from_params(p), &init))
+    // Resolved sets come from PARAMS, so the conversion fails only if the config and
+    // the table disagree, which `config_defaults_match_spec_table` rules out.
+    let cfg = CubicConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    Box::new(Cubic::new(&cfg, &init))
 }
 
 /// Rounds a byte count computed in floating point down to whole bytes, except that a
@@ -210,7 +271,8 @@ pub struct Cubic {
 }
 
 impl Cubic {
-    pub fn new(cfg: CubicConfig, init: &CcInit) -> Cubic {
+    pub fn new(cfg: &CubicConfig, init: &CcInit) -> Cubic {
+        let cfg = cfg.clone();
         let mut w = RenoWindow::new(init.initial_cwnd);
         // Linux cubictcp_init: initial_ssthresh only when HyStart is off.
         if !cfg.hystart && cfg.initial_ssthresh > 0 {
@@ -329,7 +391,8 @@ impl Cubic {
             return;
         }
         let delay_min = self.delay_min.unwrap_or(delay);
-        if self.cfg.detect_train && now.since(self.last_ack) <= self.cfg.hystart_ack_delta {
+        if self.cfg.hystart_detect.train() && now.since(self.last_ack) <= self.cfg.hystart_ack_delta
+        {
             // ACK-train detection: ACKs still arrive closely spaced after delay_min/2 of
             // the round. Linux adds hystart_ack_delay() (a TSO/GRO cushion from the
             // pacing rate, 0 here) and halves the threshold when not pacing.
@@ -340,7 +403,7 @@ impl Cubic {
                 self.w.ssthresh = self.w.cwnd;
             }
         }
-        if self.cfg.detect_delay {
+        if self.cfg.hystart_detect.delay() {
             // Delay-increase detection: the minimum RTT of the round's first
             // HYSTART_MIN_SAMPLES samples exceeds delay_min + clamp(delay_min/8, 4ms, 16ms).
             if self.curr_rtt.is_none_or(|c| c > delay) {
@@ -520,7 +583,6 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::RawParam;
     use crate::rng::Rng;
 
     const MSS: u64 = 1000;
@@ -534,12 +596,8 @@ mod tests {
         }
     }
 
-    fn cubic_with(params: &[(&str, RawParam)], cwnd_segments: u64) -> Cubic {
-        let p = INFO.resolve(params.iter().map(|(n, v)| (*n, v))).unwrap();
-        Cubic::new(
-            CubicConfig::from_params(&p),
-            &init(Time::ZERO, cwnd_segments),
-        )
+    fn cubic_with(cfg: CubicConfig, cwnd_segments: u64) -> Cubic {
+        Cubic::new(&cfg, &init(Time::ZERO, cwnd_segments))
     }
 
     fn ack(bytes: u64) -> AckSample {
@@ -582,24 +640,39 @@ mod tests {
     }
 
     #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            CubicConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            CubicConfig::default()
+        );
+    }
+
+    #[test]
     fn defaults_match_sources() {
         let cfg = CubicConfig::default();
         assert_eq!(cfg.c, 0.4);
         assert_eq!(cfg.beta, 0.7);
         assert!(cfg.fast_convergence && cfg.tcp_friendliness && cfg.hystart);
-        assert!(cfg.detect_train && cfg.detect_delay);
+        assert_eq!(cfg.hystart_detect, HystartDetect::Both);
         assert_eq!(cfg.hystart_low_window, 16);
         assert_eq!(cfg.hystart_ack_delta, ms(2));
         assert_eq!(cfg.initial_ssthresh, 0);
         assert!(crate::registry::find("cubic").is_some_and(|a| a.name == "cubic"));
         // Linux applies initial_ssthresh only with HyStart off.
-        let c = cubic_with(&[("initial_ssthresh", RawParam::Int(50))], 10);
+        let c = cubic_with(
+            CubicConfig {
+                initial_ssthresh: 50,
+                ..CubicConfig::default()
+            },
+            10,
+        );
         assert_eq!(c.ssthresh(), u64::MAX);
         let c = cubic_with(
-            &[
-                ("initial_ssthresh", RawParam::Int(50)),
-                ("hystart", RawParam::Bool(false)),
-            ],
+            CubicConfig {
+                initial_ssthresh: 50,
+                hystart: false,
+                ..CubicConfig::default()
+            },
             10,
         );
         assert_eq!(c.ssthresh(), 50 * MSS);
@@ -610,7 +683,7 @@ mod tests {
         // W_max = 36 segments, no fast convergence (first loss, W_max was 0):
         // ssthresh = cwnd_epoch = 0.7·36 = 25.2 segments = 25200 bytes;
         // K = cbrt((36 − 25.2)/0.4) = cbrt(W_max(1−β)/C) = cbrt(27) = 3 s.
-        let mut c = cubic_with(&[], 36);
+        let mut c = cubic_with(CubicConfig::default(), 36);
         loss(&mut c);
         assert_eq!(
             (c.cwnd(), c.ssthresh(), c.w_max()),
@@ -623,7 +696,7 @@ mod tests {
         assert!((c.w_cubic(0.0) - 25_200.0).abs() < 1e-6);
         assert!((c.w_cubic(3.0) - 36_000.0).abs() < 1e-6);
         // W_max = 288 segments: K = cbrt(288·0.3/0.4) = cbrt(216) = 6 s.
-        let mut c = cubic_with(&[], 288);
+        let mut c = cubic_with(CubicConfig::default(), 288);
         loss(&mut c);
         c.on_ack(at(Dur::from_secs(1)), &ack(MSS));
         assert!((c.k() - 6.0).abs() < 1e-9, "K = {}", c.k());
@@ -632,7 +705,7 @@ mod tests {
     #[test]
     fn window_follows_the_cubic_curve_after_a_loss() {
         // delay_min = 100 ms (sample taken before the loss, no growth: not cwnd-limited).
-        let mut c = cubic_with(&[], 36);
+        let mut c = cubic_with(CubicConfig::default(), 36);
         rtt_only(&mut c, at(Dur::from_secs(1)), ms(100));
         assert_eq!(c.cwnd(), 36_000);
         loss(&mut c);
@@ -668,7 +741,7 @@ mod tests {
 
     #[test]
     fn no_growth_in_recovery_or_when_not_cwnd_limited() {
-        let mut c = cubic_with(&[], 36);
+        let mut c = cubic_with(CubicConfig::default(), 36);
         loss(&mut c);
         c.on_ack(
             at(Dur::from_secs(1)),
@@ -701,11 +774,11 @@ mod tests {
     #[test]
     fn ssthresh_floor_and_ecn_like_loss() {
         // cwnd 2 segments: 0.7·2000 = 1400 < 2 MSS -> ssthresh = cwnd = 2000.
-        let mut c = cubic_with(&[], 2);
+        let mut c = cubic_with(CubicConfig::default(), 2);
         loss(&mut c);
         assert_eq!((c.cwnd(), c.ssthresh()), (2000, 2000));
         // ECN: same response. 10 segments -> 7000.
-        let mut c = cubic_with(&[], 10);
+        let mut c = cubic_with(CubicConfig::default(), 10);
         c.on_congestion(
             Time::ZERO,
             &CongestionEvent {
@@ -721,7 +794,7 @@ mod tests {
     #[test]
     fn fast_convergence_lowers_w_max() {
         // First loss at 100 segments: W_max = 100000, cwnd 70000.
-        let mut c = cubic_with(&[], 100);
+        let mut c = cubic_with(CubicConfig::default(), 100);
         loss(&mut c);
         assert_eq!((c.w_max(), c.cwnd()), (100_000, 70_000));
         // The next loss comes at 72 segments < W_max: W_max = 72000·(1 + 0.7)/2 = 61200,
@@ -738,7 +811,13 @@ mod tests {
 
         // Without fast convergence W_max is the cwnd before the reduction: 72000, and
         // K = cbrt((72 − 50.4)/0.4) = cbrt(54).
-        let mut c = cubic_with(&[("fast_convergence", RawParam::Bool(false))], 100);
+        let mut c = cubic_with(
+            CubicConfig {
+                fast_convergence: false,
+                ..CubicConfig::default()
+            },
+            100,
+        );
         loss(&mut c);
         c.w.cwnd = 72_000;
         loss(&mut c);
@@ -747,7 +826,7 @@ mod tests {
         assert!((c.k() - 54f64.cbrt()).abs() < 1e-9);
 
         // A loss above W_max (convex region) sets W_max = cwnd even with fast convergence.
-        let mut c = cubic_with(&[], 100);
+        let mut c = cubic_with(CubicConfig::default(), 100);
         loss(&mut c);
         c.w.cwnd = 110_000;
         loss(&mut c);
@@ -766,7 +845,13 @@ mod tests {
         // cnt = min(cnt, 700000·1000/1000 = 700000) and ca_acked (1322000 ≥ 700000)
         // credits one segment: cwnd = 701000.
         let run = |friendly: bool| {
-            let mut c = cubic_with(&[("tcp_friendliness", RawParam::Bool(friendly))], 1000);
+            let mut c = cubic_with(
+                CubicConfig {
+                    tcp_friendliness: friendly,
+                    ..CubicConfig::default()
+                },
+                1000,
+            );
             rtt_only(&mut c, at(Dur::from_secs(1)), ms(1));
             loss(&mut c);
             assert_eq!(c.cwnd(), 700_000);
@@ -796,10 +881,16 @@ mod tests {
         }
     }
 
-    fn delay_run(round2_rtt: Dur, detect: &str) -> (Cubic, Vec<(u64, u64)>) {
+    fn delay_run(round2_rtt: Dur, detect: HystartDetect) -> (Cubic, Vec<(u64, u64)>) {
         // cwnd 20 segments ≥ hystart_low_window 16. ACKs 5 ms apart, so the ACK-train
         // test (spacing ≤ 2 ms) never passes after a round's first ACK.
-        let mut c = cubic_with(&[("hystart_detect", RawParam::Text(detect.into()))], 20);
+        let mut c = cubic_with(
+            CubicConfig {
+                hystart_detect: detect,
+                ..CubicConfig::default()
+            },
+            20,
+        );
         let mut trace = Vec::new();
         // Round 1: first ACK (snd_una 1000 > end_seq 0) starts a round ending at 40000.
         // Ten ACKs with RTT 100 ms -> delay_min = 100 ms; cwnd 20000 -> 30000.
@@ -828,17 +919,17 @@ mod tests {
         // curr_rtt = 120 ms > 112.5 ms: ssthresh = cwnd before this ACK's growth =
         // 30000 + 8·1000 = 38000, and the ACK then falls into congestion avoidance
         // (W_max = 0 -> cnt capped at 20 segments, no growth from 1000 bytes).
-        let (c, tr) = delay_run(ms(120), "both");
+        let (c, tr) = delay_run(ms(120), HystartDetect::Both);
         assert_eq!(tr[9], (30_000, u64::MAX));
         assert_eq!(tr[17], (38_000, u64::MAX));
         assert_eq!(tr[18], (38_000, 38_000));
         assert!(c.found);
         assert_eq!(c.cnt, 20_000);
         // Train-only detection ignores the delay increase: slow start goes on.
-        let (_, tr) = delay_run(ms(120), "train");
+        let (_, tr) = delay_run(ms(120), HystartDetect::Train);
         assert_eq!(tr[21], (42_000, u64::MAX));
         // 112 ms stays below the 112.5 ms threshold.
-        let (c, tr) = delay_run(ms(112), "both");
+        let (c, tr) = delay_run(ms(112), HystartDetect::Both);
         assert_eq!(tr[21], (42_000, u64::MAX));
         assert!(!c.found);
         // The clamp bounds: delay_min 20 ms -> 2.5 ms raised to 4 ms; 200 ms -> 25 ms
@@ -848,11 +939,14 @@ mod tests {
         assert_eq!(eta(ms(200)), ms(16));
     }
 
-    fn train_run(detect: &str, cwnd_segments: u64) -> Vec<(u64, u64)> {
+    fn train_run(detect: HystartDetect, cwnd_segments: u64) -> Vec<(u64, u64)> {
         // RTT 10 ms constant, ACKs every 1 ms (≤ 2 ms apart): an ACK train. The round
         // starts at the first ACK (10 ms); the train threshold is delay_min/2 = 5 ms.
         let mut c = cubic_with(
-            &[("hystart_detect", RawParam::Text(detect.into()))],
+            CubicConfig {
+                hystart_detect: detect,
+                ..CubicConfig::default()
+            },
             cwnd_segments,
         );
         let mut trace = Vec::new();
@@ -867,26 +961,32 @@ mod tests {
     fn hystart_exits_on_ack_train() {
         // ACK index 6 arrives 6 ms > 5 ms after the round start: ssthresh = cwnd =
         // 20000 + 6·1000 = 26000 and no further growth.
-        let tr = train_run("both", 20);
+        let tr = train_run(HystartDetect::Both, 20);
         assert_eq!(tr[5], (26_000, u64::MAX));
         assert_eq!(tr[6], (26_000, 26_000));
         assert_eq!(tr[11].0, 26_000);
         // Delay-only detection does not fire (RTT constant).
-        let tr = train_run("delay", 20);
+        let tr = train_run(HystartDetect::Delay, 20);
         assert_eq!(tr[11], (32_000, u64::MAX));
         // Starting below hystart_low_window (10 segments): ACKs 0..5 see cwnd < 16
         // segments and return before the train test, so last_ack stays at the round
         // start (10 ms); from ACK 6 on (cwnd 16000) the spacing to last_ack is 6 ms or
         // more > 2 ms, so no train is detected in this round (as Linux): slow start
         // continues to 10000 + 12·1000 = 22000.
-        let tr = train_run("both", 10);
+        let tr = train_run(HystartDetect::Both, 10);
         assert_eq!(tr[5], (16_000, u64::MAX));
         assert_eq!(tr[11], (22_000, u64::MAX));
     }
 
     #[test]
     fn rto_resets_the_epoch_and_keeps_ssthresh_on_repeated_timeouts() {
-        let mut c = cubic_with(&[("hystart", RawParam::Bool(false))], 100);
+        let mut c = cubic_with(
+            CubicConfig {
+                hystart: false,
+                ..CubicConfig::default()
+            },
+            100,
+        );
         rtt_only(&mut c, at(Dur::from_secs(1)), ms(100));
         loss(&mut c);
         c.on_ack(at(Dur::from_secs(2)), &ack(1000));
@@ -941,7 +1041,7 @@ mod tests {
 
     #[test]
     fn idle_period_shifts_the_epoch() {
-        let mut c = cubic_with(&[], 36);
+        let mut c = cubic_with(CubicConfig::default(), 36);
         loss(&mut c);
         let t0 = at(Dur::from_secs(10));
         c.on_ack(t0, &ack(1000));
@@ -975,7 +1075,7 @@ mod tests {
 
     #[test]
     fn delay_samples_right_after_an_epoch_start_are_discarded() {
-        let mut c = cubic_with(&[], 36);
+        let mut c = cubic_with(CubicConfig::default(), 36);
         rtt_only(&mut c, at(Dur::from_secs(1)), ms(100));
         loss(&mut c);
         let t0 = at(Dur::from_secs(10));
@@ -1002,7 +1102,7 @@ mod tests {
 
     #[test]
     fn trace_names_are_stable() {
-        let c = cubic_with(&[], 10);
+        let c = cubic_with(CubicConfig::default(), 10);
         let mut out = Vec::new();
         c.trace(&mut out);
         let names: Vec<_> = out.iter().map(|(n, _)| *n).collect();

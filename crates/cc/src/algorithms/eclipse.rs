@@ -19,7 +19,7 @@
 //! description leaves open are in docs/deviations.md (eclipse).
 
 use crate::api::*;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Time};
 
@@ -97,8 +97,76 @@ static PARAMS: &[ParamSpec] = &[
     P_SLOW_START,
 ];
 
+/// Eclipse's parameters. Ong 2020 §2.2.9 gives β; the rest are LEDBAT's (RFC 6817) or
+/// our assumptions, argued in docs/deviations.md (eclipse).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EclipseConfig {
+    /// `beta`: β, the early congestion indication threshold; the target is this fraction
+    /// of the way from s_min to s_max. Ong 2020 §2.2.9 eq. 2.8, §5.4.2 (15 %).
+    pub beta: f64,
+    /// `gain`: factor on off_target. Ong 2020 eq. 2.9 has none, i.e. 1 (RFC 6817 GAIN ≤ 1).
+    pub gain: f64,
+    /// `avg_weight`: EWMA weight of the interval minimum/maximum in s_min/s_max;
+    /// assumption 1/8, the usual TCP EWMA weight.
+    pub avg_weight: f64,
+    /// `initial_interval`: length of the first adaptation interval; assumption 1 s.
+    pub initial_interval: Dur,
+    /// `min_interval`: floor of the adaptation interval; assumption 100 ms.
+    pub min_interval: Dur,
+    /// `min_target`: floor of the queueing-delay target; assumption 1 ms.
+    pub min_target: Dur,
+    /// `current_filter`, samples: the delay compared with the target is the minimum of
+    /// this many latest samples. Ong 2020 §2.2.9; RFC 6817 §2.4.2 FILTER; 1.
+    pub current_filter: usize,
+    /// `allowed_increase`, segments: RFC 6817 §2.4.2, §2.5 (SHOULD be 1).
+    pub allowed_increase: u64,
+    /// `min_cwnd`, segments: RFC 6817 §2.5 (SHOULD be 2).
+    pub min_cwnd: u64,
+    /// `slow_start`: the LEDBAT module's slow start below ssthresh (Ong 2020 notes §2.9).
+    pub slow_start: bool,
+}
+
+impl Default for EclipseConfig {
+    fn default() -> EclipseConfig {
+        EclipseConfig {
+            beta: 0.15,
+            gain: 1.0,
+            avg_weight: 0.125,
+            initial_interval: Dur::from_secs(1),
+            min_interval: Dur::from_millis(100),
+            min_target: Dur::from_millis(1),
+            current_filter: 1,
+            allowed_increase: 1,
+            min_cwnd: 2,
+            slow_start: true,
+        }
+    }
+}
+
+impl TryFrom<&ParamSet> for EclipseConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<EclipseConfig, ParamError> {
+        let r = p.reader("eclipse");
+        Ok(EclipseConfig {
+            beta: r.f64("beta")?,
+            gain: r.f64("gain")?,
+            avg_weight: r.f64("avg_weight")?,
+            initial_interval: r.dur("initial_interval")?,
+            min_interval: r.dur("min_interval")?,
+            min_target: r.dur("min_target")?,
+            current_filter: r.usize("current_filter")?,
+            allowed_increase: r.u64("allowed_increase")?,
+            min_cwnd: r.u64("min_cwnd")?,
+            slow_start: r.bool("slow_start")?,
+        })
+    }
+}
+
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Eclipse::new(p, &init))
+    // Resolved sets come from PARAMS, so the conversion fails only if the config and
+    // the table disagree, which `config_defaults_match_spec_table` rules out.
+    let cfg = EclipseConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    Box::new(Eclipse::new(&cfg, &init))
 }
 
 /// s_min / s_max with their adaptation intervals (Ong 2020 §2.2.9).
@@ -183,18 +251,24 @@ pub struct Eclipse {
 }
 
 impl Eclipse {
-    pub fn new(p: &ParamSet, init: &CcInit) -> Eclipse {
+    pub fn new(cfg: &EclipseConfig, init: &CcInit) -> Eclipse {
+        // SegmentWindow (ledbat.rs) still reads its three values from a ParamSet; give
+        // it the table's defaults and set the typed values over them.
+        let mut win = SegmentWindow::new(&ParamSet::defaults(PARAMS), init);
+        win.slow_start = cfg.slow_start;
+        win.min_cwnd = cfg.min_cwnd;
+        win.allowed_increase = cfg.allowed_increase;
         Eclipse {
             target: AdaptiveTarget::new(
-                p.f64("beta"),
-                p.f64("avg_weight"),
-                p.dur("initial_interval"),
-                p.dur("min_interval"),
+                cfg.beta,
+                cfg.avg_weight,
+                cfg.initial_interval,
+                cfg.min_interval,
             ),
-            current: CurrentDelayFilter::new(p.int("current_filter") as usize),
-            win: SegmentWindow::new(p, init),
-            gain: p.f64("gain"),
-            min_target: p.dur("min_target").nanos() as f64,
+            current: CurrentDelayFilter::new(cfg.current_filter),
+            win,
+            gain: cfg.gain,
+            min_target: cfg.min_target.nanos() as f64,
             cwnd_cnt: 0.0,
             last_off_target: 0.0,
         }
@@ -283,7 +357,6 @@ impl CongestionControl for Eclipse {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::RawParam;
     use crate::rng::Rng;
 
     const MSS: u64 = 1000;
@@ -293,10 +366,17 @@ mod tests {
         Time(ms * MS)
     }
 
-    fn make(user: &[(&str, RawParam)]) -> Eclipse {
-        let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            EclipseConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            EclipseConfig::default()
+        );
+    }
+
+    fn make(cfg: EclipseConfig) -> Eclipse {
         Eclipse::new(
-            &p,
+            &cfg,
             &CcInit {
                 now: Time(0),
                 mss: MSS,
@@ -348,7 +428,10 @@ mod tests {
 
     #[test]
     fn window_follows_eq_2_9() {
-        let mut e = make(&[("slow_start", RawParam::Bool(false))]);
+        let mut e = make(EclipseConfig {
+            slow_start: false,
+            ..EclipseConfig::default()
+        });
         let t = at(0);
         // s_min = 10, s_max = 110 → queueing target 15 ms.
         e.on_ack(
@@ -386,7 +469,7 @@ mod tests {
 
     #[test]
     fn loss_and_floor() {
-        let mut e = make(&[]);
+        let mut e = make(EclipseConfig::default());
         e.on_congestion(
             at(0),
             &CongestionEvent {
@@ -408,7 +491,10 @@ mod tests {
         assert_eq!(e.cwnd(), MSS);
         // Before a queueing delay exists the target floors at min_target = 1 ms; with
         // q = 0 off_target = 1.
-        let mut f = make(&[("slow_start", RawParam::Bool(false))]);
+        let mut f = make(EclipseConfig {
+            slow_start: false,
+            ..EclipseConfig::default()
+        });
         f.on_ack(at(0), &ack(20.0));
         assert_eq!(f.off_target(), Some(1.0));
     }

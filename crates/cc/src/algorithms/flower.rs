@@ -21,13 +21,13 @@
 //!   own reset, the sharp queue fall fires their loss-detection zone (§4.2.3).
 //!
 //! The membership functions and the rule base are data ([`FuzzyTable`]); the default is
-//! `crates/cc/data/flower_default.toml` (format documented there), and a user-supplied
-//! table can be given with [`Flower::with_table`]. Assumptions the thesis leaves open are
-//! in docs/deviations.md (flower).
+//! the constant table in `flower/table.rs` ([`E_SETS`], [`DE_SETS`], [`OUT_SETS`],
+//! [`RULES`]), and another table can be given with [`Flower::with_table`]. Assumptions the
+//! thesis leaves open are in docs/deviations.md (flower).
 
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Time};
 use std::collections::VecDeque;
@@ -40,9 +40,6 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     params: PARAMS,
     build,
 };
-
-/// The default membership functions and rule base.
-pub const DEFAULT_TABLE: &str = include_str!("../../data/flower_default.toml");
 
 static PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -159,420 +156,116 @@ static PARAMS: &[ParamSpec] = &[
     },
 ];
 
-fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Flower::new(p, &init))
-}
-
-// ------------------------------------------------------------------------------------
-// The fuzzy table: membership functions and rules, loaded from data.
-// ------------------------------------------------------------------------------------
-
-/// A Δe membership-function centre: a number (ms) or one of the adaptive breakpoints.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum DeCentre {
-    Ms(f64),
-    NegQmax,
-    SdeNeg,
-    SdePos,
-    Qmax,
-}
-
-/// The adaptive Δe breakpoints in ms (Trang 2015 §4.5.2).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Breakpoints {
-    pub qmax: f64,
-    pub sde_pos: f64,
-    pub sde_neg: f64,
-}
-
-/// Membership functions of e, Δe and Δcwnd and the rule base (Trang 2015 §4.4–4.5).
+/// FLOWER's parameters. Defaults: Trang 2015 where it gives a value, RFC 6817 for the
+/// delay estimator, and our assumptions (marked) where the thesis is silent.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FuzzyTable {
-    pub e_labels: Vec<String>,
-    pub e_centres: Vec<f64>,
-    pub de_labels: Vec<String>,
-    pub de_centres: Vec<DeCentre>,
-    pub out_labels: Vec<String>,
-    /// Packets per RTT; `f64::NEG_INFINITY` is a reset consequent.
-    pub out_centres: Vec<f64>,
-    /// `rules[i][j]`: index into `out_*` for e set i and Δe set j.
-    pub rules: Vec<Vec<usize>>,
+pub struct FlowerConfig {
+    /// `target`: target queueing delay τ. Trang 2015 §5.1.2 and ch. 6 (τ = 100 ms in
+    /// every FLOWER experiment).
+    pub target: Dur,
+    /// `min_cwnd`, packets: minimum (and reset) window. Trang 2015 §5.2.1 ("its initial
+    /// value which equals to one packet in our implementation").
+    pub min_cwnd: u64,
+    /// `base_history`, minutes: BASE_HISTORY of the RFC 6817 estimator. Trang 2015
+    /// §4.2.1, §2.5 ("size of sliding window is 10").
+    pub base_history: usize,
+    /// `current_filter`, samples: CURRENT_FILTER. RFC 6817 §2.4.2; Valenti module
+    /// noise_filter_len = 4 (Trang 2015 notes §2.3).
+    pub current_filter: usize,
+    /// `rollover`: base-delay buckets roll over at each clock minute (RFC 6817 §2.4.2
+    /// round_to_minute), or 60 s after the last one.
+    pub rollover: Rollover,
+    /// `peak_window`, RTTs: n of the peak-valley detector. Trang 2015 §4.2.2 (n = 5).
+    pub peak_window: usize,
+    /// `peak_alpha`: EWMA weight of the peak threshold S. Trang 2015 §4.2.2 (α = 1/8).
+    pub peak_alpha: f64,
+    /// `peak_threshold_init`: initial S; assumption 0 (Trang 2015 notes §3.8).
+    pub peak_threshold_init: Dur,
+    /// `de_qmax_init`: initial (and minimum) outer Δe breakpoint q_max. Trang 2015
+    /// §4.5.2 ({−q_max, sde₋, sde₊, q_max} initialised to {−5, −4, 4, 5} ms).
+    pub de_qmax_init: Dur,
+    /// `sde_init`: initial (and minimum magnitude) sde₊ / −sde₋. Trang 2015 §4.5.2.
+    pub sde_init: Dur,
+    /// `sde_alpha`: EWMA weight of sde₊ / sde₋; assumption 1/8 (Trang 2015 notes §3.5).
+    pub sde_alpha: f64,
+    /// `slow_start`: slow start at connection start until the first loss. Trang 2015
+    /// §4.2.3, §5.2.1.
+    pub slow_start: bool,
+    /// `grow_in_recovery`: let the controller grow the reset window during recovery;
+    /// assumption (docs/deviations.md, flower): the thesis shows FLOWER regrowing right
+    /// after its reset (Trang 2015 §5.2.1, Fig 5.1a).
+    pub grow_in_recovery: bool,
+    /// `restart_slow_start`: slow start again after a loss or timeout reset; assumption
+    /// off (Trang 2015 notes §3.9).
+    pub restart_slow_start: bool,
 }
 
-/// The result of one inference.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Inference {
-    /// Rules that fired: (e set, Δe set, weight, consequent).
-    pub fired: Vec<(usize, usize, f64, usize)>,
-    /// Δcwnd in packets, or `None` when a reset consequent fired.
-    pub dcwnd: Option<f64>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Value {
-    Num(f64),
-    Str(String),
-    Arr(Vec<Value>),
-}
-
-/// Parses the small TOML subset of the table format: sections, `key = value`, values
-/// that are numbers, strings or (multi-line) arrays of them, `#` comments.
-fn parse_sections(text: &str) -> Result<Vec<(String, String, Value, usize)>, String> {
-    let mut out = Vec::new();
-    let mut section = String::new();
-    let mut pending: Option<(String, String, usize)> = None; // key, value text, line
-    for (n, raw) in text.lines().enumerate() {
-        let line_no = n + 1;
-        let line = strip_comment(raw);
-        let line = line.trim();
-        if let Some((key, mut acc, start)) = pending.take() {
-            acc.push(' ');
-            acc.push_str(line);
-            if balanced(&acc) {
-                out.push((
-                    section.clone(),
-                    key,
-                    parse_value(&acc).map_err(|e| format!("line {start}: {e}"))?,
-                    start,
-                ));
-            } else {
-                pending = Some((key, acc, start));
-            }
-            continue;
+impl Default for FlowerConfig {
+    fn default() -> FlowerConfig {
+        FlowerConfig {
+            target: Dur::from_millis(100),
+            min_cwnd: 1,
+            base_history: 10,
+            current_filter: 4,
+            rollover: Rollover::MinuteBoundary,
+            peak_window: 5,
+            peak_alpha: 0.125,
+            peak_threshold_init: Dur::ZERO,
+            de_qmax_init: Dur::from_millis(5),
+            sde_init: Dur::from_millis(4),
+            sde_alpha: 0.125,
+            slow_start: true,
+            grow_in_recovery: true,
+            restart_slow_start: false,
         }
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix('[') {
-            let name = rest
-                .strip_suffix(']')
-                .ok_or_else(|| format!("line {line_no}: unterminated section header"))?;
-            section = name.trim().to_string();
-            continue;
-        }
-        let (k, v) = line
-            .split_once('=')
-            .ok_or_else(|| format!("line {line_no}: expected `key = value`"))?;
-        let key = k.trim().trim_matches('"').to_string();
-        let v = v.trim().to_string();
-        if balanced(&v) {
-            out.push((
-                section.clone(),
-                key,
-                parse_value(&v).map_err(|e| format!("line {line_no}: {e}"))?,
-                line_no,
-            ));
-        } else {
-            pending = Some((key, v, line_no));
-        }
-    }
-    if let Some((key, _, start)) = pending {
-        return Err(format!("line {start}: array for `{key}` is not closed"));
-    }
-    Ok(out)
-}
-
-fn strip_comment(line: &str) -> &str {
-    let mut in_str = false;
-    for (i, c) in line.char_indices() {
-        match c {
-            '"' => in_str = !in_str,
-            '#' if !in_str => return &line[..i],
-            _ => {}
-        }
-    }
-    line
-}
-
-fn balanced(s: &str) -> bool {
-    let mut depth = 0i32;
-    let mut in_str = false;
-    for c in s.chars() {
-        match c {
-            '"' => in_str = !in_str,
-            '[' if !in_str => depth += 1,
-            ']' if !in_str => depth -= 1,
-            _ => {}
-        }
-    }
-    depth <= 0
-}
-
-fn parse_value(s: &str) -> Result<Value, String> {
-    let s = s.trim();
-    if let Some(inner) = s.strip_prefix('[') {
-        let inner = inner
-            .strip_suffix(']')
-            .ok_or("array does not end with `]`")?;
-        let mut items = Vec::new();
-        for part in inner.split(',') {
-            let part = part.trim();
-            if part.is_empty() {
-                continue; // trailing comma
-            }
-            items.push(parse_value(part)?);
-        }
-        return Ok(Value::Arr(items));
-    }
-    if let Some(inner) = s.strip_prefix('"') {
-        let inner = inner
-            .strip_suffix('"')
-            .ok_or("string does not end with `\"`")?;
-        return Ok(Value::Str(inner.to_string()));
-    }
-    s.replace('_', "")
-        .parse::<f64>()
-        .map(Value::Num)
-        .map_err(|_| format!("`{s}` is not a number, a \"string\" or an array"))
-}
-
-fn labels_of(v: &Value, what: &str) -> Result<Vec<String>, String> {
-    let Value::Arr(items) = v else {
-        return Err(format!("{what}: labels must be an array of strings"));
-    };
-    let mut labels = Vec::new();
-    for it in items {
-        let Value::Str(s) = it else {
-            return Err(format!("{what}: labels must be strings"));
-        };
-        if labels.contains(s) {
-            return Err(format!("{what}: label `{s}` appears twice"));
-        }
-        labels.push(s.clone());
-    }
-    if labels.len() < 2 {
-        return Err(format!("{what}: at least two labels are needed"));
-    }
-    Ok(labels)
-}
-
-fn check_increasing(xs: &[f64], what: &str) -> Result<(), String> {
-    if xs.windows(2).all(|w| w[0] < w[1]) {
-        Ok(())
-    } else {
-        Err(format!("{what}: centres must be strictly increasing"))
     }
 }
 
-impl FuzzyTable {
-    /// The table compiled in from `crates/cc/data/flower_default.toml`.
-    pub fn default_table() -> FuzzyTable {
-        FuzzyTable::parse(DEFAULT_TABLE).expect("the default FLOWER table parses")
-    }
-
-    /// Parses a table in the format documented in `crates/cc/data/flower_default.toml`.
-    pub fn parse(text: &str) -> Result<FuzzyTable, String> {
-        let entries = parse_sections(text)?;
-        let get = |sec: &str, key: &str| {
-            entries
-                .iter()
-                .find(|(s, k, _, _)| s == sec && k == key)
-                .map(|(_, _, v, _)| v)
-        };
-        for (s, k, _, line) in &entries {
-            let known = matches!(
-                (s.as_str(), k.as_str()),
-                ("e" | "de" | "out", "labels" | "centres")
-            ) || s == "rules";
-            if !known {
-                return Err(format!("line {line}: unknown entry `{k}` in section [{s}]"));
-            }
-        }
-        let need = |sec: &str, key: &str| {
-            get(sec, key).ok_or_else(|| format!("missing `{key}` in section [{sec}]"))
-        };
-        let e_labels = labels_of(need("e", "labels")?, "[e]")?;
-        let de_labels = labels_of(need("de", "labels")?, "[de]")?;
-        let out_labels = labels_of(need("out", "labels")?, "[out]")?;
-
-        let arr = |v: &Value, what: &str, len: usize| -> Result<Vec<Value>, String> {
-            match v {
-                Value::Arr(items) if items.len() == len => Ok(items.clone()),
-                Value::Arr(items) => {
-                    Err(format!("{what}: {} centres for {len} labels", items.len()))
+impl TryFrom<&ParamSet> for FlowerConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<FlowerConfig, ParamError> {
+        let r = p.reader("flower");
+        Ok(FlowerConfig {
+            target: r.dur("target")?,
+            min_cwnd: r.u64("min_cwnd")?,
+            base_history: r.usize("base_history")?,
+            current_filter: r.usize("current_filter")?,
+            rollover: match r.choice("rollover")? {
+                "minute" => Rollover::MinuteBoundary,
+                "elapsed" => Rollover::Elapsed,
+                other => {
+                    return Err(ParamError {
+                        algorithm: "flower".into(),
+                        param: "rollover".into(),
+                        value: other.into(),
+                        allowed: "one of \"minute\", \"elapsed\"".into(),
+                    })
                 }
-                _ => Err(format!("{what}: centres must be an array")),
-            }
-        };
-        let e_centres = arr(need("e", "centres")?, "[e]", e_labels.len())?
-            .into_iter()
-            .map(|v| match v {
-                Value::Num(x) => Ok(x),
-                _ => Err("[e]: centres must be numbers".to_string()),
-            })
-            .collect::<Result<Vec<f64>, String>>()?;
-        check_increasing(&e_centres, "[e]")?;
-        let de_centres = arr(need("de", "centres")?, "[de]", de_labels.len())?
-            .into_iter()
-            .map(|v| match v {
-                Value::Num(x) => Ok(DeCentre::Ms(x)),
-                Value::Str(s) => match s.as_str() {
-                    "-qmax" => Ok(DeCentre::NegQmax),
-                    "sde-" => Ok(DeCentre::SdeNeg),
-                    "sde+" => Ok(DeCentre::SdePos),
-                    "qmax" => Ok(DeCentre::Qmax),
-                    _ => Err(format!("[de]: unknown breakpoint \"{s}\" (use a number, \"-qmax\", \"sde-\", \"sde+\" or \"qmax\")")),
-                },
-                _ => Err("[de]: centres must be numbers or breakpoint names".to_string()),
-            })
-            .collect::<Result<Vec<DeCentre>, String>>()?;
-        let nums: Vec<f64> = de_centres
-            .iter()
-            .filter_map(|c| {
-                if let DeCentre::Ms(x) = c {
-                    Some(*x)
-                } else {
-                    None
-                }
-            })
-            .collect();
-        check_increasing(&nums, "[de]")?;
-        let out_centres = arr(need("out", "centres")?, "[out]", out_labels.len())?
-            .into_iter()
-            .map(|v| match v {
-                Value::Num(x) => Ok(x),
-                Value::Str(s) if s == "-inf" => Ok(f64::NEG_INFINITY),
-                _ => Err("[out]: centres must be numbers or \"-inf\"".to_string()),
-            })
-            .collect::<Result<Vec<f64>, String>>()?;
-        check_increasing(&out_centres, "[out]")?;
-
-        let mut rules = Vec::with_capacity(e_labels.len());
-        for el in &e_labels {
-            let row =
-                get("rules", el).ok_or_else(|| format!("[rules]: no row for e label `{el}`"))?;
-            let Value::Arr(items) = row else {
-                return Err(format!("[rules]: row `{el}` must be an array"));
-            };
-            if items.len() != de_labels.len() {
-                return Err(format!(
-                    "[rules]: row `{el}` has {} entries for {} Δe labels",
-                    items.len(),
-                    de_labels.len()
-                ));
-            }
-            let mut r = Vec::with_capacity(items.len());
-            for it in items {
-                let Value::Str(s) = it else {
-                    return Err(format!("[rules]: row `{el}` must list [out] labels"));
-                };
-                r.push(
-                    out_labels
-                        .iter()
-                        .position(|o| o == s)
-                        .ok_or_else(|| format!("[rules]: row `{el}`: unknown consequent `{s}`"))?,
-                );
-            }
-            rules.push(r);
-        }
-        for (s, k, _, line) in &entries {
-            if s == "rules" && !e_labels.contains(k) {
-                return Err(format!(
-                    "line {line}: [rules] row `{k}` is not an [e] label"
-                ));
-            }
-        }
-        Ok(FuzzyTable {
-            e_labels,
-            e_centres,
-            de_labels,
-            de_centres,
-            out_labels,
-            out_centres,
-            rules,
+            },
+            peak_window: r.usize("peak_window")?,
+            peak_alpha: r.f64("peak_alpha")?,
+            peak_threshold_init: r.dur("peak_threshold_init")?,
+            de_qmax_init: r.dur("de_qmax_init")?,
+            sde_init: r.dur("sde_init")?,
+            sde_alpha: r.f64("sde_alpha")?,
+            slow_start: r.bool("slow_start")?,
+            grow_in_recovery: r.bool("grow_in_recovery")?,
+            restart_slow_start: r.bool("restart_slow_start")?,
         })
     }
-
-    /// The Δe centres in ms for the current breakpoints, made strictly increasing: the
-    /// sde entries are clamped strictly between their neighbours, then any remaining
-    /// overlap is resolved by nudging later centres up (Trang 2015 notes §3.5 monotonicity guard).
-    pub fn de_centres_ms(&self, bp: &Breakpoints) -> Vec<f64> {
-        const EPS: f64 = 1e-3; // 1 µs
-        let mut c: Vec<f64> = self
-            .de_centres
-            .iter()
-            .map(|d| match d {
-                DeCentre::Ms(x) => *x,
-                DeCentre::NegQmax => -bp.qmax,
-                DeCentre::SdeNeg => bp.sde_neg,
-                DeCentre::SdePos => bp.sde_pos,
-                DeCentre::Qmax => bp.qmax,
-            })
-            .collect();
-        for i in 0..c.len() {
-            if matches!(self.de_centres[i], DeCentre::SdeNeg | DeCentre::SdePos) {
-                if i + 1 < c.len() && c[i] >= c[i + 1] {
-                    c[i] = c[i + 1] - EPS;
-                }
-                if i > 0 && c[i] <= c[i - 1] {
-                    c[i] = c[i - 1] + EPS;
-                }
-            }
-        }
-        for i in 1..c.len() {
-            if c[i] <= c[i - 1] {
-                c[i] = c[i - 1] + EPS;
-            }
-        }
-        c
-    }
-
-    /// Min/min inference and centre-average defuzzification (Trang 2015 §4.6).
-    pub fn infer(&self, e_n: f64, de_ms: f64, bp: &Breakpoints) -> Inference {
-        let fe = fuzzify(e_n, &self.e_centres);
-        let fde = fuzzify(de_ms, &self.de_centres_ms(bp));
-        let mut fired = Vec::new();
-        let (mut num, mut den, mut reset) = (0.0, 0.0, false);
-        for &(i, mi) in &fe {
-            for &(j, mj) in &fde {
-                // Trang 2015 §4.6.2: μ_Ai = min(μ_Ai1(x1), μ_Ai2(x2)); μ_Ri = min(μ_Ai, μ_Bi).
-                let w = mi.min(mj);
-                if w <= 0.0 {
-                    continue;
-                }
-                let out = self.rules[i][j];
-                fired.push((i, j, w, out));
-                let b = self.out_centres[out];
-                if b == f64::NEG_INFINITY {
-                    // §4.5.2: "even if the certainty μ_PVL(Δe(k)) is small, FLOWER reduces
-                    // the congestion window to its initial value".
-                    reset = true;
-                } else {
-                    // §4.6.3: y = Σ b_i μ_Ri / Σ μ_Ri.
-                    num += b * w;
-                    den += w;
-                }
-            }
-        }
-        let dcwnd = if reset {
-            None
-        } else if den == 0.0 {
-            Some(0.0)
-        } else {
-            Some(num / den)
-        };
-        Inference { fired, dcwnd }
-    }
 }
 
-/// Triangular membership functions whose feet are the neighbouring centres (Trang 2015
-/// §4.5, eq. of Fig 4.5 with a = c[k−1], b = c[k], c = c[k+1]); inputs are clamped to the
-/// universe [c[0], c[last]]. Returns the sets with a non-zero degree.
-pub fn fuzzify(x: f64, centres: &[f64]) -> Vec<(usize, f64)> {
-    let last = centres.len() - 1;
-    let x = x.clamp(centres[0], centres[last]);
-    for k in 0..last {
-        let (a, b) = (centres[k], centres[k + 1]);
-        if x == a {
-            return vec![(k, 1.0)];
-        }
-        if x > a && x < b {
-            // μ_k(x) = (b − x)/(b − a) (falling edge), μ_{k+1}(x) = (x − a)/(b − a).
-            return vec![(k, (b - x) / (b - a)), (k + 1, (x - a) / (b - a))];
-        }
-    }
-    vec![(last, 1.0)]
+fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
+    // Resolved sets come from PARAMS, so the conversion fails only if the config and
+    // the table disagree, which `config_defaults_match_spec_table` rules out.
+    let cfg = FlowerConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    Box::new(Flower::new(&cfg, &init))
 }
+
+mod table;
+pub use table::{
+    fuzzify, Breakpoints, DeCentre, FuzzyTable, Inference, DE_SETS, E_SETS, OUT_SETS, RULES,
+};
 
 // ------------------------------------------------------------------------------------
 // Peak-valley detector (Trang 2015 §4.2.2, Fig 4.2).
@@ -671,48 +364,45 @@ pub struct Flower {
 }
 
 impl Flower {
-    pub fn new(p: &ParamSet, init: &CcInit) -> Flower {
-        Flower::with_table(p, init, FuzzyTable::default_table())
+    pub fn new(cfg: &FlowerConfig, init: &CcInit) -> Flower {
+        Flower::build(cfg, init, FuzzyTable::default_table())
     }
 
-    /// FLOWER with a user-supplied fuzzy table (see [`FuzzyTable::parse`]).
-    pub fn with_table(p: &ParamSet, init: &CcInit, table: FuzzyTable) -> Flower {
+    /// FLOWER with another fuzzy table; an error names what is wrong with its shape
+    /// (see [`FuzzyTable::check`]).
+    pub fn with_table(
+        cfg: &FlowerConfig,
+        init: &CcInit,
+        table: FuzzyTable,
+    ) -> Result<Flower, String> {
+        table.check()?;
+        Ok(Flower::build(cfg, init, table))
+    }
+
+    fn build(cfg: &FlowerConfig, init: &CcInit, table: FuzzyTable) -> Flower {
         let ms = |d: Dur| d.nanos() as f64 / 1e6;
-        let mode = if p.choice("rollover") == "elapsed" {
-            Rollover::Elapsed
-        } else {
-            Rollover::MinuteBoundary
-        };
         let mss = init.mss.max(1);
-        let sde_init = ms(p.dur("sde_init"));
+        let sde_init = ms(cfg.sde_init);
         Flower {
             table,
-            est: LedbatDelayEstimator::new(
-                p.int("base_history") as usize,
-                p.int("current_filter") as usize,
-                mode,
-            ),
-            detector: PeakValley::new(
-                p.int("peak_window") as usize,
-                p.f64("peak_alpha"),
-                ms(p.dur("peak_threshold_init")),
-            ),
-            target_ms: ms(p.dur("target")),
-            min_cwnd: p.int("min_cwnd") as f64,
+            est: LedbatDelayEstimator::new(cfg.base_history, cfg.current_filter, cfg.rollover),
+            detector: PeakValley::new(cfg.peak_window, cfg.peak_alpha, ms(cfg.peak_threshold_init)),
+            target_ms: ms(cfg.target),
+            min_cwnd: cfg.min_cwnd as f64,
             cwnd: (init.initial_cwnd / mss).max(1) as f64,
             mss,
-            in_slow_start: p.bool("slow_start"),
-            restart_slow_start: p.bool("restart_slow_start"),
-            sde_alpha: p.f64("sde_alpha"),
+            in_slow_start: cfg.slow_start,
+            restart_slow_start: cfg.restart_slow_start,
+            sde_alpha: cfg.sde_alpha,
             sde_init,
-            de_qmax_init: ms(p.dur("de_qmax_init")),
+            de_qmax_init: ms(cfg.de_qmax_init),
             sde_pos_avg: sde_init,
             sde_neg_avg: -sde_init,
             max_q_seen: 0.0,
             round_end: None,
             round_start: init.now,
             last_rtt: None,
-            grow_in_recovery: p.bool("grow_in_recovery"),
+            grow_in_recovery: cfg.grow_in_recovery,
             round_min_q: None,
             prev_q: None,
             last: None,
@@ -891,7 +581,6 @@ impl CongestionControl for Flower {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::RawParam;
     use crate::rng::Rng;
 
     const MSS: u64 = 1000;
@@ -906,10 +595,9 @@ mod tests {
         }
     }
 
-    fn make(user: &[(&str, RawParam)]) -> Flower {
-        let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
+    fn make(cfg: FlowerConfig) -> Flower {
         Flower::new(
-            &p,
+            &cfg,
             &CcInit {
                 now: Time(0),
                 mss: MSS,
@@ -931,6 +619,14 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            FlowerConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            FlowerConfig::default()
+        );
     }
 
     #[test]
@@ -1005,7 +701,7 @@ mod tests {
 
     #[test]
     fn error_normalisation_with_the_corrected_sign() {
-        let mut f = make(&[]);
+        let mut f = make(FlowerConfig::default());
         // q ≤ τ: e_n = (τ − q)/τ·100 = (100 − 65)/100·100 = 35.
         assert!(close(f.normalised_error(65.0), 35.0));
         assert_eq!(f.normalised_error(0.0), 100.0);
@@ -1077,8 +773,10 @@ mod tests {
 
     #[test]
     fn one_update_per_round_slow_start_loss_and_zone_reset() {
-        let p = [("current_filter", RawParam::Int(1))];
-        let mut f = make(&p);
+        let mut f = make(FlowerConfig {
+            current_filter: 1,
+            ..FlowerConfig::default()
+        });
         let t = Time(0);
         // Slow start: ACK of one segment grows 10 → 11. Base OWD 10 ms → q = 0. The first
         // ACK starts the first round (ends when snd_una ≥ 10000).
@@ -1137,7 +835,10 @@ mod tests {
 
     #[test]
     fn a_round_also_ends_after_one_rtt_of_time_in_recovery() {
-        let mut f = make(&[("current_filter", RawParam::Int(1))]);
+        let mut f = make(FlowerConfig {
+            current_filter: 1,
+            ..FlowerConfig::default()
+        });
         f.in_slow_start = false;
         f.cwnd = 1.0;
         let rtt = |a: AckSample, ms: u64| AckSample {
@@ -1157,10 +858,11 @@ mod tests {
         f.on_ack(Time(100_000_000), &rec(ack(3000, 50_000, 10)));
         assert_eq!(f.cwnd_pkts(), 2.0);
         // With grow_in_recovery = false the same round does not grow the window.
-        let mut g = make(&[
-            ("current_filter", RawParam::Int(1)),
-            ("grow_in_recovery", RawParam::Bool(false)),
-        ]);
+        let mut g = make(FlowerConfig {
+            current_filter: 1,
+            grow_in_recovery: false,
+            ..FlowerConfig::default()
+        });
         g.in_slow_start = false;
         g.cwnd = 1.0;
         g.on_ack(Time(0), &rtt(ack(1000, 50_000, 10), 100));
@@ -1170,7 +872,10 @@ mod tests {
 
     #[test]
     fn restart_slow_start_flag() {
-        let mut f = make(&[("restart_slow_start", RawParam::Bool(true))]);
+        let mut f = make(FlowerConfig {
+            restart_slow_start: true,
+            ..FlowerConfig::default()
+        });
         f.on_congestion(
             Time(0),
             &CongestionEvent {
@@ -1185,69 +890,69 @@ mod tests {
         assert_eq!(f.cwnd_pkts(), 2.0);
     }
 
-    const TINY: &str = r#"
-        # a 3 x 3 table
-        [e]
-        labels = ["N", "Z", "P"]
-        centres = [-100, 0, 100]
-        [de]
-        labels = ["N", "Z", "P"]
-        centres = ["-qmax", 0, "qmax"]
-        [out]
-        labels = ["R", "D", "S", "U"]
-        centres = ["-inf", -1, 0, 1]
-        [rules]
-        N = ["D", "D", "S"]
-        Z = ["D", "S",
-             "U"]
-        P = ["S", "U", "R"]
-    "#;
+    /// A 3 × 3 table: e and Δe sets N, Z, P; outputs R (reset), D (−1), S (0), U (+1).
+    fn tiny() -> FuzzyTable {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        FuzzyTable {
+            e_labels: s(&["N", "Z", "P"]),
+            e_centres: vec![-100.0, 0.0, 100.0],
+            de_labels: s(&["N", "Z", "P"]),
+            de_centres: vec![DeCentre::NegQmax, DeCentre::Ms(0.0), DeCentre::Qmax],
+            out_labels: s(&["R", "D", "S", "U"]),
+            out_centres: vec![f64::NEG_INFINITY, -1.0, 0.0, 1.0],
+            rules: vec![vec![1, 1, 2], vec![1, 2, 3], vec![2, 3, 0]],
+        }
+    }
 
     #[test]
     fn user_tables_replace_the_default() {
-        let t = FuzzyTable::parse(TINY).unwrap();
+        let t = tiny();
         // e = 50: μ_Z = μ_P = 0.5; Δe = 0: Z. (Z, Z) → S = 0, (P, Z) → U = 1: 0.5.
         assert_eq!(t.infer(50.0, 0.0, &init_bp()).dcwnd, Some(0.5));
         // Δe = 2.5 of q_max 5: μ_Z = μ_P = 0.5; (P, P) → R fires: reset.
         assert_eq!(t.infer(50.0, 2.5, &init_bp()).dcwnd, None);
-        let p = ParamSet::defaults(PARAMS);
-        let mut f = Flower::with_table(
-            &p,
-            &CcInit {
-                now: Time(0),
-                mss: MSS,
-                initial_cwnd: 4 * MSS,
-                rng: Rng::new(1),
-            },
-            t,
-        );
+        let init = CcInit {
+            now: Time(0),
+            mss: MSS,
+            initial_cwnd: 4 * MSS,
+            rng: Rng::new(1),
+        };
+        let mut f = Flower::with_table(&FlowerConfig::default(), &init, t).unwrap();
         f.in_slow_start = false;
         f.control_step(50.0, true); // e = 50 %, Δe = 0 → +0.5
         assert_eq!(f.cwnd_pkts(), 4.5);
+        // A table of the wrong shape is refused with the reason.
+        let mut bad = tiny();
+        bad.rules[2].pop();
+        let e = Flower::with_table(&FlowerConfig::default(), &init, bad).unwrap_err();
+        assert!(e.contains("row `P` has 2 entries for 3 Δe sets"), "{e}");
     }
 
     #[test]
     fn table_errors_name_the_problem() {
-        let bad =
-            |from: &str, to: &str| FuzzyTable::parse(&TINY.replacen(from, to, 1)).unwrap_err();
-        assert!(
-            bad("\"S\", \"U\", \"R\"]", "\"S\", \"X\", \"R\"]").contains("unknown consequent `X`")
-        );
-        assert!(bad("[-100, 0, 100]", "[-100, 100, 0]").contains("strictly increasing"));
-        assert!(bad("P = [\"S\", \"U\", \"R\"]", "").contains("no row for e label `P`"));
-        assert!(bad("[\"-qmax\", 0, \"qmax\"]", "[\"-qmax\", 0, \"big\"]")
-            .contains("unknown breakpoint"));
-        assert!(bad("[-100, 0, 100]", "[-100, 0]").contains("2 centres for 3 labels"));
-        assert!(bad("[rules]", "[rules]\nW = [\"S\", \"S\", \"S\"]").contains("not an [e] label"));
-        assert!(bad("[e]", "[e]\ncolour = 3").contains("unknown entry"));
-        assert!(FuzzyTable::parse("[e]\nlabels = [\"A\",")
-            .unwrap_err()
-            .contains("not closed"));
+        let bad = |f: &dyn Fn(&mut FuzzyTable)| {
+            let mut t = tiny();
+            f(&mut t);
+            t.check().unwrap_err()
+        };
+        assert_eq!(tiny().check(), Ok(()));
+        assert!(bad(&|t| t.rules[1][2] = 4).contains("consequent 4 is not an output set"));
+        assert!(bad(&|t| t.e_centres = vec![-100.0, 100.0, 0.0]).contains("strictly increasing"));
+        assert!(bad(&|t| {
+            t.rules.pop();
+        })
+        .contains("2 rows for 3 e sets"));
+        assert!(bad(&|t| t.e_centres[1] = f64::NAN).contains("strictly increasing"));
+        assert!(bad(&|t| {
+            t.e_centres.pop();
+        })
+        .contains("2 centres for 3 labels"));
+        assert!(bad(&|t| t.out_labels[3] = "D".into()).contains("label `D` appears twice"));
     }
 
     #[test]
     fn trace_names_are_reported() {
-        let mut f = make(&[]);
+        let mut f = make(FlowerConfig::default());
         f.in_slow_start = false;
         f.control_step(65.0, true);
         let mut out = Vec::new();

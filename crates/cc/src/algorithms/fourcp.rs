@@ -20,7 +20,7 @@
 //! lowers p. Ambiguities and their resolutions: docs/deviations.md (4cp).
 
 use crate::api::*;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -111,8 +111,88 @@ static PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// How tarp is set (the `tarp_mode` parameter; Ong 2020 §2.2.4: "can be a fixed target
+/// or calculated dynamically").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TarpMode {
+    Fixed,
+    /// tarp += α·(f − cwnd)/cwnd once per RTT (Ong 2020 eq. 2.2).
+    Adaptive,
+}
+
+/// 4CP's parameters. Ong 2020 §2.2.4 gives no values; the defaults are our assumptions,
+/// argued in docs/deviations.md (4cp).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FourCpConfig {
+    /// `tarp`: target loss-event probability (the initial value in adaptive mode).
+    /// Assumption 0.01.
+    pub tarp: f64,
+    /// `tarp_mode`: fixed (default) or adaptive (eq. 2.2).
+    pub tarp_mode: TarpMode,
+    /// `alpha`: α of eq. 2.2, the step of the adaptive tarp. Assumption 0.01.
+    pub alpha: f64,
+    /// `cwnd_avg_weight`: EWMA weight of f, "a moving average of the cwnd" (§2.2.4).
+    /// Assumption 1/8.
+    pub cwnd_avg_weight: f64,
+    /// `tarp_min`: lower bound of the adaptive tarp. Assumption 1e-4.
+    pub tarp_min: f64,
+    /// `tarp_max`: upper bound of the adaptive tarp. Assumption 0.5.
+    pub tarp_max: f64,
+    /// `mincwnd`, packets: the lower bound of eq. 2.3. Assumption 2, Linux's minimum
+    /// ssthresh.
+    pub mincwnd: u64,
+    /// `loss_intervals`: loss intervals averaged to estimate p. RFC 5348 §5.4 (n = 8).
+    pub loss_intervals: usize,
+}
+
+impl Default for FourCpConfig {
+    fn default() -> FourCpConfig {
+        FourCpConfig {
+            tarp: 0.01,
+            tarp_mode: TarpMode::Fixed,
+            alpha: 0.01,
+            cwnd_avg_weight: 0.125,
+            tarp_min: 1e-4,
+            tarp_max: 0.5,
+            mincwnd: 2,
+            loss_intervals: 8,
+        }
+    }
+}
+
+impl TryFrom<&ParamSet> for FourCpConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<FourCpConfig, ParamError> {
+        let r = p.reader("4cp");
+        Ok(FourCpConfig {
+            tarp: r.f64("tarp")?,
+            tarp_mode: match r.choice("tarp_mode")? {
+                "fixed" => TarpMode::Fixed,
+                "adaptive" => TarpMode::Adaptive,
+                other => {
+                    return Err(ParamError {
+                        algorithm: "4cp".into(),
+                        param: "tarp_mode".into(),
+                        value: other.into(),
+                        allowed: "one of \"fixed\", \"adaptive\"".into(),
+                    })
+                }
+            },
+            alpha: r.f64("alpha")?,
+            cwnd_avg_weight: r.f64("cwnd_avg_weight")?,
+            tarp_min: r.f64("tarp_min")?,
+            tarp_max: r.f64("tarp_max")?,
+            mincwnd: r.u64("mincwnd")?,
+            loss_intervals: r.usize("loss_intervals")?,
+        })
+    }
+}
+
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(FourCp::new(p, &init))
+    // Resolved sets come from PARAMS, so the conversion fails only if the config and
+    // the table disagree, which `config_defaults_match_spec_table` rules out.
+    let cfg = FourCpConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    Box::new(FourCp::new(&cfg, &init))
 }
 
 /// Loss-event rate from loss intervals (RFC 5348 §5.4, equal weights).
@@ -185,20 +265,20 @@ pub struct FourCp {
 }
 
 impl FourCp {
-    pub fn new(p: &ParamSet, init: &CcInit) -> FourCp {
+    pub fn new(cfg: &FourCpConfig, init: &CcInit) -> FourCp {
         let mss = init.mss.max(1);
         FourCp {
             cwnd: (init.initial_cwnd / mss).max(1) as f64,
             ssthresh: f64::INFINITY,
             mss,
-            tarp: p.f64("tarp"),
-            adaptive: p.choice("tarp_mode") == "adaptive",
-            alpha: p.f64("alpha"),
-            avg_w: p.f64("cwnd_avg_weight"),
-            tarp_min: p.f64("tarp_min"),
-            tarp_max: p.f64("tarp_max"),
-            mincwnd: p.int("mincwnd") as f64,
-            loss: LossRate::new(p.int("loss_intervals") as usize),
+            tarp: cfg.tarp,
+            adaptive: cfg.tarp_mode == TarpMode::Adaptive,
+            alpha: cfg.alpha,
+            avg_w: cfg.cwnd_avg_weight,
+            tarp_min: cfg.tarp_min,
+            tarp_max: cfg.tarp_max,
+            mincwnd: cfg.mincwnd as f64,
+            loss: LossRate::new(cfg.loss_intervals),
             cwnd_avg: None,
             round_end: None,
         }
@@ -308,15 +388,13 @@ impl CongestionControl for FourCp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::RawParam;
     use crate::rng::Rng;
 
     const MSS: u64 = 1000;
 
-    fn make(user: &[(&str, RawParam)]) -> FourCp {
-        let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
+    fn make(cfg: FourCpConfig) -> FourCp {
         FourCp::new(
-            &p,
+            &cfg,
             &CcInit {
                 now: Time(0),
                 mss: MSS,
@@ -324,6 +402,14 @@ mod tests {
                 rng: Rng::new(1),
             },
         )
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            FourCpConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            FourCpConfig::default()
+        );
     }
 
     fn ack(segs: u64) -> AckSample {
@@ -367,7 +453,7 @@ mod tests {
 
     #[test]
     fn good_phase_is_tcp() {
-        let mut c = make(&[]);
+        let mut c = make(FourCpConfig::default());
         // Slow start: 10 → 12.
         c.on_ack(Time(0), &ack(2));
         assert_eq!(c.cwnd_pkts(), 12.0);
@@ -383,7 +469,10 @@ mod tests {
 
     #[test]
     fn bad_phase_follows_eq_2_3_and_does_not_grow() {
-        let mut c = make(&[("tarp", RawParam::Float(0.01))]);
+        let mut c = make(FourCpConfig {
+            tarp: 0.01,
+            ..FourCpConfig::default()
+        });
         c.cwnd = 20.0;
         c.ssthresh = 20.0;
         // Intervals of 10 packets: p = 0.1 > 0.01 → bad phase.
@@ -401,7 +490,10 @@ mod tests {
         c.on_congestion(Time(0), &loss());
         assert_eq!(c.cwnd_pkts(), 2.0);
         // At tarp = 0.2 the first event (p = 0.1) is in the good phase: halving 20.5.
-        let mut g = make(&[("tarp", RawParam::Float(0.2))]);
+        let mut g = make(FourCpConfig {
+            tarp: 0.2,
+            ..FourCpConfig::default()
+        });
         g.cwnd = 20.0;
         g.ssthresh = 20.0;
         g.on_ack(Time(0), &ack(10));
@@ -411,10 +503,11 @@ mod tests {
 
     #[test]
     fn adaptive_tarp_eq_2_2() {
-        let mut c = make(&[
-            ("tarp_mode", RawParam::Text("adaptive".into())),
-            ("alpha", RawParam::Float(0.1)),
-        ]);
+        let mut c = make(FourCpConfig {
+            tarp_mode: TarpMode::Adaptive,
+            alpha: 0.1,
+            ..FourCpConfig::default()
+        });
         c.cwnd_avg = Some(20.0);
         c.cwnd = 10.0;
         // f = 7/8·20 + 1/8·10 = 18.75; tarp = 0.01 + 0.1·(18.75 − 10)/10 = 0.0975.
@@ -430,7 +523,10 @@ mod tests {
         c.adapt_tarp();
         assert_eq!(c.tarp(), 1e-4);
         // Once per round through on_ack: first ACK starts the round, the second ends it.
-        let mut d = make(&[("tarp_mode", RawParam::Text("adaptive".into()))]);
+        let mut d = make(FourCpConfig {
+            tarp_mode: TarpMode::Adaptive,
+            ..FourCpConfig::default()
+        });
         d.on_ack(
             Time(0),
             &AckSample {
@@ -456,7 +552,7 @@ mod tests {
 
     #[test]
     fn timeout() {
-        let mut c = make(&[]);
+        let mut c = make(FourCpConfig::default());
         c.on_rto(
             Time(0),
             &RtoEvent {

@@ -25,7 +25,7 @@
 //! the last round (one RTT, Vegas-style rounds), evaluated once per round.
 
 use crate::api::*;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Time};
 use std::collections::VecDeque;
@@ -98,8 +98,65 @@ static PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// ImTCP-bg's parameters. Ong 2020 §2.2.6 gives δ; the rest are our assumptions,
+/// argued in docs/deviations.md (imtcp-bg).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImTcpBgConfig {
+    /// `delta`: δ, congestion when rtt_avg/rtt_min exceeds it. Ong 2020 §2.2.6 ("set to
+    /// 1.2 by default").
+    pub delta: f64,
+    /// `bw_weight`: EWMA weight of a new train rate in the available-bandwidth estimate A.
+    /// Ong 2020 §2.2.6 (an EWMA, weight not given); assumption 1/8.
+    pub bw_weight: f64,
+    /// `train_packets`: acknowledged packets per measurement train; assumption 8.
+    pub train_packets: usize,
+    /// `spread`: a train measures available bandwidth when its ACK span exceeds this
+    /// multiple of its send span; assumption 1.1.
+    pub spread: f64,
+    /// `train_max_gap`, × rtt_min: a longer ACK gap breaks a train; assumption 0.25.
+    pub train_max_gap: f64,
+    /// `bw_cap`: cap cwnd at A·rtt_min. Ong 2020 §2.2.6.
+    pub bw_cap: bool,
+    /// `min_cwnd`, packets: floor after the RTT-ratio reduction and the cap; assumption
+    /// 2, Linux's minimum ssthresh.
+    pub min_cwnd: u64,
+}
+
+impl Default for ImTcpBgConfig {
+    fn default() -> ImTcpBgConfig {
+        ImTcpBgConfig {
+            delta: 1.2,
+            bw_weight: 0.125,
+            train_packets: 8,
+            spread: 1.1,
+            train_max_gap: 0.25,
+            bw_cap: true,
+            min_cwnd: 2,
+        }
+    }
+}
+
+impl TryFrom<&ParamSet> for ImTcpBgConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<ImTcpBgConfig, ParamError> {
+        let r = p.reader("imtcp-bg");
+        Ok(ImTcpBgConfig {
+            delta: r.f64("delta")?,
+            bw_weight: r.f64("bw_weight")?,
+            train_packets: r.usize("train_packets")?,
+            spread: r.f64("spread")?,
+            train_max_gap: r.f64("train_max_gap")?,
+            bw_cap: r.bool("bw_cap")?,
+            min_cwnd: r.u64("min_cwnd")?,
+        })
+    }
+}
+
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(ImTcpBg::new(p, &init))
+    // Resolved sets come from PARAMS, so the conversion fails only if the config and
+    // the table disagree, which `config_defaults_match_spec_table` rules out.
+    let cfg = ImTcpBgConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    Box::new(ImTcpBg::new(&cfg, &init))
 }
 
 /// Available bandwidth from ACK-timed packet trains (see the module documentation).
@@ -210,17 +267,13 @@ pub struct ImTcpBg {
 }
 
 impl ImTcpBg {
-    pub fn new(p: &ParamSet, init: &CcInit) -> ImTcpBg {
+    pub fn new(cfg: &ImTcpBgConfig, init: &CcInit) -> ImTcpBg {
         let mss = init.mss.max(1);
         ImTcpBg {
-            bw: TrainEstimator::new(
-                p.int("train_packets") as usize,
-                p.f64("bw_weight"),
-                p.f64("spread"),
-            ),
-            delta: p.f64("delta"),
-            cap: p.bool("bw_cap"),
-            min_cwnd: p.int("min_cwnd") as f64,
+            bw: TrainEstimator::new(cfg.train_packets, cfg.bw_weight, cfg.spread),
+            delta: cfg.delta,
+            cap: cfg.bw_cap,
+            min_cwnd: cfg.min_cwnd as f64,
             cwnd: (init.initial_cwnd / mss).max(1) as f64,
             ssthresh: f64::INFINITY,
             mss,
@@ -229,7 +282,7 @@ impl ImTcpBg {
             rtt_n: 0,
             rtt_sum_multi: 0.0,
             rtt_n_multi: 0,
-            max_gap: p.f64("train_max_gap"),
+            max_gap: cfg.train_max_gap,
             seen_multi: false,
             round_end: None,
             last_ratio: 1.0,
@@ -397,16 +450,22 @@ impl CongestionControl for ImTcpBg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::RawParam;
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            ImTcpBgConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            ImTcpBgConfig::default()
+        );
+    }
     use crate::rng::Rng;
 
     const MSS: u64 = 1000;
     const MS: u64 = 1_000_000;
 
-    fn make(user: &[(&str, RawParam)]) -> ImTcpBg {
-        let p = INFO.resolve(user.iter().map(|(k, v)| (*k, v))).unwrap();
+    fn make(cfg: ImTcpBgConfig) -> ImTcpBg {
         ImTcpBg::new(
-            &p,
+            &cfg,
             &CcInit {
                 now: Time(0),
                 mss: MSS,
@@ -496,7 +555,7 @@ mod tests {
 
     #[test]
     fn send_times_come_from_on_sent() {
-        let mut c = make(&[]);
+        let mut c = make(ImTcpBgConfig::default());
         // Ten packets sent 1 ms apart, acknowledged 1 ms apart: not spread, no cap.
         for i in 0..10 {
             c.on_sent(
@@ -522,7 +581,7 @@ mod tests {
 
     #[test]
     fn window_is_capped_at_bandwidth_times_min_rtt() {
-        let mut c = make(&[]);
+        let mut c = make(ImTcpBgConfig::default());
         // Slow start; RTT 50 ms; a train of 8 packets at 1e6 B/s: A·rtt_min = 1e6 B/s ·
         // 0.05 s / 1000 B = 50 packets. The window (10 + 8 = 18) is below it.
         for i in 0..8 {
@@ -534,7 +593,10 @@ mod tests {
         c.on_ack(Time(9 * MS), &ack(1, 50, 9000, 100_000));
         assert_eq!(c.cwnd_pkts(), 50.0);
         // Without the cap the window keeps slow-starting.
-        let mut u = make(&[("bw_cap", RawParam::Bool(false))]);
+        let mut u = make(ImTcpBgConfig {
+            bw_cap: false,
+            ..ImTcpBgConfig::default()
+        });
         u.cwnd = 80.0;
         for i in 0..8 {
             u.on_ack(Time(i * MS), &ack(1, 50, 1000 * (i + 1), 100_000));
@@ -544,7 +606,10 @@ mod tests {
 
     #[test]
     fn rtt_ratio_reduction_once_per_round() {
-        let mut c = make(&[("bw_cap", RawParam::Bool(false))]);
+        let mut c = make(ImTcpBgConfig {
+            bw_cap: false,
+            ..ImTcpBgConfig::default()
+        });
         c.ssthresh = 40.0;
         c.cwnd = 40.0;
         // Round 1 starts (ends at snd_una ≥ 10 000); samples 100 and 160 ms: rtt_min 100.
@@ -568,7 +633,10 @@ mod tests {
 
     #[test]
     fn delayed_ack_samples_do_not_count_once_ack_pairs_were_seen() {
-        let mut c = make(&[("bw_cap", RawParam::Bool(false))]);
+        let mut c = make(ImTcpBgConfig {
+            bw_cap: false,
+            ..ImTcpBgConfig::default()
+        });
         c.ssthresh = 10.0;
         c.cwnd = 10.0;
         // Round 1: a 2-segment ACK with RTT 100 ms (rtt_min), then a single-segment ACK
@@ -589,7 +657,7 @@ mod tests {
 
     #[test]
     fn loss_and_timeout() {
-        let mut c = make(&[]);
+        let mut c = make(ImTcpBgConfig::default());
         c.on_congestion(
             Time(0),
             &CongestionEvent {

@@ -5,9 +5,9 @@
 //! round, the window is halved. Below the two-packet floor the window becomes fractional
 //! (`fractional_cwnd` = 2·denominator): we report one segment and pace the fraction.
 
-use super::vegas::{acked_pkts, vrtt_us, PktWindow, RTT_UNSET_US};
+use super::vegas::{DiffDenominator, PktWindow, VegasCore, VegasHooks, RTT_UNSET_US};
 use crate::api::*;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Rate, Time, NANOS_PER_SEC};
 
@@ -80,8 +80,67 @@ static PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// Nice's parameters. Defaults: Ong 2020 App. A.2 and the evaluated module (lbetcp
+/// `tcp_nice.c`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NiceConfig {
+    /// `alpha`, packets: Vegas lower bound of extra packets in the network. Ong 2020
+    /// App. A.2 / tcp_nice.c module_param alpha = 1.
+    pub alpha: u64,
+    /// `beta`, packets: Vegas upper bound. tcp_nice.c module_param beta = 3.
+    pub beta: u64,
+    /// `gamma`, packets: Vegas slow-start exit limit. tcp_nice.c module_param gamma = 1.
+    pub gamma: u64,
+    /// `fraction`, % (1..=100): share of cwnd that must see congestion events in one RTT
+    /// before halving (fraction_divisor = 100/fraction). Ong 2020 §2.2.2 ("set to 50 %
+    /// by default"); tcp_nice.c fraction = 50.
+    pub fraction: u64,
+    /// `threshold`, % (0..=100): position between baseRTT and maxRTT above which an RTT
+    /// sample is a congestion event. Ong 2020 §2.2.2 ("default value of 0.2"), App. A.2.
+    pub threshold: u64,
+    /// `max_fwnd`: largest fractional_cwnd (2 × denominator); the smallest window is
+    /// 4/max_fwnd packets per RTT. Ong 2020 App. A.2 / tcp_nice.c max_fwnd = 96.
+    pub max_fwnd: u64,
+    /// `numcong_u8_wrap`: count congestion events in a u8 that wraps at 256, as the
+    /// evaluated module did (tcp_nice.c `u8 numCong`; Ong 2020 §3.6.1). Off by default.
+    pub numcong_u8_wrap: bool,
+}
+
+impl Default for NiceConfig {
+    fn default() -> NiceConfig {
+        NiceConfig {
+            alpha: 1,
+            beta: 3,
+            gamma: 1,
+            fraction: 50,
+            threshold: 20,
+            max_fwnd: 96,
+            numcong_u8_wrap: false,
+        }
+    }
+}
+
+impl TryFrom<&ParamSet> for NiceConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<NiceConfig, ParamError> {
+        let r = p.reader("nice");
+        Ok(NiceConfig {
+            alpha: r.u64("alpha")?,
+            beta: r.u64("beta")?,
+            gamma: r.u64("gamma")?,
+            fraction: r.u64("fraction")?,
+            threshold: r.u64("threshold")?,
+            max_fwnd: r.u64("max_fwnd")?,
+            numcong_u8_wrap: r.bool("numcong_u8_wrap")?,
+        })
+    }
+}
+
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Nice::new(p, &init))
+    // Resolved sets come from PARAMS, so the conversion fails only if the config and
+    // the table disagree, which `config_defaults_match_spec_table` rules out.
+    let cfg = NiceConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    Box::new(Nice::new(&cfg, &init))
 }
 
 /// `fractional_cwnd` value meaning "no fraction" (tcp_nice_init).
@@ -89,23 +148,14 @@ const NO_FRACTION: u64 = 2;
 
 #[derive(Clone, Debug)]
 pub struct Nice {
-    alpha: u64,
-    beta: u64,
-    gamma: u64,
+    cfg: NiceConfig,
     fraction_divisor: u64,
-    threshold: u64,
-    max_fwnd: u64,
-    u8_wrap: bool,
     mss: u64,
     w: PktWindow,
-    enabled: bool,
-    beg_snd_nxt: u64,
-    snd_nxt: u64,
-    cnt_rtt: u64,
-    /// Per-round min and max RTT and all-time base RTT, µs (`vrtt`).
-    min_rtt: u64,
+    /// Vegas's per-RTT measurement (baseRTT, minRTT, cntRTT, round boundary).
+    core: VegasCore,
+    /// Per-round maximum RTT, µs (`vrtt`).
     max_rtt: u64,
-    base_rtt: u64,
     last_rtt: u64,
     num_cong: u64,
     /// 2 = integer window (`w.cwnd` packets, at least 2); above 2 the window is
@@ -115,47 +165,22 @@ pub struct Nice {
 }
 
 impl Nice {
-    pub fn new(p: &ParamSet, init: &CcInit) -> Nice {
-        let mut n = Nice {
-            alpha: p.int("alpha") as u64,
-            beta: p.int("beta") as u64,
-            gamma: p.int("gamma") as u64,
-            // tcp_nice_init: fraction_divisor = 100 / fraction (integer).
-            fraction_divisor: (100 / p.int("fraction")) as u64,
-            threshold: p.int("threshold") as u64,
-            max_fwnd: p.int("max_fwnd") as u64,
-            u8_wrap: p.bool("numcong_u8_wrap"),
+    pub fn new(cfg: &NiceConfig, init: &CcInit) -> Nice {
+        Nice {
+            cfg: cfg.clone(),
+            // tcp_nice_init: fraction_divisor = 100 / fraction (integer); a hand-built
+            // config with fraction 0 (outside the table's 1..=100) counts as 1.
+            fraction_divisor: 100 / cfg.fraction.max(1),
             mss: init.mss,
             w: PktWindow::new(init.initial_cwnd, init.mss),
-            enabled: false,
-            beg_snd_nxt: 0,
-            snd_nxt: 0,
-            cnt_rtt: 0,
-            min_rtt: RTT_UNSET_US,
+            // tcp_nice_init: Vegas's init, and no fraction.
+            core: VegasCore::new(),
             max_rtt: 0,
-            base_rtt: RTT_UNSET_US,
             last_rtt: RTT_UNSET_US,
             num_cong: 0,
             fractional_cwnd: NO_FRACTION,
             last_diff: None,
-        };
-        n.init_state();
-        n
-    }
-
-    /// tcp_nice_init.
-    fn init_state(&mut self) {
-        self.fractional_cwnd = NO_FRACTION;
-        self.base_rtt = RTT_UNSET_US;
-        self.enable();
-    }
-
-    /// nice_enable.
-    fn enable(&mut self) {
-        self.enabled = true;
-        self.beg_snd_nxt = self.snd_nxt;
-        self.cnt_rtt = 0;
-        self.min_rtt = RTT_UNSET_US;
+        }
     }
 
     fn fractional(&self) -> bool {
@@ -168,28 +193,6 @@ impl Nice {
             4.0 / self.fractional_cwnd as f64
         } else {
             self.w.cwnd as f64
-        }
-    }
-
-    /// tcp_nice_pkts_acked (Ong 2020 App. A.2.1), with maxRTT initialised to 2·baseRTT
-    /// at the start of each round (lbetcp fix of the listing's `baseRTT = baseRTT * 2`).
-    fn pkts_acked(&mut self, vrtt: u64) {
-        self.base_rtt = self.base_rtt.min(vrtt);
-        if self.cnt_rtt == 0 {
-            self.max_rtt = self.base_rtt * 2;
-        }
-        self.min_rtt = self.min_rtt.min(vrtt);
-        self.max_rtt = self.max_rtt.max(vrtt);
-        self.cnt_rtt += 1;
-        self.last_rtt = vrtt;
-        // Congestion event: vrtt > ((100 - t)·baseRTT + t·maxRTT) / 100, i.e.
-        // baseRTT + t·(maxRTT - baseRTT) (Ong 2020 App. A.2.1; §3.6.1 uses baseRTT).
-        let t = self.threshold;
-        if vrtt > ((100 - t) * self.base_rtt + t * self.max_rtt) / 100 {
-            self.num_cong += 1;
-            if self.u8_wrap {
-                self.num_cong &= 0xff;
-            }
         }
     }
 
@@ -213,6 +216,37 @@ impl Nice {
             self.w.cwnd = 2 + (delta - steps_to_integer);
         }
     }
+}
+
+impl VegasHooks for Nice {
+    fn core(&mut self) -> &mut VegasCore {
+        &mut self.core
+    }
+
+    fn window(&mut self) -> &mut PktWindow {
+        &mut self.w
+    }
+
+    /// The rest of tcp_nice_pkts_acked (Ong 2020 App. A.2.1) after Vegas's bookkeeping,
+    /// with maxRTT initialised to 2·baseRTT at the round's first sample (lbetcp fix of
+    /// the listing's `baseRTT = baseRTT * 2`).
+    fn on_rtt_sample(&mut self, vrtt: u64) {
+        let base = self.core.base_rtt;
+        if self.core.cnt_rtt == 1 {
+            self.max_rtt = base * 2;
+        }
+        self.max_rtt = self.max_rtt.max(vrtt);
+        self.last_rtt = vrtt;
+        // Congestion event: vrtt > ((100 - t)·baseRTT + t·maxRTT) / 100, i.e.
+        // baseRTT + t·(maxRTT - baseRTT) (Ong 2020 App. A.2.1; §3.6.1 uses baseRTT).
+        let t = self.cfg.threshold;
+        if vrtt > ((100 - t) * base + t * self.max_rtt) / 100 {
+            self.num_cong += 1;
+            if self.cfg.numcong_u8_wrap {
+                self.num_cong &= 0xff;
+            }
+        }
+    }
 
     /// The Reno fallback (cntRTT <= 2 or Nice disabled): tcp_reno_fractional_ca when
     /// cwnd <= 2, else tcp_reno_cong_avoid; both are `grow(reno)` here.
@@ -220,50 +254,48 @@ impl Nice {
         self.grow(|w| w.reno_cong_avoid(acked, cwnd_limited));
     }
 
-    /// tcp_nice_ssthresh: min(ssthresh, cwnd - 1).
-    fn nice_ssthresh(&self) -> u64 {
-        self.w.ssthresh.min(self.w.cwnd.saturating_sub(1))
+    fn slow_start(&mut self, acked: u64) {
+        self.grow(|w| {
+            w.slow_start(acked);
+        });
     }
 
     /// The Vegas + Nice once-per-RTT decision (Ong 2020 App. A.2.2).
     fn per_rtt(&mut self, acked: u64, cwnd_limited: bool) {
-        let rtt = self.min_rtt;
-        let base = self.base_rtt;
         let cwnd = self.w.cwnd;
         // target_cwnd = cwnd·baseRTT/rtt; diff = cwnd·(rtt - baseRTT)/baseRTT.
-        let target_cwnd = cwnd * base / rtt;
-        let diff = cwnd * rtt.saturating_sub(base) / base;
+        let (target_cwnd, diff) = self.core.target_and_diff(cwnd, DiffDenominator::BaseRtt);
         self.last_diff = Some(diff);
         let frac = self.fractional();
-        if diff > self.gamma && self.w.in_slow_start() {
+        let max_fwnd = self.cfg.max_fwnd;
+        if diff > self.cfg.gamma && self.w.in_slow_start() {
             self.w.cwnd = cwnd.min(target_cwnd + 1);
-            self.w.ssthresh = self.nice_ssthresh();
+            // tcp_nice_ssthresh: min(ssthresh, cwnd - 1), as tcp_vegas_ssthresh.
+            self.w.ssthresh = self.w.vegas_ssthresh();
             self.num_cong = 0;
         } else if self.w.in_slow_start() {
             if cwnd_limited {
-                self.grow(|w| {
-                    w.slow_start(acked);
-                });
+                self.slow_start(acked);
             }
         } else if self.num_cong > cwnd / self.fraction_divisor {
             // Nice multiplicative decrease: halve, or divide a fractional window by 4.
             if cwnd > 2 && !frac {
                 self.w.cwnd = cwnd / 2;
-            } else if self.fractional_cwnd <= self.max_fwnd {
-                self.fractional_cwnd = (self.fractional_cwnd * 4).min(self.max_fwnd);
+            } else if self.fractional_cwnd <= max_fwnd {
+                self.fractional_cwnd = (self.fractional_cwnd * 4).min(max_fwnd);
             }
             self.num_cong = 0;
-        } else if diff > self.beta {
+        } else if diff > self.cfg.beta {
             if cwnd > 2 && !frac {
                 self.w.cwnd -= 1;
-            } else if self.fractional_cwnd <= self.max_fwnd {
-                self.fractional_cwnd = (self.fractional_cwnd + 2).min(self.max_fwnd);
+            } else if self.fractional_cwnd <= max_fwnd {
+                self.fractional_cwnd = (self.fractional_cwnd + 2).min(max_fwnd);
             }
-            self.w.ssthresh = self.nice_ssthresh();
-        } else if diff < self.alpha && cwnd_limited {
+            self.w.ssthresh = self.w.vegas_ssthresh();
+        } else if diff < self.cfg.alpha && cwnd_limited {
             if cwnd >= 2 && !frac {
                 self.w.cwnd += 1;
-            } else if self.fractional_cwnd <= self.max_fwnd {
+            } else if self.fractional_cwnd <= max_fwnd {
                 self.fractional_cwnd = self.fractional_cwnd.saturating_sub(2).max(NO_FRACTION);
             }
         }
@@ -275,6 +307,11 @@ impl Nice {
         }
         self.w.ssthresh = self.w.current_ssthresh();
     }
+
+    fn end_round(&mut self) {
+        self.max_rtt = 0;
+        self.num_cong = 0;
+    }
 }
 
 impl CongestionControl for Nice {
@@ -284,61 +321,31 @@ impl CongestionControl for Nice {
 
     fn on_ack(&mut self, _now: Time, ack: &AckSample) {
         self.mss = ack.mss;
-        self.snd_nxt = self.snd_nxt.max(ack.snd_nxt);
-        if let Some(rtt) = ack.rtt {
-            self.pkts_acked(vrtt_us(rtt));
-        }
-        if ack.in_recovery || ack.bytes_acked == 0 {
-            return;
-        }
-        let acked = acked_pkts(ack.bytes_acked, ack.mss);
-        if !self.enabled {
-            self.reno(acked, ack.cwnd_limited);
-            return;
-        }
-        if ack.snd_una > self.beg_snd_nxt {
-            self.beg_snd_nxt = ack.snd_nxt;
-            if self.cnt_rtt <= 2 {
-                self.reno(acked, ack.cwnd_limited);
-            } else {
-                self.per_rtt(acked, ack.cwnd_limited);
-            }
-            // Wipe the slate clean for the next RTT.
-            self.cnt_rtt = 0;
-            self.min_rtt = RTT_UNSET_US;
-            self.max_rtt = 0;
-            self.num_cong = 0;
-        } else if self.w.in_slow_start() && ack.cwnd_limited {
-            self.grow(|w| {
-                w.slow_start(acked);
-            });
-        }
+        self.vegas_on_ack(ack);
     }
 
     fn on_congestion(&mut self, _now: Time, ev: &CongestionEvent) {
         self.mss = ev.mss;
-        self.w.on_loss();
-        self.enabled = false;
+        self.vegas_on_congestion();
     }
 
     fn on_rto(&mut self, _now: Time, ev: &RtoEvent) {
         self.mss = ev.mss;
-        self.w.on_timeout();
-        self.enabled = false;
+        self.vegas_on_rto();
     }
 
     fn on_recovery_exit(&mut self, _now: Time) {
-        self.enable();
+        self.core.enable();
     }
 
     fn on_sent(&mut self, _now: Time, sent: &SentInfo) {
-        // CA_EVENT_TX_START re-initialises Nice, except while a fractional window is
-        // being paced (every paced packet starts from an empty pipe).
-        if !sent.retransmission && sent.bytes_in_flight <= sent.bytes && !self.fractional() {
-            self.snd_nxt = self.snd_nxt.max(sent.seq);
-            self.init_state();
+        // CA_EVENT_TX_START re-initialises Nice (tcp_nice_init), except while a
+        // fractional window is being paced (every paced packet starts from an empty pipe).
+        if VegasCore::is_tx_start(sent) && !self.fractional() {
+            self.core.tx_start(sent);
+            self.fractional_cwnd = NO_FRACTION;
         }
-        self.snd_nxt = self.snd_nxt.max(sent.seq + sent.bytes);
+        self.core.sent(sent);
     }
 
     fn cwnd(&self) -> u64 {
@@ -362,7 +369,7 @@ impl CongestionControl for Nice {
         let rtt_us = if self.last_rtt != RTT_UNSET_US {
             self.last_rtt
         } else {
-            self.base_rtt
+            self.core.base_rtt
         };
         if rtt_us == RTT_UNSET_US {
             return None;
@@ -375,15 +382,7 @@ impl CongestionControl for Nice {
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
-        let ms = |us: u64| {
-            if us == RTT_UNSET_US {
-                f64::NAN
-            } else {
-                us as f64 / 1000.0
-            }
-        };
-        out.push(("base_rtt_ms", ms(self.base_rtt)));
-        out.push(("min_rtt_ms", ms(self.min_rtt)));
+        self.core.trace_rtts(out);
         out.push(("max_rtt_ms", self.max_rtt as f64 / 1000.0));
         out.push(("num_cong", self.num_cong as f64));
         out.push(("fractional_cwnd", self.fractional_cwnd as f64));
@@ -407,7 +406,7 @@ mod tests {
             initial_cwnd: 10 * MSS,
             rng: Rng::new(1),
         };
-        Nice::new(&ParamSet::defaults(PARAMS), &init)
+        Nice::new(&NiceConfig::default(), &init)
     }
 
     /// CA state with baseRTT 100_000 µs; the per-RTT decision falls on ACK number `n`.
@@ -415,8 +414,8 @@ mod tests {
         let mut v = nice();
         v.w.cwnd = cwnd;
         v.w.ssthresh = ssthresh;
-        v.base_rtt = 100_000;
-        v.beg_snd_nxt = (n - 1) * MSS;
+        v.core.base_rtt = 100_000;
+        v.core.beg_snd_nxt = (n - 1) * MSS;
         v
     }
 
@@ -433,6 +432,14 @@ mod tests {
             };
             v.on_ack(Time(0), &a);
         }
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            NiceConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            NiceConfig::default()
+        );
     }
 
     #[test]
@@ -458,7 +465,7 @@ mod tests {
         let mut una = 0;
         acks(&mut v, &mut una, &[149_999; 11]);
         assert_eq!((v.cwnd(), v.ssthresh()), (10 * MSS, 10 * MSS));
-        assert_eq!((v.num_cong, v.cnt_rtt, v.max_rtt), (0, 0, 0));
+        assert_eq!((v.num_cong, v.core.cnt_rtt, v.max_rtt), (0, 0, 0));
         // 10 samples -> numCong 10, not > 10 -> Vegas: diff = 20·50_000/100_000 = 10 >
         // beta 3 -> cwnd 19; ssthresh = min(10, 18) = 10 -> max(10, 9 + 4) = 13.
         let mut v = primed(20, 10, 10);
@@ -499,7 +506,7 @@ mod tests {
         // decrease of the fractional window: 8·4 = 32, i.e. 4/32 = 1/8 packet per RTT.
         // pacing = 4·1000·8·1e9 / (32·300e6) = 3_333.3 bit/s.
         let mut v2 = v.clone();
-        v2.beg_snd_nxt = una + 2 * MSS;
+        v2.core.beg_snd_nxt = una + 2 * MSS;
         acks(&mut v2, &mut una.clone(), &[299_999; 3]);
         assert_eq!(v2.fractional_cwnd, 32);
         assert_eq!(v2.pacing_rate(), Some(Rate(3_333)));
@@ -514,7 +521,7 @@ mod tests {
         v.fractional_cwnd = 8;
         let mut una = 0;
         fn one_round(v: &mut Nice, una: &mut u64) {
-            v.beg_snd_nxt = *una;
+            v.core.beg_snd_nxt = *una;
             acks(v, una, &[149_999]);
         }
         one_round(&mut v, &mut una);
@@ -548,17 +555,19 @@ mod tests {
 
     #[test]
     fn u8_counter_wraps_only_when_asked() {
-        let mut p = ParamSet::defaults(PARAMS);
-        p.set("numcong_u8_wrap", ParamValue::Bool(true));
+        let cfg = NiceConfig {
+            numcong_u8_wrap: true,
+            ..NiceConfig::default()
+        };
         let init = CcInit {
             now: Time(0),
             mss: MSS,
             initial_cwnd: 10 * MSS,
             rng: Rng::new(1),
         };
-        let mut v = Nice::new(&p, &init);
-        v.base_rtt = 100_000;
-        v.beg_snd_nxt = u64::MAX;
+        let mut v = Nice::new(&cfg, &init);
+        v.core.base_rtt = 100_000;
+        v.core.beg_snd_nxt = u64::MAX;
         let mut una = 0;
         acks(&mut v, &mut una, &[149_999; 257]);
         assert_eq!(v.num_cong, 1);

@@ -13,7 +13,7 @@
 
 use crate::api::*;
 use crate::estimators::receive_rate::{LostBytes, ReceiveRateSampler};
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Rate, Time};
 
@@ -37,8 +37,73 @@ static PARAMS: &[ParamSpec] = &[
     ParamSpec { name: "ts_granularity", kind: ParamKind::Duration { min: Dur::ZERO, max: Dur::from_millis(100) }, default: ParamValue::Dur(Dur::ZERO), unit: "", doc: "receiver timestamp granularity (0: the datapath's resolution)", source: "Wang 2018 §4.4.1" },
 ];
 
+/// PropRate's parameters (Wang 2018 §2.3.3, after Leong et al., CoNEXT 2017). Wang 2018
+/// gives few values; the rest are ours (docs/deviations.md).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PropRateConfig {
+    /// `target_buffer_delay`: application-specified buffer delay, drain above it, fill
+    /// below it. Wang 2018 §2.3.3 (value not given; ours).
+    pub target_buffer_delay: Dur,
+    /// `fill_gain`: sending rate / estimated bandwidth while filling. Wang 2018 §2.3.3
+    /// ("faster"; value ours).
+    pub fill_gain: f64,
+    /// `drain_gain`: sending rate / estimated bandwidth while draining. Wang 2018 §2.3.3
+    /// ("slower"; value ours).
+    pub drain_gain: f64,
+    /// `rho_ewma_alpha`: weight of the old value in ρ̄ = a·ρ̄ + (1 − a)·ρ̂. Wang 2018 §4.4.1
+    /// eq. 4.12.
+    pub rho_ewma_alpha: f64,
+    /// `busy_delay`: a lower receive-rate sample counts only if the buffer delay stayed
+    /// above this during its round (the link was busy). Ours.
+    pub busy_delay: Dur,
+    /// `initial_burst`, packets sent before the first receive-rate sample. Wang 2018 ch. 4
+    /// intro ("we send 10 initial packets").
+    pub initial_burst: u64,
+    /// `ss_gain`: slow-start rate growth per RTT until the buffer delay reaches the target.
+    /// Ours (Wang 2018 ch. 4 intro contrasts EvaRate's 1.5 with doubling).
+    pub ss_gain: f64,
+    /// `ts_granularity`: receiver timestamp granularity (0: the datapath's resolution).
+    /// Wang 2018 §4.4.1.
+    pub ts_granularity: Dur,
+}
+
+impl Default for PropRateConfig {
+    fn default() -> PropRateConfig {
+        PropRateConfig {
+            target_buffer_delay: Dur::from_millis(10),
+            fill_gain: 1.25,
+            drain_gain: 0.75,
+            rho_ewma_alpha: 0.125,
+            busy_delay: Dur::from_millis(1),
+            initial_burst: 10,
+            ss_gain: 2.0,
+            ts_granularity: Dur::ZERO,
+        }
+    }
+}
+
+impl TryFrom<&ParamSet> for PropRateConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<PropRateConfig, ParamError> {
+        let r = p.reader("proprate");
+        Ok(PropRateConfig {
+            target_buffer_delay: r.dur("target_buffer_delay")?,
+            fill_gain: r.f64("fill_gain")?,
+            drain_gain: r.f64("drain_gain")?,
+            rho_ewma_alpha: r.f64("rho_ewma_alpha")?,
+            busy_delay: r.dur("busy_delay")?,
+            initial_burst: r.u64("initial_burst")?,
+            ss_gain: r.f64("ss_gain")?,
+            ts_granularity: r.dur("ts_granularity")?,
+        })
+    }
+}
+
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(PropRate::new(p, &init))
+    // Resolved sets come from PARAMS, so the conversion fails only if the config and
+    // the table disagree, which `config_defaults_match_spec_table` rules out.
+    let cfg = PropRateConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    Box::new(PropRate::new(&cfg, &init))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,20 +140,20 @@ pub struct PropRate {
 }
 
 impl PropRate {
-    pub fn new(p: &ParamSet, init: &CcInit) -> PropRate {
+    pub fn new(cfg: &PropRateConfig, init: &CcInit) -> PropRate {
         let mss = init.mss.max(1);
-        let initial_burst = p.int("initial_burst") as u64;
+        let initial_burst = cfg.initial_burst;
         PropRate {
-            target: p.dur("target_buffer_delay"),
-            fill_gain: p.f64("fill_gain"),
-            drain_gain: p.f64("drain_gain"),
-            rho_a: p.f64("rho_ewma_alpha"),
-            busy_delay: p.dur("busy_delay"),
+            target: cfg.target_buffer_delay,
+            fill_gain: cfg.fill_gain,
+            drain_gain: cfg.drain_gain,
+            rho_a: cfg.rho_ewma_alpha,
+            busy_delay: cfg.busy_delay,
             initial_burst,
-            ss_gain: p.f64("ss_gain"),
+            ss_gain: cfg.ss_gain,
             mss,
             state: State::SlowStart,
-            rr: ReceiveRateSampler::new(p.dur("ts_granularity")),
+            rr: ReceiveRateSampler::new(cfg.ts_granularity),
             lost: LostBytes::default(),
             rtt_min: None,
             srtt: None,
@@ -212,13 +277,21 @@ impl CongestionControl for PropRate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            PropRateConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            PropRateConfig::default()
+        );
+    }
     use crate::rng::Rng;
 
     const MSS: u64 = 1000;
 
     fn pr() -> PropRate {
         PropRate::new(
-            &ParamSet::defaults(PARAMS),
+            &PropRateConfig::default(),
             &CcInit {
                 now: Time(0),
                 mss: MSS,

@@ -5,10 +5,13 @@
 //! three RTT samples in the last RTT it behaves like Reno. Loss handling is Reno's.
 //!
 //! This file also holds `PktWindow`, the Linux packet-unit window shared by the
-//! Linux-derived LBE modules of Ong 2020 (nice, tcp-lp, westwood-lp).
+//! Linux-derived LBE modules of Ong 2020 (nice, tcp-lp, westwood-lp), and `VegasCore`
+//! with the `VegasHooks` per-RTT loop that Nice builds on, as Linux's `tcp_vegas.h`
+//! exports `tcp_vegas_init`, `tcp_vegas_pkts_acked`, `tcp_vegas_state` and
+//! `tcp_vegas_cwnd_event` to other modules.
 
 use crate::api::*;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::Time;
 
@@ -56,8 +59,73 @@ static PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// What Vegas's Diff is divided by (the `diff_denominator` parameter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffDenominator {
+    /// Linux `tcp_vegas_cong_avoid`: diff = cwnd·(rtt − baseRTT)/baseRTT.
+    BaseRtt,
+    /// Brakmo et al. 1994 (via Ong 2020 eq. 2.1): Diff = (Expected − Actual)·BaseRTT,
+    /// i.e. cwnd·(rtt − baseRTT)/rtt.
+    Rtt,
+}
+
+/// Vegas's parameters. Defaults: Linux `tcp_vegas.c` (4.4) module parameters, which
+/// Ong 2020 ran unchanged (§3.6).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VegasConfig {
+    /// `alpha`, packets: below this many extra packets in the network cwnd grows by one
+    /// per RTT. Linux tcp_vegas.c module_param alpha = 2.
+    pub alpha: u64,
+    /// `beta`, packets: above this many extra packets cwnd shrinks by one per RTT.
+    /// Linux tcp_vegas.c module_param beta = 4.
+    pub beta: u64,
+    /// `gamma`, packets: leave slow start when diff exceeds it. Linux tcp_vegas.c
+    /// module_param gamma = 1.
+    pub gamma: u64,
+    /// `diff_denominator`: Linux divides by baseRTT (tcp_vegas_cong_avoid).
+    pub diff_denominator: DiffDenominator,
+}
+
+impl Default for VegasConfig {
+    fn default() -> VegasConfig {
+        VegasConfig {
+            alpha: 2,
+            beta: 4,
+            gamma: 1,
+            diff_denominator: DiffDenominator::BaseRtt,
+        }
+    }
+}
+
+impl TryFrom<&ParamSet> for VegasConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<VegasConfig, ParamError> {
+        let r = p.reader("vegas");
+        Ok(VegasConfig {
+            alpha: r.u64("alpha")?,
+            beta: r.u64("beta")?,
+            gamma: r.u64("gamma")?,
+            diff_denominator: match r.choice("diff_denominator")? {
+                "base_rtt" => DiffDenominator::BaseRtt,
+                "rtt" => DiffDenominator::Rtt,
+                other => {
+                    return Err(ParamError {
+                        algorithm: "vegas".into(),
+                        param: "diff_denominator".into(),
+                        value: other.into(),
+                        allowed: "one of \"base_rtt\", \"rtt\"".into(),
+                    })
+                }
+            },
+        })
+    }
+}
+
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Vegas::new(p, &init))
+    // Resolved sets come from PARAMS, so the conversion fails only if the config and
+    // the table disagree, which `config_defaults_match_spec_table` rules out.
+    let cfg = VegasConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    Box::new(Vegas::new(&cfg, &init))
 }
 
 /// Linux's `0x7fffffff` "no RTT yet" value for baseRTT and minRTT (µs).
@@ -164,6 +232,11 @@ impl PktWindow {
         self.cnt = 0;
     }
 
+    /// Linux `tcp_vegas_ssthresh` (4.4): min(ssthresh, cwnd - 1).
+    pub fn vegas_ssthresh(&self) -> u64 {
+        self.ssthresh.min(self.cwnd.saturating_sub(1))
+    }
+
     pub fn ssthresh_bytes(&self, mss: u64) -> u64 {
         if self.ssthresh == u64::MAX {
             u64::MAX
@@ -173,92 +246,235 @@ impl PktWindow {
     }
 }
 
+/// Vegas's per-RTT measurement (Linux `struct vegas` and the functions `tcp_vegas.h`
+/// exports): the round boundary `beg_snd_nxt` and the RTT samples of the current round.
+/// Vegas and Nice embed it and drive it through [`VegasHooks`].
 #[derive(Clone, Debug)]
-pub struct Vegas {
-    alpha: u64,
-    beta: u64,
-    gamma: u64,
-    /// Divide Diff by the current RTT (Brakmo) instead of baseRTT (Linux).
-    diff_by_rtt: bool,
-    mss: u64,
-    w: PktWindow,
+pub(crate) struct VegasCore {
     /// Linux `doing_vegas_now`: set in TCP_CA_Open, cleared in recovery/loss.
-    enabled: bool,
+    pub enabled: bool,
     /// Right edge of the window when the current RTT started (bytes).
-    beg_snd_nxt: u64,
-    snd_nxt: u64,
+    pub beg_snd_nxt: u64,
+    pub snd_nxt: u64,
     /// RTT samples, minimum RTT in the current RTT, minimum ever (µs, `vrtt`).
-    cnt_rtt: u64,
-    min_rtt: u64,
-    base_rtt: u64,
-    last_diff: Option<u64>,
+    pub cnt_rtt: u64,
+    pub min_rtt: u64,
+    pub base_rtt: u64,
 }
 
-impl Vegas {
-    pub fn new(p: &ParamSet, init: &CcInit) -> Vegas {
-        let mut v = Vegas {
-            alpha: p.int("alpha") as u64,
-            beta: p.int("beta") as u64,
-            gamma: p.int("gamma") as u64,
-            diff_by_rtt: p.choice("diff_denominator") == "rtt",
-            mss: init.mss,
-            w: PktWindow::new(init.initial_cwnd, init.mss),
+impl VegasCore {
+    pub fn new() -> VegasCore {
+        let mut c = VegasCore {
             enabled: false,
             beg_snd_nxt: 0,
             snd_nxt: 0,
             cnt_rtt: 0,
             min_rtt: RTT_UNSET_US,
             base_rtt: RTT_UNSET_US,
-            last_diff: None,
         };
-        v.init_state();
-        v
+        c.init();
+        c
     }
 
     /// Linux `tcp_vegas_init`: forget baseRTT and start sampling.
-    fn init_state(&mut self) {
+    pub fn init(&mut self) {
         self.base_rtt = RTT_UNSET_US;
         self.enable();
     }
 
-    /// Linux `vegas_enable`.
-    fn enable(&mut self) {
+    /// Linux `vegas_enable` (`tcp_vegas_state` on entering TCP_CA_Open).
+    pub fn enable(&mut self) {
         self.enabled = true;
         self.beg_snd_nxt = self.snd_nxt;
         self.cnt_rtt = 0;
         self.min_rtt = RTT_UNSET_US;
     }
 
-    /// Linux `tcp_vegas_ssthresh` (4.4): min(ssthresh, cwnd - 1).
-    fn vegas_ssthresh(&self) -> u64 {
-        self.w.ssthresh.min(self.w.cwnd.saturating_sub(1))
+    /// Linux `vegas_disable` (`tcp_vegas_state` on entering recovery, CWR or loss).
+    pub fn disable(&mut self) {
+        self.enabled = false;
+    }
+
+    /// Linux `tcp_vegas_pkts_acked`: every RTT sample, also in recovery.
+    pub fn pkts_acked(&mut self, vrtt: u64) {
+        self.base_rtt = self.base_rtt.min(vrtt);
+        self.min_rtt = self.min_rtt.min(vrtt);
+        self.cnt_rtt += 1;
+    }
+
+    /// Linux CA_EVENT_TX_START: a new segment leaves when nothing was in flight.
+    pub fn is_tx_start(sent: &SentInfo) -> bool {
+        !sent.retransmission && sent.bytes_in_flight <= sent.bytes
+    }
+
+    /// Linux `tcp_vegas_cwnd_event(CA_EVENT_TX_START)`: `tcp_vegas_init` with the
+    /// round starting at this segment.
+    pub fn tx_start(&mut self, sent: &SentInfo) {
+        self.snd_nxt = self.snd_nxt.max(sent.seq);
+        self.init();
+    }
+
+    /// Tracks the right edge of what has been sent (Linux `tp->snd_nxt`).
+    pub fn sent(&mut self, sent: &SentInfo) {
+        self.snd_nxt = self.snd_nxt.max(sent.seq + sent.bytes);
+    }
+
+    /// The "Vegas calculations" of `tcp_vegas_cong_avoid` for this round's minRTT:
+    /// (target_cwnd, diff). target_cwnd = cwnd·baseRTT/rtt (actual rate × baseRTT);
+    /// diff = cwnd·(rtt − baseRTT)/baseRTT, "extra packets in the network" (Linux), or
+    /// divided by rtt (Brakmo's Diff = (cwnd/BaseRTT − cwnd/RTT)·BaseRTT). Integer
+    /// division, as Linux.
+    pub fn target_and_diff(&self, cwnd: u64, den: DiffDenominator) -> (u64, u64) {
+        let rtt = self.min_rtt;
+        let base = self.base_rtt;
+        let target_cwnd = cwnd * base / rtt;
+        let den = match den {
+            DiffDenominator::BaseRtt => base,
+            DiffDenominator::Rtt => rtt,
+        };
+        (target_cwnd, cwnd * rtt.saturating_sub(base) / den)
+    }
+
+    /// Pushes baseRTT and this round's minRTT (ms; NaN while unset) to a trace.
+    pub fn trace_rtts(&self, out: &mut Vec<(&'static str, f64)>) {
+        let ms = |us: u64| {
+            if us == RTT_UNSET_US {
+                f64::NAN
+            } else {
+                us as f64 / 1000.0
+            }
+        };
+        out.push(("base_rtt_ms", ms(self.base_rtt)));
+        out.push(("min_rtt_ms", ms(self.min_rtt)));
+    }
+}
+
+/// Vegas's per-RTT loop with the places a module built on it fills in (Nice). The loop
+/// is Linux `tcp_vegas_pkts_acked` followed by `tcp_vegas_cong_avoid`'s structure:
+/// Reno while disabled; once per RTT (the cumulative ACK passes `beg_snd_nxt`) the
+/// module's decision, or Reno with fewer than three samples; slow start in between.
+pub(crate) trait VegasHooks {
+    fn core(&mut self) -> &mut VegasCore;
+    fn window(&mut self) -> &mut PktWindow;
+    /// Extra work on each RTT sample after `tcp_vegas_pkts_acked` (Nice: maxRTT and
+    /// congestion events).
+    fn on_rtt_sample(&mut self, _vrtt: u64) {}
+    /// `tcp_reno_cong_avoid`: Vegas disabled, or fewer than three samples in the round.
+    fn reno(&mut self, acked: u64, cwnd_limited: bool);
+    /// `tcp_slow_start` between round boundaries.
+    fn slow_start(&mut self, acked: u64);
+    /// The once-per-RTT decision on this round's samples.
+    fn per_rtt(&mut self, acked: u64, cwnd_limited: bool);
+    /// Clears the module's own per-round state after the decision.
+    fn end_round(&mut self) {}
+
+    fn vegas_on_ack(&mut self, ack: &AckSample) {
+        let c = self.core();
+        c.snd_nxt = c.snd_nxt.max(ack.snd_nxt);
+        if let Some(rtt) = ack.rtt {
+            let vrtt = vrtt_us(rtt);
+            self.core().pkts_acked(vrtt);
+            self.on_rtt_sample(vrtt);
+        }
+        // Linux calls cong_avoid only outside recovery/CWR and when data was acked.
+        if ack.in_recovery || ack.bytes_acked == 0 {
+            return;
+        }
+        let acked = acked_pkts(ack.bytes_acked, ack.mss);
+        if !self.core().enabled {
+            self.reno(acked, ack.cwnd_limited);
+            return;
+        }
+        // after(ack, beg_snd_nxt): the ACK covers the window of the previous RTT.
+        let c = self.core();
+        if ack.snd_una > c.beg_snd_nxt {
+            c.beg_snd_nxt = ack.snd_nxt;
+            if c.cnt_rtt <= 2 {
+                // Fewer than 3 samples: probably delayed ACKs only; behave like Reno.
+                self.reno(acked, ack.cwnd_limited);
+            } else {
+                self.per_rtt(acked, ack.cwnd_limited);
+            }
+            // Wipe the slate clean for the next RTT.
+            let c = self.core();
+            c.cnt_rtt = 0;
+            c.min_rtt = RTT_UNSET_US;
+            self.end_round();
+        } else if self.window().in_slow_start() && ack.cwnd_limited {
+            self.slow_start(acked);
+        }
+    }
+
+    /// Loss or ECN: ssthresh = tcp_reno_ssthresh; set_state(Recovery/CWR) ->
+    /// vegas_disable.
+    fn vegas_on_congestion(&mut self) {
+        self.window().on_loss();
+        self.core().disable();
+    }
+
+    /// Timeout: tcp_enter_loss; set_state(Loss) -> vegas_disable.
+    fn vegas_on_rto(&mut self) {
+        self.window().on_timeout();
+        self.core().disable();
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Vegas {
+    cfg: VegasConfig,
+    mss: u64,
+    w: PktWindow,
+    core: VegasCore,
+    last_diff: Option<u64>,
+}
+
+impl Vegas {
+    pub fn new(cfg: &VegasConfig, init: &CcInit) -> Vegas {
+        Vegas {
+            cfg: cfg.clone(),
+            mss: init.mss,
+            w: PktWindow::new(init.initial_cwnd, init.mss),
+            core: VegasCore::new(),
+            last_diff: None,
+        }
+    }
+}
+
+impl VegasHooks for Vegas {
+    fn core(&mut self) -> &mut VegasCore {
+        &mut self.core
+    }
+
+    fn window(&mut self) -> &mut PktWindow {
+        &mut self.w
+    }
+
+    fn reno(&mut self, acked: u64, cwnd_limited: bool) {
+        self.w.reno_cong_avoid(acked, cwnd_limited);
+    }
+
+    fn slow_start(&mut self, acked: u64) {
+        self.w.slow_start(acked);
     }
 
     /// The once-per-RTT adjustment (Linux `tcp_vegas_cong_avoid`, "Vegas calculations").
     fn per_rtt(&mut self, acked: u64, cwnd_limited: bool) {
-        let rtt = self.min_rtt;
-        let base = self.base_rtt;
         let cwnd = self.w.cwnd;
-        // target_cwnd = cwnd * baseRTT / rtt  (actual rate x baseRTT), integer division.
-        let target_cwnd = cwnd * base / rtt;
-        // diff = cwnd * (rtt - baseRTT) / baseRTT  -- "extra packets in the network"
-        // (Linux); Brakmo's Diff = (cwnd/BaseRTT - cwnd/RTT) * BaseRTT divides by rtt.
-        let den = if self.diff_by_rtt { rtt } else { base };
-        let diff = cwnd * rtt.saturating_sub(base) / den;
+        let (target_cwnd, diff) = self.core.target_and_diff(cwnd, self.cfg.diff_denominator);
         self.last_diff = Some(diff);
-        if diff > self.gamma && self.w.in_slow_start() {
+        if diff > self.cfg.gamma && self.w.in_slow_start() {
             // Going too fast: cwnd = actual rate x baseRTT (+1 for truncation), and
             // leave slow start.
             self.w.cwnd = cwnd.min(target_cwnd + 1);
-            self.w.ssthresh = self.vegas_ssthresh();
+            self.w.ssthresh = self.w.vegas_ssthresh();
         } else if self.w.in_slow_start() {
             if cwnd_limited {
                 self.w.slow_start(acked);
             }
-        } else if diff > self.beta {
+        } else if diff > self.cfg.beta {
             self.w.cwnd -= 1;
-            self.w.ssthresh = self.vegas_ssthresh();
-        } else if diff < self.alpha && cwnd_limited {
+            self.w.ssthresh = self.w.vegas_ssthresh();
+        } else if diff < self.cfg.alpha && cwnd_limited {
             self.w.cwnd += 1;
         }
         if self.w.cwnd < 2 {
@@ -275,64 +491,29 @@ impl CongestionControl for Vegas {
 
     fn on_ack(&mut self, _now: Time, ack: &AckSample) {
         self.mss = ack.mss;
-        self.snd_nxt = self.snd_nxt.max(ack.snd_nxt);
-        // tcp_vegas_pkts_acked: every RTT sample, also in recovery.
-        if let Some(rtt) = ack.rtt {
-            let vrtt = vrtt_us(rtt);
-            self.base_rtt = self.base_rtt.min(vrtt);
-            self.min_rtt = self.min_rtt.min(vrtt);
-            self.cnt_rtt += 1;
-        }
-        // Linux calls cong_avoid only outside recovery/CWR and when data was acked.
-        if ack.in_recovery || ack.bytes_acked == 0 {
-            return;
-        }
-        let acked = acked_pkts(ack.bytes_acked, ack.mss);
-        if !self.enabled {
-            self.w.reno_cong_avoid(acked, ack.cwnd_limited);
-            return;
-        }
-        // after(ack, beg_snd_nxt): the ACK covers the window of the previous RTT.
-        if ack.snd_una > self.beg_snd_nxt {
-            self.beg_snd_nxt = ack.snd_nxt;
-            if self.cnt_rtt <= 2 {
-                // Fewer than 3 samples: probably delayed ACKs only; behave like Reno.
-                self.w.reno_cong_avoid(acked, ack.cwnd_limited);
-            } else {
-                self.per_rtt(acked, ack.cwnd_limited);
-            }
-            self.cnt_rtt = 0;
-            self.min_rtt = RTT_UNSET_US;
-        } else if self.w.in_slow_start() && ack.cwnd_limited {
-            self.w.slow_start(acked);
-        }
+        self.vegas_on_ack(ack);
     }
 
     fn on_congestion(&mut self, _now: Time, ev: &CongestionEvent) {
         self.mss = ev.mss;
-        // ssthresh = tcp_reno_ssthresh; set_state(Recovery/CWR) -> vegas_disable.
-        self.w.on_loss();
-        self.enabled = false;
+        self.vegas_on_congestion();
     }
 
     fn on_rto(&mut self, _now: Time, ev: &RtoEvent) {
         self.mss = ev.mss;
-        self.w.on_timeout();
-        self.enabled = false;
+        self.vegas_on_rto();
     }
 
     fn on_recovery_exit(&mut self, _now: Time) {
         // set_state(TCP_CA_Open) -> vegas_enable.
-        self.enable();
+        self.core.enable();
     }
 
     fn on_sent(&mut self, _now: Time, sent: &SentInfo) {
-        if !sent.retransmission && sent.bytes_in_flight <= sent.bytes {
-            // CA_EVENT_TX_START (nothing was in flight): tcp_vegas_init.
-            self.snd_nxt = self.snd_nxt.max(sent.seq);
-            self.init_state();
+        if VegasCore::is_tx_start(sent) {
+            self.core.tx_start(sent);
         }
-        self.snd_nxt = self.snd_nxt.max(sent.seq + sent.bytes);
+        self.core.sent(sent);
     }
 
     fn cwnd(&self) -> u64 {
@@ -344,16 +525,8 @@ impl CongestionControl for Vegas {
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
-        let ms = |us: u64| {
-            if us == RTT_UNSET_US {
-                f64::NAN
-            } else {
-                us as f64 / 1000.0
-            }
-        };
-        out.push(("base_rtt_ms", ms(self.base_rtt)));
-        out.push(("min_rtt_ms", ms(self.min_rtt)));
-        out.push(("cnt_rtt", self.cnt_rtt as f64));
+        self.core.trace_rtts(out);
+        out.push(("cnt_rtt", self.core.cnt_rtt as f64));
         out.push(("diff_pkts", self.last_diff.map_or(f64::NAN, |d| d as f64)));
         out.push(("cwnd_pkts", self.w.cwnd as f64));
     }
@@ -376,12 +549,8 @@ mod tests {
         }
     }
 
-    fn vegas_with(params: &[(&str, ParamValue)]) -> Vegas {
-        let mut p = ParamSet::defaults(PARAMS);
-        for (n, v) in params {
-            p.set(n, *v);
-        }
-        Vegas::new(&p, &init(10))
+    fn vegas_with(cfg: VegasConfig) -> Vegas {
+        Vegas::new(&cfg, &init(10))
     }
 
     /// Acknowledges one packet: snd_una advances by one MSS; `rtt_us` is the wire RTT
@@ -401,11 +570,11 @@ mod tests {
     /// A Vegas in a given state whose next per-RTT decision falls on the third of three
     /// ACKs: baseRTT = 100_000 µs (vrtt), beg_snd_nxt = 2 packets.
     fn primed(cwnd: u64, ssthresh: u64) -> Vegas {
-        let mut v = vegas_with(&[]);
+        let mut v = vegas_with(VegasConfig::default());
         v.w.cwnd = cwnd;
         v.w.ssthresh = ssthresh;
-        v.base_rtt = 100_000;
-        v.beg_snd_nxt = 2 * MSS;
+        v.core.base_rtt = 100_000;
+        v.core.beg_snd_nxt = 2 * MSS;
         v
     }
 
@@ -417,6 +586,14 @@ mod tests {
     }
 
     #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            VegasConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            VegasConfig::default()
+        );
+    }
+
+    #[test]
     fn increase_when_diff_below_alpha() {
         // cwnd 20 in CA (ssthresh 10); minRTT = 104_999 + 1 = 105_000 µs.
         // diff = 20 * (105_000 - 100_000) / 100_000 = 1 < alpha 2  -> cwnd 21.
@@ -425,7 +602,7 @@ mod tests {
         three_acks(&mut v, 104_999);
         assert_eq!(v.last_diff, Some(1));
         assert_eq!((v.cwnd(), v.ssthresh()), (21 * MSS, 15 * MSS));
-        assert_eq!((v.cnt_rtt, v.min_rtt), (0, RTT_UNSET_US));
+        assert_eq!((v.core.cnt_rtt, v.core.min_rtt), (0, RTT_UNSET_US));
     }
 
     #[test]
@@ -457,11 +634,14 @@ mod tests {
     fn brakmo_denominator_option_divides_by_rtt() {
         // Same RTTs as the decrease case but diff = 20 * 30_000 / 130_000 = 4 (4.6
         // truncated) -> not > beta: hold.
-        let mut v = vegas_with(&[("diff_denominator", ParamValue::Choice("rtt"))]);
+        let mut v = vegas_with(VegasConfig {
+            diff_denominator: DiffDenominator::Rtt,
+            ..VegasConfig::default()
+        });
         v.w.cwnd = 20;
         v.w.ssthresh = 10;
-        v.base_rtt = 100_000;
-        v.beg_snd_nxt = 2 * MSS;
+        v.core.base_rtt = 100_000;
+        v.core.beg_snd_nxt = 2 * MSS;
         three_acks(&mut v, 129_999);
         assert_eq!(v.last_diff, Some(4));
         assert_eq!(v.cwnd(), 20 * MSS);
@@ -495,7 +675,7 @@ mod tests {
         // Decision on the second ACK: cntRTT = 2 -> Reno. In CA at cwnd 20 Reno only
         // counts: cnt = 1 -> no change even though diff would be 6 (> beta).
         let mut v = primed(20, 10);
-        v.beg_snd_nxt = MSS;
+        v.core.beg_snd_nxt = MSS;
         let mut una = 0;
         ack(&mut v, &mut una, 100 * MSS, 129_999);
         ack(&mut v, &mut una, 100 * MSS, 129_999);
@@ -503,7 +683,7 @@ mod tests {
         assert_eq!((v.cwnd(), v.w.cnt), (20 * MSS, 1));
         // Slow start with 2 samples: Reno slow start, +1 per packet on both ACKs.
         let mut v = primed(20, u64::MAX);
-        v.beg_snd_nxt = MSS;
+        v.core.beg_snd_nxt = MSS;
         let mut una = 0;
         ack(&mut v, &mut una, 100 * MSS, 129_999);
         ack(&mut v, &mut una, 100 * MSS, 129_999);
@@ -512,17 +692,20 @@ mod tests {
 
     #[test]
     fn base_rtt_is_the_minimum_ever_and_min_rtt_per_round() {
-        let mut v = vegas_with(&[]);
+        let mut v = vegas_with(VegasConfig::default());
         let mut una = 0;
         // First ACK: snd_una 1000 > beg 0 -> decision with cntRTT 1 (Reno slow start).
         ack(&mut v, &mut una, 10 * MSS, 50_000);
         assert_eq!(
-            (v.base_rtt, v.beg_snd_nxt, v.cnt_rtt),
+            (v.core.base_rtt, v.core.beg_snd_nxt, v.core.cnt_rtt),
             (50_001, 10 * MSS, 0)
         );
         ack(&mut v, &mut una, 10 * MSS, 80_000);
         ack(&mut v, &mut una, 10 * MSS, 60_000);
-        assert_eq!((v.base_rtt, v.min_rtt, v.cnt_rtt), (50_001, 60_001, 2));
+        assert_eq!(
+            (v.core.base_rtt, v.core.min_rtt, v.core.cnt_rtt),
+            (50_001, 60_001, 2)
+        );
     }
 
     #[test]
@@ -538,7 +721,7 @@ mod tests {
             },
         );
         assert_eq!(
-            (v.cwnd(), v.ssthresh(), v.enabled),
+            (v.cwnd(), v.ssthresh(), v.core.enabled),
             (10 * MSS, 10 * MSS, false)
         );
         let a = AckSample {
@@ -551,8 +734,8 @@ mod tests {
         v.on_ack(Time(0), &a);
         assert_eq!(v.cwnd(), 10 * MSS);
         v.on_recovery_exit(Time(0));
-        assert!(v.enabled);
-        assert_eq!(v.beg_snd_nxt, 30 * MSS);
+        assert!(v.core.enabled);
+        assert_eq!(v.core.beg_snd_nxt, 30 * MSS);
         v.on_rto(
             Time(0),
             &RtoEvent {
@@ -578,11 +761,11 @@ mod tests {
             },
         );
         assert_eq!(
-            (v.base_rtt, v.beg_snd_nxt, v.snd_nxt),
+            (v.core.base_rtt, v.core.beg_snd_nxt, v.core.snd_nxt),
             (RTT_UNSET_US, 7 * MSS, 8 * MSS)
         );
         // Not idle: nothing reset.
-        v.base_rtt = 100_000;
+        v.core.base_rtt = 100_000;
         v.on_sent(
             Time(0),
             &SentInfo {
@@ -593,6 +776,6 @@ mod tests {
                 app_limited: false,
             },
         );
-        assert_eq!((v.base_rtt, v.snd_nxt), (100_000, 9 * MSS));
+        assert_eq!((v.core.base_rtt, v.core.snd_nxt), (100_000, 9 * MSS));
     }
 }
