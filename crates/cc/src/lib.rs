@@ -7,6 +7,7 @@ pub mod api;
 pub mod dalbe;
 pub mod estimators;
 pub mod params;
+pub mod profiles;
 pub mod receiver_api;
 pub mod receivers;
 pub mod registry;

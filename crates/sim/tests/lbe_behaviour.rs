@@ -4,6 +4,7 @@
 
 mod common;
 use common::*;
+use scavenger_cc::profiles::source_config;
 use scavenger_cc::{Dur, Rate, Time};
 use scavenger_sim::{run, JainSpec, SimConfig};
 
@@ -31,23 +32,14 @@ const LOW_IMPACT: &[&str] = &[
     "yield",
 ];
 
-/// A background flow as Ong 2020 ran it: CDG is stock Linux `tcp_cdg` (the ong2020
-/// study's configuration; the paper variant is Hayes & Armitage 2011's and its tests are hayes2011's).
-// 0.7071 is tcp_cdg's backoff_beta as Ong 2020 configured it, not an approximation of 1/√2.
-#[allow(clippy::approx_constant)]
+/// A background flow as Ong 2020 ran it: the configuration cc's profiles record for Ong
+/// 2020 (CDG is stock Linux `tcp_cdg`, the `cdg-linux` preset, as in the ong2020 study; the
+/// paper variant is Hayes & Armitage 2011's and its tests are hayes2011's).
 fn lbe(name: &str, alg: &str) -> scavenger_sim::FlowConfig {
-    let mut f = flow(name, alg);
-    if alg == "cdg" {
-        use scavenger_cc::RawParam;
-        let p = [
-            ("variant", RawParam::Text("linux".into())),
-            ("backoff_beta", RawParam::Float(0.7071)),
-            ("use_tolerance", RawParam::Bool(false)),
-            ("hystart_detect", RawParam::Int(3)),
-        ];
-        f.params = f.algorithm.resolve(p.iter().map(|(n, v)| (*n, v))).unwrap();
+    match source_config("Ong 2020", alg) {
+        Some(preset) => flow(name, preset.name),
+        None => flow(name, alg),
     }
-    f
 }
 
 fn adsl(secs: u64, buffer: u32) -> SimConfig {

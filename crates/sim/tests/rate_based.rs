@@ -5,6 +5,7 @@
 
 mod common;
 use common::*;
+use scavenger_cc::profiles::acks_every_packet;
 use scavenger_cc::{Dur, RawParam};
 use scavenger_sim::{run, SimConfig};
 
@@ -27,9 +28,9 @@ fn alone(alg: &str, secs: u64) -> (f64, f64, u64) {
     let mut c = baseline(secs);
     let mut f = flow("f", alg);
     // Wang 2018 ran Copa and Vivace as user-space UDP clients that acknowledge every
-    // packet (§3.1); with delayed ACKs and Linux-style RTT samples Copa's "nearly empty"
-    // test fails alone and it turns competitive (docs/deviations.md, Copa §7).
-    if matches!(alg, "copa" | "vivace") {
+    // packet (§3.1); with delayed ACKs Copa's "nearly empty" test fails alone and it
+    // turns competitive (docs/deviations.md, Copa §7). The rule lives in cc's profiles.
+    if acks_every_packet(alg) {
         f.ack_every = 1;
     }
     c.flows.push(f);

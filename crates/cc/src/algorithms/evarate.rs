@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use crate::api::*;
 use crate::estimators::receive_rate::{LostBytes, ReceiveRateSampler};
 use crate::estimators::windowed_minmax::WindowedMax;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Rate, Time};
 
@@ -101,12 +101,15 @@ static PARAMS: [ParamSpec; N_PARAMS] = params(1.0, "Wang 2018 §4.1 Eq. 4.5 (α 
 static PARAMS_PLUS: [ParamSpec; N_PARAMS] =
     params(1.5, "Wang 2018 §5.4.1 (EvaRate++: α = 1.5 in hostile mode)");
 
+// `INFO.resolve` checked every value against the spec table, so the conversion cannot fail.
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(EvaRate::new(p, &init, "evarate"))
+    let cfg = EvaRateConfig::try_from(p).expect("evarate: parameters resolved against PARAMS");
+    Box::new(EvaRate::new(&cfg, &init, "evarate"))
 }
 
 fn build_plus(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(EvaRate::new(p, &init, "evarate++"))
+    let cfg = EvaRateConfig::try_from(p).expect("evarate++: parameters resolved against PARAMS");
+    Box::new(EvaRate::new(&cfg, &init, "evarate++"))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,38 +140,207 @@ pub fn decay_factor(x: f64, piecewise: bool) -> f64 {
     }
 }
 
-#[derive(Clone, Debug)]
-struct Cfg {
-    l_max: Dur,
-    alpha: f64,
-    k: f64,
-    rho_a: f64,
-    reset_threshold: f64,
-    bt_fallback: f64,
-    rearm_floor: bool,
-    c_window_rtts: u64,
-    c_over_detection: bool,
-    hostile_std: f64,
-    hostile_window: Dur,
-    sliding: bool,
-    by_samples: Option<usize>,
-    hostile_min_samples: usize,
-    initial_mode: Env,
-    piecewise: bool,
-    initial_burst: u64,
-    ss_gain: f64,
-    ss_exit_margin: f64,
-    ss_min_growth: f64,
-    ss_loss_exit: u64,
-    tbuff_gain: f64,
-    ts_granularity: Dur,
-    min_rate_packets: f64,
+/// Over what the capacity C is the maximum receive rate (`c_window`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CWindow {
+    /// At least the span of the hostile detector's B' window (ours, docs/deviations.md
+    /// (evarate) §20).
+    Detection,
+    /// `c_window_rtts` smoothed RTTs (Wang 2018 §4.4.3 as printed).
+    Rtts,
+}
+
+/// How the hostile detector windows its B' samples (`hostile_window_kind`, ours, Wang 2018
+/// notes §2.6 [AMBIG]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostileWindowKind {
+    /// Decide at the end of each `hostile_window` (the literal reading).
+    Tumbling,
+    /// Decide every RTT over the last `hostile_window`.
+    Sliding,
+    /// Decide every RTT over the last `hostile_window_samples` samples.
+    Samples,
+}
+
+/// The B_target decay law (`decay`, Wang 2018 §4.4.5 / Eq. 4.7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decay {
+    /// The kernel's piecewise-linear approximation (typo fixed, floor 1/8).
+    Piecewise,
+    /// exp(−t·ln2/(2·RTT)).
+    Exact,
+}
+
+/// EvaRate's parameters. Defaults: Wang 2018 ch. 4 unless noted (`ours`: a reading of an
+/// ambiguity, docs/deviations.md (evarate)); the same values as the `PARAMS` table.
+/// EvaRate++ is [`EvaRateConfig::plus`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvaRateConfig {
+    /// Application's maximum tolerable RTT L_max; sets B_target_initial = ρ̄(L_max −
+    /// RTT_min) (Eq. 4.6): 100 ms (Wang 2018 §4.1, §5.1).
+    pub l_max: Dur,
+    /// Aggression factor α of the hostile-mode loop (Eq. 4.5): 1 (Wang 2018 §4.1);
+    /// EvaRate++ 1.5 (§5.4.1).
+    pub alpha: f64,
+    /// Convergence gain k of the control loop (Eq. 4.5, 4.11): 0.5 (Wang 2018 §4.4.4).
+    pub k: f64,
+    /// Weight of the old value in ρ̄ = a·ρ̄ + (1 − a)·ρ̂: 7/8 (TCP-style smoothing); 1/8 is
+    /// Eq. 4.12 as printed (Wang 2018 §4.4.1; docs/deviations.md (evarate) §3, §21).
+    pub rho_ewma_alpha: f64,
+    /// Re-arm B_target when the occupancy falls below this many packets: 10 (Wang 2018
+    /// §4.4.5).
+    pub reset_threshold: f64,
+    /// B_target_initial in packets when L_max < RTT_min: 10 (Wang 2018 §4.4.5).
+    pub bt_fallback: f64,
+    /// Never re-arm B_target_initial below `reset_threshold`: true (ours, Wang 2018 notes
+    /// §2.4 item 3; the thesis states no floor).
+    pub rearm_floor: bool,
+    /// C is the max ρ̂ over this many smoothed RTTs: 10 (Wang 2018 §4.4.3).
+    pub c_window_rtts: u64,
+    /// Detection (ours, docs/deviations.md (evarate) §20; Wang 2018 §4.4.3, §4.4.6, §5.2).
+    pub c_window: CWindow,
+    /// Hostile when the standard deviation of B' exceeds this many packets: 50 (Wang 2018
+    /// §4.4.6).
+    pub hostile_std: f64,
+    /// Time window of the standard deviation of B': 100 s (Wang 2018 §4.4.6).
+    pub hostile_window: Dur,
+    /// Tumbling (ours, Wang 2018 notes §2.6 [AMBIG]).
+    pub hostile_window_kind: HostileWindowKind,
+    /// With `HostileWindowKind::Samples`: the window in B' samples, one per RTT: 100 (ours,
+    /// Wang 2018 notes §2.6 [AMBIG], "100" read as samples; 50 reproduces §5.5's delays).
+    pub hostile_window_samples: usize,
+    /// B' samples needed before a sliding window decides: 10 (ours, Wang 2018 notes §2.6).
+    pub hostile_min_samples: usize,
+    /// Mode before the first decision: hostile (ours, Wang 2018 notes §2.6 [AMBIG]: A1
+    /// measures a detection delay).
+    pub initial_mode: Env,
+    /// Piecewise (Wang 2018 §4.4.5 / Eq. 4.7).
+    pub decay: Decay,
+    /// Packets sent before the first receive-rate sample (and after an RTO): 10 (Wang 2018
+    /// ch. 4 intro, §4.4.5).
+    pub initial_burst: u64,
+    /// Slow-start rate growth per RTT: 1.5 (Wang 2018 ch. 4 intro, §5.1).
+    pub ss_gain: f64,
+    /// Leave slow start when the rate sent exceeds (1 + margin)·ρ̂: 0.1 (ours, Wang 2018
+    /// notes §2.10 [AMBIG]).
+    pub ss_exit_margin: f64,
+    /// Leave slow start when ρ̂ grew by less than this factor in a paced round: 1.25
+    /// (ours, Wang 2018 notes §2.10 [AMBIG]).
+    pub ss_min_growth: f64,
+    /// Leave slow start when more than this many packets were lost: 1 (Wang 2018 §4.4.7).
+    pub ss_loss_exit: u64,
+    /// EWMA gain of t_buff = RTT − RTT_min: 1/8 (ours, Wang 2018 notes §2.5 [AMBIG]).
+    pub tbuff_gain: f64,
+    /// Receiver timestamp granularity; 0 = the datapath's resolution (Wang 2018 §4.4.1
+    /// assumes 4 ms receivers).
+    pub ts_granularity: Dur,
+    /// Floor on the sending rate in packets per RTT_min: 4 (ours, Wang 2018 notes §2.3
+    /// [AMBIG]; Eq. 4.5 goes to zero at B = 3·B_target).
+    pub min_rate_packets: f64,
+}
+
+impl Default for EvaRateConfig {
+    fn default() -> EvaRateConfig {
+        EvaRateConfig {
+            l_max: Dur::from_millis(100),
+            alpha: 1.0,
+            k: 0.5,
+            rho_ewma_alpha: 0.875,
+            reset_threshold: 10.0,
+            bt_fallback: 10.0,
+            rearm_floor: true,
+            c_window_rtts: 10,
+            c_window: CWindow::Detection,
+            hostile_std: 50.0,
+            hostile_window: Dur::from_secs(100),
+            hostile_window_kind: HostileWindowKind::Tumbling,
+            hostile_window_samples: 100,
+            hostile_min_samples: 10,
+            initial_mode: Env::Hostile,
+            decay: Decay::Piecewise,
+            initial_burst: 10,
+            ss_gain: 1.5,
+            ss_exit_margin: 0.1,
+            ss_min_growth: 1.25,
+            ss_loss_exit: 1,
+            tbuff_gain: 0.125,
+            ts_granularity: Dur::ZERO,
+            min_rate_packets: 4.0,
+        }
+    }
+}
+
+impl EvaRateConfig {
+    /// EvaRate++: α = 1.5 in hostile mode (Wang 2018 §5.4.1).
+    pub fn plus() -> EvaRateConfig {
+        EvaRateConfig {
+            alpha: 1.5,
+            ..EvaRateConfig::default()
+        }
+    }
+
+    /// The window of B' samples, when the detector counts samples.
+    fn by_samples(&self) -> Option<usize> {
+        (self.hostile_window_kind == HostileWindowKind::Samples)
+            .then_some(self.hostile_window_samples)
+    }
+
+    fn sliding(&self) -> bool {
+        self.hostile_window_kind != HostileWindowKind::Tumbling
+    }
+}
+
+impl TryFrom<&ParamSet> for EvaRateConfig {
+    type Error = ParamError;
+    /// The only place EvaRate's (and EvaRate++'s) parameter names are looked up.
+    fn try_from(p: &ParamSet) -> Result<EvaRateConfig, ParamError> {
+        let r = p.reader("evarate");
+        Ok(EvaRateConfig {
+            l_max: r.dur("l_max")?,
+            alpha: r.f64("alpha")?,
+            k: r.f64("k")?,
+            rho_ewma_alpha: r.f64("rho_ewma_alpha")?,
+            reset_threshold: r.f64("reset_threshold")?,
+            bt_fallback: r.f64("bt_fallback")?,
+            rearm_floor: r.bool("rearm_floor")?,
+            c_window_rtts: r.u64("c_window_rtts")?,
+            c_window: match r.choice("c_window")? {
+                "rtts" => CWindow::Rtts,
+                _ => CWindow::Detection,
+            },
+            hostile_std: r.f64("hostile_std")?,
+            hostile_window: r.dur("hostile_window")?,
+            hostile_window_kind: match r.choice("hostile_window_kind")? {
+                "sliding" => HostileWindowKind::Sliding,
+                "samples" => HostileWindowKind::Samples,
+                _ => HostileWindowKind::Tumbling,
+            },
+            hostile_window_samples: r.usize("hostile_window_samples")?,
+            hostile_min_samples: r.usize("hostile_min_samples")?,
+            initial_mode: match r.choice("initial_mode")? {
+                "benevolent" => Env::Benevolent,
+                _ => Env::Hostile,
+            },
+            decay: match r.choice("decay")? {
+                "exact" => Decay::Exact,
+                _ => Decay::Piecewise,
+            },
+            initial_burst: r.u64("initial_burst")?,
+            ss_gain: r.f64("ss_gain")?,
+            ss_exit_margin: r.f64("ss_exit_margin")?,
+            ss_min_growth: r.f64("ss_min_growth")?,
+            ss_loss_exit: r.u64("ss_loss_exit")?,
+            tbuff_gain: r.f64("tbuff_gain")?,
+            ts_granularity: r.dur("ts_granularity")?,
+            min_rate_packets: r.f64("min_rate_packets")?,
+        })
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct EvaRate {
     name: &'static str,
-    c: Cfg,
+    c: EvaRateConfig,
     mss: u64,
     phase: Phase,
     env: Env,
@@ -202,38 +374,8 @@ pub struct EvaRate {
 }
 
 impl EvaRate {
-    pub fn new(p: &ParamSet, init: &CcInit, name: &'static str) -> EvaRate {
-        let c = Cfg {
-            l_max: p.dur("l_max"),
-            alpha: p.f64("alpha"),
-            k: p.f64("k"),
-            rho_a: p.f64("rho_ewma_alpha"),
-            reset_threshold: p.f64("reset_threshold"),
-            bt_fallback: p.f64("bt_fallback"),
-            rearm_floor: p.bool("rearm_floor"),
-            c_window_rtts: p.int("c_window_rtts") as u64,
-            c_over_detection: p.choice("c_window") == "detection",
-            hostile_std: p.f64("hostile_std"),
-            hostile_window: p.dur("hostile_window"),
-            sliding: p.choice("hostile_window_kind") != "tumbling",
-            by_samples: (p.choice("hostile_window_kind") == "samples")
-                .then(|| p.int("hostile_window_samples") as usize),
-            hostile_min_samples: p.int("hostile_min_samples") as usize,
-            initial_mode: if p.choice("initial_mode") == "benevolent" {
-                Env::Benevolent
-            } else {
-                Env::Hostile
-            },
-            piecewise: p.choice("decay") == "piecewise",
-            initial_burst: p.int("initial_burst") as u64,
-            ss_gain: p.f64("ss_gain"),
-            ss_exit_margin: p.f64("ss_exit_margin"),
-            ss_min_growth: p.f64("ss_min_growth"),
-            ss_loss_exit: p.int("ss_loss_exit") as u64,
-            tbuff_gain: p.f64("tbuff_gain"),
-            ts_granularity: p.dur("ts_granularity"),
-            min_rate_packets: p.f64("min_rate_packets"),
-        };
+    pub fn new(cfg: &EvaRateConfig, init: &CcInit, name: &'static str) -> EvaRate {
+        let c = cfg.clone();
         let mss = init.mss.max(1);
         EvaRate {
             name,
@@ -276,7 +418,7 @@ impl EvaRate {
     /// B_target(t) in packets (Eq. 4.7 / §4.4.5).
     pub fn b_target(&self, now: Time) -> f64 {
         let x = now.since(self.bt_arm).secs_f64() / self.bt_rtt.secs_f64().max(1e-9);
-        self.bt_init * decay_factor(x, self.c.piecewise)
+        self.bt_init * decay_factor(x, self.c.decay == Decay::Piecewise)
     }
 
     fn srtt_or(&self, d: Dur) -> Dur {
@@ -302,7 +444,7 @@ impl EvaRate {
     /// The time the hostile detector's B' window covers: its length, or for a window of
     /// samples the age of the oldest sample kept.
     fn detection_span(&self, now: Time) -> Dur {
-        match self.c.by_samples {
+        match self.c.by_samples() {
             Some(_) => self
                 .bp_samples
                 .front()
@@ -314,12 +456,12 @@ impl EvaRate {
     fn push_bp(&mut self, now: Time, bp: f64) {
         self.bp_samples.push_back((now, bp));
         let w = self.c.hostile_window;
-        let decide = if let Some(n) = self.c.by_samples {
+        let decide = if let Some(n) = self.c.by_samples() {
             while self.bp_samples.len() > n {
                 self.bp_samples.pop_front();
             }
             self.bp_samples.len() >= self.c.hostile_min_samples
-        } else if self.c.sliding {
+        } else if self.c.sliding() {
             while self
                 .bp_samples
                 .front()
@@ -339,7 +481,7 @@ impl EvaRate {
             } else {
                 Env::Benevolent
             };
-            if !self.c.sliding {
+            if !self.c.sliding() {
                 self.bp_samples.clear();
                 self.window_start = now;
             }
@@ -412,13 +554,13 @@ impl EvaRate {
         // Eq. 4.12 as printed: ρ̄ = α·ρ̄ + (1 − α)·ρ̂.
         self.rho_bar = Some(match self.rho_bar {
             None => rho_hat,
-            Some(old) => self.c.rho_a * old + (1.0 - self.c.rho_a) * rho_hat,
+            Some(old) => self.c.rho_ewma_alpha * old + (1.0 - self.c.rho_ewma_alpha) * rho_hat,
         });
         let rtt = self.srtt_or(Dur::from_millis(100));
         // §4.4.3: C = the largest ρ̂ within the last 10 RTT — by default stretched to the
         // span of the B' window (docs/deviations.md (evarate) §20).
         let mut window = Dur(rtt.nanos() * self.c.c_window_rtts);
-        if self.c.c_over_detection {
+        if self.c.c_window == CWindow::Detection {
             window = window.max(self.detection_span(now));
         }
         self.c_filter.update_at(now, rho_hat.round() as u64, window);
@@ -549,7 +691,6 @@ impl CongestionControl for EvaRate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::RawParam;
     use crate::rng::Rng;
 
     const MSS: u64 = 1000;
@@ -563,13 +704,57 @@ mod tests {
         }
     }
 
-    fn eva_with(info: &AlgorithmInfo, user: &[(&str, RawParam)]) -> EvaRate {
-        let p = info.resolve(user.iter().map(|(n, v)| (*n, v))).unwrap();
-        EvaRate::new(&p, &init(), info.name)
+    fn eva_with(cfg: EvaRateConfig) -> EvaRate {
+        EvaRate::new(&cfg, &init(), "evarate")
     }
 
     fn eva() -> EvaRate {
-        eva_with(&INFO, &[])
+        eva_with(EvaRateConfig::default())
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            EvaRateConfig::try_from(&ParamSet::defaults(&PARAMS)).unwrap(),
+            EvaRateConfig::default()
+        );
+        assert_eq!(
+            EvaRateConfig::try_from(&ParamSet::defaults(&PARAMS_PLUS)).unwrap(),
+            EvaRateConfig::plus()
+        );
+        // Every choice word maps to its enum value.
+        use crate::params::RawParam;
+        let t = |s: &str| RawParam::Text(s.into());
+        let (a, b, c, d) = (t("rtts"), t("samples"), t("benevolent"), t("exact"));
+        let p = INFO
+            .resolve([
+                ("c_window", &a),
+                ("hostile_window_kind", &b),
+                ("initial_mode", &c),
+                ("decay", &d),
+            ])
+            .unwrap();
+        let cfg = EvaRateConfig::try_from(&p).unwrap();
+        assert_eq!(
+            (
+                cfg.c_window,
+                cfg.hostile_window_kind,
+                cfg.initial_mode,
+                cfg.decay
+            ),
+            (
+                CWindow::Rtts,
+                HostileWindowKind::Samples,
+                Env::Benevolent,
+                Decay::Exact
+            )
+        );
+        let s = t("sliding");
+        let p = INFO.resolve([("hostile_window_kind", &s)]).unwrap();
+        assert_eq!(
+            EvaRateConfig::try_from(&p).unwrap().hostile_window_kind,
+            HostileWindowKind::Sliding
+        );
     }
 
     fn ms(x: u64) -> Time {
@@ -640,7 +825,7 @@ mod tests {
 
     #[test]
     fn evarate_plus_plus_is_alpha_one_and_a_half_in_hostile_mode_only() {
-        let mut e = eva_with(&INFO_PLUS, &[]);
+        let mut e = EvaRate::new(&EvaRateConfig::plus(), &init(), "evarate++");
         assert_eq!(e.name(), "evarate++");
         steady(&mut e);
         // 1.5 · 2e6 · 1.25 = 3.75e6.
@@ -667,7 +852,10 @@ mod tests {
         e.control(ms(1120 + 200), &in_flight(85));
         assert_eq!(e.bt_init, 10.0);
         // Without the floor: 2 · 10/8 = 2.5.
-        let mut e = eva_with(&INFO, &[("rearm_floor", RawParam::Bool(false))]);
+        let mut e = eva_with(EvaRateConfig {
+            rearm_floor: false,
+            ..Default::default()
+        });
         steady(&mut e);
         e.bt_init = 10.0;
         e.control(ms(1000 + 200), &in_flight(85));
@@ -683,7 +871,10 @@ mod tests {
         assert!((e.bt_init - 120.0).abs() < 1e-9);
         assert_eq!((e.bt_arm, e.bt_rtt), (ms(500), Dur::from_millis(40)));
         // L_max 30 ms < RTT_min 40 ms: 10 packets.
-        let mut e = eva_with(&INFO, &[("l_max", RawParam::Text("30ms".into()))]);
+        let mut e = eva_with(EvaRateConfig {
+            l_max: Dur::from_millis(30),
+            ..Default::default()
+        });
         steady(&mut e);
         e.enter_ca(ms(500));
         assert_eq!(e.bt_init, 10.0);
@@ -702,7 +893,10 @@ mod tests {
         // C = max ρ̂ over 10 RTTs.
         assert_eq!(e.c_filter.get(), Some(2_000_000));
         // Eq. 4.12 as printed (α = 1/8 on the old value): 1/8 · 1e6 + 7/8 · 2e6 = 1.875e6.
-        let mut e = eva_with(&INFO, &[("rho_ewma_alpha", RawParam::Float(0.125))]);
+        let mut e = eva_with(EvaRateConfig {
+            rho_ewma_alpha: 0.125,
+            ..Default::default()
+        });
         e.phase = Phase::CongestionAvoidance;
         e.rtt_min = Some(Dur::from_millis(40));
         e.on_sample(ms(100), &in_flight(10), 1e6);
@@ -714,8 +908,10 @@ mod tests {
     fn capacity_window_spans_the_detection_window() {
         // SRTT 100 ms: 10 RTT = 1 s. With the literal window (c_window = rtts) a 2e6
         // sample at 0 s is gone once a 1e6 sample arrives 1.5 s later.
-        let lit = RawParam::Text("rtts".into());
-        let mut e = eva_with(&INFO, &[("c_window", lit)]);
+        let mut e = eva_with(EvaRateConfig {
+            c_window: CWindow::Rtts,
+            ..Default::default()
+        });
         e.srtt = Some(Dur::from_millis(100));
         e.on_sample(ms(0), &in_flight(10), 2e6);
         e.on_sample(ms(1500), &in_flight(10), 1e6);
@@ -728,14 +924,11 @@ mod tests {
         assert_eq!(e.c_filter.get(), Some(2_000_000));
         // A window of B' samples spans from its oldest sample: B' samples at 0 and 4 s,
         // so at 5 s the C window is 5 s; at 12 s (oldest kept sample 4 s) it is 8 s.
-        let k = RawParam::Text("samples".into());
-        let mut e = eva_with(
-            &INFO,
-            &[
-                ("hostile_window_kind", k),
-                ("hostile_window_samples", RawParam::Int(2)),
-            ],
-        );
+        let mut e = eva_with(EvaRateConfig {
+            hostile_window_kind: HostileWindowKind::Samples,
+            hostile_window_samples: 2,
+            ..Default::default()
+        });
         e.push_bp(ms(0), 0.0);
         e.push_bp(ms(4000), 0.0);
         assert_eq!(e.detection_span(ms(5000)), Dur::from_secs(5));
@@ -747,15 +940,12 @@ mod tests {
     fn window_of_samples_keeps_the_last_n() {
         // N = 3, decide from 2 samples: {0, 100} → std 50, not > 50: benevolent; {0, 100,
         // 200} → std 81.6: hostile; then {100, 200, 200} → std 47.1: benevolent.
-        let k = RawParam::Text("samples".into());
-        let mut e = eva_with(
-            &INFO,
-            &[
-                ("hostile_window_kind", k),
-                ("hostile_window_samples", RawParam::Int(3)),
-                ("hostile_min_samples", RawParam::Int(2)),
-            ],
-        );
+        let mut e = eva_with(EvaRateConfig {
+            hostile_window_kind: HostileWindowKind::Samples,
+            hostile_window_samples: 3,
+            hostile_min_samples: 2,
+            ..Default::default()
+        });
         e.push_bp(ms(0), 0.0);
         assert_eq!(e.env(), Env::Hostile); // initial mode, one sample
         e.push_bp(ms(100), 100.0);
@@ -770,14 +960,11 @@ mod tests {
 
     #[test]
     fn hostile_iff_std_of_competitor_occupancy_exceeds_50_packets() {
-        let tw = RawParam::Text("1s".into());
-        let mut e = eva_with(
-            &INFO,
-            &[
-                ("hostile_window", tw.clone()),
-                ("initial_mode", RawParam::Text("benevolent".into())),
-            ],
-        );
+        let mut e = eva_with(EvaRateConfig {
+            hostile_window: Dur::from_secs(1),
+            initial_mode: Env::Benevolent,
+            ..Default::default()
+        });
         // Tumbling 1 s window: samples 0, 100 → std 50 (not > 50) at the window end.
         e.push_bp(ms(100), 0.0);
         e.push_bp(ms(1000), 100.0);
@@ -788,14 +975,12 @@ mod tests {
         e.push_bp(ms(2000), 102.0);
         assert_eq!((e.env(), e.bp_std), (Env::Hostile, 51.0));
         // Sliding window with 2 samples minimum: decides on every sample.
-        let mut e = eva_with(
-            &INFO,
-            &[
-                ("hostile_window", tw),
-                ("hostile_window_kind", RawParam::Text("sliding".into())),
-                ("hostile_min_samples", RawParam::Int(2)),
-            ],
-        );
+        let mut e = eva_with(EvaRateConfig {
+            hostile_window: Dur::from_secs(1),
+            hostile_window_kind: HostileWindowKind::Sliding,
+            hostile_min_samples: 2,
+            ..Default::default()
+        });
         e.push_bp(ms(0), 0.0);
         assert_eq!(e.env(), Env::Hostile);
         e.push_bp(ms(100), 10.0);
@@ -808,7 +993,10 @@ mod tests {
     #[test]
     fn slow_start_grows_one_and_a_half_per_round_and_exits_when_sending_above_receive_rate() {
         // Eq. 4.12 as printed, for the arithmetic below.
-        let mut e = eva_with(&INFO, &[("rho_ewma_alpha", RawParam::Float(0.125))]);
+        let mut e = eva_with(EvaRateConfig {
+            rho_ewma_alpha: 0.125,
+            ..Default::default()
+        });
         e.rtt_min = Some(Dur::from_millis(40));
         e.srtt = Some(Dur::from_millis(40));
         e.rtt_max = Dur::from_millis(40);

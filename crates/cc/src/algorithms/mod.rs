@@ -32,6 +32,7 @@ pub static ALL: &[&AlgorithmInfo] = &[
     &apple_ledbat::INFO,
     &yield_tcp::INFO,
     &cdg::INFO,
+    &cdg::LINUX,
     &vegas::INFO,
     &nice::INFO,
     &tcp_lp::INFO,

@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 
 use crate::api::*;
 use crate::estimators::receive_rate::LostBytes;
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::rng::Rng;
 use crate::units::{Dur, Rate, Time};
@@ -143,7 +143,77 @@ static PARAMS: &[ParamSpec] = &[
 ];
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    Box::new(Vivace::new(p, init))
+    // `INFO.resolve` checked every value against PARAMS, so the conversion cannot fail.
+    let cfg = VivaceConfig::try_from(p).expect("vivace: parameters resolved against PARAMS");
+    Box::new(Vivace::new(&cfg, init))
+}
+
+/// PCC Vivace's parameters. Defaults: Dong et al., NSDI 2018 (Vivace) unless noted; the
+/// same values as the `PARAMS` table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VivaceConfig {
+    /// t in x^t (0 < t < 1): 0.9 (Vivace §3, Vivace-latency utility).
+    pub utility_exponent: f64,
+    /// b, weight of the RTT gradient: 900 (Vivace §3).
+    pub latency_coefficient: f64,
+    /// c, weight of the loss rate: 11.35 (Vivace §3).
+    pub loss_coefficient: f64,
+    /// RTT gradients of smaller magnitude count as zero: 0.01 (Vivace §3; WebRTC PCC
+    /// kDelayGradientThreshold).
+    pub rtt_gradient_threshold: f64,
+    /// ε, probing step: MIs at r(1+ε) and r(1−ε): 0.05 (Vivace §4).
+    pub epsilon: f64,
+    /// θ₀, initial conversion factor from gradient to rate change, Mbit/s per
+    /// utility/(Mbit/s): 1 (Vivace §4; WebRTC PCC kInitialConversionFactor).
+    pub theta0: f64,
+    /// ω₀, initial dynamic change boundary as a fraction of the rate: 0.05 (Vivace §4;
+    /// WebRTC PCC kInitialDynamicBoundary).
+    pub boundary_initial: f64,
+    /// δ, boundary increase per consecutive hit: 0.1 (Vivace §4; WebRTC PCC
+    /// kDynamicBoundaryIncrement).
+    pub boundary_increment: f64,
+    /// Monitor interval length in smoothed RTTs: 1 (Vivace §4, MI ≈ one RTT).
+    pub mi_rtts: f64,
+    /// In-flight guard: at most the rate times this many smoothed RTTs: 2 (ours; Vivace is
+    /// a UDP sender without a window).
+    pub cwnd_rtts: f64,
+}
+
+impl Default for VivaceConfig {
+    fn default() -> VivaceConfig {
+        VivaceConfig {
+            utility_exponent: 0.9,
+            latency_coefficient: 900.0,
+            loss_coefficient: 11.35,
+            rtt_gradient_threshold: 0.01,
+            epsilon: 0.05,
+            theta0: 1.0,
+            boundary_initial: 0.05,
+            boundary_increment: 0.1,
+            mi_rtts: 1.0,
+            cwnd_rtts: 2.0,
+        }
+    }
+}
+
+impl TryFrom<&ParamSet> for VivaceConfig {
+    type Error = ParamError;
+    /// The only place Vivace's parameter names are looked up.
+    fn try_from(p: &ParamSet) -> Result<VivaceConfig, ParamError> {
+        let r = p.reader("vivace");
+        Ok(VivaceConfig {
+            utility_exponent: r.f64("utility_exponent")?,
+            latency_coefficient: r.f64("latency_coefficient")?,
+            loss_coefficient: r.f64("loss_coefficient")?,
+            rtt_gradient_threshold: r.f64("rtt_gradient_threshold")?,
+            epsilon: r.f64("epsilon")?,
+            theta0: r.f64("theta0")?,
+            boundary_initial: r.f64("boundary_initial")?,
+            boundary_increment: r.f64("boundary_increment")?,
+            mi_rtts: r.f64("mi_rtts")?,
+            cwnd_rtts: r.f64("cwnd_rtts")?,
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -243,18 +313,18 @@ pub struct Vivace {
 }
 
 impl Vivace {
-    pub fn new(p: &ParamSet, init: CcInit) -> Vivace {
+    pub fn new(cfg: &VivaceConfig, init: CcInit) -> Vivace {
         Vivace {
-            t: p.f64("utility_exponent"),
-            b: p.f64("latency_coefficient"),
-            c: p.f64("loss_coefficient"),
-            threshold: p.f64("rtt_gradient_threshold"),
-            epsilon: p.f64("epsilon"),
-            theta0: p.f64("theta0"),
-            omega0: p.f64("boundary_initial"),
-            omega_step: p.f64("boundary_increment"),
-            mi_rtts: p.f64("mi_rtts"),
-            cwnd_rtts: p.f64("cwnd_rtts"),
+            t: cfg.utility_exponent,
+            b: cfg.latency_coefficient,
+            c: cfg.loss_coefficient,
+            threshold: cfg.rtt_gradient_threshold,
+            epsilon: cfg.epsilon,
+            theta0: cfg.theta0,
+            omega0: cfg.boundary_initial,
+            omega_step: cfg.boundary_increment,
+            mi_rtts: cfg.mi_rtts,
+            cwnd_rtts: cfg.cwnd_rtts,
             mss: init.mss.max(1),
             initial_cwnd: init.initial_cwnd.max(init.mss),
             rng: init.rng,
@@ -528,7 +598,7 @@ mod tests {
 
     fn vivace() -> Vivace {
         Vivace::new(
-            &ParamSet::defaults(PARAMS),
+            &VivaceConfig::default(),
             CcInit {
                 now: Time(0),
                 mss: MSS,
@@ -540,6 +610,14 @@ mod tests {
 
     fn mbps(x: f64) -> f64 {
         x * 1e6 / 8.0
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            VivaceConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            VivaceConfig::default()
+        );
     }
 
     #[test]

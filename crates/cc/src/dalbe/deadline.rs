@@ -15,7 +15,7 @@
 
 use super::knobs::Knobs;
 use super::meta::{FlowView, MetaController};
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::units::{Dur, Time};
 
 pub static DEADLINE_PARAMS: &[ParamSpec] = &[
@@ -85,36 +85,62 @@ pub static DEADLINE_PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// The deadline switch's parameters. Ours, not from Wallenburg 2018 (docs/dalbe.md); the
+/// same defaults as `DEADLINE_PARAMS`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DeadlineConfig {
+    /// Tick period: 1 s (finer than the thesis's 10 s so that idle gaps and departures
+    /// are used).
     pub interval: Dur,
+    /// Aim to finish this fraction of the deadline period early: 0.02.
     pub margin_fraction: f64,
+    /// … and at least this much early: 5 s.
     pub margin_min: Dur,
+    /// Lead over the schedule (in seconds of the schedule rate) needed to switch from BE
+    /// back to LBE: 5 s.
     pub hysteresis: Dur,
+    /// LBE mode: queueing delay above this fraction of the min RTT triggers a phantom
+    /// ECN: 0.25.
     pub delay_threshold_fraction: f64,
+    /// LBE mode: lower bound of that threshold: 2 ms.
     pub delay_threshold_min: Dur,
+    /// LBE mode: additional per-ACK phantom-ECN probability (0 = off): 0.
     pub lbe_phantom_prob: f64,
+    /// LBE mode: queueing-delay scaling for delay-based bases (1 = off; mechanism
+    /// Wallenburg 2018 Alg 4): 1.
     pub lbe_mu: f64,
 }
 
 impl Default for DeadlineConfig {
     fn default() -> DeadlineConfig {
-        DeadlineConfig::from_params(&ParamSet::defaults(DEADLINE_PARAMS))
+        DeadlineConfig {
+            interval: Dur::from_secs(1),
+            margin_fraction: 0.02,
+            margin_min: Dur::from_secs(5),
+            hysteresis: Dur::from_secs(5),
+            delay_threshold_fraction: 0.25,
+            delay_threshold_min: Dur::from_millis(2),
+            lbe_phantom_prob: 0.0,
+            lbe_mu: 1.0,
+        }
     }
 }
 
-impl DeadlineConfig {
-    pub fn from_params(p: &ParamSet) -> DeadlineConfig {
-        DeadlineConfig {
-            interval: p.dur("interval"),
-            margin_fraction: p.f64("margin_fraction"),
-            margin_min: p.dur("margin_min"),
-            hysteresis: p.dur("hysteresis"),
-            delay_threshold_fraction: p.f64("delay_threshold_fraction"),
-            delay_threshold_min: p.dur("delay_threshold_min"),
-            lbe_phantom_prob: p.f64("lbe_phantom_prob"),
-            lbe_mu: p.f64("lbe_mu"),
-        }
+impl TryFrom<&ParamSet> for DeadlineConfig {
+    type Error = ParamError;
+    /// The only place the deadline switch's parameter names are looked up.
+    fn try_from(p: &ParamSet) -> Result<DeadlineConfig, ParamError> {
+        let r = p.reader("deadline");
+        Ok(DeadlineConfig {
+            interval: r.dur("interval")?,
+            margin_fraction: r.f64("margin_fraction")?,
+            margin_min: r.dur("margin_min")?,
+            hysteresis: r.dur("hysteresis")?,
+            delay_threshold_fraction: r.f64("delay_threshold_fraction")?,
+            delay_threshold_min: r.dur("delay_threshold_min")?,
+            lbe_phantom_prob: r.f64("lbe_phantom_prob")?,
+            lbe_mu: r.f64("lbe_mu")?,
+        })
     }
 }
 
@@ -141,7 +167,8 @@ pub struct DeadlineSwitch {
 }
 
 impl DeadlineSwitch {
-    pub fn new(cfg: DeadlineConfig) -> DeadlineSwitch {
+    pub fn new(cfg: &DeadlineConfig) -> DeadlineSwitch {
+        let cfg = *cfg;
         DeadlineSwitch {
             cfg,
             mode: Mode::BestEffort,
@@ -152,10 +179,6 @@ impl DeadlineSwitch {
             achieved_rate: f64::NAN,
             prev: None,
         }
-    }
-
-    pub fn from_params(p: &ParamSet) -> DeadlineSwitch {
-        DeadlineSwitch::new(DeadlineConfig::from_params(p))
     }
 
     pub fn mode(&self) -> Mode {

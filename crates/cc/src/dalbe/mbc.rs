@@ -6,7 +6,7 @@
 
 use super::knobs::{DaLbeInfo, Knobs, DEFAULT_EWMA_WEIGHT};
 use super::meta::{FlowView, MetaController};
-use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamReader, ParamSet, ParamSpec, ParamValue};
 use crate::units::{Dur, Time};
 
 // ---------------------------------------------------------------------------------
@@ -115,18 +115,22 @@ pub fn vegas_ignore_backoff(mu: f64, w_hat: f64, w_max: f64) -> f64 {
 // ---------------------------------------------------------------------------------
 // Shared MBC machinery (Wallenburg 2018 §2.6.2).
 
-/// Parameters both controllers share.
+/// Parameters both controllers share (`interval` … `zeta_max` in both spec tables).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MbcCommon {
-    /// T_w, the weight interval.
+    /// T_w, the weight interval: 10 s (Wallenburg 2018 §3.2.2, §3.5.2).
     pub interval: Dur,
-    /// T_φ, the price interval.
+    /// T_φ, the price interval: 60 s (Wallenburg 2018 §2.6.2.1, §3.5.2).
     pub price_interval: Dur,
+    /// Lower clamp of w (most LBE): 0.0001 (Wallenburg 2018 §3.5.2.1).
     pub w_min: f64,
+    /// Upper clamp of w (best-effort equivalent): 1.0 (Wallenburg 2018 §3.5.2.1).
     pub w_max: f64,
-    /// l_w, the weight growth limit.
+    /// l_w, the weight growth limit per interval: 0.05 (Wallenburg 2018 §3.5.2.1; Hayes
+    /// et al. 2017).
     pub l_w: f64,
-    /// ζ_max in bytes/s.
+    /// ζ_max in bytes/s (the parameter is in Mbit/s): 10 Gbit/s, not stated in Wallenburg
+    /// 2018 (§2.6.5 "a reasonable maximum"; docs/deviations.md (dalbe)).
     pub zeta_max: f64,
 }
 
@@ -144,15 +148,16 @@ impl Default for MbcCommon {
 }
 
 impl MbcCommon {
-    fn from_params(p: &ParamSet) -> MbcCommon {
-        MbcCommon {
-            interval: p.dur("interval"),
-            price_interval: p.dur("price_interval"),
-            w_min: p.f64("w_min"),
-            w_max: p.f64("w_max"),
-            l_w: p.f64("l_w"),
-            zeta_max: p.f64("zeta_max") * 1e6 / 8.0,
-        }
+    /// Reads the shared parameters; called only by the controllers' `TryFrom<&ParamSet>`.
+    fn read(r: &ParamReader<'_>) -> Result<MbcCommon, ParamError> {
+        Ok(MbcCommon {
+            interval: r.dur("interval")?,
+            price_interval: r.dur("price_interval")?,
+            w_min: r.f64("w_min")?,
+            w_max: r.f64("w_max")?,
+            l_w: r.f64("l_w")?,
+            zeta_max: r.f64("zeta_max")? * 1e6 / 8.0,
+        })
     }
 }
 
@@ -368,38 +373,79 @@ pub static CUBIC_MBC_PARAMS: &[ParamSpec] = &{
     ]
 };
 
+/// The factor on the measured price I/N (`price_scaling`, Wallenburg 2018 §3.5.2.1; Wallenburg
+/// 2018 notes §11.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PriceScaling {
+    /// 1 − β: the average cwnd change, as W(cubic) in eq. 2.7.
+    OneMinusBeta,
+    /// β.
+    Beta,
+    /// None: eq. 2.6 as printed.
+    None,
+}
+
+/// DA-LBE Cubic's parameters; the same defaults as `CUBIC_MBC_PARAMS`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CubicMbcConfig {
     pub common: MbcCommon,
+    /// Cubic's multiplicative decrease factor assumed by the model: 0.7 (Wallenburg 2018
+    /// §2.6.3, App. B: 717/1024 in Linux 4.16; Wallenburg 2018 notes §6.5).
     pub beta: f64,
+    /// Cubic's scaling constant C in the model price: 0.4 (Wallenburg 2018 Alg 1).
     pub c: f64,
-    /// Factor on I/N (0.3 for "one_minus_beta").
-    pub price_scale: f64,
+    /// Factor on I/N: 1 − β (Wallenburg 2018 §3.5.2.1 "scaling the longer-term network
+    /// price by the Cubic beta").
+    pub price_scaling: PriceScaling,
+    /// Phantom-ECN suppression factor (0 = off): 2 (value not stated in Wallenburg 2018
+    /// §2.6.3, App. B; ours, docs/deviations.md (dalbe)).
     pub v: u32,
+    /// EWMA weight /128 for the mean time between congestion events: 96 (kernel
+    /// DALBE_EWMA_LEVEL, Wallenburg 2018 notes §4.1 [K]).
     pub ewma_weight: u32,
 }
 
 impl Default for CubicMbcConfig {
     fn default() -> CubicMbcConfig {
-        CubicMbcConfig::from_params(&ParamSet::defaults(CUBIC_MBC_PARAMS))
+        CubicMbcConfig {
+            common: MbcCommon::default(),
+            beta: 0.7,
+            c: 0.4,
+            price_scaling: PriceScaling::OneMinusBeta,
+            v: 2,
+            ewma_weight: DEFAULT_EWMA_WEIGHT,
+        }
     }
 }
 
 impl CubicMbcConfig {
-    pub fn from_params(p: &ParamSet) -> CubicMbcConfig {
-        let beta = p.f64("beta");
-        CubicMbcConfig {
-            common: MbcCommon::from_params(p),
-            beta,
-            c: p.f64("c"),
-            price_scale: match p.choice("price_scaling") {
-                "one_minus_beta" => 1.0 - beta,
-                "beta" => beta,
-                _ => 1.0,
-            },
-            v: p.int("v") as u32,
-            ewma_weight: p.int("ewma_weight") as u32,
+    /// The factor on I/N (0.3 for 1 − β with β = 0.7).
+    pub fn price_scale(&self) -> f64 {
+        match self.price_scaling {
+            PriceScaling::OneMinusBeta => 1.0 - self.beta,
+            PriceScaling::Beta => self.beta,
+            PriceScaling::None => 1.0,
         }
+    }
+}
+
+impl TryFrom<&ParamSet> for CubicMbcConfig {
+    type Error = ParamError;
+    /// The only place DA-LBE Cubic's parameter names are looked up.
+    fn try_from(p: &ParamSet) -> Result<CubicMbcConfig, ParamError> {
+        let r = p.reader("cubic-mbc");
+        Ok(CubicMbcConfig {
+            common: MbcCommon::read(&r)?,
+            beta: r.f64("beta")?,
+            c: r.f64("c")?,
+            price_scaling: match r.choice("price_scaling")? {
+                "one_minus_beta" => PriceScaling::OneMinusBeta,
+                "beta" => PriceScaling::Beta,
+                _ => PriceScaling::None,
+            },
+            v: r.int("v")? as u32,
+            ewma_weight: r.int("ewma_weight")? as u32,
+        })
     }
 }
 
@@ -417,7 +463,8 @@ pub struct CubicMbc {
 }
 
 impl CubicMbc {
-    pub fn new(cfg: CubicMbcConfig) -> CubicMbc {
+    pub fn new(cfg: &CubicMbcConfig) -> CubicMbc {
+        let cfg = *cfg;
         CubicMbc {
             cfg,
             core: MbcCore::new(cfg.common),
@@ -427,10 +474,6 @@ impl CubicMbc {
             w_hat: cfg.common.w_max,
             p_phantom: 0.0,
         }
-    }
-
-    pub fn from_params(p: &ParamSet) -> CubicMbc {
-        CubicMbc::new(CubicMbcConfig::from_params(p))
     }
 
     /// The current price q, model price q̂ and limited weight ŵ.
@@ -472,7 +515,7 @@ impl MetaController for CubicMbc {
             let i = view.info.real_events().saturating_sub(snap.real_events());
             let n = view.info.packets_acked.saturating_sub(snap.packets_acked);
             if n > 0 {
-                self.q = self.cfg.price_scale * i as f64 / n as f64;
+                self.q = self.cfg.price_scale() * i as f64 / n as f64;
             }
         }
         // Every T_w (Alg 1).
@@ -567,32 +610,62 @@ pub static VEGAS_MBC_PARAMS: &[ParamSpec] = &{
     ]
 };
 
+/// RTT-bar in d = RTT-bar − RTT_base (`rtt_mean`, Wallenburg 2018 §5.2.2/§5.3.2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RttMean {
+    /// The mean of all samples since the start, as the thesis's code.
+    Flow,
+    /// The smoothed RTT.
+    Srtt,
+}
+
+/// DA-LBE Vegas's parameters; the same defaults as `VEGAS_MBC_PARAMS`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VegasMbcConfig {
     pub common: MbcCommon,
+    /// The wrapped Vegas's α in packets, for d̂ = α/ζ: 16 (Wallenburg 2018 §5.1.2).
     pub alpha: f64,
+    /// Growth limit of the price φ per price interval: 0.01 (Wallenburg 2018 §3.5.2.2;
+    /// Hayes et al. 2017 used 0.1).
     pub l_phi: f64,
+    /// W(loss-reno), Vegas's cwnd reduction on loss: 0.5 (Wallenburg 2018 §2.6.4).
     pub w_reno: f64,
+    /// W(loss-cubic) = 1 − β of the assumed best-effort competitor: 0.3 (Wallenburg 2018
+    /// §2.6.4).
     pub w_cubic: f64,
-    pub flow_mean_rtt: bool,
+    /// The whole-flow mean (Wallenburg 2018 §5.2.2/§5.3.2.2, named as a weakness).
+    pub rtt_mean: RttMean,
 }
 
 impl Default for VegasMbcConfig {
     fn default() -> VegasMbcConfig {
-        VegasMbcConfig::from_params(&ParamSet::defaults(VEGAS_MBC_PARAMS))
+        VegasMbcConfig {
+            common: MbcCommon::default(),
+            alpha: 16.0,
+            l_phi: 0.01,
+            w_reno: 0.5,
+            w_cubic: 0.3,
+            rtt_mean: RttMean::Flow,
+        }
     }
 }
 
-impl VegasMbcConfig {
-    pub fn from_params(p: &ParamSet) -> VegasMbcConfig {
-        VegasMbcConfig {
-            common: MbcCommon::from_params(p),
-            alpha: p.f64("alpha"),
-            l_phi: p.f64("l_phi"),
-            w_reno: p.f64("w_reno"),
-            w_cubic: p.f64("w_cubic"),
-            flow_mean_rtt: p.choice("rtt_mean") == "flow",
-        }
+impl TryFrom<&ParamSet> for VegasMbcConfig {
+    type Error = ParamError;
+    /// The only place DA-LBE Vegas's parameter names are looked up.
+    fn try_from(p: &ParamSet) -> Result<VegasMbcConfig, ParamError> {
+        let r = p.reader("vegas-mbc");
+        Ok(VegasMbcConfig {
+            common: MbcCommon::read(&r)?,
+            alpha: r.f64("alpha")?,
+            l_phi: r.f64("l_phi")?,
+            w_reno: r.f64("w_reno")?,
+            w_cubic: r.f64("w_cubic")?,
+            rtt_mean: match r.choice("rtt_mean")? {
+                "srtt" => RttMean::Srtt,
+                _ => RttMean::Flow,
+            },
+        })
     }
 }
 
@@ -612,7 +685,8 @@ pub struct VegasMbc {
 }
 
 impl VegasMbc {
-    pub fn new(cfg: VegasMbcConfig) -> VegasMbc {
+    pub fn new(cfg: &VegasMbcConfig) -> VegasMbc {
+        let cfg = *cfg;
         VegasMbc {
             cfg,
             core: MbcCore::new(cfg.common),
@@ -625,10 +699,6 @@ impl VegasMbc {
             mu: 1.0,
             b: 0.0,
         }
-    }
-
-    pub fn from_params(p: &ParamSet) -> VegasMbc {
-        VegasMbc::new(VegasMbcConfig::from_params(p))
     }
 
     /// φ, ŵ, μ and B after the last tick.
@@ -699,7 +769,7 @@ impl MetaController for VegasMbc {
         let Some(zeta) = self.core.measure(view) else {
             return view.knobs;
         };
-        let rtt_bar = if self.cfg.flow_mean_rtt {
+        let rtt_bar = if self.cfg.rtt_mean == RttMean::Flow {
             view.info.rtt_mean()
         } else {
             view.info.srtt

@@ -26,8 +26,8 @@ mod tests;
 pub use deadline::{DeadlineConfig, DeadlineSwitch, Mode, DEADLINE_PARAMS};
 pub use knobs::{DaLbeInfo, Knobs};
 pub use mbc::{
-    CubicMbc, CubicMbcConfig, MbcCommon, VegasMbc, VegasMbcConfig, CUBIC_MBC_PARAMS,
-    VEGAS_MBC_PARAMS,
+    CubicMbc, CubicMbcConfig, MbcCommon, PriceScaling, RttMean, VegasMbc, VegasMbcConfig,
+    CUBIC_MBC_PARAMS, VEGAS_MBC_PARAMS,
 };
 pub use meta::{ControlledFlow, FlowGoal, FlowView, MetaController};
 pub use registry::{controlled, find_controller, ControllerInfo, CONTROLLERS};

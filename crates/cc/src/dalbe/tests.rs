@@ -667,7 +667,7 @@ fn view(
 fn cubic_mbc_ticks_follow_alg1() {
     // S = 1.625e9 B, deadline 600 s, MSS 1000, srtt 40 ms, min RTT 30 ms.
     const S: u64 = 1_625_000_000;
-    let mut c = CubicMbc::new(CubicMbcConfig::default());
+    let mut c = CubicMbc::new(&CubicMbcConfig::default());
     let k0 = c.on_start(&view(0.0, S, 600, 0, 0, 0, 40, 30, Knobs::default()));
     assert_eq!(
         (k0.phantom_ecn_prob, k0.suppression_v, k0.ewma_weight),
@@ -724,7 +724,7 @@ fn cubic_mbc_ticks_follow_alg1() {
 #[test]
 fn mbc_price_is_measured_every_price_interval() {
     const S: u64 = 10_000_000_000;
-    let mut c = CubicMbc::new(CubicMbcConfig::default());
+    let mut c = CubicMbc::new(&CubicMbcConfig::default());
     let mut k = c.on_start(&view(0.0, S, 6000, 0, 0, 0, 40, 30, Knobs::default()));
     // Provisional at 10..50 s; at 60 s the first full window [0, 60]: I = 8, N = 100 000
     // -> q = 0.3·8/1e5 = 2.4e-5.
@@ -800,7 +800,7 @@ fn vegas_mbc_ticks_follow_alg3() {
     // ζ(t1) = 1.6e9/1000 = 1.6e6 B/s = 1600 pkt/s -> d̂ = 16/1600 = 10 ms; d = 40 - 20 =
     // 20 ms -> w_base = 2^-2.5 = 0.176777. 1 + ε = (1.7e9/1010)/1e7 = 0.168317;
     // w = 0.029754 (drop from 1) -> μ = 2.5·0.029754 = 0.074386, B = 0.
-    let mut v = VegasMbc::new(VegasMbcConfig::default());
+    let mut v = VegasMbc::new(&VegasMbcConfig::default());
     let k0 = v.on_start(&vegas_view(0.0, 1_700_000_000, 1010, 0, 0, 0, 0, 0.0));
     assert!(k0.delay_based && k0.base_rtt_based && k0.mu == 1.0 && k0.loss_ignore_prob == 0.0);
     let k1 = v.on_tick(
@@ -824,7 +824,7 @@ fn vegas_mbc_full_aggressiveness_gives_mu_2_5_and_b_0_6() {
     // the first 10 s: 1 + ε = (1.601e9/1010)/1e5 = 15.85, w = 0.176777·15.85 = 2.80 ->
     // clamped to 1, no growth from w0 = 1: ŵ = 1, μ = 2.5·1 = 2.5, B = 1 - 1/2.5 = 0.6
     // (Wallenburg 2018 §5.1.2.3).
-    let mut v = VegasMbc::new(VegasMbcConfig::default());
+    let mut v = VegasMbc::new(&VegasMbcConfig::default());
     v.on_start(&vegas_view(0.0, 1_601_000_000, 1010, 0, 0, 0, 0, 0.0));
     let k = v.on_tick(
         secs(10.0),
@@ -874,10 +874,10 @@ fn mbcs_without_a_goal_leave_knobs_alone() {
         DaLbeInfo::default(),
         k,
     );
-    let mut c = CubicMbc::new(CubicMbcConfig::default());
+    let mut c = CubicMbc::new(&CubicMbcConfig::default());
     c.on_start(&v);
     assert_eq!(c.on_tick(secs(10.0), &v), k);
-    let mut g = VegasMbc::new(VegasMbcConfig::default());
+    let mut g = VegasMbc::new(&VegasMbcConfig::default());
     g.on_start(&v);
     assert_eq!(g.on_tick(secs(10.0), &v), k);
 }
@@ -908,7 +908,7 @@ fn ds_view(t: f64, acked: u64) -> FlowView {
 fn deadline_switch_follows_the_schedule_with_hysteresis() {
     // S = 600e6 B, deadline 600 s: margin = max(5 s, 0.02·600 s) = 12 s, aim 588 s,
     // schedule rate ζ0 = 600e6/588 = 1 020 408 B/s. Lead L = (588 - t) - R/ζ0.
-    let mut d = DeadlineSwitch::new(DeadlineConfig::default());
+    let mut d = DeadlineSwitch::new(&DeadlineConfig::default());
     assert_eq!(d.aim(Time::ZERO, secs(600.0)), secs(588.0));
     // t = 0: L = 588 - 588 = 0 ≤ 0 -> best effort.
     let k = d.on_start(&ds_view(0.0, 0));
@@ -944,7 +944,7 @@ fn deadline_switch_follows_the_schedule_with_hysteresis() {
 
 #[test]
 fn deadline_switch_edge_cases() {
-    let mut d = DeadlineSwitch::new(DeadlineConfig::default());
+    let mut d = DeadlineSwitch::new(&DeadlineConfig::default());
     // A small min RTT: threshold floor 2 ms (0.25·4 ms = 1 ms).
     assert_eq!(
         d.lbe_knobs(Some(Dur::from_millis(4))).delay_ecn_threshold,
@@ -966,7 +966,7 @@ fn deadline_switch_edge_cases() {
     // A deadline shorter than the margin: aim = start, best effort at once.
     assert_eq!(d.aim(Time::ZERO, secs(3.0)), Time::ZERO);
     // Delay-based LBE option: μ < 1 with base-RTT mode; never above 1.
-    let d = DeadlineSwitch::new(DeadlineConfig {
+    let d = DeadlineSwitch::new(&DeadlineConfig {
         lbe_mu: 0.25,
         lbe_phantom_prob: 0.001,
         ..DeadlineConfig::default()
@@ -1061,7 +1061,7 @@ fn deadline_switch_runs_through_the_driver_on_newreno() {
     };
     let mut f = ControlledFlow::new(
         w,
-        Box::new(DeadlineSwitch::new(DeadlineConfig::default())),
+        Box::new(DeadlineSwitch::new(&DeadlineConfig::default())),
         goal,
         Time::ZERO,
     );

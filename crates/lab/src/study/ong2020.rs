@@ -11,6 +11,8 @@
 
 use super::*;
 use crate::scenario::parse;
+use scavenger_cc::profiles::source_config;
+use scavenger_cc::{ParamSet, ParamValue};
 
 /// Background mechanisms of chapter 4 (§3.8), by our registry names.
 pub const MECHANISMS: &[&str] = &[
@@ -85,13 +87,31 @@ impl Fg {
     }
 }
 
-/// Parameters that make our algorithms match the Linux 4.4 modules Ong 2020 ran.
-fn params_for(alg: &str) -> &'static str {
-    match alg {
-        // Linux tcp_cdg with its defaults (Ong 2020 §2.11, Hayes & Armitage 2011 notes §8).
-        "cdg" => "params = { variant = \"linux\", backoff_beta = 0.7071, use_tolerance = false, hystart_detect = 3 }\n",
-        _ => "",
+/// Parameters that make our algorithms match the Linux 4.4 modules Ong 2020 ran: the
+/// configuration `scavenger_cc::profiles` records for Ong 2020 (for CDG stock Linux
+/// `tcp_cdg`, the `cdg-linux` preset), as a TOML `params = { … }` line or nothing. The flow
+/// keeps the algorithm's own name (`cdg`), so run records name the algorithm as before.
+fn params_for(alg: &str) -> String {
+    match source_config("Ong 2020", alg) {
+        Some(preset) => params_toml(&ParamSet::defaults(preset.params)),
+        None => String::new(),
     }
+}
+
+/// Every value of `set` as a TOML `params = { … }` line.
+fn params_toml(set: &ParamSet) -> String {
+    let items: Vec<String> = set
+        .iter()
+        .map(|(name, v)| match v {
+            // Debug keeps a decimal point (3.0, not 3), so the value stays a TOML float.
+            ParamValue::Float(x) => format!("{name} = {x:?}"),
+            ParamValue::Int(i) => format!("{name} = {i}"),
+            ParamValue::Bool(b) => format!("{name} = {b}"),
+            ParamValue::Dur(d) => format!("{name} = \"{d}\""),
+            ParamValue::Choice(c) => format!("{name} = \"{c}\""),
+        })
+        .collect();
+    format!("params = {{ {} }}\n", items.join(", "))
 }
 
 fn link_toml(down: f64, up: f64, rtt: u64) -> String {
@@ -118,7 +138,7 @@ fn downloads(down: f64, up: f64, rtt: u64, bg: &str, fg: Fg, upload: bool) -> Ex
         bg.to_string(),
         (down, up, rtt),
         bg,
-        params_for(bg),
+        &params_for(bg),
         fg,
         upload,
     )
@@ -1511,6 +1531,7 @@ pub fn study(quick: bool) -> StudyDef {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use scavenger_cc::algorithms::cdg::CdgConfig;
 
     #[test]
     fn buffers_reproduce_table_3_1() {
@@ -1615,7 +1636,10 @@ mod tests {
         assert!(fg
             .iter()
             .all(|f| f.size_bytes == Some((2469.0 * 1024.0 / 4.0_f64).round() as u64)));
-        assert_eq!(e.scenario.flows[0].params.choice("variant"), "linux");
+        assert_eq!(
+            CdgConfig::try_from(&e.scenario.flows[0].params).unwrap(),
+            CdgConfig::linux()
+        );
     }
 
     #[test]

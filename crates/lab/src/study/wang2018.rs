@@ -20,6 +20,7 @@
 use super::*;
 use crate::link_models::TraceSpec;
 use crate::scenario::{parse, JainGroup, Scenario};
+use scavenger_cc::profiles::acks_every_packet;
 use scavenger_cc::Dur;
 use scavenger_net::DeliveryTrace;
 use std::collections::BTreeMap;
@@ -177,9 +178,9 @@ fn head(id: &str, secs: u64, mbps: u64, rtt_ms: u64, buffer_lines: &str) -> Stri
 
 fn flow(name: &str, alg: &str, start_ms: u64, stop_ms: Option<u64>, params: &str) -> String {
     let stop = stop_ms.map_or(String::new(), |s| format!("stop = \"{s}ms\"\n"));
-    // Copa and Vivace ran as their authors' user-space UDP clients (§3.1: "only user-space
-    // UDP implementations are publicly available"), which acknowledge every packet.
-    let acks = if matches!(alg, "copa" | "vivace") {
+    // Copa and Vivace ran as their authors' user-space UDP clients, which acknowledge
+    // every packet (Wang 2018 §3.1; the table in scavenger_cc::profiles).
+    let acks = if acks_every_packet(alg) {
         "delayed_ack = false\n"
     } else {
         ""
