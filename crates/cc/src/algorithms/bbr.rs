@@ -371,9 +371,7 @@ impl TryFrom<&ParamSet> for BbrConfig {
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    // Resolved sets come from PARAMS, so the conversion fails only if the config and
-    // the table disagree, which `config_defaults_match_spec_table` rules out.
-    let cfg = BbrConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = BbrConfig::try_from(p).expect("bbr: parameters resolved against PARAMS");
     Box::new(Bbr::new(&cfg, init))
 }
 

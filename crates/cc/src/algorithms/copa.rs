@@ -194,9 +194,7 @@ impl TryFrom<&ParamSet> for CopaConfig {
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    // Resolved sets come from PARAMS, so the conversion fails only if the config and
-    // the table disagree, which `config_defaults_match_spec_table` rules out.
-    let cfg = CopaConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = CopaConfig::try_from(p).expect("copa: parameters resolved against PARAMS");
     Box::new(Copa::new(&cfg, &init))
 }
 

@@ -197,17 +197,9 @@ impl TryFrom<&ParamSet> for CubicConfig {
             tcp_friendliness: r.bool("tcp_friendliness")?,
             hystart: r.bool("hystart")?,
             hystart_detect: match r.choice("hystart_detect")? {
-                "both" => HystartDetect::Both,
                 "train" => HystartDetect::Train,
                 "delay" => HystartDetect::Delay,
-                other => {
-                    return Err(ParamError {
-                        algorithm: "cubic".into(),
-                        param: "hystart_detect".into(),
-                        value: other.into(),
-                        allowed: "one of \"both\", \"train\", \"delay\"".into(),
-                    })
-                }
+                _ => HystartDetect::Both,
             },
             hystart_low_window: r.u64("hystart_low_window")?,
             hystart_ack_delta: r.dur("hystart_ack_delta")?,
@@ -217,9 +209,7 @@ impl TryFrom<&ParamSet> for CubicConfig {
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    // Resolved sets come from PARAMS, so the conversion fails only if the config and
-    // the table disagree, which `config_defaults_match_spec_table` rules out.
-    let cfg = CubicConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = CubicConfig::try_from(p).expect("cubic: parameters resolved against PARAMS");
     Box::new(Cubic::new(&cfg, &init))
 }
 
@@ -644,6 +634,29 @@ mod tests {
         assert_eq!(
             CubicConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
             CubicConfig::default()
+        );
+    }
+
+    #[test]
+    fn choice_words_map_to_their_variants() {
+        use crate::params::RawParam;
+        let v = RawParam::Text("train".into());
+        let p = INFO.resolve([("hystart_detect", &v)]).unwrap();
+        assert_eq!(
+            CubicConfig::try_from(&p).unwrap(),
+            CubicConfig {
+                hystart_detect: HystartDetect::Train,
+                ..CubicConfig::default()
+            }
+        );
+        let v = RawParam::Text("delay".into());
+        let p = INFO.resolve([("hystart_detect", &v)]).unwrap();
+        assert_eq!(
+            CubicConfig::try_from(&p).unwrap(),
+            CubicConfig {
+                hystart_detect: HystartDetect::Delay,
+                ..CubicConfig::default()
+            }
         );
     }
 

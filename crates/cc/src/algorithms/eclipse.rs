@@ -163,9 +163,7 @@ impl TryFrom<&ParamSet> for EclipseConfig {
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    // Resolved sets come from PARAMS, so the conversion fails only if the config and
-    // the table disagree, which `config_defaults_match_spec_table` rules out.
-    let cfg = EclipseConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = EclipseConfig::try_from(p).expect("eclipse: parameters resolved against PARAMS");
     Box::new(Eclipse::new(&cfg, &init))
 }
 

@@ -231,16 +231,8 @@ impl TryFrom<&ParamSet> for FlowerConfig {
             base_history: r.usize("base_history")?,
             current_filter: r.usize("current_filter")?,
             rollover: match r.choice("rollover")? {
-                "minute" => Rollover::MinuteBoundary,
                 "elapsed" => Rollover::Elapsed,
-                other => {
-                    return Err(ParamError {
-                        algorithm: "flower".into(),
-                        param: "rollover".into(),
-                        value: other.into(),
-                        allowed: "one of \"minute\", \"elapsed\"".into(),
-                    })
-                }
+                _ => Rollover::MinuteBoundary,
             },
             peak_window: r.usize("peak_window")?,
             peak_alpha: r.f64("peak_alpha")?,
@@ -256,9 +248,7 @@ impl TryFrom<&ParamSet> for FlowerConfig {
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    // Resolved sets come from PARAMS, so the conversion fails only if the config and
-    // the table disagree, which `config_defaults_match_spec_table` rules out.
-    let cfg = FlowerConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = FlowerConfig::try_from(p).expect("flower: parameters resolved against PARAMS");
     Box::new(Flower::new(&cfg, &init))
 }
 
@@ -626,6 +616,20 @@ mod tests {
         assert_eq!(
             FlowerConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
             FlowerConfig::default()
+        );
+    }
+
+    #[test]
+    fn choice_words_map_to_their_variants() {
+        use crate::params::RawParam;
+        let v = RawParam::Text("elapsed".into());
+        let p = INFO.resolve([("rollover", &v)]).unwrap();
+        assert_eq!(
+            FlowerConfig::try_from(&p).unwrap(),
+            FlowerConfig {
+                rollover: Rollover::Elapsed,
+                ..FlowerConfig::default()
+            }
         );
     }
 

@@ -167,16 +167,8 @@ impl TryFrom<&ParamSet> for FourCpConfig {
         Ok(FourCpConfig {
             tarp: r.f64("tarp")?,
             tarp_mode: match r.choice("tarp_mode")? {
-                "fixed" => TarpMode::Fixed,
                 "adaptive" => TarpMode::Adaptive,
-                other => {
-                    return Err(ParamError {
-                        algorithm: "4cp".into(),
-                        param: "tarp_mode".into(),
-                        value: other.into(),
-                        allowed: "one of \"fixed\", \"adaptive\"".into(),
-                    })
-                }
+                _ => TarpMode::Fixed,
             },
             alpha: r.f64("alpha")?,
             cwnd_avg_weight: r.f64("cwnd_avg_weight")?,
@@ -189,9 +181,7 @@ impl TryFrom<&ParamSet> for FourCpConfig {
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    // Resolved sets come from PARAMS, so the conversion fails only if the config and
-    // the table disagree, which `config_defaults_match_spec_table` rules out.
-    let cfg = FourCpConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = FourCpConfig::try_from(p).expect("4cp: parameters resolved against PARAMS");
     Box::new(FourCp::new(&cfg, &init))
 }
 
@@ -409,6 +399,20 @@ mod tests {
         assert_eq!(
             FourCpConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
             FourCpConfig::default()
+        );
+    }
+
+    #[test]
+    fn choice_words_map_to_their_variants() {
+        use crate::params::RawParam;
+        let v = RawParam::Text("adaptive".into());
+        let p = INFO.resolve([("tarp_mode", &v)]).unwrap();
+        assert_eq!(
+            FourCpConfig::try_from(&p).unwrap(),
+            FourCpConfig {
+                tarp_mode: TarpMode::Adaptive,
+                ..FourCpConfig::default()
+            }
         );
     }
 

@@ -153,9 +153,7 @@ impl TryFrom<&ParamSet> for ImTcpBgConfig {
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    // Resolved sets come from PARAMS, so the conversion fails only if the config and
-    // the table disagree, which `config_defaults_match_spec_table` rules out.
-    let cfg = ImTcpBgConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = ImTcpBgConfig::try_from(p).expect("imtcp-bg: parameters resolved against PARAMS");
     Box::new(ImTcpBg::new(&cfg, &init))
 }
 

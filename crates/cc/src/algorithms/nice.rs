@@ -137,9 +137,7 @@ impl TryFrom<&ParamSet> for NiceConfig {
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    // Resolved sets come from PARAMS, so the conversion fails only if the config and
-    // the table disagree, which `config_defaults_match_spec_table` rules out.
-    let cfg = NiceConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = NiceConfig::try_from(p).expect("nice: parameters resolved against PARAMS");
     Box::new(Nice::new(&cfg, &init))
 }
 

@@ -100,9 +100,7 @@ impl TryFrom<&ParamSet> for PropRateConfig {
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    // Resolved sets come from PARAMS, so the conversion fails only if the config and
-    // the table disagree, which `config_defaults_match_spec_table` rules out.
-    let cfg = PropRateConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = PropRateConfig::try_from(p).expect("proprate: parameters resolved against PARAMS");
     Box::new(PropRate::new(&cfg, &init))
 }
 

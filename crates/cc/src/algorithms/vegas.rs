@@ -106,25 +106,15 @@ impl TryFrom<&ParamSet> for VegasConfig {
             beta: r.u64("beta")?,
             gamma: r.u64("gamma")?,
             diff_denominator: match r.choice("diff_denominator")? {
-                "base_rtt" => DiffDenominator::BaseRtt,
                 "rtt" => DiffDenominator::Rtt,
-                other => {
-                    return Err(ParamError {
-                        algorithm: "vegas".into(),
-                        param: "diff_denominator".into(),
-                        value: other.into(),
-                        allowed: "one of \"base_rtt\", \"rtt\"".into(),
-                    })
-                }
+                _ => DiffDenominator::BaseRtt,
             },
         })
     }
 }
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
-    // Resolved sets come from PARAMS, so the conversion fails only if the config and
-    // the table disagree, which `config_defaults_match_spec_table` rules out.
-    let cfg = VegasConfig::try_from(p).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = VegasConfig::try_from(p).expect("vegas: parameters resolved against PARAMS");
     Box::new(Vegas::new(&cfg, &init))
 }
 
@@ -590,6 +580,20 @@ mod tests {
         assert_eq!(
             VegasConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
             VegasConfig::default()
+        );
+    }
+
+    #[test]
+    fn choice_words_map_to_their_variants() {
+        use crate::params::RawParam;
+        let v = RawParam::Text("rtt".into());
+        let p = INFO.resolve([("diff_denominator", &v)]).unwrap();
+        assert_eq!(
+            VegasConfig::try_from(&p).unwrap(),
+            VegasConfig {
+                diff_denominator: DiffDenominator::Rtt,
+                ..VegasConfig::default()
+            }
         );
     }
 
