@@ -16,7 +16,13 @@
 //!
 //! Delays are one-way delays with the clock offset included; the offset cancels because
 //! target, s_min and the current delay carry the same offset. The choices the
-//! description leaves open are in docs/deviations.md (eclipse).
+//! description leaves open are listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/eclipse.md):
+//! - what the averages s_min and s_max average: docs/deviations/eclipse.md#eclipse-averages
+//! - the adaptation interval and its floor: docs/deviations/eclipse.md#eclipse-interval
+//! - off_target of eq. 2.9: docs/deviations/eclipse.md#eclipse-off-target
+//! - everything else is the LEDBAT module: docs/deviations/eclipse.md#eclipse-ledbat-rest
 
 use crate::api::*;
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};

@@ -15,7 +15,20 @@
 //! (§4.4.6). In-flight is capped at ρ̄·RTT_min + B_target (§4.4.7). Slow start sends a
 //! 10-packet burst then grows the rate 1.5× per RTT (chapter 4 intro).
 //!
-//! Every ambiguity the spec lists is resolved in docs/deviations.md (evarate).
+//! Every ambiguity Wang 2018 leaves is resolved in docs/deviations/evarate.md; the main ones below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/evarate.md):
+//! - receive rate from the interface's one-way-delay sample, not a raw TSval:
+//!   docs/deviations/evarate.md#evarate-receive-rate
+//! - Eq. 4.12 with TCP-style weights by default; as printed with `rho_ewma_alpha = 0.125`:
+//!   docs/deviations/evarate.md#evarate-eq412-default
+//! - the kernel's piecewise decay, with the thesis's typo fixed:
+//!   docs/deviations/evarate.md#evarate-decay
+//! - mode-detection window kind and length are parameters:
+//!   docs/deviations/evarate.md#evarate-mode-window
+//! - C over the detection window by default: docs/deviations/evarate.md#evarate-c-detection
+//! - slow start: 10-packet burst, then ×1.5 per RTT, with exit rules:
+//!   docs/deviations/evarate.md#evarate-slow-start
 
 use std::collections::VecDeque;
 
@@ -416,7 +429,7 @@ impl EvaRate {
         });
         let rtt = self.srtt_or(Dur::from_millis(100));
         // §4.4.3: C = the largest ρ̂ within the last 10 RTT — by default stretched to the
-        // span of the B' window (docs/deviations.md (evarate) §20).
+        // span of the B' window (docs/deviations/evarate.md#evarate-c-detection).
         let mut window = Dur(rtt.nanos() * self.c.c_window_rtts);
         if self.c.c_over_detection {
             window = window.max(self.detection_span(now));

@@ -23,7 +23,18 @@
 //! The membership functions and the rule base are data ([`FuzzyTable`]); the default is
 //! `crates/cc/data/flower_default.toml` (format documented there), and a user-supplied
 //! table can be given with [`Flower::with_table`]. Assumptions the thesis leaves open are
-//! in docs/deviations.md (flower).
+//! listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/flower.md):
+//! - rule base and membership functions reconstructed, kept as a replaceable data file:
+//!   docs/deviations/flower.md#flower-rule-base
+//! - the sign of the normalised error above the target: docs/deviations/flower.md#flower-error-sign
+//! - Δe breakpoints: initial values, EWMA weight, monotonicity:
+//!   docs/deviations/flower.md#flower-de-breakpoints
+//! - one controller step per round; rounds also end after one RTT of time:
+//!   docs/deviations/flower.md#flower-timing
+//! - growth during loss recovery (`grow_in_recovery = true`):
+//!   docs/deviations/flower.md#flower-recovery-growth
 
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};

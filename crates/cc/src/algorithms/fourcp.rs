@@ -17,7 +17,14 @@
 //!
 //! p is estimated TFRC-style (RFC 5348 §5.4, unweighted): the inverse of the mean of the
 //! last `loss_intervals` loss intervals in packets, the open interval included when that
-//! lowers p. Ambiguities and their resolutions: docs/deviations.md (4cp).
+//! lowers p. Ambiguities and their resolutions are listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/4cp.md):
+//! - eq. 2.2's unbalanced parentheses: docs/deviations/4cp.md#4cp-eq22-parens
+//! - "the lesser of" read as max(): docs/deviations/4cp.md#4cp-lesser-vs-max
+//! - when eq. 2.3 applies, and what the increase is: docs/deviations/4cp.md#4cp-eq23
+//! - p estimated TFRC-style: docs/deviations/4cp.md#4cp-p-estimate
+//! - the tarp default: docs/deviations/4cp.md#4cp-tarp
 
 use crate::api::*;
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};

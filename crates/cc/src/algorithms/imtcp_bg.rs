@@ -9,7 +9,7 @@
 //! - congestion when rtt_avg/rtt_min > δ = 1.2, answered with cwnd ← cwnd·rtt_min/rtt_avg;
 //! - otherwise Reno growth ("cwnd + 1 per RTT", Table 2.1), Reno halving on loss.
 //!
-//! Bandwidth estimator (ours, documented in docs/deviations.md (imtcp-bg)): ImTCP
+//! Bandwidth estimator (ours, documented in docs/deviations/imtcp-bg.md#imtcp-bg-estimator): ImTCP
 //! measures with packet streams it paces itself; this module does not control send
 //! times, so it measures *packet trains from ACK timing*: every `train_packets`
 //! consecutively acknowledged packets (outside recovery and application-limited periods)
@@ -23,6 +23,12 @@
 //! it switches the cap off until the next spread train (otherwise a small window would
 //! measure itself and lock the cap at its own size). rtt_avg is the mean RTT sample of
 //! the last round (one RTT, Vegas-style rounds), evaluated once per round.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/imtcp-bg.md):
+//! - available bandwidth from ACK-timed packet trains, not ImTCP's paced streams:
+//!   docs/deviations/imtcp-bg.md#imtcp-bg-estimator
+//! - how rtt_avg is smoothed: docs/deviations/imtcp-bg.md#imtcp-bg-rtt-avg
+//! - Reno growth and loss response: docs/deviations/imtcp-bg.md#imtcp-bg-growth-loss
 
 use crate::api::*;
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};

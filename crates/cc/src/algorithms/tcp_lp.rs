@@ -14,6 +14,14 @@
 //!   keeps every `u32` wrap-around and truncation. The OWD is "relative": it includes the
 //!   difference between the hosts' uptimes, which sets the scale of the threshold.
 //! - `exact`: the same control law fed with `ack.owd` in nanoseconds.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/tcp-lp.md):
+//! - the OWD is the Linux 4.4 module's own computation by default (`owd_clock`):
+//!   docs/deviations/tcp-lp.md#tcp-lp-owd-clock
+//! - the first valid OWD sample triggers an early indication, as Linux:
+//!   docs/deviations/tcp-lp.md#tcp-lp-first-owd
+//! - the inference period comes from now − TSecr: docs/deviations/tcp-lp.md#tcp-lp-inference-period
+//! - loss handling is Linux's, not the paper's: docs/deviations/tcp-lp.md#tcp-lp-loss
 
 use super::vegas::{acked_pkts, PktWindow};
 use crate::api::*;

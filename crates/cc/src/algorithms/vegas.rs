@@ -6,6 +6,15 @@
 //!
 //! This file also holds `PktWindow`, the Linux packet-unit window shared by the
 //! Linux-derived LBE modules of Ong 2020 (nice, tcp-lp, westwood-lp).
+//!
+//! Differences from the source (the reasoning is in docs/deviations/vegas.md):
+//! - diff divides by baseRTT (Linux); Brakmo's rtt denominator is an option:
+//!   docs/deviations/vegas.md#vegas-diff-denominator
+//! - after a Vegas decrease ssthresh = min(ssthresh, cwnd − 1) (Linux 4.4):
+//!   docs/deviations/vegas.md#vegas-ssthresh-after-decrease
+//! - growth is gated on `cwnd_limited`; decisions and decreases are not:
+//!   docs/deviations/vegas.md#vegas-cwnd-limited
+//! - how Linux's events map onto the interface: docs/deviations/vegas.md#vegas-event-mapping
 
 use crate::api::*;
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};

@@ -17,8 +17,19 @@
 //! integer arithmetic (u32/s32/s8 types, wrap-around, truncating division) and its call
 //! pattern: the "per-ACK" part is `pkts_acked` and the "per-RTT" part is `cong_avoid`,
 //! which Linux calls on *every* ACK that advances the window outside recovery, so the
-//! decision runs per ACK as in the kernel (see docs/deviations.md (yield)). Windows are
+//! decision runs per ACK as in the kernel (see docs/deviations/yield.md#yield-per-ack). Windows are
 //! kept in packets internally (as `tp->snd_cwnd`) and reported in bytes.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/yield.md):
+//! - the decision runs per ACK, as the kernel module: docs/deviations/yield.md#yield-per-ack
+//! - where Algorithm 1 and the App. B listing disagree, the listing wins:
+//!   docs/deviations/yield.md#yield-alg1-vs-listing
+//! - the target is the listing's, not Algorithm 2's or eq 5.4's:
+//!   docs/deviations/yield.md#yield-target
+//! - the reduction factor is not clamped after a decrease (`shift_mode`):
+//!   docs/deviations/yield.md#yield-reduction-clamp
+//! - the OWD estimator quantises as the module did (`ts_tick`): docs/deviations/yield.md#yield-owd
+//! - loss, ECN and RTO responses: docs/deviations/yield.md#yield-loss-ecn-rto
 
 use crate::api::*;
 use crate::params::{ParamKind, ParamSet, ParamSpec, ParamValue};

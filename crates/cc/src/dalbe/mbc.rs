@@ -2,7 +2,7 @@
 //! Wallenburg 2018 §2.6 and §3.5.2): DA-LBE Cubic (phantom ECNs, Alg 1) and DA-LBE Vegas
 //! (queueing-delay scaling, Alg 3). Equation numbers refer to Wallenburg 2018 chapter 2.
 //! Choices where the thesis is silent or inconsistent (Wallenburg 2018 notes §11) are recorded in
-//! docs/deviations.md (dalbe).
+//! docs/deviations/dalbe.md.
 
 use super::knobs::{DaLbeInfo, Knobs, DEFAULT_EWMA_WEIGHT};
 use super::meta::{FlowView, MetaController};
@@ -266,7 +266,7 @@ impl MbcCore {
 
     /// The price window to evaluate at this tick, if any: every T_φ (with half a T_w
     /// of tolerance for tick jitter); before the first full window, a provisional
-    /// window from the start at every tick (deviations.md dalbe.md).
+    /// window from the start at every tick (docs/deviations/dalbe.md#dalbe-unstated-values).
     fn price_window(&mut self, v: &FlowView) -> Option<DaLbeInfo> {
         let since = v.now.since(self.price_t);
         if since + Dur(self.cfg.interval.nanos() / 2) >= self.cfg.price_interval {
@@ -616,7 +616,8 @@ impl VegasMbc {
         VegasMbc {
             cfg,
             core: MbcCore::new(cfg.common),
-            // Eq. (2.7) with no delay reductions: W(reno)/W(cubic) (deviations.md dalbe.md).
+            // Eq. (2.7) with no delay reductions: W(reno)/W(cubic)
+            // (docs/deviations/dalbe.md#dalbe-unstated-values).
             phi: cfg.w_reno / cfg.w_cubic,
             phi_measured: false,
             d: f64::NAN,
