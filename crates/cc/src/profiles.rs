@@ -47,7 +47,7 @@ pub static PROFILES: &[Profile] = &[
     Profile {
         algorithm: "copa",
         ack_every_packet: true,
-        ack_cite: "Wang 2018 §3.1: only user-space UDP implementations are publicly available, and they acknowledge every packet; with delayed ACKs Copa's \"nearly empty\" test fails alone (docs/deviations.md, Copa §7)",
+        ack_cite: "Wang 2018 §3.1: only user-space UDP implementations are publicly available, and they acknowledge every packet; with delayed ACKs Copa's \"nearly empty\" test fails alone (docs/deviations/copa.md#copa-ack-every-packet)",
         source_configs: &[],
     },
     Profile {

@@ -301,7 +301,8 @@ impl Flow {
     /// derived: new data between two records (snd_nxt moved) were sent right after the
     /// earlier record's ACK was processed (tcp_ack → tcp_data_snd_check), as one call
     /// covering all of them; `in_flight_after` is the flight size after those sends.
-    /// Retransmissions do not move snd_nxt and are not reported (docs/deviations.md).
+    /// Retransmissions do not move snd_nxt and are not reported
+    /// (docs/deviations/kernel.md#kernel-shim).
     fn report_sent(&mut self, snd_nxt: u64, in_flight_after: u64) {
         if snd_nxt > self.sent_nxt {
             let sent = SentInfo {
@@ -326,7 +327,8 @@ impl Flow {
         // it can be anywhere in ±2^31 ms and wrap. Only differences are meaningful
         // (AckSample::owd), so it is taken relative to the first sample, which
         // stands for half the smoothed RTT then (at least 1 ms): positive, small
-        // and without wrap-around, as the simulator's OWD (docs/deviations.md).
+        // and without wrap-around, as the simulator's OWD
+        // (docs/deviations/kernel.md#kernel-timestamps).
         let owd = (ev.tsecr != 0).then(|| {
             let diff = ev.tsval.wrapping_sub(ev.tsecr);
             let (d0, base) = *self

@@ -7,7 +7,7 @@
 //! - a loader that registers them, pins their maps in bpffs, and changes parameters live
 //!   (`manage`), used by `scavenger kernel …`.
 //!
-//! See docs/kernel.md for how applications use them, and docs/deviations.md for
+//! See docs/kernel.md for how applications use them, and docs/deviations/kernel.md for
 //! the decisions taken.
 
 pub mod agent;

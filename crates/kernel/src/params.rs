@@ -246,7 +246,7 @@ pub static LEDBAT: Layout = Layout {
             default: ParamValue::Choice("auto"),
             unit: "",
             doc: "Kernel only: where delay samples come from. auto = one-way delay from TCP timestamps (TSval − TSecr, 1 ms steps) when the connection has them, else the smoothed RTT; owd = timestamps only; rtt = smoothed RTT only",
-            source: "docs/deviations.md (delay signal in the kernel)",
+            source: "docs/deviations/kernel.md#kernel-delay-signal",
         },
         conv: Conv::Choice,
     }],

@@ -98,7 +98,8 @@ fn published_numbers_cover_tables_3_1_and_3_2_and_the_100_flow_test() {
     );
     // The gain/loss rows of Table 3.2 are the ratios of its η rows (the thesis's numbers);
     // NewReno's LEDBAT row prints +778.37 % where 7.64 / 0.86 gives +788.37 % (a typo we
-    // keep as printed, docs/deviations.md), so it is not checked.
+    // keep as printed, docs/deviations/studies-trang2015.md#trang2015-table32), so it is not
+    // checked.
     let v = |e: &str, m: Metric, rel: bool| {
         s.published
             .iter()

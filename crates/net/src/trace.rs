@@ -6,8 +6,8 @@
 //! - **mahimahi** (Netravali et al., `mm-link`), verbatim: one non-negative integer per
 //!   line, a millisecond timestamp; each line is one delivery opportunity of one packet
 //!   (1500 bytes by default; mahimahi's own constant is 1504, see
-//!   docs/deviations.md (network-models)). Timestamps are non-decreasing; equal
-//!   timestamps are several opportunities at once. The trace repeats with a period
+//!   docs/deviations/network-models.md#mahimahi-opportunity-bytes). Timestamps are
+//!   non-decreasing; equal timestamps are several opportunities at once. The trace repeats with a period
 //!   equal to its last timestamp, which must be positive.
 //! - **native** (`scavenger-trace v1`), for finer time and arbitrary sizes:
 //!

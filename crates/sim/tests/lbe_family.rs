@@ -1,8 +1,9 @@
 //! Trang 2015's LEDBAT pathologies and FLOWER's answer to them, on Trang 2015's dumbbell:
 //! 10 Mbit/s, 50 ms one-way delay (100 ms base RTT), 1500-byte packets (1448 B payload +
 //! 52 B headers), drop-tail buffers; BDP = 83.3 packets (Trang 2015 notes §4.2–4.3).
-//! Numbers and the thesis's figures side by side: docs/deviations.md (flower),
-//! ledbat-presets.md and ledbat-plus-plus.md.
+//! Numbers and the thesis's figures side by side: docs/deviations/flower.md#flower-sim-results,
+//! docs/deviations/ledbat-presets.md#ledbat-presets-sim-results and
+//! docs/deviations/ledbat-plus-plus.md#ledbatpp-sim-results.
 
 mod common;
 use common::*;

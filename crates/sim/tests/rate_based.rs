@@ -28,8 +28,9 @@ fn alone(alg: &str, secs: u64) -> (f64, f64, u64) {
     let mut c = baseline(secs);
     let mut f = flow("f", alg);
     // Wang 2018 ran Copa and Vivace as user-space UDP clients that acknowledge every
-    // packet (§3.1); with delayed ACKs Copa's "nearly empty" test fails alone and it
-    // turns competitive (docs/deviations.md, Copa §7). The rule lives in cc's profiles.
+    // packet (§3.1); with delayed ACKs and Linux-style RTT samples Copa's "nearly empty"
+    // test fails alone and it turns competitive (docs/deviations/copa.md#copa-ack-every-packet).
+    // The rule lives in cc's profiles.
     if acks_every_packet(alg) {
         f.ack_every = 1;
     }
@@ -129,7 +130,7 @@ fn evarate_benevolent_loop_alone_fills_the_link_with_tcp_style_smoothing() {
     // Eq. 4.11 acts on t_buff·C, which lags the queue by about an RTT. With Eq. 4.12 as
     // printed (new sample weight 7/8) a drained queue drags ρ̄ down at once and a lone
     // flow in benevolent mode used only ~72 % of this link; with the conventional
-    // ρ̄ = 7/8 ρ̄ + 1/8 ρ̂ it fills it (docs/deviations.md (evarate) §3).
+    // ρ̄ = 7/8 ρ̄ + 1/8 ρ̂ it fills it (docs/deviations/evarate.md#evarate-eq412-default).
     let mut c = baseline(30);
     let mut f = flow("f", "evarate");
     let mode = RawParam::Text("benevolent".into());

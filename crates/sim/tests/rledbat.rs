@@ -1,6 +1,6 @@
 //! rLEDBAT (RFC 9840) in the simulator: the receiver's advertised window holds a plain
-//! CUBIC sender to less-than-best-effort. The numbers are recorded in docs/deviations.md
-//! "rLEDBAT (RFC 9840)".
+//! CUBIC sender to less-than-best-effort. The numbers are recorded in
+//! docs/deviations/rledbat.md#rledbat-sim-results.
 
 mod common;
 use common::*;

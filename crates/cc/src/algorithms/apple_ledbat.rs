@@ -18,6 +18,18 @@
 //!
 //! `delay_signal = "rtt"` feeds RTT samples instead of OWD, as XNU itself does (base RTT
 //! and current RTT); the default is the thesis's OWD.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/apple-ledbat.md):
+//! - one-way delay (the thesis port), not RTT (XNU):
+//!   docs/deviations/apple-ledbat.md#apple-ledbat-owd
+//! - ALLOWED_INCREASE 1 (the listing), not 8 (the text):
+//!   docs/deviations/apple-ledbat.md#apple-ledbat-allowed-increase
+//! - increase by `tcp_reno_cong_avoid` (the listing), not `cwnd++`:
+//!   docs/deviations/apple-ledbat.md#apple-ledbat-reno-increase
+//! - the 1/8 cut runs on every ACK while over target:
+//!   docs/deviations/apple-ledbat.md#apple-ledbat-cut-per-ack
+//! - XNU features the thesis port lacks are not modelled:
+//!   docs/deviations/apple-ledbat.md#apple-ledbat-xnu-missing
 
 use crate::algorithms::ledbat::{
     DelaySignal, SegmentWindow, WindowRules, P_ALLOWED_INCREASE, P_BASE_HISTORY, P_CLAMP_TO_FIRST,

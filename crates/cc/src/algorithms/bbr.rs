@@ -8,7 +8,17 @@
 //! The arithmetic is Linux's fixed point: bandwidth in packets per µs << 24 (`BW_UNIT`),
 //! gains in 1/256 (`BBR_UNIT`), cwnd in packets, min_rtt in µs. Parameters keep their
 //! Linux names (module constants of tcp_bbr.c) so the simulated behaviour can be compared
-//! with the kernel's. Deviations: docs/deviations.md (bbr).
+//! with the kernel's. Differences listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/bbr.md):
+//! - rs->prior_delivered, rs->losses and tp->lost are derived from the interface:
+//!   docs/deviations/bbr.md#bbr-derived-counters
+//! - no EDT: packets in the network = prior_in_flight: docs/deviations/bbr.md#bbr-no-edt
+//! - TSO budget computed as Linux, although the datapath sends single segments:
+//!   docs/deviations/bbr.md#bbr-tso-budget
+//! - is_ack_delayed is false; tp->app_limited in PROBE_RTT emulated:
+//!   docs/deviations/bbr.md#bbr-ack-delayed-app-limited
+//! - pacing on wire bytes: docs/deviations/bbr.md#bbr-pacing-wire-bytes
 
 use crate::api::*;
 use crate::estimators::receive_rate::LostBytes;

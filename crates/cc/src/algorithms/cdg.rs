@@ -23,6 +23,20 @@
 //! Ong 2020 evaluated it, Ong 2020 notes §2.11) is `variant=linux backoff_beta=0.7071
 //! use_tolerance=false hystart_detect=3` ([`CdgConfig::linux`]); the LBE setting the
 //! Linux module documents adds `use_shadow=false use_ineff=0` ([`CdgConfig::linux_lbe`]).
+//!
+//! Differences from the source (the reasoning is in docs/deviations/cdg.md):
+//! - two variants, paper (default) and Linux; every knob defaults to the paper:
+//!   docs/deviations/cdg.md#cdg-variants
+//! - RTT samples filtered by Linux's delayed-ACK heuristic; "nothing SACKed" approximated by "not
+//!   in recovery": docs/deviations/cdg.md#cdg-rtt-filter
+//! - gradient sums over a ring of a entries, divided by a:
+//!   docs/deviations/cdg.md#cdg-gradient-units
+//! - the queue state of Fig 1 made explicit: docs/deviations/cdg.md#cdg-queue-state
+//! - delay backoff details (PRR in the Linux variant): docs/deviations/cdg.md#cdg-delay-backoff
+//! - ECN, RTO and recovery exit, where the paper is silent:
+//!   docs/deviations/cdg.md#cdg-ecn-rto-recovery
+//! - the Linux variant's newest-segment RTT sample and PRR after a backoff:
+//!   docs/deviations/cdg.md#cdg-linux-rtt-prr
 
 use crate::api::*;
 use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue, RawParam};
@@ -583,7 +597,8 @@ impl Cdg {
             return;
         }
         // Linux applies the heuristic only when nothing is SACKed (tp->sacked_out == 0);
-        // the interface has no SACK count, so "not in recovery" stands in (deviations §delack).
+        // the interface has no SACK count, so "not in recovery" stands in
+        // (docs/deviations/cdg.md#cdg-rtt-filter).
         if self.cfg.delack_filter && !ack.in_recovery {
             let pkts = ack.bytes_acked.div_ceil(self.mss.max(1));
             if pkts == 1 && self.delack > 0 {

@@ -10,7 +10,15 @@
 //! 2·cwnd/RTTstanding. Competitive mode (§2.3): if the queue was not "nearly empty"
 //! (dq < 10 % of the max queueing delay of the last 4 RTTs) at least once in the last 5
 //! RTTs, a buffer filler is present and 1/δ follows AIMD (+1 per RTT, halved on loss,
-//! δ ≤ δ_default); otherwise δ = δ_default. Deviations: docs/deviations.md (copa).
+//! δ ≤ δ_default); otherwise δ = δ_default. Differences listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/copa.md):
+//! - windows of the RTT filters: docs/deviations/copa.md#copa-rtt-windows
+//! - velocity: "once per window" is once per packet-timed round:
+//!   docs/deviations/copa.md#copa-velocity
+//! - the competitive-mode test: docs/deviations/copa.md#copa-competitive
+//! - loss and RTO: docs/deviations/copa.md#copa-loss-rto
+//! - Copa wants an ACK per packet: docs/deviations/copa.md#copa-ack-every-packet
 
 use crate::api::*;
 use crate::estimators::receive_rate::LostBytes;
@@ -120,12 +128,12 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(2),
         unit: "packets",
         doc: "window floor (the paper states none)",
-        source: "ours, see docs/deviations.md (copa)",
+        source: "ours, see docs/deviations/copa.md",
     },
 ];
 
 /// Copa's parameters. Defaults: Arun & Balakrishnan, Copa, NSDI 2018 §2 (the window
-/// floor is ours, docs/deviations.md (copa)).
+/// floor is ours, docs/deviations/copa.md).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CopaConfig {
     /// `delta`: δ of the default mode, the flow keeps about 1/δ packets queued. Copa §2.1,
@@ -153,7 +161,7 @@ pub struct CopaConfig {
     /// `pacing_gain`: packets are paced at pacing_gain·cwnd/RTTstanding. Copa §2.1.
     pub pacing_gain: f64,
     /// `min_cwnd`, packets: window floor (the paper states none); ours, see
-    /// docs/deviations.md (copa).
+    /// docs/deviations/copa.md.
     pub min_cwnd: u64,
 }
 

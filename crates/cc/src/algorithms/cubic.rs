@@ -10,7 +10,17 @@
 //! Windows are bytes at the interface; Linux's packet counters become byte counters
 //! (`cnt` and the Reno estimate are kept in bytes, one segment = `ack.mss`). The cubic
 //! function is evaluated in f64 rather than Linux's fixed-point approximation.
-//! Where RFC 9438 and Linux differ we follow Linux; see docs/deviations.md (cubic).
+//! Where RFC 9438 and Linux differ we follow Linux; differences listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/cubic.md):
+//! - the target W_cubic(t + RTT) uses the minimum RTT, as Linux, not the RFC's smoothed RTT:
+//!   docs/deviations/cubic.md#cubic-target-rtt
+//! - K comes from the window at the epoch start (Linux), not W_max·(1 − β):
+//!   docs/deviations/cubic.md#cubic-k-from-cwnd-epoch
+//! - ssthresh from cwnd, not flight size; an ECN floor: docs/deviations/cubic.md#cubic-ssthresh-ecn
+//! - β and C are Linux's fixed-point values: docs/deviations/cubic.md#cubic-beta-c
+//! - HyStart follows Linux's details: docs/deviations/cubic.md#cubic-hystart
+//! - no undo of spurious reductions: docs/deviations/cubic.md#cubic-no-undo
 
 use crate::api::*;
 use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};

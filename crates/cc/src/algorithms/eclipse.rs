@@ -16,7 +16,13 @@
 //!
 //! Delays are one-way delays with the clock offset included; the offset cancels because
 //! target, s_min and the current delay carry the same offset. The choices the
-//! description leaves open are in docs/deviations.md (eclipse).
+//! description leaves open are listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/eclipse.md):
+//! - what the averages s_min and s_max average: docs/deviations/eclipse.md#eclipse-averages
+//! - the adaptation interval and its floor: docs/deviations/eclipse.md#eclipse-interval
+//! - off_target of eq. 2.9: docs/deviations/eclipse.md#eclipse-off-target
+//! - everything else is the LEDBAT module: docs/deviations/eclipse.md#eclipse-ledbat-rest
 
 use crate::api::*;
 use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
@@ -58,7 +64,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.125),
         unit: "",
         doc: "EWMA weight of the interval minimum/maximum in s_min/s_max (not given by Ong 2020)",
-        source: "assumption (deviations.md eclipse.md): 1/8, the usual TCP EWMA weight",
+        source: "assumption (docs/deviations/eclipse.md): 1/8, the usual TCP EWMA weight",
     },
     ParamSpec {
         name: "initial_interval",
@@ -66,7 +72,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_secs(1)),
         unit: "s",
         doc: "Length of the first adaptation interval (before any min/max pair was observed)",
-        source: "assumption (deviations.md eclipse.md)",
+        source: "assumption (docs/deviations/eclipse.md)",
     },
     ParamSpec {
         name: "min_interval",
@@ -74,7 +80,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_millis(100)),
         unit: "ms",
         doc: "Floor of the adaptation interval (|t_max − t_min| may be tiny or zero)",
-        source: "assumption (deviations.md eclipse.md)",
+        source: "assumption (docs/deviations/eclipse.md)",
     },
     ParamSpec {
         name: "min_target",
@@ -82,7 +88,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_millis(1)),
         unit: "ms",
         doc: "Floor of the queueing-delay target β·(s_max − s_min), e.g. before any queue was seen",
-        source: "assumption (deviations.md eclipse.md)",
+        source: "assumption (docs/deviations/eclipse.md)",
     },
     ParamSpec {
         name: "current_filter",
@@ -98,7 +104,7 @@ static PARAMS: &[ParamSpec] = &[
 ];
 
 /// Eclipse's parameters. Ong 2020 §2.2.9 gives β; the rest are LEDBAT's (RFC 6817) or
-/// our assumptions, argued in docs/deviations.md (eclipse).
+/// our assumptions, argued in docs/deviations/eclipse.md.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EclipseConfig {
     /// `beta`: β, the early congestion indication threshold; the target is this fraction

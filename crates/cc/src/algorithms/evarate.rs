@@ -15,7 +15,20 @@
 //! (§4.4.6). In-flight is capped at ρ̄·RTT_min + B_target (§4.4.7). Slow start sends a
 //! 10-packet burst then grows the rate 1.5× per RTT (chapter 4 intro).
 //!
-//! Every ambiguity the spec lists is resolved in docs/deviations.md (evarate).
+//! Every ambiguity Wang 2018 leaves is resolved in docs/deviations/evarate.md; the main ones below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/evarate.md):
+//! - receive rate from the interface's one-way-delay sample, not a raw TSval:
+//!   docs/deviations/evarate.md#evarate-receive-rate
+//! - Eq. 4.12 with TCP-style weights by default; as printed with `rho_ewma_alpha = 0.125`:
+//!   docs/deviations/evarate.md#evarate-eq412-default
+//! - the kernel's piecewise decay, with the thesis's typo fixed:
+//!   docs/deviations/evarate.md#evarate-decay
+//! - mode-detection window kind and length are parameters:
+//!   docs/deviations/evarate.md#evarate-mode-window
+//! - C over the detection window by default: docs/deviations/evarate.md#evarate-c-detection
+//! - slow start: 10-packet burst, then ×1.5 per RTT, with exit rules:
+//!   docs/deviations/evarate.md#evarate-slow-start
 
 use std::collections::VecDeque;
 
@@ -73,12 +86,12 @@ const fn params(alpha: f64, alpha_source: &'static str) -> [ParamSpec; N_PARAMS]
         p("l_max", ParamKind::Duration { min: Dur::ZERO, max: Dur::from_secs(100) }, ParamValue::Dur(Dur::from_millis(100)), "", "application's maximum tolerable RTT L_max; sets B_target_initial = ρ̄(L_max − RTT_min) (Eq. 4.6)", "Wang 2018 §4.1, §5.1 (100 ms in experiments)"),
         p("alpha", float(0.1, 10.0), ParamValue::Float(alpha), "", "aggression factor α of the hostile-mode loop (Eq. 4.5)", alpha_source),
         p("k", float(0.01, 10.0), ParamValue::Float(0.5), "", "convergence gain k of the control loop (Eq. 4.5, 4.11)", "Wang 2018 §4.4.4"),
-        p("rho_ewma_alpha", float(0.0, 1.0), ParamValue::Float(0.875), "", "weight of the old value in ρ̄ = a·ρ̄ + (1 − a)·ρ̂; 7/8 (TCP-style smoothing) by default, 1/8 is Eq. 4.12 as printed", "Wang 2018 §4.4.1 Eq. 4.12 (\"α is set to 1/8\"), weights read as swapped: docs/deviations.md (evarate) §3, §21"),
+        p("rho_ewma_alpha", float(0.0, 1.0), ParamValue::Float(0.875), "", "weight of the old value in ρ̄ = a·ρ̄ + (1 − a)·ρ̂; 7/8 (TCP-style smoothing) by default, 1/8 is Eq. 4.12 as printed", "Wang 2018 §4.4.1 Eq. 4.12 (\"α is set to 1/8\"), weights read as swapped: docs/deviations/evarate.md §3, §21"),
         p("reset_threshold", float(0.0, 10_000.0), ParamValue::Float(10.0), "packets", "re-arm B_target when the occupancy (B, or B + B' in benevolent mode) falls below this", "Wang 2018 §4.4.5"),
         p("bt_fallback", float(1.0, 10_000.0), ParamValue::Float(10.0), "packets", "B_target_initial when L_max < RTT_min (the slow-start burst size)", "Wang 2018 §4.4.5"),
         p("rearm_floor", ParamKind::Bool, ParamValue::Bool(true), "", "never re-arm B_target_initial below reset_threshold (the thesis states no floor)", "ours, Wang 2018 notes §2.4 item 3"),
         p("c_window_rtts", ParamKind::Int { min: 1, max: 1000 }, ParamValue::Int(10), "RTTs", "C is the max ρ̂ over this many smoothed RTTs", "Wang 2018 §4.4.3"),
-        p("c_window", ParamKind::Choice(&["detection", "rtts"]), ParamValue::Choice("detection"), "", "rtts: C is the max ρ̂ over c_window_rtts smoothed RTTs (§4.4.3 as printed); detection: over the longer of that and the span of the B' window of the hostile detector, so that one window's B' samples share one C", "ours, docs/deviations.md (evarate) §20; Wang 2018 §4.4.3, §4.4.6, §5.2"),
+        p("c_window", ParamKind::Choice(&["detection", "rtts"]), ParamValue::Choice("detection"), "", "rtts: C is the max ρ̂ over c_window_rtts smoothed RTTs (§4.4.3 as printed); detection: over the longer of that and the span of the B' window of the hostile detector, so that one window's B' samples share one C", "ours, docs/deviations/evarate.md §20; Wang 2018 §4.4.3, §4.4.6, §5.2"),
         p("hostile_std", float(0.0, 100_000.0), ParamValue::Float(50.0), "packets", "hostile when the standard deviation of B' exceeds this", "Wang 2018 §4.4.6"),
         p("hostile_window", ParamKind::Duration { min: Dur::from_millis(1), max: Dur::from_secs(100_000) }, ParamValue::Dur(Dur::from_secs(100)), "", "time window over which the standard deviation of B' is computed", "Wang 2018 §4.4.6"),
         p("hostile_window_kind", ParamKind::Choice(&["tumbling", "sliding", "samples"]), ParamValue::Choice("tumbling"), "", "tumbling: decide at the end of each window (the literal reading); sliding: decide every RTT over the last hostile_window; samples: decide every RTT over the last hostile_window_samples samples (50 reproduces §5.5's delays)", "ours, Wang 2018 notes §2.6 [AMBIG]"),
@@ -143,8 +156,8 @@ pub fn decay_factor(x: f64, piecewise: bool) -> f64 {
 /// Over what the capacity C is the maximum receive rate (`c_window`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CWindow {
-    /// At least the span of the hostile detector's B' window (ours, docs/deviations.md
-    /// (evarate) §20).
+    /// At least the span of the hostile detector's B' window (ours, docs/deviations/evarate.md
+    ///  §20).
     Detection,
     /// `c_window_rtts` smoothed RTTs (Wang 2018 §4.4.3 as printed).
     Rtts,
@@ -172,7 +185,7 @@ pub enum Decay {
 }
 
 /// EvaRate's parameters. Defaults: Wang 2018 ch. 4 unless noted (`ours`: a reading of an
-/// ambiguity, docs/deviations.md (evarate)); the same values as the `PARAMS` table.
+/// ambiguity, docs/deviations/evarate.md); the same values as the `PARAMS` table.
 /// EvaRate++ is [`EvaRateConfig::plus`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct EvaRateConfig {
@@ -185,7 +198,7 @@ pub struct EvaRateConfig {
     /// Convergence gain k of the control loop (Eq. 4.5, 4.11): 0.5 (Wang 2018 §4.4.4).
     pub k: f64,
     /// Weight of the old value in ρ̄ = a·ρ̄ + (1 − a)·ρ̂: 7/8 (TCP-style smoothing); 1/8 is
-    /// Eq. 4.12 as printed (Wang 2018 §4.4.1; docs/deviations.md (evarate) §3, §21).
+    /// Eq. 4.12 as printed (Wang 2018 §4.4.1; docs/deviations/evarate.md §3, §21).
     pub rho_ewma_alpha: f64,
     /// Re-arm B_target when the occupancy falls below this many packets: 10 (Wang 2018
     /// §4.4.5).
@@ -197,7 +210,7 @@ pub struct EvaRateConfig {
     pub rearm_floor: bool,
     /// C is the max ρ̂ over this many smoothed RTTs: 10 (Wang 2018 §4.4.3).
     pub c_window_rtts: u64,
-    /// Detection (ours, docs/deviations.md (evarate) §20; Wang 2018 §4.4.3, §4.4.6, §5.2).
+    /// Detection (ours, docs/deviations/evarate.md §20; Wang 2018 §4.4.3, §4.4.6, §5.2).
     pub c_window: CWindow,
     /// Hostile when the standard deviation of B' exceeds this many packets: 50 (Wang 2018
     /// §4.4.6).
@@ -558,7 +571,7 @@ impl EvaRate {
         });
         let rtt = self.srtt_or(Dur::from_millis(100));
         // §4.4.3: C = the largest ρ̂ within the last 10 RTT — by default stretched to the
-        // span of the B' window (docs/deviations.md (evarate) §20).
+        // span of the B' window (docs/deviations/evarate.md#evarate-c-detection).
         let mut window = Dur(rtt.nanos() * self.c.c_window_rtts);
         if self.c.c_window == CWindow::Detection {
             window = window.max(self.detection_span(now));

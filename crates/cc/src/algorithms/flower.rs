@@ -23,7 +23,18 @@
 //! The membership functions and the rule base are data ([`FuzzyTable`]); the default is
 //! the constant table in `flower/table.rs` ([`E_SETS`], [`DE_SETS`], [`OUT_SETS`],
 //! [`RULES`]), and another table can be given with [`Flower::with_table`]. Assumptions the
-//! thesis leaves open are in docs/deviations.md (flower).
+//! thesis leaves open are listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/flower.md):
+//! - rule base and membership functions reconstructed, kept as a replaceable constant table:
+//!   docs/deviations/flower.md#flower-rule-base
+//! - the sign of the normalised error above the target: docs/deviations/flower.md#flower-error-sign
+//! - Δe breakpoints: initial values, EWMA weight, monotonicity:
+//!   docs/deviations/flower.md#flower-de-breakpoints
+//! - one controller step per round; rounds also end after one RTT of time:
+//!   docs/deviations/flower.md#flower-timing
+//! - growth during loss recovery (`grow_in_recovery = true`):
+//!   docs/deviations/flower.md#flower-recovery-growth
 
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
@@ -144,7 +155,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Bool(true),
         unit: "",
         doc: "Let the controller grow the (reset) window during loss recovery; false freezes it until recovery ends, as a Reno-style datapath would",
-        source: "assumption (deviations.md flower.md): the thesis shows FLOWER regrowing right after its reset (Trang 2015 §5.2.1, Fig 5.1a)",
+        source: "assumption (docs/deviations/flower.md): the thesis shows FLOWER regrowing right after its reset (Trang 2015 §5.2.1, Fig 5.1a)",
     },
     ParamSpec {
         name: "restart_slow_start",
@@ -192,7 +203,7 @@ pub struct FlowerConfig {
     /// §4.2.3, §5.2.1.
     pub slow_start: bool,
     /// `grow_in_recovery`: let the controller grow the reset window during recovery;
-    /// assumption (docs/deviations.md, flower): the thesis shows FLOWER regrowing right
+    /// assumption (docs/deviations/flower.md): the thesis shows FLOWER regrowing right
     /// after its reset (Trang 2015 §5.2.1, Fig 5.1a).
     pub grow_in_recovery: bool,
     /// `restart_slow_start`: slow start again after a loss or timeout reset; assumption

@@ -17,7 +17,14 @@
 //!
 //! p is estimated TFRC-style (RFC 5348 §5.4, unweighted): the inverse of the mean of the
 //! last `loss_intervals` loss intervals in packets, the open interval included when that
-//! lowers p. Ambiguities and their resolutions: docs/deviations.md (4cp).
+//! lowers p. Ambiguities and their resolutions are listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/4cp.md):
+//! - eq. 2.2's unbalanced parentheses: docs/deviations/4cp.md#4cp-eq22-parens
+//! - "the lesser of" read as max(): docs/deviations/4cp.md#4cp-lesser-vs-max
+//! - when eq. 2.3 applies, and what the increase is: docs/deviations/4cp.md#4cp-eq23
+//! - p estimated TFRC-style: docs/deviations/4cp.md#4cp-p-estimate
+//! - the tarp default: docs/deviations/4cp.md#4cp-tarp
 
 use crate::api::*;
 use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
@@ -44,7 +51,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.01),
         unit: "",
         doc: "Target loss-event probability (the initial value in adaptive mode)",
-        source: "Ong 2020 §2.2.4 (value not given); assumption 0.01 (deviations.md 4cp.md)",
+        source: "Ong 2020 §2.2.4 (value not given); assumption 0.01 (docs/deviations/4cp.md)",
     },
     ParamSpec {
         name: "tarp_mode",
@@ -61,7 +68,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.01),
         unit: "",
         doc: "α of eq. 2.2 (step of the adaptive tarp)",
-        source: "Ong 2020 eq. 2.2 (value not given); assumption (deviations.md 4cp.md)",
+        source: "Ong 2020 eq. 2.2 (value not given); assumption (docs/deviations/4cp.md)",
     },
     ParamSpec {
         name: "cwnd_avg_weight",
@@ -80,7 +87,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(1e-4),
         unit: "",
         doc: "Lower bound of the adaptive tarp",
-        source: "assumption (deviations.md 4cp.md)",
+        source: "assumption (docs/deviations/4cp.md)",
     },
     ParamSpec {
         name: "tarp_max",
@@ -91,7 +98,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.5),
         unit: "",
         doc: "Upper bound of the adaptive tarp",
-        source: "assumption (deviations.md 4cp.md)",
+        source: "assumption (docs/deviations/4cp.md)",
     },
     ParamSpec {
         name: "mincwnd",
@@ -107,7 +114,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(8),
         unit: "",
         doc: "Loss intervals averaged to estimate p",
-        source: "RFC 5348 §5.4 (n = 8); assumption (deviations.md 4cp.md)",
+        source: "RFC 5348 §5.4 (n = 8); assumption (docs/deviations/4cp.md)",
     },
 ];
 
@@ -121,7 +128,7 @@ pub enum TarpMode {
 }
 
 /// 4CP's parameters. Ong 2020 §2.2.4 gives no values; the defaults are our assumptions,
-/// argued in docs/deviations.md (4cp).
+/// argued in docs/deviations/4cp.md.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FourCpConfig {
     /// `tarp`: target loss-event probability (the initial value in adaptive mode).

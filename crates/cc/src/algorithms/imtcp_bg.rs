@@ -9,7 +9,7 @@
 //! - congestion when rtt_avg/rtt_min > δ = 1.2, answered with cwnd ← cwnd·rtt_min/rtt_avg;
 //! - otherwise Reno growth ("cwnd + 1 per RTT", Table 2.1), Reno halving on loss.
 //!
-//! Bandwidth estimator (ours, documented in docs/deviations.md (imtcp-bg)): ImTCP
+//! Bandwidth estimator (ours, documented in docs/deviations/imtcp-bg.md#imtcp-bg-estimator): ImTCP
 //! measures with packet streams it paces itself; this module does not control send
 //! times, so it measures *packet trains from ACK timing*: every `train_packets`
 //! consecutively acknowledged packets (outside recovery and application-limited periods)
@@ -23,6 +23,12 @@
 //! it switches the cap off until the next spread train (otherwise a small window would
 //! measure itself and lock the cap at its own size). rtt_avg is the mean RTT sample of
 //! the last round (one RTT, Vegas-style rounds), evaluated once per round.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/imtcp-bg.md):
+//! - available bandwidth from ACK-timed packet trains, not ImTCP's paced streams:
+//!   docs/deviations/imtcp-bg.md#imtcp-bg-estimator
+//! - how rtt_avg is smoothed: docs/deviations/imtcp-bg.md#imtcp-bg-rtt-avg
+//! - Reno growth and loss response: docs/deviations/imtcp-bg.md#imtcp-bg-growth-loss
 
 use crate::api::*;
 use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
@@ -62,7 +68,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Int(8),
         unit: "packets",
         doc: "Acknowledged packets per measurement train",
-        source: "assumption (deviations.md imtcp-bg.md): ImTCP groups packets into streams; our trains come from ACK timing",
+        source: "assumption (docs/deviations/imtcp-bg.md): ImTCP groups packets into streams; our trains come from ACK timing",
     },
     ParamSpec {
         name: "spread",
@@ -70,7 +76,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(1.1),
         unit: "",
         doc: "A train measures available bandwidth when its ACK span exceeds this multiple of its send span",
-        source: "assumption (deviations.md imtcp-bg.md): the ImTCP idea that a stream sent faster than the available bandwidth arrives spread out",
+        source: "assumption (docs/deviations/imtcp-bg.md): the ImTCP idea that a stream sent faster than the available bandwidth arrives spread out",
     },
     ParamSpec {
         name: "train_max_gap",
@@ -78,7 +84,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Float(0.25),
         unit: "× rtt_min",
         doc: "An ACK gap longer than this breaks a train (its packets were not in flight together)",
-        source: "assumption (deviations.md imtcp-bg.md)",
+        source: "assumption (docs/deviations/imtcp-bg.md)",
     },
     ParamSpec {
         name: "bw_cap",
@@ -99,7 +105,7 @@ static PARAMS: &[ParamSpec] = &[
 ];
 
 /// ImTCP-bg's parameters. Ong 2020 §2.2.6 gives δ; the rest are our assumptions,
-/// argued in docs/deviations.md (imtcp-bg).
+/// argued in docs/deviations/imtcp-bg.md.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImTcpBgConfig {
     /// `delta`: δ, congestion when rtt_avg/rtt_min exceeds it. Ong 2020 §2.2.6 ("set to

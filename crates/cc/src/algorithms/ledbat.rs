@@ -21,6 +21,20 @@
 //! The window is kept in segments inside, as in the Linux module, and reported in bytes.
 //! The shared part (delay signal, segment window, cap and floor) is also used by
 //! `apple_ledbat`, which the thesis built on this module.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/ledbat.md):
+//! - CURRENT_FILTER and BASE_HISTORY default to 2 and 2 (the module Ong 2020 ran), not 4 and 10:
+//!   docs/deviations/ledbat.md#ledbat-filter-history-defaults
+//! - slow start is on, as in that module: docs/deviations/ledbat.md#ledbat-slow-start
+//! - base-delay roll-over 60 s after the previous one, not at minute boundaries:
+//!   docs/deviations/ledbat.md#ledbat-rollover
+//! - one-way delay relative to the first sample, clamped at 0:
+//!   docs/deviations/ledbat.md#ledbat-owd-clamp
+//! - window arithmetic in whole segments through the module's counter:
+//!   docs/deviations/ledbat.md#ledbat-segment-counter
+//! - a separate decrease gain `gain_dec` (default 1): docs/deviations/ledbat.md#ledbat-gain-dec
+//! - no delay sampling and no window change during loss recovery:
+//!   docs/deviations/ledbat.md#ledbat-recovery
 
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
@@ -276,7 +290,7 @@ impl DelaySignal {
     }
 
     /// Queuing delay in ns; 0 before any sample (no information: as the module with
-    /// zero timestamps), and never negative (see deviations).
+    /// zero timestamps), and never negative (see docs/deviations/ledbat.md#ledbat-no-wraparound).
     pub fn queuing_delay(&self) -> i64 {
         self.est.queuing_delay().unwrap_or(0).max(0)
     }

@@ -18,7 +18,18 @@
 //! Unchanged RFC 6817 rules: cwnd ≤ flightsize + ALLOWED_INCREASE, cwnd ≥ MIN_CWND = 2,
 //! halving on loss (at most once per RTT, the datapath's episode), 1 packet on timeout.
 //! Every draft constant is a parameter. The window is kept in fractional packets and
-//! reported in whole packets. Choices the draft leaves open: docs/deviations.md (ledbat-plus-plus).
+//! reported in whole packets. Choices the draft leaves open are listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/ledbat-plus-plus.md):
+//! - the multiplicative decrease is applied per ACK:
+//!   docs/deviations/ledbat-plus-plus.md#ledbatpp-md-per-ack
+//! - slow start grows by GAIN per segment and exits at 3/4·TARGET, at ssthresh or on loss:
+//!   docs/deviations/ledbat-plus-plus.md#ledbatpp-slow-start
+//! - slowdown timing uses the filtered RTT:
+//!   docs/deviations/ledbat-plus-plus.md#ledbatpp-slowdown-timing
+//! - RTT samples, base delay and GAIN: docs/deviations/ledbat-plus-plus.md#ledbatpp-rtt-base-gain
+//! - the flight-size cap and the window floor:
+//!   docs/deviations/ledbat-plus-plus.md#ledbatpp-cap-floor
 
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};

@@ -9,6 +9,11 @@
 //!   0; the RFC pseudo-code has none), ALLOWED_INCREASE 1, MIN_CWND 2 (RFC 6817 §2.5).
 //! - `ledbat-tuned`: the same with Trang 2015's globally optimal pair (§3.3–3.4, Table 3.1):
 //!   τ = 5 ms and decrease gain γ_dcr = 10 (γ_icr stays 1).
+//!
+//! Differences from the source (the reasoning is in docs/deviations/ledbat-presets.md):
+//! - the presets run our `ledbat`, not the Valenti module Trang 2015 ran:
+//!   docs/deviations/ledbat-presets.md#ledbat-presets-module
+//! - no slow start: docs/deviations/ledbat-presets.md#ledbat-presets-no-slow-start
 
 use crate::api::*;
 use crate::estimators::base_delay::Rollover;

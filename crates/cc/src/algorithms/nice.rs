@@ -4,6 +4,17 @@
 //! is a congestion event; when more than `cwnd / (100/fraction)` events occur in one
 //! round, the window is halved. Below the two-packet floor the window becomes fractional
 //! (`fractional_cwnd` = 2·denominator): we report one segment and pace the fraction.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/nice.md):
+//! - congestion threshold baseRTT + t·(maxRTT − baseRTT), maxRTT starting at 2·baseRTT:
+//!   docs/deviations/nice.md#nice-threshold
+//! - maxRTT initialised as the author's repository fixes it, not as the listing's typo:
+//!   docs/deviations/nice.md#nice-maxrtt-init
+//! - fractional windows are reported as one segment plus a pacing rate:
+//!   docs/deviations/nice.md#nice-fractional-window
+//! - Reno fallback while fractional (`tcp_reno_fractional_ca`):
+//!   docs/deviations/nice.md#nice-reno-fallback
+//! - the numCong counter keeps the listing's width: docs/deviations/nice.md#nice-numcong-width
 
 use super::vegas::{DiffDenominator, PktWindow, VegasCore, VegasHooks, RTT_UNSET_US};
 use crate::api::*;
@@ -157,7 +168,7 @@ pub struct Nice {
     last_rtt: u64,
     num_cong: u64,
     /// 2 = integer window (`w.cwnd` packets, at least 2); above 2 the window is
-    /// 4/fractional_cwnd packets per RTT (see docs/deviations.md (nice)).
+    /// 4/fractional_cwnd packets per RTT (see docs/deviations/nice.md#nice-fractional-window).
     fractional_cwnd: u64,
     last_diff: Option<u64>,
 }

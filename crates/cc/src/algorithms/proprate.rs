@@ -8,8 +8,15 @@
 //! short periods, which is how it reaches lower latencies than EvaRate (§6.1.3).
 //!
 //! The thesis gives neither the target nor the fill/drain gains ("take from [27]"); the
-//! defaults here and every other unstated detail are recorded in
-//! docs/deviations.md (proprate).
+//! defaults here and every other unstated detail are listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/proprate.md):
+//! - target buffer delay 10 ms, fill gain 1.25, drain gain 0.75 (not given by the thesis):
+//!   docs/deviations/proprate.md#proprate-targets
+//! - buffer delay from one-way delays: docs/deviations/proprate.md#proprate-buffer-delay
+//! - bandwidth from EvaRate's receive-rate sampler: docs/deviations/proprate.md#proprate-bandwidth
+//! - slow start, loss, RTO and the in-flight guard:
+//!   docs/deviations/proprate.md#proprate-ss-loss-rto
 
 use crate::api::*;
 use crate::estimators::receive_rate::{LostBytes, ReceiveRateSampler};
@@ -38,7 +45,7 @@ static PARAMS: &[ParamSpec] = &[
 ];
 
 /// PropRate's parameters (Wang 2018 §2.3.3, after Leong et al., CoNEXT 2017). Wang 2018
-/// gives few values; the rest are ours (docs/deviations.md).
+/// gives few values; the rest are ours (docs/deviations/proprate.md).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PropRateConfig {
     /// `target_buffer_delay`: application-specified buffer delay, drain above it, fill

@@ -14,6 +14,14 @@
 //!   keeps every `u32` wrap-around and truncation. The OWD is "relative": it includes the
 //!   difference between the hosts' uptimes, which sets the scale of the threshold.
 //! - `exact`: the same control law fed with `ack.owd` in nanoseconds.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/tcp-lp.md):
+//! - the OWD is the Linux 4.4 module's own computation by default (`owd_clock`):
+//!   docs/deviations/tcp-lp.md#tcp-lp-owd-clock
+//! - the first valid OWD sample triggers an early indication, as Linux:
+//!   docs/deviations/tcp-lp.md#tcp-lp-first-owd
+//! - the inference period comes from now − TSecr: docs/deviations/tcp-lp.md#tcp-lp-inference-period
+//! - loss handling is Linux's, not the paper's: docs/deviations/tcp-lp.md#tcp-lp-loss
 
 use super::vegas::{acked_pkts, PktWindow};
 use crate::api::*;
@@ -88,7 +96,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_secs(7_200)),
         unit: "",
         doc: "receiver host's uptime when the simulation starts (its clock offset from the datapath adds to it) (linux-4.4 only)",
-        source: "[inference] as sender_uptime; receiver up longer than the sender (docs/deviations.md (tcp-lp) §1)",
+        source: "[inference] as sender_uptime; receiver up longer than the sender (docs/deviations/tcp-lp.md §1)",
     },
 ];
 
@@ -119,7 +127,7 @@ pub struct TcpLpConfig {
     pub remote_hz: u64,
     /// Sender's uptime at the start: 1 h ([inference] Linux 4.4 INITIAL_JIFFIES).
     pub sender_uptime: Dur,
-    /// Receiver's uptime at the start: 2 h ([inference]; docs/deviations.md (tcp-lp) §1).
+    /// Receiver's uptime at the start: 2 h ([inference]; docs/deviations/tcp-lp.md §1).
     pub receiver_uptime: Dur,
 }
 

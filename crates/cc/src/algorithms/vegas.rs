@@ -9,6 +9,15 @@
 //! with the `VegasHooks` per-RTT loop that Nice builds on, as Linux's `tcp_vegas.h`
 //! exports `tcp_vegas_init`, `tcp_vegas_pkts_acked`, `tcp_vegas_state` and
 //! `tcp_vegas_cwnd_event` to other modules.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/vegas.md):
+//! - diff divides by baseRTT (Linux); Brakmo's rtt denominator is an option:
+//!   docs/deviations/vegas.md#vegas-diff-denominator
+//! - after a Vegas decrease ssthresh = min(ssthresh, cwnd − 1) (Linux 4.4):
+//!   docs/deviations/vegas.md#vegas-ssthresh-after-decrease
+//! - growth is gated on `cwnd_limited`; decisions and decreases are not:
+//!   docs/deviations/vegas.md#vegas-cwnd-limited
+//! - how Linux's events map onto the interface: docs/deviations/vegas.md#vegas-event-mapping
 
 use crate::api::*;
 use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};

@@ -10,7 +10,12 @@
 //! γ = (u₊ − u₋)/(2εr); the rate moves by Δr = m·θ₀·γ, where the confidence amplifier m
 //! counts consecutive decisions in the same direction, bounded by the dynamic change
 //! boundary |Δr| ≤ ω·r with ω = ω₀ + k·δ and k the number of consecutive times the bound
-//! was hit. Deviations: docs/deviations.md (vivace).
+//! was hit. Differences listed below.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/vivace.md):
+//! - monitor intervals defined on our packets: docs/deviations/vivace.md#vivace-monitor-intervals
+//! - rate control details: docs/deviations/vivace.md#vivace-rate-control
+//! - window and RTO: docs/deviations/vivace.md#vivace-window-rto
 
 use std::collections::VecDeque;
 

@@ -12,6 +12,15 @@
 //! jiffies rounded up). `false` evaluates eq. 2.4 and 2.6 in real arithmetic (the
 //! intended math). As in the module, the RTT extremes delay_min/delay_max are only
 //! sampled on "slow-path" ACKs (`delay_samples`).
+//!
+//! Differences from the source (the reasoning is in docs/deviations/westwood-lp.md):
+//! - delay_min/delay_max are sampled on slow-path ACKs only, as the evaluated module:
+//!   docs/deviations/westwood-lp.md#wwlp-slow-path-minmax
+//! - the threshold uses the evaluated integer code by default, the intended math on request:
+//!   docs/deviations/westwood-lp.md#wwlp-threshold-arith
+//! - HZ of the evaluated kernel: 250 (inferred): docs/deviations/westwood-lp.md#wwlp-hz
+//! - rtt_loss is updated only on RTOs by default: docs/deviations/westwood-lp.md#wwlp-rtt-loss
+//! - EWR runs per ACK: docs/deviations/westwood-lp.md#wwlp-ewr-per-ack
 
 use super::vegas::{acked_pkts, PktWindow};
 use crate::api::*;

@@ -17,8 +17,19 @@
 //! integer arithmetic (u32/s32/s8 types, wrap-around, truncating division) and its call
 //! pattern: the "per-ACK" part is `pkts_acked` and the "per-RTT" part is `cong_avoid`,
 //! which Linux calls on *every* ACK that advances the window outside recovery, so the
-//! decision runs per ACK as in the kernel (see docs/deviations.md (yield)). Windows are
+//! decision runs per ACK as in the kernel (see docs/deviations/yield.md#yield-per-ack). Windows are
 //! kept in packets internally (as `tp->snd_cwnd`) and reported in bytes.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/yield.md):
+//! - the decision runs per ACK, as the kernel module: docs/deviations/yield.md#yield-per-ack
+//! - where Algorithm 1 and the App. B listing disagree, the listing wins:
+//!   docs/deviations/yield.md#yield-alg1-vs-listing
+//! - the target is the listing's, not Algorithm 2's or eq 5.4's:
+//!   docs/deviations/yield.md#yield-target
+//! - the reduction factor is not clamped after a decrease (`shift_mode`):
+//!   docs/deviations/yield.md#yield-reduction-clamp
+//! - the OWD estimator quantises as the module did (`ts_tick`): docs/deviations/yield.md#yield-owd
+//! - loss, ECN and RTO responses: docs/deviations/yield.md#yield-loss-ecn-rto
 
 use crate::api::*;
 use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
@@ -115,7 +126,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Dur(Dur::from_millis(1)),
         unit: "",
         doc: "TCP timestamp clock tick used to quantise the OWD before the module's ms arithmetic (Linux 4.4: 1000/HZ ms, HZ not stated by the thesis; modern Linux: 1 ms). Not a Yield parameter",
-        source: "Ong 2020 App. B OWD estimator `(tsval - offset) * 1000 / HZ`; Ong 2020 notes §2.0; docs/deviations.md (yield)",
+        source: "Ong 2020 App. B OWD estimator `(tsval - offset) * 1000 / HZ`; Ong 2020 notes §2.0; docs/deviations/yield.md",
     },
     ParamSpec {
         name: "shift_semantics",
@@ -123,7 +134,7 @@ static PARAMS: &[ParamSpec] = &[
         default: ParamValue::Choice("x86"),
         unit: "",
         doc: "How `cwnd >> r` behaves once the unclamped r leaves 0..31 and how the s8 r overflows: \"x86\" as the kernel ran (shift count masked to 5 bits, s8 wrap), \"math\" as eq 5.1 reads (cut 0 for r ≥ 32, r saturates)",
-        source: "Ong 2020 App. B tcp_yield_cong_avoid (`reduction_factor += 1` without clamp); docs/deviations.md (yield)",
+        source: "Ong 2020 App. B tcp_yield_cong_avoid (`reduction_factor += 1` without clamp); docs/deviations/yield.md",
     },
 ];
 
@@ -166,10 +177,10 @@ pub struct YieldConfig {
     /// Trend (ms) at or below which r increases: −1 (Table 5.1).
     pub decrease_threshold: i32,
     /// TCP timestamp tick quantising the OWD: 1 ms (Ong 2020 App. B OWD estimator
-    /// `(tsval - offset) * 1000 / HZ`; Ong 2020 notes §2.0; docs/deviations.md (yield)).
+    /// `(tsval - offset) * 1000 / HZ`; Ong 2020 notes §2.0; docs/deviations/yield.md).
     pub owd_granularity: Dur,
-    /// As the kernel ran (Ong 2020 App. B `tcp_yield_cong_avoid`; docs/deviations.md
-    /// (yield)).
+    /// As the kernel ran (Ong 2020 App. B `tcp_yield_cong_avoid`; docs/deviations/yield.md
+    /// ).
     pub shift_semantics: ShiftSemantics,
 }
 

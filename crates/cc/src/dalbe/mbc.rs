@@ -2,7 +2,7 @@
 //! Wallenburg 2018 §2.6 and §3.5.2): DA-LBE Cubic (phantom ECNs, Alg 1) and DA-LBE Vegas
 //! (queueing-delay scaling, Alg 3). Equation numbers refer to Wallenburg 2018 chapter 2.
 //! Choices where the thesis is silent or inconsistent (Wallenburg 2018 notes §11) are recorded in
-//! docs/deviations.md (dalbe).
+//! docs/deviations/dalbe.md.
 
 use super::knobs::{DaLbeInfo, Knobs, DEFAULT_EWMA_WEIGHT};
 use super::meta::{FlowView, MetaController};
@@ -130,7 +130,7 @@ pub struct MbcCommon {
     /// et al. 2017).
     pub l_w: f64,
     /// ζ_max in bytes/s (the parameter is in Mbit/s): 10 Gbit/s, not stated in Wallenburg
-    /// 2018 (§2.6.5 "a reasonable maximum"; docs/deviations.md (dalbe)).
+    /// 2018 (§2.6.5 "a reasonable maximum"; docs/deviations/dalbe.md).
     pub zeta_max: f64,
 }
 
@@ -210,7 +210,7 @@ macro_rules! common_params {
                 default: ParamValue::Float(10_000.0),
                 unit: "Mbit/s",
                 doc: "cap of the target rate, also used after the deadline; any value above the path capacity asks for full (BE) aggressiveness",
-                source: "not stated in Wallenburg 2018 (§2.6.5 'a reasonable maximum'); see docs/deviations.md (dalbe)",
+                source: "not stated in Wallenburg 2018 (§2.6.5 'a reasonable maximum'); see docs/deviations/dalbe.md",
             },
         ]
     };
@@ -271,7 +271,7 @@ impl MbcCore {
 
     /// The price window to evaluate at this tick, if any: every T_φ (with half a T_w
     /// of tolerance for tick jitter); before the first full window, a provisional
-    /// window from the start at every tick (deviations.md dalbe.md).
+    /// window from the start at every tick (docs/deviations/dalbe.md#dalbe-unstated-values).
     fn price_window(&mut self, v: &FlowView) -> Option<DaLbeInfo> {
         let since = v.now.since(self.price_t);
         if since + Dur(self.cfg.interval.nanos() / 2) >= self.cfg.price_interval {
@@ -360,7 +360,7 @@ pub static CUBIC_MBC_PARAMS: &[ParamSpec] = &{
             default: ParamValue::Int(2),
             unit: "",
             doc: "phantom-ECN suppression factor: no phantom ECN once v x the mean time between real congestion events has passed without one (0 = off)",
-            source: "Wallenburg 2018 §2.6.3, App. B (value not stated; our choice, deviations.md dalbe.md)",
+            source: "Wallenburg 2018 §2.6.3, App. B (value not stated; our choice, docs/deviations/dalbe.md)",
         },
         ParamSpec {
             name: "ewma_weight",
@@ -398,7 +398,7 @@ pub struct CubicMbcConfig {
     /// price by the Cubic beta").
     pub price_scaling: PriceScaling,
     /// Phantom-ECN suppression factor (0 = off): 2 (value not stated in Wallenburg 2018
-    /// §2.6.3, App. B; ours, docs/deviations.md (dalbe)).
+    /// §2.6.3, App. B; ours, docs/deviations/dalbe.md).
     pub v: u32,
     /// EWMA weight /128 for the mean time between congestion events: 96 (kernel
     /// DALBE_EWMA_LEVEL, Wallenburg 2018 notes §4.1 [K]).
@@ -690,7 +690,8 @@ impl VegasMbc {
         VegasMbc {
             cfg,
             core: MbcCore::new(cfg.common),
-            // Eq. (2.7) with no delay reductions: W(reno)/W(cubic) (deviations.md dalbe.md).
+            // Eq. (2.7) with no delay reductions: W(reno)/W(cubic)
+            // (docs/deviations/dalbe.md#dalbe-unstated-values).
             phi: cfg.w_reno / cfg.w_cubic,
             phi_measured: false,
             d: f64::NAN,

@@ -10,7 +10,16 @@
 //! * [`CubicMbc`] and [`VegasMbc`] are the thesis's model-based controllers;
 //!   [`DeadlineSwitch`] is ours (docs/dalbe.md).
 //!
-//! Deviations and resolved ambiguities: docs/deviations.md (dalbe).
+//! Deviations and resolved ambiguities: docs/deviations/dalbe.md.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/dalbe.md):
+//! - phantom-ECN suppression condition: docs/deviations/dalbe.md#dalbe-phantom-ecn-suppress
+//! - which events count as loss events I: docs/deviations/dalbe.md#dalbe-loss-events
+//! - μ's representation and direction: docs/deviations/dalbe.md#dalbe-mu
+//! - values the thesis does not state: docs/deviations/dalbe.md#dalbe-unstated-values
+//! - CWR emulation for phantom ECNs: docs/deviations/dalbe.md#dalbe-cwr-emulation
+//! - behaviour after the deadline: docs/deviations/dalbe.md#dalbe-after-deadline
+//! - controller ticks on the flow's events: docs/deviations/dalbe.md#dalbe-tick-timing
 
 pub mod deadline;
 pub mod examples;

@@ -10,7 +10,7 @@
 //! `TSecr = now − rtt` exactly, so the receiver's clock when it sent the ACK is
 //! `R = now − rtt + owd`. An ACK without an RTT sample (Karn's rule) reuses the last
 //! known ACK-path delay `now − R`. All values carry the unknown clock offset, which
-//! cancels in the differences `D_curr` (see docs/deviations.md (evarate)).
+//! cancels in the differences `D_curr` (see docs/deviations/evarate.md#evarate-receive-rate).
 
 use crate::api::AckSample;
 use crate::units::{Dur, Time};

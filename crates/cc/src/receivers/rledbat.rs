@@ -19,8 +19,19 @@
 //! The no-shrinking rule (the advertised right edge never moves left, so a reduction
 //! takes effect as data drains; RFC 9840 "Avoiding window shrinking") is the datapath's
 //! (`receiver_api::non_shrinking_window`). The full RFC text was not available while
-//! writing this; where the facts come from and every choice: docs/deviations.md
-//! "rLEDBAT (RFC 9840)".
+//! writing this; where the facts come from and every choice:
+//! docs/deviations/rledbat.md.
+//!
+//! Differences from the source (the reasoning is in docs/deviations/rledbat.md):
+//! - RTT from the receiver's own TSval, first echo only:
+//!   docs/deviations/rledbat.md#rledbat-delay-signal
+//! - LEDBAT++ on RLWND, per received segment: docs/deviations/rledbat.md#rledbat-window
+//! - no flight-size cap; the flow-control window caps RLWND instead:
+//!   docs/deviations/rledbat.md#rledbat-no-flight-cap
+//! - retransmission detection and reaction: docs/deviations/rledbat.md#rledbat-retransmissions
+//! - the transport keeps the right edge from moving left:
+//!   docs/deviations/rledbat.md#rledbat-no-shrink
+//! - window scaling is not modelled: docs/deviations/rledbat.md#rledbat-no-wscale
 
 use crate::algorithms::ledbat_plus_plus::{Phase, PlusPlusClock, PlusPlusClockParams};
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};

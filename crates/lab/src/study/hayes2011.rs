@@ -42,9 +42,10 @@ const CDG_PARAMS: &str = "params = { variant = \"paper\", window = 8, exp_backof
 /// The TOML lines of a flow of `alg` ("newreno", "vegas", "cdg" or "cdg-delack").
 ///
 /// CDG's RTT samples came from the ERTT module (§3.2, [13]), which keeps the receiver's
-/// delayed-ACK timer out of them; our paper variant samples the timestamp echo, so a
-/// segment held by the 40 ms delayed-ACK timer inflates τ_max. We let the CDG flows'
-/// receivers acknowledge every segment instead (docs/deviations.md);
+/// delayed-ACK timer out of them; our datapath's sample is the newest segment's send time,
+/// and a lone segment held by the 40 ms delayed-ACK timer still inflates τ_max. We let the
+/// CDG flows' receivers acknowledge every segment instead
+/// (docs/deviations/studies-hayes2011.md#hayes2011-ack-every);
 /// `cdg-delack` keeps delayed ACKs to show the difference.
 fn flow_toml(name: &str, alg: &str) -> String {
     match alg {
@@ -61,7 +62,8 @@ fn flow_toml(name: &str, alg: &str) -> String {
 /// delay, order kept, as dummynet's 1 ms scheduling tick spreads packet departures. Without
 /// any noise, NewReno runs are identical across seeds and lock into phase effects (§4.4
 /// names them) that the testbed's runs did not show on average: the 70 ms NewReno flow
-/// started first kept 66 % in every run (docs/deviations.md).
+/// started first kept 66 % in every run
+/// (docs/deviations/studies-hayes2011.md#hayes2011-timing-noise).
 pub const JITTER_US: u64 = 500;
 
 /// The Fig 3 bottleneck: 10 Mbit/s, 20 ms each way, 84 packets drop-tail, random loss

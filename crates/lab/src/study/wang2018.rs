@@ -54,7 +54,8 @@ const RUN_S: u64 = 60;
 /// EvaRate's hostile detector where the thesis reports mode changes within a 60 s run
 /// (§5.2, §5.5): the standard deviation of B' over the last 50 samples (one per RTT),
 /// not the literal 100 s windows (§4.4.6), which cannot switch in time (Wang 2018 notes §2.6
-/// [AMBIG]; docs/deviations.md, evarate §12 and §20).
+/// [AMBIG]; docs/deviations/evarate.md#evarate-mode-window,
+/// docs/deviations/evarate.md#evarate-c-detection).
 const EVARATE_W50: &str =
     "params = { hostile_window_kind = \"samples\", hostile_window_samples = 50 }\n";
 

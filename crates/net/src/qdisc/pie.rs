@@ -290,7 +290,8 @@ impl<T: WirePacket> Pie<T> {
                     if self.dq_count >= th {
                         let tmp = now.since(self.measurement_start).secs_f64();
                         // The time to send DQ_THRESHOLD bytes, smoothed with weight 1/8
-                        // (Linux sch_pie; see docs/deviations.md (network-models)).
+                        // (Linux sch_pie; see
+                        // docs/deviations/network-models.md#pie-delay-estimator).
                         self.avg_dq_time = if self.avg_dq_time == 0.0 {
                             tmp
                         } else {

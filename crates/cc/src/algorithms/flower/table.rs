@@ -7,7 +7,7 @@
 //! (thesis verbatim), output centres every 0.2 packet plus NVVL = −∞, and the "diagonal"
 //! rule base out = clamp(i_e + j_Δe, −5, 5) with the Δe = PVL column = NVVL. It
 //! reproduces the thesis's worked example (e = 35 %, Δe = 1 ms → +0.55 packet) and its
-//! four anchor rules; see docs/deviations.md (flower, item 1).
+//! four anchor rules; see docs/deviations/flower.md#flower-rule-base.
 //!
 //! Membership functions are triangles whose feet sit on the neighbouring centres (a
 //! partition of unity); inputs outside the first/last centre are clamped, so the
