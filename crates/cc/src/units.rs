@@ -201,12 +201,24 @@ fn split_number(s: &str) -> Option<(f64, String)> {
         return None;
     }
     let num: f64 = s[..end].replace('_', "").parse().ok()?;
-    Some((num, s[end..].trim().to_ascii_lowercase()))
+    Some((num, s[end..].trim().to_string()))
+}
+
+/// A number too large for its unit (`"1e400ms"` reads as infinity) or not a number at all
+/// is "too large", not "negative".
+fn check_finite(s: &str, n: f64, what: &str) -> Result<(), String> {
+    if n.is_nan() || n.is_infinite() {
+        return Err(format!("\"{s}\" is too large for {what}"));
+    }
+    if n < 0.0 {
+        return Err(format!("\"{s}\" must be a non-negative {what}"));
+    }
+    Ok(())
 }
 
 pub const DURATION_UNITS: &str = "ns, us, ms, s, min, h (e.g. \"25ms\", \"1.5s\")";
 pub const RATE_UNITS: &str =
-    "bit/s, kbit/s, Mbit/s, Gbit/s (also bps, kbps, Mbps, Gbps, kbit, Mbit, Gbit; e.g. \"8Mbit\")";
+    "bit/s, kbit/s, Mbit/s, Gbit/s (also bps, kbps, Mbps, Gbps, kbit, Mbit, Gbit; e.g. \"8Mbit\"), or bytes per second with a capital B: B/s, kB/s, MB/s, GB/s, KiB/s, MiB/s (also Bps, MBps; \"1MB/s\" = 8 Mbit/s)";
 pub const SIZE_UNITS: &str = "B, KB, KiB, MB, MiB, GB, GiB (e.g. \"2469KiB\")";
 
 /// Parses a duration such as "25ms", "1.5 s", "200us", "2min".
@@ -214,7 +226,7 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
     let (n, unit) = split_number(s).ok_or_else(|| {
         format!("\"{s}\" is not a duration; use a number with a unit: {DURATION_UNITS}")
     })?;
-    let scale = match unit.as_str() {
+    let scale = match unit.to_ascii_lowercase().as_str() {
         "ns" => 1e-9,
         "us" | "µs" | "usec" => 1e-6,
         "ms" | "msec" => 1e-3,
@@ -232,39 +244,64 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
             ))
         }
     };
-    if !n.is_finite() || n < 0.0 {
-        return Err(format!("\"{s}\" must be a non-negative duration"));
+    check_finite(s, n, "a duration")?;
+    let secs = n * scale;
+    if secs >= u64::MAX as f64 / 1e9 {
+        return Err(format!(
+            "\"{s}\" is too large for a duration; at most {} h",
+            (u64::MAX as f64 / 1e9 / 3600.0).floor()
+        ));
     }
-    Ok(Dur::from_secs_f64(n * scale))
+    Ok(Dur::from_secs_f64(secs))
 }
 
-/// Parses a rate such as "8Mbit", "8Mbps", "8 mbit/s", "1.5Gbit/s", "500kbps".
-/// Prefixes are decimal (k = 1000), as in networking practice.
+/// Parses a rate such as "8Mbit", "8Mbps", "8 mbit/s", "1.5Gbit/s", "500kbps", or bytes
+/// per second such as "1MB/s", "1MBps", "2000 KB/s", "64KiB/s". Prefixes are decimal
+/// (k = 1000), as in networking practice, except KiB/MiB/GiB.
+///
+/// The one rule for bits and bytes, as sizes read them: a capital `B` (alone or in
+/// `Bps`, `B/s`) or the word `byte` means bytes and is multiplied by 8; a lowercase `b`,
+/// `bit` or `bps` means bits. So "1MB/s", "1MBps" and "1MB" are 8 Mbit/s, and "1Mbps" is
+/// 1 Mbit/s.
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let (n, unit) = split_number(s)
         .ok_or_else(|| format!("\"{s}\" is not a rate; use a number with a unit: {RATE_UNITS}"))?;
-    let u = unit
-        .trim_end_matches("/s")
-        .trim_end_matches("ps")
-        .trim_end_matches("it");
-    let scale = match u {
-        "b" | "bit" => 1.0,
-        "k" | "kb" | "kbit" => 1e3,
-        "m" | "mb" | "mbit" => 1e6,
-        "g" | "gb" | "gbit" => 1e9,
-        _ if unit.is_empty() => {
-            return Err(format!("\"{s}\" has no unit; allowed units: {RATE_UNITS}"))
-        }
-        _ => {
-            return Err(format!(
-                "\"{s}\" has unknown unit \"{unit}\"; allowed units: {RATE_UNITS}"
-            ))
-        }
-    };
-    if !n.is_finite() || n < 0.0 {
-        return Err(format!("\"{s}\" must be a non-negative rate"));
+    if unit.is_empty() {
+        return Err(format!("\"{s}\" has no unit; allowed units: {RATE_UNITS}"));
     }
-    Ok(Rate((n * scale).round() as u64))
+    let unknown = || format!("\"{s}\" has unknown unit \"{unit}\"; allowed units: {RATE_UNITS}");
+    // Split off the "per second" ending, then the bit/byte word, leaving the prefix.
+    let per = unit
+        .strip_suffix("/s")
+        .or_else(|| unit.strip_suffix("/sec"))
+        .map(str::trim_end);
+    let (body, bytes) = match per.unwrap_or(&unit) {
+        b if b.to_ascii_lowercase().ends_with("bytes") => (&b[..b.len() - 5], true),
+        b if b.to_ascii_lowercase().ends_with("byte") => (&b[..b.len() - 4], true),
+        b if b.to_ascii_lowercase().ends_with("bits") => (&b[..b.len() - 4], false),
+        b if b.to_ascii_lowercase().ends_with("bit") => (&b[..b.len() - 3], false),
+        b if per.is_none() && b.ends_with("Bps") => (&b[..b.len() - 3], true),
+        b if per.is_none() && b.to_ascii_lowercase().ends_with("bps") => (&b[..b.len() - 3], false),
+        b if b.ends_with('B') => (&b[..b.len() - 1], true),
+        b if b.ends_with('b') => (&b[..b.len() - 1], false),
+        _ => return Err(unknown()),
+    };
+    let prefix = match body.trim() {
+        "" => 1.0,
+        "k" | "K" => 1e3,
+        "m" | "M" => 1e6,
+        "g" | "G" => 1e9,
+        "Ki" if bytes => 1024.0,
+        "Mi" if bytes => 1024.0 * 1024.0,
+        "Gi" if bytes => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(unknown()),
+    };
+    check_finite(s, n, "a rate")?;
+    let bps = n * prefix * if bytes { 8.0 } else { 1.0 };
+    if bps >= u64::MAX as f64 {
+        return Err(format!("\"{s}\" is too large for a rate"));
+    }
+    Ok(Rate(bps.round() as u64))
 }
 
 /// Parses a size such as "2469KiB", "64KB", "1500B", "1.5MiB". KB/MB/GB are decimal,
@@ -272,7 +309,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let (n, unit) = split_number(s)
         .ok_or_else(|| format!("\"{s}\" is not a size; use a number with a unit: {SIZE_UNITS}"))?;
-    let scale = match unit.as_str() {
+    let scale = match unit.to_ascii_lowercase().as_str() {
         "b" | "byte" | "bytes" => 1.0,
         "kb" | "k" => 1e3,
         "kib" => 1024.0,
@@ -287,8 +324,9 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
             ))
         }
     };
-    if !n.is_finite() || n < 0.0 {
-        return Err(format!("\"{s}\" must be a non-negative size"));
+    check_finite(s, n, "a size")?;
+    if n * scale >= u64::MAX as f64 {
+        return Err(format!("\"{s}\" is too large for a size"));
     }
     Ok((n * scale).round() as u64)
 }
@@ -327,10 +365,58 @@ mod tests {
             assert_eq!(parse_rate(s).unwrap(), Rate(8_000_000), "{s}");
         }
         assert_eq!(parse_rate("1.5Mbit").unwrap(), Rate(1_500_000));
+        assert_eq!(parse_rate("8Mb/s").unwrap(), Rate(8_000_000));
+        assert_eq!(parse_rate("8 Mbits/s").unwrap(), Rate(8_000_000));
+        assert_eq!(parse_rate("100bit").unwrap(), Rate(100));
         assert!(parse_rate("8").unwrap_err().contains("no unit"));
         assert!(parse_rate("8 furlongs")
             .unwrap_err()
             .contains("unknown unit"));
+    }
+
+    /// Issue 23, item 13: bytes per second are bytes (× 8), as sizes read MB as megabytes.
+    #[test]
+    fn issue23_13_bytes_per_second_are_bytes() {
+        for s in [
+            "1MB/s",
+            "1MBps",
+            "1MB",
+            "1 MB/s",
+            "1000kB/s",
+            "1000KB/s",
+            "1e6B/s",
+            "1Mbyte/s",
+            "1 Mbytes/s",
+        ] {
+            assert_eq!(parse_rate(s).unwrap(), Rate(8_000_000), "{s}");
+        }
+        assert_eq!(parse_rate("2000 KB/s").unwrap(), Rate::from_mbps(16));
+        assert_eq!(parse_rate("1KiB/s").unwrap(), Rate(8 * 1024));
+        assert_eq!(parse_rate("1MiBps").unwrap(), Rate(8 * 1024 * 1024));
+        // Lowercase b is bits, whatever the prefix's case.
+        for s in ["1Mbps", "1mbps", "1Mb/s", "1Mbit", "1MBit/s"] {
+            assert_eq!(parse_rate(s).unwrap(), Rate(1_000_000), "{s}");
+        }
+        assert!(parse_rate("1Kib/s").unwrap_err().contains("unknown unit"));
+    }
+
+    /// Issue 23, item 16: a number too large for its unit is "too large", not "negative".
+    #[test]
+    fn issue23_16_huge_numbers_are_too_large_not_negative() {
+        let e = parse_duration("1e400ms").unwrap_err();
+        assert!(
+            e.contains("too large") && !e.contains("non-negative"),
+            "{e}"
+        );
+        let e = parse_duration("1e12h").unwrap_err();
+        assert!(e.contains("too large"), "{e}");
+        assert!(parse_rate("1e400Mbit").unwrap_err().contains("too large"));
+        assert!(parse_bytes("1e400MB").unwrap_err().contains("too large"));
+        assert!(parse_duration("-1ms").unwrap_err().contains("non-negative"));
+        assert_eq!(
+            parse_duration("24000h").unwrap(),
+            Dur::from_secs(24000 * 3600)
+        );
     }
 
     #[test]

@@ -37,6 +37,9 @@ enum Cmd {
         /// Print the JSON result record on stdout instead of the table.
         #[arg(long)]
         json: bool,
+        /// Run even if the scenario's estimated cost is past the bound (see README).
+        #[arg(long)]
+        force: bool,
     },
     /// Re-run a source's evaluation and report ours beside its published numbers.
     Reproduce {
@@ -48,21 +51,27 @@ enum Cmd {
         /// Result store and report directory (default: results/STUDY or results/STUDY-quick).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Re-run items already in the store.
+        /// Re-run items already in the store; also writes into a store of another study
+        /// or sweep (replacing its store.json).
         #[arg(long)]
         force: bool,
-        /// Parallel runs (default: all cores).
-        #[arg(long)]
+        /// Parallel runs, at least 1 (default: all cores).
+        #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
     },
     /// Run a sweep plan (a base scenario, settings to vary, seeds) into a result store.
     Sweep {
+        /// The sweep plan (TOML).
         plan: PathBuf,
+        /// Result store and report directory.
         #[arg(long)]
         out: PathBuf,
+        /// Re-run items already in the store; also runs scenarios past the cost bound and
+        /// writes into a store of another study or sweep.
         #[arg(long)]
         force: bool,
-        #[arg(long)]
+        /// Parallel runs, at least 1 (default: all cores).
+        #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
     },
     /// Re-render the report of a result store written by `reproduce` or `sweep`.
@@ -112,6 +121,7 @@ fn main() -> ExitCode {
             seed,
             out,
             json,
+            force,
         } => {
             let sc = match scavenger_lab::load(&scenario) {
                 Ok(s) => s,
@@ -120,7 +130,20 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let rec = scavenger_lab::run_scenario(&sc, seed.unwrap_or(sc.seed));
+            if !force {
+                if let Err(e) = sc.check_cost() {
+                    eprintln!(
+                        "error: {}: {e}; pass --force to run it anyway",
+                        scenario.display()
+                    );
+                    return ExitCode::from(2);
+                }
+            }
+            let rec = scavenger_lab::progress::run_with_progress(
+                &sc,
+                seed.unwrap_or(sc.seed),
+                std::io::stderr().is_terminal(),
+            );
             let slowdown =
                 scavenger_lab::slowdown::foreground_slowdown(&sc, rec.seed, &rec.metrics);
             if let (Some(dir), Some(sd)) = (&out, &slowdown) {
@@ -241,7 +264,9 @@ fn main() -> ExitCode {
         }
         Cmd::Testbed { cmd } => scavenger_testbed::cli::run(cmd),
         Cmd::Kernel { cmd } => scavenger_kernel::cli::run(cmd),
-        Cmd::Compare { a, b } => match scavenger_lab::analysis::compare::compare_paths(&a, &b) {
+        Cmd::Compare { a, b } => match check_comparable(&a, &b)
+            .and_then(|_| scavenger_lab::analysis::compare::compare_paths(&a, &b))
+        {
             Ok(t) => {
                 print!("{t}");
                 ExitCode::SUCCESS
@@ -301,6 +326,16 @@ struct StoreMeta {
     plan: Option<PathBuf>,
 }
 
+impl StoreMeta {
+    fn describe(&self) -> String {
+        match self.kind.as_str() {
+            "study" if self.quick => format!("study {} (quick)", self.name),
+            "study" => format!("study {}", self.name),
+            k => format!("{k} {}", self.name),
+        }
+    }
+}
+
 enum Outcome {
     Done,
     Interrupted,
@@ -317,45 +352,123 @@ fn finish(r: Result<Outcome, String>) -> ExitCode {
     }
 }
 
+/// `--jobs`: a number of parallel runs, at least one.
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (the number of runs at a time)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("\"{s}\" is not a whole number of parallel runs")),
+    }
+}
+
 fn executor(jobs: Option<usize>) -> LocalExecutor {
     let mut e = LocalExecutor::new(std::io::stderr().is_terminal());
     if let Some(j) = jobs {
-        e.threads = j.max(1);
+        e.threads = j;
     }
     e
 }
 
-fn write_meta(dir: &std::path::Path, meta: &StoreMeta) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    std::fs::write(
-        dir.join("store.json"),
-        serde_json::to_string_pretty(meta).expect("serialises"),
+/// `compare` on two single records that share no flow, link or Jain group would print a
+/// table of dashes; say why instead.
+fn check_comparable(a: &std::path::Path, b: &std::path::Path) -> Result<(), String> {
+    use scavenger_lab::analysis::compare::{compare_records, load};
+    let (ra, rb) = (load(a)?, load(b)?);
+    for (path, recs) in [(a, &ra), (b, &rb)] {
+        if let Some((label, _)) = recs.iter().find(|(_, r)| r.get("metrics").is_none()) {
+            return Err(format!(
+                "{}: {label} is not a result record (it has no `metrics`); compare record.json files or result stores",
+                path.display()
+            ));
+        }
+    }
+    if ra.len() == 1 && rb.len() == 1 {
+        let rows = compare_records(&ra[0].1, &rb[0].1);
+        if !rows.iter().any(|r| r.a.is_some() && r.b.is_some()) {
+            return Err(format!(
+                "{} and {} have no flow, link or Jain group of the same name, so nothing to compare; compare two runs of the same scenario (for example on the simulator and on the testbed)",
+                a.display(),
+                b.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Records what the store in `dir` holds. A store of another study or sweep is refused
+/// unless `force` (its results would be mixed with ours and its report lost).
+fn write_meta(dir: &std::path::Path, meta: &StoreMeta, force: bool) -> Result<(), String> {
+    let path = dir.join("store.json");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        match serde_json::from_str::<StoreMeta>(&text) {
+            Ok(old)
+                if (old.kind.as_str(), old.name.as_str(), old.quick)
+                    != (meta.kind.as_str(), meta.name.as_str(), meta.quick) =>
+            {
+                if !force {
+                    return Err(format!(
+                        "{} holds the results of {}, not {}; write to another --out, or pass --force to use it anyway (its store.json is replaced)",
+                        dir.display(),
+                        old.describe(),
+                        meta.describe()
+                    ));
+                }
+                eprintln!(
+                    "warning: {} held {}; --force: it now records {}",
+                    dir.display(),
+                    old.describe(),
+                    meta.describe()
+                );
+            }
+            Ok(_) => {}
+            Err(e) if !force => {
+                return Err(format!(
+                    "{}: not a store description ({e}); pass --force to replace it",
+                    path.display()
+                ))
+            }
+            Err(_) => {}
+        }
+    }
+    scavenger_lab::store::write_atomic(
+        &path,
+        serde_json::to_string_pretty(meta)
+            .expect("serialises")
+            .as_bytes(),
     )
-    .map_err(|e| format!("cannot write {}: {e}", dir.join("store.json").display()))
+    .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Opens (and locks) the store in `dir`, saying what it repaired.
+fn open_store(dir: &std::path::Path) -> Result<Store, String> {
+    let store = Store::open(dir)?;
+    for r in store.repairs() {
+        eprintln!("warning: {r}");
+    }
+    Ok(store)
 }
 
 fn run_items(
-    dir: &std::path::Path,
+    store: &mut Store,
     items: Vec<scavenger_lab::work::WorkItem>,
     force: bool,
     jobs: Option<usize>,
 ) -> Result<bool, String> {
     install_interrupt_handler();
-    let mut store = Store::open(dir)?;
     let total = items.len();
     let t0 = std::time::Instant::now();
-    match run_into_store(&executor(jobs), &mut store, items, force)? {
+    match run_into_store(&executor(jobs), store, items, force)? {
         Ok((ran, skipped)) => {
             eprintln!(
                 "{ran} runs in {:.1} s ({skipped} of {total} already in {})",
                 t0.elapsed().as_secs_f64(),
-                dir.display()
+                store.dir().display()
             );
             Ok(true)
         }
         Err(i) => {
             eprintln!(
-                "interrupted: {} runs stored, {} left; run the same command again to resume",
+                "interrupted: {} runs stored, {} left; writing the partial report; run the same command again to resume",
                 i.completed, i.remaining
             );
             Ok(false)
@@ -371,6 +484,8 @@ fn reproduce(
     jobs: Option<usize>,
 ) -> Result<Outcome, String> {
     let def = study(name, quick)?;
+    // The lock is held until the report is written: one writer per store.
+    let mut store = open_store(dir)?;
     write_meta(
         dir,
         &StoreMeta {
@@ -379,6 +494,7 @@ fn reproduce(
             quick,
             plan: None,
         },
+        force,
     )?;
     eprintln!(
         "{}: {} experiments × {} seeds",
@@ -386,7 +502,7 @@ fn reproduce(
         def.experiments.len(),
         def.seeds.len()
     );
-    let complete = run_items(dir, def.work_items(), force, jobs)?;
+    let complete = run_items(&mut store, def.work_items(), force, jobs)?;
     let r = study_report(&def, dir)?;
     print!("{}", r.summary);
     for f in r.files {
@@ -407,8 +523,20 @@ fn sweep(
 ) -> Result<Outcome, String> {
     let plan = load_plan(plan_path).map_err(|e| e.to_string())?;
     let items = plan.expand().map_err(|e| e.to_string())?;
+    if !force {
+        for w in &items {
+            w.scenario.check_cost().map_err(|e| {
+                format!(
+                    "{}: setting {}: {e}; pass --force to run it anyway",
+                    plan_path.display(),
+                    w.label
+                )
+            })?;
+        }
+    }
     let labels: Vec<String> = plan.combinations().into_iter().map(|c| c.0).collect();
     let abs = std::fs::canonicalize(plan_path).unwrap_or_else(|_| plan_path.to_path_buf());
+    let mut store = open_store(dir)?;
     write_meta(
         dir,
         &StoreMeta {
@@ -417,6 +545,7 @@ fn sweep(
             quick: false,
             plan: Some(abs),
         },
+        force,
     )?;
     eprintln!(
         "sweep {}: {} settings × {} seeds",
@@ -424,7 +553,7 @@ fn sweep(
         labels.len(),
         plan.seeds.len()
     );
-    let complete = run_items(dir, items, force, jobs)?;
+    let complete = run_items(&mut store, items, force, jobs)?;
     let r = sweep_report(&plan.name, dir, &labels)?;
     print!("{}", r.summary);
     Ok(if complete {
@@ -445,6 +574,8 @@ fn report(dir: &std::path::Path) -> Result<Outcome, String> {
     })?;
     let meta: StoreMeta =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", meta_path.display()))?;
+    // Opening takes the lock (no report while a run writes) and moves damaged lines aside.
+    let _store = open_store(dir)?;
     let r = match meta.kind.as_str() {
         "study" => study_report(&study(&meta.name, meta.quick)?, dir)?,
         "sweep" => {

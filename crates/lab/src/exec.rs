@@ -8,15 +8,27 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::OnceLock;
 
-/// Set by Ctrl-C: executors stop handing out new items; items already running finish
-/// and are stored, so nothing is lost and nothing is repeated on resume.
+/// Set by Ctrl-C, SIGTERM or SIGHUP: executors stop handing out new items; items already
+/// running finish and are stored, so nothing is lost and nothing is repeated on resume,
+/// and the caller writes the partial report.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static HANDLER: OnceLock<bool> = OnceLock::new();
 
-/// Installs the Ctrl-C handler once per process (false if the platform refused it).
+/// Installs the handler for SIGINT, SIGTERM and SIGHUP (ctrlc's `termination` feature)
+/// once per process; false if the platform refused it. The first signal asks for a clean
+/// stop; a second one, while runs still finish, ends the process at once (exit 130). The
+/// store stays valid either way: a line cut short is moved aside when it is next opened.
 pub fn install_interrupt_handler() -> bool {
-    *HANDLER
-        .get_or_init(|| ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)).is_ok())
+    *HANDLER.get_or_init(|| {
+        ctrlc::set_handler(|| {
+            if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                eprintln!("\nsecond interrupt: stopping now; runs in progress are lost, stored runs are kept");
+                std::process::exit(130);
+            }
+            eprintln!("\ninterrupt: finishing the runs in progress, then writing the partial report (interrupt again to stop at once)");
+        })
+        .is_ok()
+    })
 }
 
 pub fn interrupted() -> bool {
@@ -109,7 +121,26 @@ impl Executor for LocalExecutor {
                 });
             }
             drop(tx);
-            for (i, rec) in rx {
+            // Off a terminal there is no bar: a log line every LOG_EVERY instead, so a
+            // long study in a CI log or under nohup shows it is alive and when it ends.
+            let t0 = std::time::Instant::now();
+            let mut last_log = t0;
+            loop {
+                let (i, rec) = match rx.recv_timeout(std::time::Duration::from_millis(500)) {
+                    Ok(x) => x,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if !self.progress && last_log.elapsed() >= LOG_EVERY {
+                            last_log = std::time::Instant::now();
+                            eprintln!("{}", runs_progress_line(completed, total, t0.elapsed()));
+                        }
+                        continue;
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                };
+                if !self.progress && last_log.elapsed() >= LOG_EVERY {
+                    last_log = std::time::Instant::now();
+                    eprintln!("{}", runs_progress_line(completed + 1, total, t0.elapsed()));
+                }
                 if error.is_none() {
                     if let Err(e) = rec.and_then(|rec| done(&items[i], rec)) {
                         // Stop handing out work; what runs now finishes but is not stored.
@@ -134,6 +165,26 @@ impl Executor for LocalExecutor {
             Ok(())
         })
     }
+}
+
+/// How often an executor without a progress bar logs a line.
+pub const LOG_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// "12/40 runs done, 1m05s elapsed, ETA 3m02s" (the ETA once a run has finished).
+pub fn runs_progress_line(done: usize, total: usize, elapsed: std::time::Duration) -> String {
+    let eta = if done > 0 && done < total {
+        let per = elapsed.as_secs_f64() / done as f64;
+        format!(
+            ", ETA {}",
+            crate::progress::hms((total - done) as f64 * per)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{done}/{total} runs done, {} elapsed{eta}",
+        crate::progress::hms(elapsed.as_secs_f64())
+    )
 }
 
 /// Runs `items` into `store`, skipping those already there unless `force`.

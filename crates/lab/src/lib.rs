@@ -8,6 +8,7 @@ pub mod error;
 pub mod exec;
 pub mod link_models;
 pub mod plan;
+pub mod progress;
 pub mod record;
 pub mod report;
 pub mod scenario;

@@ -201,8 +201,10 @@ pub fn load_plan(path: &Path) -> Result<Plan, InputError> {
 }
 
 /// Sets `path` (dotted; array-of-table elements by index or by their `name`) in `t`.
+/// `flow[0].algorithm`, as scenario errors name fields, means `flow.0.algorithm`.
 pub fn assign(t: &mut Table, path: &str, value: Value) -> Result<(), String> {
-    let parts: Vec<&str> = path.split('.').collect();
+    let dotted = dotted_path(path);
+    let parts: Vec<&str> = dotted.split('.').collect();
     let mut cur = t;
     let mut i = 0;
     while i + 1 < parts.len() {
@@ -246,6 +248,24 @@ pub fn assign(t: &mut Table, path: &str, value: Value) -> Result<(), String> {
     }
     cur.insert(last.to_string(), value);
     Ok(())
+}
+
+/// `flow[0].params.beta` → `flow.0.params.beta`: the bracketed index of scenario error
+/// messages, written as the plan's dotted form.
+fn dotted_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut chars = path.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' => out.push('.'),
+            ']' => {}
+            c => out.push(c),
+        }
+        if c == ']' && chars.peek().is_some_and(|n| *n != '.' && *n != '[') {
+            out.push('.');
+        }
+    }
+    out
 }
 
 impl Plan {

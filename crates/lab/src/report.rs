@@ -4,7 +4,7 @@
 //! and a text summary.
 
 use crate::store::{Store, Stored};
-use crate::study::{median, verdict, Plot, Results, StudyDef};
+use crate::study::{median, verdict, Claim, ClaimOutcome, Plot, Results, StudyDef, NOT_CHECKED};
 use crate::svg::{cdf, histogram, lines, scatter_with, Series2, XAxis};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
@@ -40,7 +40,9 @@ fn write_file(
     files: &mut Vec<PathBuf>,
 ) -> Result<(), String> {
     let p = dir.join(name);
-    std::fs::write(&p, content).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    // Temp file + rename: a report being rewritten is never seen half written.
+    crate::store::write_atomic(&p, content.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
     files.push(p);
     Ok(())
 }
@@ -49,24 +51,34 @@ fn write_file(
 pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     let stored = Store::read(dir)?;
     let expected: HashSet<String> = def.work_items().into_iter().map(|w| w.key).collect();
-    let results = Results::from_stored(&stored, |s: &Stored| expected.contains(&s.key))?;
+    let results =
+        Results::from_stored(&stored, |s: &Stored| expected.contains(&s.key))?.expect(def);
     let found: usize = results.runs.values().map(Vec::len).sum();
     let stale = stored.len().saturating_sub(found);
 
-    // Published numbers beside ours.
+    // Published numbers beside ours. A number whose experiments are not all complete (a
+    // study stopped early) is not checked: a median of the runs that happen to be stored
+    // is not the study's number.
     let mut rows = Vec::new();
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for p in &def.published {
+        results.take_incomplete();
         let ours = results.ours(p);
+        let ours = if results.take_incomplete().is_empty() {
+            ours
+        } else {
+            None
+        };
         let (v, d) = verdict(p, ours);
         *counts.entry(v).or_default() += 1;
         let n = results.values(&p.experiment, p.metric).len();
         rows.push((p, ours, v, d, n));
     }
+    results.take_incomplete();
     let claim_rows: Vec<(&crate::study::Claim, crate::study::ClaimOutcome)> = def
         .claims
         .iter()
-        .map(|c| (c, (c.check)(&results)))
+        .map(|c| (c, check_claim(c, &results, def.seeds.len())))
         .collect();
     let holds = claim_rows
         .iter()
@@ -98,11 +110,11 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     );
     let _ = writeln!(
         summary,
-        "published numbers: {} close (≤10 %), {} near (≤25 %), {} differ, {} not run",
+        "published numbers: {} close (≤10 %), {} near (≤25 %), {} differ, {} not checked",
         counts.get("close").unwrap_or(&0),
         counts.get("near").unwrap_or(&0),
         counts.get("differs").unwrap_or(&0),
-        counts.get("not run").unwrap_or(&0)
+        counts.get(NOT_CHECKED).unwrap_or(&0)
     );
     let _ = writeln!(
         summary,
@@ -292,6 +304,34 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     write_file(dir, "published-vs-ours.csv", &csv, &mut files)?;
     write_file(dir, "summary.txt", &summary, &mut files)?;
     Ok(Rendered { summary, files })
+}
+
+/// A claim's outcome, or "not checked" when its check looked at an experiment of the study
+/// that is not complete (a study stopped early): judging it on the runs that happen to be
+/// stored, or without an experiment's runs, says nothing about the claim.
+fn check_claim(c: &Claim, results: &Results, seeds: usize) -> ClaimOutcome {
+    results.take_incomplete();
+    let o = (c.check)(results);
+    let missing = results.take_incomplete();
+    if missing.is_empty() || o.holds.is_none() {
+        return o;
+    }
+    let names: Vec<String> = missing
+        .iter()
+        .map(|e| {
+            format!(
+                "{e} ({} of {seeds} runs)",
+                results.runs.get(e).map_or(0, Vec::len)
+            )
+        })
+        .collect();
+    ClaimOutcome {
+        holds: None,
+        evidence: format!(
+            "not all its data was collected: {}; run the same command again to finish the study",
+            names.join(", ")
+        ),
+    }
 }
 
 /// Histograms of the coefficient of variation over runs (Ong 2020 §3.6), one per metric

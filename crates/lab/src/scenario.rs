@@ -505,13 +505,27 @@ fn parse_buffer(f: &Fields, key: &str, rate: Rate, rtt: Dur) -> Result<Option<Bu
         Buffer::Packets(n as u32)
     } else if let Some(n) = num_of(&["bdp"]) {
         let n = n.map_err(|_| f.err(key, format!("\"{s}\" is malformed; allowed: {allowed}")))?;
-        let bdp = rate.bytes_in(rtt) as f64 / BDP_PACKET_BYTES as f64;
-        Buffer::Packets((n * bdp).ceil().max(0.0) as u32)
+        let bdp_bytes = rate.bytes_in(rtt);
+        let bdp = bdp_bytes as f64 / BDP_PACKET_BYTES as f64;
+        let packets = (n * bdp).ceil().max(0.0) as u32;
+        if packets == 0 && n > 0.0 {
+            // The buffer is fine; the rate or the delay makes the product vanish.
+            return Err(f.err(
+                key,
+                format!("\"{s}\" is no packet at all: the bandwidth-delay product of link.rate {rate} and an RTT of {rtt} (twice link.delay) is {bdp_bytes} bytes; check link.rate and link.delay, or give the buffer in packets or bytes"),
+            ));
+        }
+        Buffer::Packets(packets)
     } else {
-        Buffer::Bytes(
-            scavenger_cc::units::parse_bytes(s)
-                .map_err(|m| f.err(key, format!("{m}; allowed: {allowed}")))?,
-        )
+        let b = scavenger_cc::units::parse_bytes(s)
+            .map_err(|m| f.err(key, format!("{m}; allowed: {allowed}")))?;
+        if b > 0 && b < BDP_PACKET_BYTES {
+            return Err(f.err(
+                key,
+                format!("\"{s}\" is smaller than one {BDP_PACKET_BYTES}-byte packet (an Ethernet MTU), so no full-size packet would fit; a buffer must hold at least one"),
+            ));
+        }
+        Buffer::Bytes(b)
     };
     if matches!(b, Buffer::Packets(0) | Buffer::Bytes(0)) {
         return Err(f.err(
@@ -593,6 +607,19 @@ fn parse_link(f: &Fields, duration: Dur) -> Result<LinkSpec, InputError> {
         }
     };
     let rtt = delay + delay;
+    // A rate that cannot send one full-size packet within the run gives a run where
+    // nothing arrives; say so here rather than let a BDP buffer or the results puzzle.
+    for (key, r) in [("rate", rate), ("reverse_rate", reverse_rate)] {
+        if f.raw(key).is_some() && r.tx_time(BDP_PACKET_BYTES) > duration {
+            return Err(f.err(
+                key,
+                format!(
+                    "{r} cannot carry one {BDP_PACKET_BYTES}-byte packet within the run's {duration} (it takes {:.3} s)",
+                    r.tx_time(BDP_PACKET_BYTES).secs_f64()
+                ),
+            ));
+        }
+    }
     let qdisc = link_models::parse_qdisc(f, "qdisc")?.unwrap_or_default();
     let reverse_qdisc =
         link_models::parse_qdisc(f, "reverse_qdisc")?.unwrap_or_else(|| qdisc.clone());
@@ -1096,7 +1123,34 @@ fn parse_flow(
     Ok((base, members))
 }
 
+/// Above this many full-size packets at the bottleneck (`Scenario::estimated_packets`), a
+/// run needs `--force`: at the simulator's few million packets per second of wall time this
+/// is about an hour (the largest study run, Wallenburg 2018's long term, is far below).
+pub const COST_BOUND_PACKETS: f64 = 1e10;
+
 impl Scenario {
+    /// The cost of a run, as the full-size (1500 B) packets the bottleneck can carry in both
+    /// directions over the run: (rate + reverse rate) × duration / 1500 B. Packets, not
+    /// events, since every packet costs a few events whatever the algorithm.
+    pub fn estimated_packets(&self) -> f64 {
+        (self.link.rate.bps() as f64 + self.link.reverse_rate.bps() as f64)
+            * self.duration.secs_f64()
+            / (8.0 * BDP_PACKET_BYTES as f64)
+    }
+
+    /// Refuses a run whose estimated cost is past `COST_BOUND_PACKETS`, with the estimate,
+    /// its factors and the bound in the message.
+    pub fn check_cost(&self) -> Result<(), String> {
+        let n = self.estimated_packets();
+        if n <= COST_BOUND_PACKETS {
+            return Ok(());
+        }
+        Err(format!(
+            "this run would simulate about {n:.1e} packets (link.rate {} + reverse {} over duration {}, in 1500-byte packets), past the bound of {COST_BOUND_PACKETS:.0e} (about an hour of simulation)",
+            self.link.rate, self.link.reverse_rate, self.duration
+        ))
+    }
+
     /// A web-traffic entry becomes its drawn flows (Poisson arrivals over the run, sizes
     /// from its distribution, from a generator derived from the run's seed); any other
     /// entry is itself.

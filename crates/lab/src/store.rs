@@ -1,16 +1,24 @@
 //! The result store: a directory with one JSON line per finished work item in
-//! `results.jsonl`. Lines are appended whole and synced, so a crash can at worst leave a
-//! truncated last line, which is ignored on reopening (that item simply runs again).
+//! `results.jsonl`. Lines are appended whole and synced. Opening the store checks every
+//! line: one that is not a result record (a torn last line after a crash, a hand edit, NUL
+//! bytes after a full disk) is moved aside into `results.jsonl.damaged`, reported, and the
+//! store is rewritten without it (temp file + rename), so its run is simply done again.
+//! One process at a time writes a store: `open` takes an exclusive lock (`store.lock`).
 
 use crate::record::RunRecord;
+use nix::fcntl::{Flock, FlockArg};
 use scavenger_sim::SimResult;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 pub const RESULTS_FILE: &str = "results.jsonl";
+/// Where `open` moves lines that are not result records (appended, never overwritten).
+pub const DAMAGED_FILE: &str = "results.jsonl.damaged";
+/// The lock file: held (flock) by the one process writing the store; holds its pid.
+pub const LOCK_FILE: &str = "store.lock";
 
 /// What a store line holds; `record` is the full run record.
 #[derive(Serialize)]
@@ -37,12 +45,6 @@ struct StoredRecord {
     metrics: SimResult,
 }
 
-/// The part of a line `Store::open` needs.
-#[derive(Deserialize)]
-struct KeyOnly {
-    key: String,
-}
-
 impl Stored {
     pub fn metrics(&self) -> Result<SimResult, String> {
         Ok(self.record.metrics.clone())
@@ -56,19 +58,134 @@ pub struct Store {
     dir: PathBuf,
     file: File,
     done: HashSet<String>,
+    repairs: Vec<String>,
+    /// Held for the life of the store; dropping it releases the lock.
+    _lock: Flock<File>,
+}
+
+/// One raw line of the results file: its 1-based number, its bytes without the newline,
+/// and whether it ended in a newline (only the last line of a file can lack one).
+struct RawLine {
+    number: usize,
+    bytes: Vec<u8>,
+    complete: bool,
+}
+
+/// Calls `f` on each line of `path` (none if the file does not exist), one at a time, so
+/// the whole file is never in memory. Bytes, not text: a line of invalid UTF-8 is a
+/// damaged line like any other, not an I/O error.
+fn for_each_raw_line(
+    path: &Path,
+    mut f: impl FnMut(RawLine) -> Result<(), String>,
+) -> Result<(), String> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let mut r = BufReader::new(file);
+    let mut buf = Vec::new();
+    let mut number = 0;
+    loop {
+        buf.clear();
+        let n = r
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if n == 0 {
+            return Ok(());
+        }
+        number += 1;
+        let complete = buf.last() == Some(&b'\n');
+        if complete {
+            buf.pop();
+        }
+        f(RawLine {
+            number,
+            bytes: std::mem::take(&mut buf),
+            complete,
+        })?;
+    }
+}
+
+fn is_blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(u8::is_ascii_whitespace)
+}
+
+/// Takes the store's lock without waiting; a second writer gets a message naming the
+/// store and, when the lock file says, the holder's pid.
+fn lock(dir: &Path) -> Result<Flock<File>, String> {
+    let path = dir.join(LOCK_FILE);
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+        Ok(mut held) => {
+            // Record our pid for the message a second writer gets; best effort.
+            let _ = held
+                .set_len(0)
+                .and_then(|_| held.rewind())
+                .and_then(|_| writeln!(held, "{}", std::process::id()));
+            Ok(held)
+        }
+        Err((mut file, nix::errno::Errno::EWOULDBLOCK)) => {
+            let mut pid = String::new();
+            let _ = file.read_to_string(&mut pid);
+            let holder = match pid.trim() {
+                "" => "another process".to_string(),
+                p => format!("another process (pid {p})"),
+            };
+            Err(format!(
+                "result store {} is in use by {holder}; wait for it to finish or write to another --out",
+                dir.display()
+            ))
+        }
+        Err((_, e)) => Err(format!("cannot lock {}: {e}", path.display())),
+    }
 }
 
 impl Store {
-    /// Opens (creating if needed) the store in `dir`.
+    /// Opens (creating if needed) the store in `dir`, locked for this process, with any
+    /// damaged lines moved aside (see `repairs`).
     pub fn open(dir: &Path) -> Result<Store, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create result store {}: {e}", dir.display()))?;
+        let lock = lock(dir)?;
         let path = dir.join(RESULTS_FILE);
-        Self::drop_torn_tail(&path)?;
         let mut done = HashSet::new();
-        Self::for_each_line::<KeyOnly>(&path, |k| {
-            done.insert(k.key);
+        let mut damaged: Vec<RawLine> = Vec::new();
+        let mut needs_newline = false;
+        for_each_raw_line(&path, |line| {
+            if line.complete && is_blank(&line.bytes) {
+                return Ok(());
+            }
+            // Checked as `read` will parse it, so that a store `open` accepts is one
+            // `read` can read.
+            match serde_json::from_slice::<Stored>(&line.bytes) {
+                Ok(s) => {
+                    done.insert(s.key);
+                    needs_newline = !line.complete;
+                }
+                Err(_) => damaged.push(line),
+            }
+            Ok(())
         })?;
+        let mut repairs = Vec::new();
+        if !damaged.is_empty() {
+            repairs = Self::move_aside(dir, &damaged)?;
+        } else if needs_newline {
+            // A whole record whose newline never reached the disk: keep it, end it.
+            let mut f = OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+            f.write_all(b"\n")
+                .and_then(|_| f.sync_data())
+                .map_err(|e| format!("cannot repair {}: {e}", path.display()))?;
+        }
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -78,28 +195,79 @@ impl Store {
             dir: dir.to_path_buf(),
             file,
             done,
+            repairs,
+            _lock: lock,
         })
     }
 
-    /// A crash mid-append can leave a last line without its newline; cut it off so the
-    /// next append starts on a fresh line (that item simply runs again).
-    fn drop_torn_tail(path: &Path) -> Result<(), String> {
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-        };
-        if bytes.last().is_none_or(|&b| b == b'\n') {
-            return Ok(());
+    /// Appends the damaged lines to `results.jsonl.damaged`, then rewrites the results
+    /// file without them (a temp file renamed over it, so a crash leaves one or the other).
+    /// Returns one message per damaged line.
+    fn move_aside(dir: &Path, damaged: &[RawLine]) -> Result<Vec<String>, String> {
+        let path = dir.join(RESULTS_FILE);
+        let aside = dir.join(DAMAGED_FILE);
+        let mut out = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&aside)
+            .map_err(|e| format!("cannot open {}: {e}", aside.display()))?;
+        for d in damaged {
+            out.write_all(&d.bytes)
+                .and_then(|_| out.write_all(b"\n"))
+                .map_err(|e| format!("cannot write {}: {e}", aside.display()))?;
         }
-        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let f = OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        f.set_len(keep as u64)
-            .and_then(|_| f.sync_data())
-            .map_err(|e| format!("cannot repair {}: {e}", path.display()))
+        out.sync_data()
+            .map_err(|e| format!("cannot write {}: {e}", aside.display()))?;
+
+        let bad: BTreeSet<usize> = damaged.iter().map(|d| d.number).collect();
+        let tmp = dir.join(format!("{RESULTS_FILE}.tmp"));
+        let mut w = BufWriter::new(
+            File::create(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?,
+        );
+        let werr = |e: std::io::Error| format!("cannot write {}: {e}", tmp.display());
+        for_each_raw_line(&path, |line| {
+            if bad.contains(&line.number) || is_blank(&line.bytes) {
+                return Ok(());
+            }
+            w.write_all(&line.bytes)
+                .and_then(|_| w.write_all(b"\n"))
+                .map_err(werr)
+        })?;
+        w.into_inner()
+            .map_err(|e| werr(e.into_error()))?
+            .sync_all()
+            .map_err(werr)?;
+        std::fs::rename(&tmp, &path)
+            .map_err(|e| format!("cannot replace {}: {e}", path.display()))?;
+        sync_dir(dir);
+
+        Ok(damaged
+            .iter()
+            .map(|d| {
+                let what = if !d.complete {
+                    format!(
+                        "incomplete last line ({} bytes, no newline: a write cut short by a crash or a full disk)",
+                        d.bytes.len()
+                    )
+                } else {
+                    let why = serde_json::from_slice::<Stored>(&d.bytes)
+                        .err()
+                        .map_or(String::new(), |e| e.to_string());
+                    format!("not a result record ({why})")
+                };
+                format!(
+                    "{} line {}: {what}; moved to {}, its run will be done again",
+                    path.display(),
+                    d.number,
+                    aside.display()
+                )
+            })
+            .collect())
+    }
+
+    /// What `open` repaired, one message per damaged line moved aside (empty if none).
+    pub fn repairs(&self) -> &[String] {
+        &self.repairs
     }
 
     pub fn dir(&self) -> &Path {
@@ -147,52 +315,67 @@ impl Store {
     }
 
     /// Every complete result in the store in `dir`. When a key appears more than once
-    /// (a `--force` re-run), the last one wins.
+    /// (a `--force` re-run), the last one wins. Reading takes no lock: a last line being
+    /// written (no newline yet) is skipped; any other damaged line is an error, which
+    /// opening the store (`reproduce`, `sweep`, `report`) repairs.
     pub fn read(dir: &Path) -> Result<Vec<Stored>, String> {
+        let path = dir.join(RESULTS_FILE);
         let mut out: Vec<Stored> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
-        Self::for_each_line::<Stored>(&dir.join(RESULTS_FILE), |s| match index.get(&s.key) {
-            Some(&i) => out[i] = s,
-            None => {
-                index.insert(s.key.clone(), out.len());
-                out.push(s);
+        for_each_raw_line(&path, |line| {
+            if is_blank(&line.bytes) {
+                return Ok(());
             }
+            let s = match serde_json::from_slice::<Stored>(&line.bytes) {
+                Ok(s) => s,
+                Err(_) if !line.complete => return Ok(()),
+                Err(e) => {
+                    return Err(format!(
+                        "{} line {}: not a result record: {e} (`scavenger report {}` moves damaged lines aside)",
+                        path.display(),
+                        line.number,
+                        dir.display()
+                    ))
+                }
+            };
+            match index.get(&s.key) {
+                Some(&i) => out[i] = s,
+                None => {
+                    index.insert(s.key.clone(), out.len());
+                    out.push(s);
+                }
+            }
+            Ok(())
         })?;
         Ok(out)
     }
+}
 
-    /// Parses the store's lines one at a time (never the whole file in memory). A line
-    /// that does not parse is an error unless it is the last one: a torn last line from a
-    /// crash, whose item simply runs again.
-    fn for_each_line<T: serde::de::DeserializeOwned>(
-        path: &Path,
-        mut f: impl FnMut(T),
-    ) -> Result<(), String> {
-        let file = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-        };
-        let mut pending: Option<String> = None;
-        for (i, line) in BufReader::new(file).lines().enumerate() {
-            let line = line.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            if let Some(e) = pending.take() {
-                return Err(e);
-            }
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<T>(&line) {
-                Ok(v) => f(v),
-                Err(e) => {
-                    pending = Some(format!(
-                        "{} line {}: not a result record: {e}",
-                        path.display(),
-                        i + 1
-                    ))
-                }
-            }
-        }
-        Ok(())
+/// Makes a rename in `dir` durable (best effort: not every file system syncs directories).
+pub fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
     }
+}
+
+/// Writes `content` to `path` atomically: a temp file in the same directory, synced, then
+/// renamed over `path`, so a reader or a crash sees the old file or the new one, never half.
+pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy());
+    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+    let r = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(content)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if r.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    } else {
+        sync_dir(dir);
+    }
+    r
 }

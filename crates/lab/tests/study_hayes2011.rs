@@ -198,7 +198,7 @@ fn claim_on(ids: &[String], seeds: &[u64], prefix: &str) -> (Option<bool>, Strin
                 .collect::<Vec<_>>(),
         );
     }
-    let r = Results { runs };
+    let r = Results::new(runs);
     let c = f
         .claims
         .iter()

@@ -206,7 +206,7 @@ fn run(ids: &[String]) -> Results {
         let rec = scavenger_lab::work::WorkItem::new(e.id.clone(), e.scenario.clone(), 1).run();
         runs.insert(id.clone(), vec![(1, rec.metrics)]);
     }
-    Results { runs }
+    Results::new(runs)
 }
 
 fn claim_holds(r: &Results, source: &str) -> (Option<bool>, String) {

@@ -174,7 +174,7 @@ fn long_term_claims_on_one_run() {
             vec![(1, scavenger_lab::run_scenario(exp(&f, &id), 1).metrics)],
         );
     }
-    let r = Results { runs };
+    let r = Results::new(runs);
     let cubic = r.median(&long_id("cubic-mbc"), long_margin()).unwrap();
     assert!(
         cubic.abs() <= 30.0,

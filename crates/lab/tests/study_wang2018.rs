@@ -200,7 +200,7 @@ fn claim_on(ids: &[String], source: &str, text_start: &str) -> (Option<bool>, St
         .iter()
         .find(|c| c.source == source && c.text.starts_with(text_start))
         .unwrap_or_else(|| panic!("no claim {source}: {text_start}"));
-    let o = (c.check)(&Results { runs });
+    let o = (c.check)(&Results::new(runs));
     eprintln!("{source}: {} — {}", c.text, o.evidence);
     (o.holds, o.evidence)
 }
@@ -228,9 +228,7 @@ fn all_evarate_loses_less_than_mixes_with_cubic_in_the_shallow_buffer() {
 #[test]
 fn claims_without_their_experiments_are_not_judged() {
     let s = wang2018::study(true);
-    let empty = Results {
-        runs: BTreeMap::new(),
-    };
+    let empty = Results::new(BTreeMap::new());
     for c in &s.claims {
         assert_eq!((c.check)(&empty).holds, None, "{}: {}", c.source, c.text);
     }

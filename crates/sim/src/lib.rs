@@ -13,4 +13,4 @@ pub mod world;
 
 pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic};
 pub use result::SimResult;
-pub use world::{run, Simulation};
+pub use world::{run, run_observed, Simulation};

@@ -193,7 +193,14 @@ impl Simulation {
     }
 
     /// Runs to the configured duration and returns the measurements.
-    pub fn run(mut self) -> SimResult {
+    pub fn run(self) -> SimResult {
+        self.run_observed(&mut |_| {})
+    }
+
+    /// Runs as `run` does, calling `observe` with the simulated time every
+    /// `OBSERVE_EVERY` events, so a front end can show progress. Observing reads only the
+    /// clock: the result is the same as `run`'s.
+    pub fn run_observed(mut self, observe: &mut dyn FnMut(Time)) -> SimResult {
         while let Some(t) = self.q.peek_time() {
             if t > self.end {
                 break;
@@ -201,6 +208,9 @@ impl Simulation {
             let (t, ev) = self.q.pop().expect("peeked");
             self.now = t;
             self.events += 1;
+            if self.events & (OBSERVE_EVERY - 1) == 0 {
+                observe(self.now);
+            }
             self.handle(ev);
         }
         self.now = self.end;
@@ -754,4 +764,13 @@ impl Simulation {
 /// Runs a configuration to completion.
 pub fn run(cfg: SimConfig) -> SimResult {
     Simulation::new(cfg).run()
+}
+
+/// How many events pass between two calls of `run_observed`'s observer (a power of two,
+/// a few milliseconds of wall time).
+pub const OBSERVE_EVERY: u64 = 1 << 16;
+
+/// `run`, calling `observe(simulated time)` every `OBSERVE_EVERY` events.
+pub fn run_observed(cfg: SimConfig, observe: &mut dyn FnMut(Time)) -> SimResult {
+    Simulation::new(cfg).run_observed(observe)
 }

@@ -10,7 +10,8 @@ pub mod wang2018;
 use crate::store::Stored;
 use crate::work::WorkItem;
 use scavenger_sim::SimResult;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What a study reports per run. Flows are assigned roles by name: a role is a flow's
 /// name or the prefix before its first '.', e.g. `fg` for `fg`, `fg.1`, `fg.2`; `*` is
@@ -386,8 +387,18 @@ impl StudyDef {
 }
 
 /// Stored runs grouped by experiment id.
+///
+/// A study stopped early (Ctrl-C, SIGTERM) leaves experiments with fewer runs than seeds,
+/// or none. A claim or published number that looks at such an experiment is judged on
+/// data that was never collected, so the report marks it "not checked": `expect` names
+/// the study's experiments and seeds, every look-up of an incomplete one is noted, and
+/// `take_incomplete` tells the report which ones a check used.
 pub struct Results {
     pub runs: BTreeMap<String, Vec<(u64, SimResult)>>,
+    /// Experiments of the study with fewer stored runs than it has seeds.
+    incomplete: BTreeSet<String>,
+    /// The incomplete experiments looked up since the last `take_incomplete`.
+    used: RefCell<BTreeSet<String>>,
 }
 
 pub fn median(xs: &[f64]) -> Option<f64> {
@@ -405,6 +416,45 @@ pub fn median(xs: &[f64]) -> Option<f64> {
 }
 
 impl Results {
+    /// Runs with no expectations: every experiment counts as complete.
+    pub fn new(runs: BTreeMap<String, Vec<(u64, SimResult)>>) -> Results {
+        Results {
+            runs,
+            incomplete: BTreeSet::new(),
+            used: RefCell::new(BTreeSet::new()),
+        }
+    }
+
+    /// Marks each experiment of `def` with fewer runs than `def`'s seeds as incomplete.
+    pub fn expect(mut self, def: &StudyDef) -> Results {
+        self.incomplete = def
+            .experiments
+            .iter()
+            .filter(|e| self.runs.get(&e.id).map_or(0, Vec::len) < def.seeds.len())
+            .map(|e| e.id.clone())
+            .collect();
+        self
+    }
+
+    /// The incomplete experiments looked up since the last call, and forget them.
+    pub fn take_incomplete(&self) -> BTreeSet<String> {
+        std::mem::take(&mut *self.used.borrow_mut())
+    }
+
+    /// The stored runs of an experiment (noting the look-up if it is incomplete). Checks
+    /// read runs through this, not `runs` directly.
+    pub fn runs_of(&self, exp: &str) -> Option<&Vec<(u64, SimResult)>> {
+        if self.incomplete.contains(exp) {
+            self.used.borrow_mut().insert(exp.to_string());
+        }
+        self.runs.get(exp)
+    }
+
+    /// Whether the experiment has stored runs (a look-up like any other).
+    pub fn has_runs(&self, exp: &str) -> bool {
+        self.runs_of(exp).is_some()
+    }
+
     pub fn from_stored(
         stored: &[Stored],
         keep: impl Fn(&Stored) -> bool,
@@ -418,12 +468,12 @@ impl Results {
         for v in runs.values_mut() {
             v.sort_by_key(|(seed, _)| *seed);
         }
-        Ok(Results { runs })
+        Ok(Results::new(runs))
     }
 
     /// Per-run values of a metric in an experiment (runs lacking it are skipped).
     pub fn values(&self, exp: &str, m: Metric) -> Vec<f64> {
-        self.runs.get(exp).map_or(vec![], |rs| {
+        self.runs_of(exp).map_or(vec![], |rs| {
             rs.iter().filter_map(|(_, r)| m.of(r)).collect()
         })
     }
@@ -479,11 +529,15 @@ impl Results {
     }
 }
 
+/// The verdict on a number or claim whose data is missing: not in this run of the study,
+/// or not (yet) collected.
+pub const NOT_CHECKED: &str = "not checked";
+
 /// How far ours is from the published number: relative difference for absolute values,
-/// percentage points for relative ones.
+/// percentage points for relative ones; "not checked" without ours.
 pub fn verdict(p: &Published, ours: Option<f64>) -> (&'static str, Option<f64>) {
     let Some(o) = ours else {
-        return ("not run", None);
+        return (NOT_CHECKED, None);
     };
     if p.relative_to.is_some() {
         let d = o - p.value;
@@ -532,7 +586,7 @@ mod tests {
             "e".to_string(),
             vec![(1, mk(1.0)), (2, mk(2.0)), (3, mk(3.0))],
         );
-        let res = Results { runs };
+        let res = Results::new(runs);
         // mean 2, sample stdev 1.
         assert_eq!(res.cv("e", Metric::Jain), Some(0.5));
         assert_eq!(res.cv("nope", Metric::Jain), None);
@@ -558,7 +612,7 @@ mod tests {
         assert_eq!(verdict(&p, Some(10.5)).0, "close");
         assert_eq!(verdict(&p, Some(12.0)).0, "near");
         assert_eq!(verdict(&p, Some(20.0)).0, "differs");
-        assert_eq!(verdict(&p, None).0, "not run");
+        assert_eq!(verdict(&p, None).0, "not checked");
         let r = Published {
             relative_to: Some("b".into()),
             value: -60.0,
@@ -591,7 +645,7 @@ mod tests {
                 };
                 runs.insert(e.to_string(), vec![(1, r)]);
             }
-            Results { runs }
+            Results::new(runs)
         };
         let p = Published {
             source: "t",

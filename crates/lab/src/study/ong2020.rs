@@ -1024,11 +1024,11 @@ fn mean_reduction(r: &Results, pairs: &[(String, String)], m: Metric) -> Option<
 /// Why a claim over `exps` cannot be checked: experiments not in this run of the study, or
 /// runs without the metric (a foreground that did not finish within the run).
 fn why_missing(r: &Results, exps: &[&str], m: Metric) -> String {
-    let not_ran = exps.iter().filter(|e| !r.runs.contains_key(**e)).count();
+    let not_ran = exps.iter().filter(|e| !r.has_runs(e)).count();
     let unfinished: Vec<&str> = exps
         .iter()
         .copied()
-        .filter(|e| r.runs.contains_key(*e) && r.median(e, m).is_none())
+        .filter(|e| r.has_runs(e) && r.median(e, m).is_none())
         .collect();
     let mut why = Vec::new();
     if not_ran > 0 {
@@ -1197,7 +1197,7 @@ fn ch5_claims() -> Vec<Claim> {
             // that did.
             let (nr_ok, nr) = match ftt(3) {
                 Some(nr) => (y < nr, format!("{nr:.2} s")),
-                None if r.runs.contains_key(&ids[3]) => (true, format!("unfinished after {} s", RUN_S - SHORT_START_S)),
+                None if r.has_runs(&ids[3]) => (true, format!("unfinished after {} s", RUN_S - SHORT_START_S)),
                 None => return not_run(),
             };
             ClaimOutcome { holds: Some(y > n && y > cd && nr_ok), evidence: format!("Yield {y:.2}, Nice {n:.2}, CDG {cd:.2} s, NewReno {nr}") }

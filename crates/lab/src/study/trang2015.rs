@@ -618,7 +618,7 @@ fn med(r: &Results, exp: &str, role: &'static str) -> Option<f64> {
 /// X_LBE of §5.2.1 eq. 5.1 (the LBE class's share of the two classes' throughput) for one
 /// run set: the median over runs of the per-run share.
 fn x_lbe(r: &Results, exp: &str) -> Option<f64> {
-    let rs = r.runs.get(exp)?;
+    let rs = r.runs_of(exp)?;
     let xs: Vec<f64> = rs
         .iter()
         .filter_map(|(_, run)| {
@@ -637,10 +637,7 @@ fn mean_x_lbe(r: &Results, exps: &[String]) -> Option<f64> {
 
 /// The replications of a cell that ran.
 fn reps_ran(r: &Results, id: impl Fn(u64) -> String, max: u64) -> Vec<String> {
-    (1..=max)
-        .map(id)
-        .filter(|e| r.runs.contains_key(e))
-        .collect()
+    (1..=max).map(id).filter(|e| r.has_runs(e)).collect()
 }
 
 /// The §3.3 R/W classification of one (C, d, τ, γ): per buffer, whether it is "Right"

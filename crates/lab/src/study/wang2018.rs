@@ -538,7 +538,7 @@ fn mode_metrics(
     alg: &str,
 ) -> Option<Vec<DetectionMetrics>> {
     let id = mode_id(sc, alg);
-    let seeds: Vec<u64> = r.runs.get(&id)?.iter().map(|(s, _)| *s).collect();
+    let seeds: Vec<u64> = r.runs_of(&id)?.iter().map(|(s, _)| *s).collect();
     let s = scenarios.get(&id)?;
     let mut out = Vec::new();
     for seed in seeds {
@@ -587,7 +587,7 @@ fn fp_fn(ms: &[DetectionMetrics]) -> (f64, f64) {
 
 /// Jain's index per 100 ms window (groups 1..) over all runs of a fairness experiment.
 fn window_jains(r: &Results, alg: &str) -> Option<Vec<f64>> {
-    let runs = r.runs.get(&fair_id(alg))?;
+    let runs = r.runs_of(&fair_id(alg))?;
     let v: Vec<f64> = runs
         .iter()
         .flat_map(|(_, res)| res.jain.iter().skip(1).map(|j| j.index))
