@@ -2,7 +2,8 @@
 //! its published numbers name experiments it runs, and two of its claims evaluated on
 //! short simulations.
 
-use scavenger_cc::{Dur, ParamValue};
+use scavenger_cc::algorithms::evarate::EvaRateConfig;
+use scavenger_cc::Dur;
 use scavenger_lab::scenario::{Buffer, Scenario};
 use scavenger_lab::study::wang2018::{self, mix_id, Buf};
 use scavenger_lab::study::{Results, StudyDef};
@@ -101,11 +102,14 @@ fn flow_mix_links_are_the_thesis_set_ups() {
     // §5.4.1: EvaRate++ is EvaRate with α = 1.5 (in hostile mode), EvaRate has α = 1.
     let pp = exp(&s, &mix_id(Buf::Deep, "evarate++", 5));
     assert_eq!(
-        pp.flows[0].params.get("alpha"),
-        Some(ParamValue::Float(1.5))
+        EvaRateConfig::try_from(&pp.flows[0].params).unwrap(),
+        EvaRateConfig::plus()
     );
     let e = exp(&s, &mix_id(Buf::Deep, "evarate", 5));
-    assert_eq!(e.flows[0].params.get("alpha"), Some(ParamValue::Float(1.0)));
+    assert_eq!(
+        EvaRateConfig::try_from(&e.flows[0].params).unwrap(),
+        EvaRateConfig::default()
+    );
 }
 
 #[test]

@@ -5,8 +5,9 @@
 
 mod common;
 use common::*;
+use scavenger_cc::algorithms::evarate::{Env, EvaRateConfig};
 use scavenger_cc::profiles::acks_every_packet;
-use scavenger_cc::{Dur, RawParam};
+use scavenger_cc::Dur;
 use scavenger_sim::{run, SimConfig};
 
 const RATE_BASED: &[&str] = &["bbr", "copa", "evarate", "evarate++", "proprate", "vivace"];
@@ -133,11 +134,15 @@ fn evarate_benevolent_loop_alone_fills_the_link_with_tcp_style_smoothing() {
     // ρ̄ = 7/8 ρ̄ + 1/8 ρ̂ it fills it (docs/deviations/evarate.md#evarate-eq412-default).
     let mut c = baseline(30);
     let mut f = flow("f", "evarate");
-    let mode = RawParam::Text("benevolent".into());
-    let a = RawParam::Float(0.875);
+    let cfg = EvaRateConfig {
+        initial_mode: Env::Benevolent,
+        rho_ewma_alpha: 0.875,
+        ..Default::default()
+    };
+    let raw = cfg.to_params();
     f.params = f
         .algorithm
-        .resolve([("initial_mode", &mode), ("rho_ewma_alpha", &a)])
+        .resolve(raw.iter().map(|(n, v)| (*n, v)))
         .unwrap();
     c.flows.push(f);
     let r = run(c);

@@ -15,6 +15,7 @@
 
 mod common;
 use common::*;
+use scavenger_cc::algorithms::evarate::{EvaRateConfig, HostileWindowKind};
 use scavenger_cc::{Dur, RawParam, Time};
 use scavenger_net::DeliveryTrace;
 use scavenger_sim::{run, FlowConfig, SimConfig, SimResult};
@@ -138,14 +139,12 @@ use scavenger_lab::analysis::detection::{metrics, Event, Metrics};
 /// over the last 50 samples (one per RTT) instead of 100-second windows, with C over the
 /// same span (the default `c_window = "detection"`). Everything else default.
 fn evarate_section_5_5() -> FlowConfig {
-    let k = RawParam::Text("samples".into());
-    with_params(
-        flow("test", "evarate"),
-        &[
-            ("hostile_window_kind", k),
-            ("hostile_window_samples", RawParam::Int(50)),
-        ],
-    )
+    let cfg = EvaRateConfig {
+        hostile_window_kind: HostileWindowKind::Samples,
+        hostile_window_samples: 50,
+        ..Default::default()
+    };
+    with_params(flow("test", "evarate"), &cfg.to_params())
 }
 
 fn cubic_between(name: &str, from_s: u64, to_s: u64) -> FlowConfig {

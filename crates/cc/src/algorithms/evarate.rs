@@ -35,7 +35,7 @@ use std::collections::VecDeque;
 use crate::api::*;
 use crate::estimators::receive_rate::{LostBytes, ReceiveRateSampler};
 use crate::estimators::windowed_minmax::WindowedMax;
-use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue, RawParam};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Rate, Time};
 
@@ -290,6 +290,69 @@ impl EvaRateConfig {
             alpha: 1.5,
             ..EvaRateConfig::default()
         }
+    }
+
+    /// Every parameter by name with this configuration's value, the inverse of
+    /// `TryFrom<&ParamSet>`: for scenario text and records that name parameters.
+    pub fn to_params(&self) -> Vec<(&'static str, RawParam)> {
+        let text = |s: &str| RawParam::Text(s.into());
+        vec![
+            ("l_max", text(&self.l_max.to_string())),
+            ("alpha", RawParam::Float(self.alpha)),
+            ("k", RawParam::Float(self.k)),
+            ("rho_ewma_alpha", RawParam::Float(self.rho_ewma_alpha)),
+            ("reset_threshold", RawParam::Float(self.reset_threshold)),
+            ("bt_fallback", RawParam::Float(self.bt_fallback)),
+            ("rearm_floor", RawParam::Bool(self.rearm_floor)),
+            ("c_window_rtts", RawParam::Int(self.c_window_rtts as i64)),
+            (
+                "c_window",
+                text(match self.c_window {
+                    CWindow::Detection => "detection",
+                    CWindow::Rtts => "rtts",
+                }),
+            ),
+            ("hostile_std", RawParam::Float(self.hostile_std)),
+            ("hostile_window", text(&self.hostile_window.to_string())),
+            (
+                "hostile_window_kind",
+                text(match self.hostile_window_kind {
+                    HostileWindowKind::Tumbling => "tumbling",
+                    HostileWindowKind::Sliding => "sliding",
+                    HostileWindowKind::Samples => "samples",
+                }),
+            ),
+            (
+                "hostile_window_samples",
+                RawParam::Int(self.hostile_window_samples as i64),
+            ),
+            (
+                "hostile_min_samples",
+                RawParam::Int(self.hostile_min_samples as i64),
+            ),
+            (
+                "initial_mode",
+                text(match self.initial_mode {
+                    Env::Hostile => "hostile",
+                    Env::Benevolent => "benevolent",
+                }),
+            ),
+            (
+                "decay",
+                text(match self.decay {
+                    Decay::Piecewise => "piecewise",
+                    Decay::Exact => "exact",
+                }),
+            ),
+            ("initial_burst", RawParam::Int(self.initial_burst as i64)),
+            ("ss_gain", RawParam::Float(self.ss_gain)),
+            ("ss_exit_margin", RawParam::Float(self.ss_exit_margin)),
+            ("ss_min_growth", RawParam::Float(self.ss_min_growth)),
+            ("ss_loss_exit", RawParam::Int(self.ss_loss_exit as i64)),
+            ("tbuff_gain", RawParam::Float(self.tbuff_gain)),
+            ("ts_granularity", text(&self.ts_granularity.to_string())),
+            ("min_rate_packets", RawParam::Float(self.min_rate_packets)),
+        ]
     }
 
     /// The window of B' samples, when the detector counts samples.
@@ -762,6 +825,20 @@ mod tests {
                 Decay::Exact
             )
         );
+        // Every configuration survives the round trip through its parameter names.
+        let odd = EvaRateConfig {
+            l_max: Dur::from_millis(30),
+            hostile_window: Dur::from_secs(1),
+            ts_granularity: Dur::from_millis(4),
+            hostile_window_kind: HostileWindowKind::Sliding,
+            decay: Decay::Exact,
+            ..EvaRateConfig::plus()
+        };
+        for c in [EvaRateConfig::default(), EvaRateConfig::plus(), odd, cfg] {
+            let raw = c.to_params();
+            let p = INFO.resolve(raw.iter().map(|(n, v)| (*n, v))).unwrap();
+            assert_eq!(EvaRateConfig::try_from(&p).unwrap(), c);
+        }
         let s = t("sliding");
         let p = INFO.resolve([("hostile_window_kind", &s)]).unwrap();
         assert_eq!(
