@@ -11,6 +11,7 @@ pub mod plan;
 pub mod record;
 pub mod report;
 pub mod scenario;
+pub mod score;
 pub mod slowdown;
 pub mod store;
 pub mod study;
