@@ -357,19 +357,18 @@ fn read_runs(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
-    let lines: Vec<String> = std::io::BufReader::new(file)
-        .lines()
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    // Streamed line by line: a full `--all` store holds hundreds of megabytes of series.
+    let mut lines = std::io::BufReader::new(file).lines().enumerate().peekable();
     let mut out = HashMap::new();
-    let last = lines.len().saturating_sub(1);
-    for (i, text) in lines.iter().enumerate() {
+    while let Some((i, text)) = lines.next() {
+        let text = text.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         if text.trim().is_empty() {
             continue;
         }
-        let line: Line = match serde_json::from_str(text) {
+        let line: Line = match serde_json::from_str(&text) {
             Ok(l) => l,
-            Err(_) if i == last => continue,
+            // A torn last line from a crash: its item runs again.
+            Err(_) if lines.peek().is_none() => continue,
             Err(e) => {
                 return Err(format!(
                     "{} line {}: not a result record: {e}",
@@ -432,6 +431,35 @@ mod tests {
         assert!(Subject::parse("no-such", &[])
             .unwrap_err()
             .contains("known"));
+    }
+
+    #[test]
+    fn stored_runs_are_read_back_with_their_series_and_a_torn_last_line_is_skipped() {
+        let dir = std::env::temp_dir().join(format!("scavenger-score-read-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let reno = Subject::parse("newreno", &[]).unwrap();
+        let mut sc = grid::alone(&grid::BASE, &reno).unwrap();
+        sc.duration = scavenger_cc::Dur::from_secs(2);
+        let w = WorkItem::new("t", sc, SEED);
+        let rec = w.run();
+        let mut store = crate::store::Store::open(&dir).unwrap();
+        store.append(&w.key, &w.label, w.seed, &rec).unwrap();
+        drop(store);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join(crate::store::RESULTS_FILE))
+            .unwrap();
+        std::io::Write::write_all(&mut f, b"{\"key\":\"torn").unwrap();
+        let wanted = std::collections::HashSet::from([w.key.clone()]);
+        let runs = read_runs(&dir, &wanted).unwrap();
+        let run = &runs[&w.key];
+        let s = run.series.as_ref().unwrap();
+        assert_eq!(s.goodput_bps[0].0, "bg");
+        assert_eq!(s.time_s.len(), 40, "2 s in 50 ms bins");
+        assert_eq!(s.goodput_bps[0].1.len(), 40);
+        assert_eq!(run.result.flows[0].name, "bg");
+        assert!(read_runs(&dir, &Default::default()).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
