@@ -76,6 +76,29 @@ enum Cmd {
     },
     /// Re-render the report of a result store written by `reproduce` or `sweep`.
     Report { dir: PathBuf },
+    /// LBE scorecard of an algorithm and parameter set over a designed grid (docs/scorecard.md).
+    Score {
+        /// A registered algorithm (omit with --all).
+        algorithm: Option<String>,
+        /// Parameters as NAME=VALUE (e.g. target=25ms).
+        params: Vec<String>,
+        /// Score every registered LBE algorithm.
+        #[arg(long, conflicts_with = "algorithm")]
+        all: bool,
+        /// The quick grid (CI).
+        #[arg(long)]
+        quick: bool,
+        /// Only cells whose id contains one of these (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        cells: Vec<String>,
+        /// Result store and report directory (default: results/score-NAME[-quick]).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        force: bool,
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
     /// List every algorithm with its parameters, defaults, units and sources.
     Algorithms,
     /// Emulated testbed: network namespaces, the link emulator, real kernel TCP flows.
@@ -205,6 +228,18 @@ fn main() -> ExitCode {
             jobs,
         } => finish(sweep(&plan, &out, force, jobs)),
         Cmd::Report { dir } => finish(report(&dir)),
+        Cmd::Score {
+            algorithm,
+            params,
+            all,
+            quick,
+            cells,
+            out,
+            force,
+            jobs,
+        } => finish(score(
+            algorithm, &params, all, quick, &cells, out, force, jobs,
+        )),
         Cmd::Algorithms => {
             let print_params = |params: &[scavenger_cc::ParamSpec]| {
                 if params.is_empty() {
@@ -556,6 +591,56 @@ fn sweep(
     let complete = run_items(&mut store, items, force, jobs)?;
     let r = sweep_report(&plan.name, dir, &labels)?;
     print!("{}", r.summary);
+    Ok(if complete {
+        Outcome::Done
+    } else {
+        Outcome::Interrupted
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn score(
+    algorithm: Option<String>,
+    params: &[String],
+    all: bool,
+    quick: bool,
+    cells: &[String],
+    out: Option<PathBuf>,
+    force: bool,
+    jobs: Option<usize>,
+) -> Result<Outcome, String> {
+    use scavenger_lab::score::{report, Plan, Subject, LBE};
+    let subjects = match (algorithm, all) {
+        (Some(a), false) => vec![Subject::parse(&a, params)?],
+        (None, true) if params.is_empty() => LBE
+            .iter()
+            .map(|a| Subject::parse(a, &[]))
+            .collect::<Result<_, _>>()?,
+        (None, true) => return Err("--all takes no parameters".into()),
+        _ => return Err("name an algorithm (scavenger score ledbat) or give --all".into()),
+    };
+    let name = if all {
+        "all".to_string()
+    } else {
+        subjects[0].label()
+    };
+    let dir = out.unwrap_or_else(|| {
+        PathBuf::from("results").join(format!("score-{name}{}", if quick { "-quick" } else { "" }))
+    });
+    let plan = Plan::new(subjects, quick, cells)?;
+    let items = plan.work_items()?;
+    eprintln!(
+        "scorecard {name}: {} algorithms × {} cells, {} runs",
+        plan.subjects.len(),
+        plan.cells.len(),
+        items.len()
+    );
+    let complete = run_items(&dir, items, force, jobs)?;
+    let sc = plan.evaluate(&dir)?;
+    for f in report::write(&sc, &dir)? {
+        eprintln!("wrote {}", f.display());
+    }
+    print!("{}", sc.summary());
     Ok(if complete {
         Outcome::Done
     } else {

@@ -12,6 +12,7 @@ pub mod progress;
 pub mod record;
 pub mod report;
 pub mod scenario;
+pub mod score;
 pub mod slowdown;
 pub mod store;
 pub mod study;
