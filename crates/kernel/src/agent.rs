@@ -9,7 +9,7 @@
 //! `on_congestion(Loss)`, Loss → `on_rto`; back to Open → `on_recovery_exit`.
 
 use crate::libbpf::RingBuffer;
-use crate::manage::{self, NativeAlg};
+use crate::manage::{self, Target};
 use crate::params::parse_raw;
 use crate::sys;
 use scavenger_cc::api::*;
@@ -204,6 +204,9 @@ pub struct AgentConfig {
     pub seed: u64,
     /// Optional DA-LBE metacontroller around the algorithm.
     pub dalbe: Option<DalbeConfig>,
+    /// The scv_shim registration whose sockets the agent serves: `None` for the shared
+    /// one (`scavenger kernel load scv_shim`), else e.g. a `LoadGuard`'s private one.
+    pub shim: Option<Target>,
 }
 
 impl AgentConfig {
@@ -215,6 +218,7 @@ impl AgentConfig {
             wake: crate::params::SHIM_DEFAULT_WAKE,
             seed: 1,
             dalbe: None,
+            shim: None,
         }
     }
 
@@ -568,11 +572,11 @@ struct ShimMaps {
     goal: Option<OwnedFd>,
 }
 
-fn shim() -> &'static NativeAlg {
-    manage::find("scv_shim").expect("scv_shim is in the catalogue")
+fn shim() -> Target {
+    Target::shared(manage::find("scv_shim").expect("scv_shim is in the catalogue"))
 }
 
-fn open_maps() -> Result<ShimMaps, String> {
+fn open_maps(target: Option<&Target>) -> Result<ShimMaps, String> {
     // Pins in bpffs are root-only: without root every open fails as if nothing were
     // loaded, so say what is really missing (issue 23 item 12).
     if !sys::is_root() {
@@ -581,7 +585,7 @@ fn open_maps() -> Result<ShimMaps, String> {
                 .into(),
         );
     }
-    let s = shim();
+    let s = target.cloned().unwrap_or_else(shim);
     let cmd = s.open_pinned("cmd")?;
     let hb = s.open_pinned("hb")?;
     let map = |fd: &OwnedFd, n: usize, what: &str| {
@@ -647,20 +651,34 @@ fn read_goal(fd: &OwnedFd, cookie: u64) -> Option<scavenger_cc::dalbe::FlowGoal>
 /// for an agent running with a DA-LBE controller. The agent reads it when the socket
 /// starts using scv_shim, so register it before `setsockopt(TCP_CONGESTION, "scv_shim")`.
 pub fn set_goal(cookie: u64, goal: scavenger_cc::dalbe::FlowGoal) -> Result<(), String> {
+    set_goal_in(&shim(), cookie, goal)
+}
+
+/// `set_goal` for the scv_shim registration `shim` (e.g. a `LoadGuard`'s).
+pub fn set_goal_in(
+    shim: &Target,
+    cookie: u64,
+    goal: scavenger_cc::dalbe::FlowGoal,
+) -> Result<(), String> {
     if cookie == 0 {
         return Err("cookie 0 is no socket (getsockopt(SO_COOKIE) gives a non-zero one)".into());
     }
     if goal.size == Some(0) {
         return Err("size 0: give the bytes the socket will send".into());
     }
-    let fd = shim().open_pinned("goal")?;
+    let fd = shim.open_pinned("goal")?;
     sys::map_update(&fd, &cookie.to_ne_bytes(), &goal_bytes(&goal))
         .map_err(|e| format!("writing the goal of cookie {cookie}: {e}"))
 }
 
 /// Forgets a socket's goal (also do this when the socket closes: the map holds 4096).
 pub fn clear_goal(cookie: u64) -> Result<(), String> {
-    let fd = shim().open_pinned("goal")?;
+    clear_goal_in(&shim(), cookie)
+}
+
+/// `clear_goal` for the scv_shim registration `shim`.
+pub fn clear_goal_in(shim: &Target, cookie: u64) -> Result<(), String> {
+    let fd = shim.open_pinned("goal")?;
     sys::map_delete(&fd, &cookie.to_ne_bytes())
         .map_err(|e| format!("no goal for cookie {cookie}: {e}"))
 }
@@ -673,7 +691,7 @@ pub fn run(
     commanded: Commanded,
 ) -> Result<AgentStats, String> {
     let (info, params) = cfg.resolve()?;
-    let mut maps = open_maps()?;
+    let mut maps = open_maps(cfg.shim.as_ref())?;
     // The ring buffer callback gets this pointer; the loop below uses it only between polls.
     let dalbe = cfg.dalbe.as_ref().map(|d| d.resolve()).transpose()?;
     let core_ptr: *mut Core = Box::into_raw(Box::new(Core {
@@ -779,7 +797,7 @@ pub struct AgentHandle {
 impl AgentHandle {
     pub fn spawn(cfg: AgentConfig) -> Result<AgentHandle, String> {
         cfg.resolve()?;
-        open_maps()?;
+        open_maps(cfg.shim.as_ref())?;
         let stop = Arc::new(AtomicBool::new(false));
         let commanded: Commanded = Arc::default();
         let (s, c) = (stop.clone(), commanded.clone());
@@ -930,7 +948,7 @@ mod tests {
             }
         }
         if !sys::is_root() {
-            let e = open_maps()
+            let e = open_maps(None)
                 .err()
                 .expect("opening the maps fails without root");
             assert!(e.contains("needs root") && !e.contains("not loaded"), "{e}");
