@@ -108,25 +108,7 @@ const CA_RECOVERY: u8 = 3;
 const CA_LOSS: u8 = 4;
 const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 
-fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: ts is a valid timespec to write into.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: as above.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
+use crate::sys::{monotonic_ns, thread_cpu_ns};
 
 /// A DA-LBE metacontroller around the agent's algorithm (crates/cc/src/dalbe): every
 /// socket's instance is wrapped in DA-LBE and driven by its own controller instance.

@@ -129,13 +129,7 @@ fn agent_heartbeat() -> String {
     if hb == 0 {
         return "none running (sockets use the Reno fallback)".into();
     }
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: ts is a valid timespec to write into.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    let now = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+    let now = crate::sys::monotonic_ns();
     format!(
         "heartbeat {:.1} ms ago",
         now.saturating_sub(hb) as f64 / 1e6

@@ -248,6 +248,24 @@ pub fn ensure_bpffs(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// CLOCK_MONOTONIC now, ns: the clock of the shim's heartbeat and of the kernel's
+/// `bpf_ktime_get_ns`, and the testbed's clock. The one definition in the workspace.
+pub fn monotonic_ns() -> u64 {
+    clock_ns(nix::time::ClockId::CLOCK_MONOTONIC)
+}
+
+/// CPU time the calling thread has used, ns.
+pub fn thread_cpu_ns() -> u64 {
+    clock_ns(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+}
+
+fn clock_ns(id: nix::time::ClockId) -> u64 {
+    // Both clocks exist on every Linux this crate supports; clock_gettime cannot fail
+    // for them with a valid pointer, which nix provides.
+    let ts = nix::time::clock_gettime(id).expect("clock_gettime on a supported clock");
+    ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
+}
+
 /// The running process is root (or at least has euid 0, which BPF struct_ops needs).
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
