@@ -90,6 +90,27 @@ fn main() {
     println!("cargo::rerun-if-changed=bpf");
     println!("cargo::rerun-if-changed=/sys/kernel/btf/vmlinux");
     println!("cargo::rerun-if-env-changed=SCAVENGER_SKIP_BPF");
+    // find_tool searches PATH: installing clang or bpftool into a PATH directory after a
+    // first build must rebuild the objects (issue 23 item 11). Installing into a directory
+    // already on PATH does not change PATH, so the tools' locations are watched as well.
+    println!("cargo::rerun-if-env-changed=PATH");
+    for tool in ["clang", "bpftool"] {
+        match find_tool(tool) {
+            Some(p) => println!("cargo::rerun-if-changed={}", p.display()),
+            None => {
+                for d in ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"] {
+                    if Path::new(d).is_dir() {
+                        println!("cargo::rerun-if-changed={d}");
+                    }
+                }
+            }
+        }
+    }
+    for h in ["/usr/include/bpf", "/usr/local/include/bpf"] {
+        if Path::new(h).is_dir() {
+            println!("cargo::rerun-if-changed={h}");
+        }
+    }
     let skip = env::var_os("SCAVENGER_SKIP_BPF").is_some();
     let status = if skip {
         Err("SCAVENGER_SKIP_BPF is set".to_string())

@@ -9,7 +9,7 @@
 //! `on_congestion(Loss)`, Loss → `on_rto`; back to Open → `on_recovery_exit`.
 
 use crate::libbpf::RingBuffer;
-use crate::manage::{self, NativeAlg};
+use crate::manage::{self, Target};
 use crate::params::parse_raw;
 use crate::sys;
 use scavenger_cc::api::*;
@@ -108,25 +108,7 @@ const CA_RECOVERY: u8 = 3;
 const CA_LOSS: u8 = 4;
 const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 
-fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: ts is a valid timespec to write into.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: as above.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
+use crate::sys::{monotonic_ns, thread_cpu_ns};
 
 /// A DA-LBE metacontroller around the agent's algorithm (crates/cc/src/dalbe): every
 /// socket's instance is wrapped in DA-LBE and driven by its own controller instance.
@@ -204,6 +186,9 @@ pub struct AgentConfig {
     pub seed: u64,
     /// Optional DA-LBE metacontroller around the algorithm.
     pub dalbe: Option<DalbeConfig>,
+    /// The scv_shim registration whose sockets the agent serves: `None` for the shared
+    /// one (`scavenger kernel load scv_shim`), else e.g. a `LoadGuard`'s private one.
+    pub shim: Option<Target>,
 }
 
 impl AgentConfig {
@@ -215,6 +200,7 @@ impl AgentConfig {
             wake: crate::params::SHIM_DEFAULT_WAKE,
             seed: 1,
             dalbe: None,
+            shim: None,
         }
     }
 
@@ -570,12 +556,20 @@ struct ShimMaps {
     goal: Option<OwnedFd>,
 }
 
-fn shim() -> &'static NativeAlg {
-    manage::find("scv_shim").expect("scv_shim is in the catalogue")
+fn shim() -> Target {
+    Target::shared(manage::find("scv_shim").expect("scv_shim is in the catalogue"))
 }
 
-fn open_maps() -> Result<ShimMaps, String> {
-    let s = shim();
+fn open_maps(target: Option<&Target>) -> Result<ShimMaps, String> {
+    // Pins in bpffs are root-only: without root every open fails as if nothing were
+    // loaded, so say what is really missing (issue 23 item 12).
+    if !sys::is_root() {
+        return Err(
+            "the agent needs root (CAP_BPF and CAP_SYS_ADMIN) to open the scv_shim maps pinned in bpffs; run it as root"
+                .into(),
+        );
+    }
+    let s = target.cloned().unwrap_or_else(shim);
     let cmd = s.open_pinned("cmd")?;
     let hb = s.open_pinned("hb")?;
     let map = |fd: &OwnedFd, n: usize, what: &str| {
@@ -641,20 +635,34 @@ fn read_goal(fd: &OwnedFd, cookie: u64) -> Option<scavenger_cc::dalbe::FlowGoal>
 /// for an agent running with a DA-LBE controller. The agent reads it when the socket
 /// starts using scv_shim, so register it before `setsockopt(TCP_CONGESTION, "scv_shim")`.
 pub fn set_goal(cookie: u64, goal: scavenger_cc::dalbe::FlowGoal) -> Result<(), String> {
+    set_goal_in(&shim(), cookie, goal)
+}
+
+/// `set_goal` for the scv_shim registration `shim` (e.g. a `LoadGuard`'s).
+pub fn set_goal_in(
+    shim: &Target,
+    cookie: u64,
+    goal: scavenger_cc::dalbe::FlowGoal,
+) -> Result<(), String> {
     if cookie == 0 {
         return Err("cookie 0 is no socket (getsockopt(SO_COOKIE) gives a non-zero one)".into());
     }
     if goal.size == Some(0) {
         return Err("size 0: give the bytes the socket will send".into());
     }
-    let fd = shim().open_pinned("goal")?;
+    let fd = shim.open_pinned("goal")?;
     sys::map_update(&fd, &cookie.to_ne_bytes(), &goal_bytes(&goal))
         .map_err(|e| format!("writing the goal of cookie {cookie}: {e}"))
 }
 
 /// Forgets a socket's goal (also do this when the socket closes: the map holds 4096).
 pub fn clear_goal(cookie: u64) -> Result<(), String> {
-    let fd = shim().open_pinned("goal")?;
+    clear_goal_in(&shim(), cookie)
+}
+
+/// `clear_goal` for the scv_shim registration `shim`.
+pub fn clear_goal_in(shim: &Target, cookie: u64) -> Result<(), String> {
+    let fd = shim.open_pinned("goal")?;
     sys::map_delete(&fd, &cookie.to_ne_bytes())
         .map_err(|e| format!("no goal for cookie {cookie}: {e}"))
 }
@@ -667,7 +675,7 @@ pub fn run(
     commanded: Commanded,
 ) -> Result<AgentStats, String> {
     let (info, params) = cfg.resolve()?;
-    let mut maps = open_maps()?;
+    let mut maps = open_maps(cfg.shim.as_ref())?;
     // The ring buffer callback gets this pointer; the loop below uses it only between polls.
     let dalbe = cfg.dalbe.as_ref().map(|d| d.resolve()).transpose()?;
     let core_ptr: *mut Core = Box::into_raw(Box::new(Core {
@@ -773,7 +781,7 @@ pub struct AgentHandle {
 impl AgentHandle {
     pub fn spawn(cfg: AgentConfig) -> Result<AgentHandle, String> {
         cfg.resolve()?;
-        open_maps()?;
+        open_maps(cfg.shim.as_ref())?;
         let stop = Arc::new(AtomicBool::new(false));
         let commanded: Commanded = Arc::default();
         let (s, c) = (stop.clone(), commanded.clone());
@@ -908,6 +916,42 @@ mod tests {
             nxt = nxt.max(una + cwnd);
         }
         windows
+    }
+
+    /// Without root the pinned maps cannot be opened even when the shim is loaded: the
+    /// agent must say that it needs root, not that the shim is missing (issue 23 item 12).
+    /// As root, the check runs in a child process that dropped to `nobody`.
+    #[test]
+    fn the_agent_without_root_says_it_needs_root() {
+        const ENV: &str = "SCAVENGER_TEST_AS_NOBODY";
+        if std::env::var_os(ENV).is_some() {
+            // SAFETY: plain setgid/setuid calls in a single-purpose child process.
+            unsafe {
+                assert_eq!(libc::setgid(65534), 0, "setgid");
+                assert_eq!(libc::setuid(65534), 0, "setuid");
+            }
+        }
+        if !sys::is_root() {
+            let e = open_maps(None)
+                .err()
+                .expect("opening the maps fails without root");
+            assert!(e.contains("needs root") && !e.contains("not loaded"), "{e}");
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "agent::tests::the_agent_without_root_says_it_needs_root",
+            ])
+            .env(ENV, "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "child as nobody: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     /// Vegas runs its per-RTT adjustment only when snd_una passes the snd_nxt of the

@@ -18,8 +18,14 @@ pub enum KernelCmd {
         /// Parameters as NAME=VALUE (same names, units and ranges as `scavenger algorithms`).
         params: Vec<String>,
     },
-    /// Unregister one and remove its pins (`all` for every scv_ algorithm).
-    Unload { alg: String },
+    /// Unregister one and remove its pins (`all` for every registration of ours). A
+    /// registration held by a running process (a test, a testbed run) is refused.
+    Unload {
+        alg: String,
+        /// Also unregister registrations that a running process holds.
+        #[arg(long)]
+        force: bool,
+    },
     /// What is registered, where it is pinned, its parameters, overrides and counters.
     Status,
     /// Change a parameter live: every socket (default) or one socket by its cookie
@@ -123,13 +129,7 @@ fn agent_heartbeat() -> String {
     if hb == 0 {
         return "none running (sockets use the Reno fallback)".into();
     }
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: ts is a valid timespec to write into.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    let now = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+    let now = crate::sys::monotonic_ns();
     format!(
         "heartbeat {:.1} ms ago",
         now.saturating_sub(hb) as f64 / 1e6
@@ -182,18 +182,31 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
             println!("registered {} (maps pinned in {}); sockets select it with setsockopt(TCP_CONGESTION, \"{}\")", a.name, dir.display(), a.name);
             Ok(())
         }
-        KernelCmd::Unload { alg } => {
-            let targets: Vec<_> = if alg == "all" {
-                ALGS.iter().collect()
+        KernelCmd::Unload { alg, force } => {
+            let force = if force {
+                manage::Force::Yes
             } else {
-                vec![manage::find(&alg)?]
+                manage::Force::No
             };
-            for a in targets {
-                let u = manage::unload(a)?;
+            let targets: Vec<manage::Target> = if alg == "all" {
+                manage::discover().into_iter().map(|f| f.target).collect()
+            } else {
+                vec![manage::Target::by_name(&alg)?]
+            };
+            let mut refused = Vec::new();
+            for t in targets {
+                let u = match manage::unload_target(&t, force) {
+                    Ok(u) => u,
+                    Err(e) if alg == "all" => {
+                        refused.push(e);
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
                 if u.was_registered {
                     println!(
                         "unregistered {}{}",
-                        a.name,
+                        t.name,
                         if u.via_pin {
                             ""
                         } else {
@@ -201,18 +214,25 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
                         }
                     );
                 } else if alg != "all" {
-                    println!("{} was not registered; pins (if any) removed", a.name);
+                    println!("{} was not registered; pins (if any) removed", t.name);
+                } else {
+                    println!("removed stale pins of {}", t.name);
                 }
             }
-            Ok(())
+            if refused.is_empty() {
+                Ok(())
+            } else {
+                Err(refused.join("\n"))
+            }
         }
         KernelCmd::Status => {
             if let Err(e) = crate::objects::built() {
                 println!("note: {e}");
             }
             for s in manage::status() {
+                let name = &s.target.name;
                 if !s.registered && s.pinned.is_none() {
-                    println!("{:<14} not loaded", s.name);
+                    println!("{name:<14} not loaded");
                     continue;
                 }
                 let pin = s
@@ -221,14 +241,16 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
                     .map(|p| p.display().to_string())
                     .unwrap_or_else(|| "no pins (registered outside scavenger?)".into());
                 println!(
-                    "{:<14} {} at {}",
-                    s.name,
+                    "{name:<14} {} at {}{}",
                     if s.registered {
                         "registered"
                     } else {
                         "NOT registered (stale pins)"
                     },
-                    pin
+                    pin,
+                    s.owner
+                        .map(|o| format!(" ({})", o.describe()))
+                        .unwrap_or_default()
                 );
                 if !s.params.is_empty() {
                     let p: Vec<String> = s.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
@@ -249,7 +271,7 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
                         st.rtt_samples,
                         st.override_acks
                     );
-                    if s.name == "scv_shim" {
+                    if s.target.alg.name == "scv_shim" {
                         println!("  agent: {}", agent_heartbeat());
                         println!(
                             "  agent_applied {} reno_fallback {} ring_drops {}",
@@ -291,17 +313,17 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
             cookie,
             clear,
         } => {
-            let a = manage::find(&alg)?;
+            let a = manage::Target::by_name(&alg)?;
             let (name, value) = split_assignments(std::slice::from_ref(&assignment))?.remove(0);
             let cookie = cookie.as_deref().map(parse_cookie).transpose()?;
             if clear {
                 let c = cookie.ok_or("--clear needs --cookie")?;
-                manage::clear_override(a, c)?;
+                manage::clear_override(&a, c)?;
                 println!("{}: socket {c} follows the global parameters again", a.name);
                 return Ok(());
             }
-            let v = manage::set_param(a, &name, &value, cookie)?;
-            let shown = a.layout.map(|l| l.describe(&v)).unwrap_or_default();
+            let v = manage::set_param(&a, &name, &value, cookie)?;
+            let shown = a.alg.layout.map(|l| l.describe(&v)).unwrap_or_default();
             let now = shown
                 .iter()
                 .find(|(n, _)| *n == name)

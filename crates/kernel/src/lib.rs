@@ -16,6 +16,7 @@ pub mod host_core;
 pub mod libbpf;
 pub mod manage;
 pub mod objects;
+pub mod owner;
 pub mod params;
 pub mod sys;
 pub mod tcp;

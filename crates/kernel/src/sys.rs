@@ -8,6 +8,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
 
+const BPF_MAP_CREATE: libc::c_long = 0;
 const BPF_MAP_LOOKUP_ELEM: libc::c_long = 1;
 const BPF_MAP_UPDATE_ELEM: libc::c_long = 2;
 const BPF_MAP_DELETE_ELEM: libc::c_long = 3;
@@ -18,6 +19,8 @@ const BPF_MAP_GET_NEXT_ID: libc::c_long = 12;
 const BPF_MAP_GET_FD_BY_ID: libc::c_long = 14;
 const BPF_OBJ_GET_INFO_BY_FD: libc::c_long = 15;
 
+/// `BPF_MAP_TYPE_ARRAY`.
+const MAP_TYPE_ARRAY: u32 = 2;
 /// `BPF_MAP_TYPE_STRUCT_OPS`.
 pub const MAP_TYPE_STRUCT_OPS: u32 = 26;
 /// statfs f_type of bpffs.
@@ -77,6 +80,22 @@ pub fn obj_get(path: &Path) -> io::Result<OwnedFd> {
     bpf(BPF_OBJ_GET, &mut a).map(owned)
 }
 
+/// Creates a one-element array map with `value_size`-byte values named `name` (at most
+/// 15 bytes), e.g. for a record pinned next to a registration.
+pub fn array_map_create(name: &str, value_size: u32) -> io::Result<OwnedFd> {
+    // union bpf_attr, BPF_MAP_CREATE: map_type @0, key_size @4, value_size @8,
+    // max_entries @12, map_flags @16, inner_map_fd @20, numa_node @24, map_name[16] @28.
+    let mut a = Attr::new();
+    a.put_u32(0, MAP_TYPE_ARRAY);
+    a.put_u32(4, 4);
+    a.put_u32(8, value_size);
+    a.put_u32(12, 1);
+    let n = name.as_bytes();
+    let n = &n[..n.len().min(15)];
+    a.0[28..28 + n.len()].copy_from_slice(n);
+    bpf(BPF_MAP_CREATE, &mut a).map(owned)
+}
+
 fn elem_attr(fd: RawFd, key: &[u8], value: u64, flags: u64) -> Attr {
     let mut a = Attr::new();
     a.put_u32(0, fd as u32);
@@ -130,6 +149,7 @@ pub fn map_keys_u64(fd: &impl AsRawFd) -> io::Result<Vec<u64>> {
 pub struct MapInfo {
     pub map_type: u32,
     pub id: u32,
+    pub value_size: u32,
     pub name: String,
 }
 
@@ -147,6 +167,7 @@ pub fn map_info(fd: &impl AsRawFd) -> io::Result<MapInfo> {
     Ok(MapInfo {
         map_type: u32::from_ne_bytes(info[0..4].try_into().unwrap()),
         id: u32::from_ne_bytes(info[4..8].try_into().unwrap()),
+        value_size: u32::from_ne_bytes(info[12..16].try_into().unwrap()),
         name: String::from_utf8_lossy(&name[..end]).into_owned(),
     })
 }
@@ -172,6 +193,26 @@ pub fn all_maps() -> io::Result<Vec<(MapInfo, OwnedFd)>> {
             out.push((info, fd));
         }
     }
+}
+
+/// The congestion control name a struct_ops map registers (`tcp_congestion_ops.name`),
+/// read from the map's value. The value is the kernel's `bpf_struct_ops_tcp_congestion_ops`
+/// (a header, then the ops); rather than hard-coding the kernel's layout, the name is the
+/// 8-aligned `char[16]` that starts with "scv_" and is NUL-padded: every other member is
+/// a function pointer (kernel addresses) or a small integer. Only our names are found.
+pub fn struct_ops_cc_name(fd: &impl AsRawFd, value_size: u32) -> Option<String> {
+    let mut v = vec![0u8; value_size as usize];
+    map_lookup(fd, &0u32.to_ne_bytes(), &mut v).ok()?;
+    (0..v.len().saturating_sub(15)).step_by(8).find_map(|o| {
+        let f = &v[o..o + 16];
+        let end = f.iter().position(|&b| b == 0)?;
+        let ok = f.starts_with(b"scv_")
+            && f[end..].iter().all(|&b| b == 0)
+            && f[..end]
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || *b == b'_');
+        ok.then(|| String::from_utf8_lossy(&f[..end]).into_owned())
+    })
 }
 
 /// True when `dir` is a bpffs mount.
@@ -205,6 +246,24 @@ pub fn ensure_bpffs(dir: &Path) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
+}
+
+/// CLOCK_MONOTONIC now, ns: the clock of the shim's heartbeat and of the kernel's
+/// `bpf_ktime_get_ns`, and the testbed's clock. The one definition in the workspace.
+pub fn monotonic_ns() -> u64 {
+    clock_ns(nix::time::ClockId::CLOCK_MONOTONIC)
+}
+
+/// CPU time the calling thread has used, ns.
+pub fn thread_cpu_ns() -> u64 {
+    clock_ns(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+}
+
+fn clock_ns(id: nix::time::ClockId) -> u64 {
+    // Both clocks exist on every Linux this crate supports; clock_gettime cannot fail
+    // for them with a valid pointer, which nix provides.
+    let ts = nix::time::clock_gettime(id).expect("clock_gettime on a supported clock");
+    ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
 }
 
 /// The running process is root (or at least has euid 0, which BPF struct_ops needs).

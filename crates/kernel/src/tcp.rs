@@ -56,40 +56,42 @@ pub fn cookie(fd: &impl AsRawFd) -> io::Result<u64> {
     Ok(u64::from_ne_bytes(buf))
 }
 
-/// The fields of `struct tcp_info` (include/uapi/linux/tcp.h) the tools read.
-#[derive(Clone, Copy, Debug, Default)]
+/// The fields of `struct tcp_info` (include/uapi/linux/tcp.h) the tools read: the one
+/// definition for the kernel tests and the testbed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TcpInfo {
     pub ca_state: u8,
+    pub snd_mss: u32,
+    /// Smoothed RTT, µs.
     pub rtt_us: u32,
     pub rttvar_us: u32,
     pub snd_ssthresh: u32,
     pub snd_cwnd: u32,
-    pub snd_mss: u32,
     pub total_retrans: u32,
     pub pacing_rate: u64,
     pub bytes_acked: u64,
+    pub min_rtt_us: u32,
     pub delivery_rate: u64,
+    pub delivered: u32,
+    pub delivered_ce: u32,
+    pub bytes_sent: u64,
+    /// RTO expirations (kernel ≥ 6.7); `None` on older kernels.
+    pub total_rto: Option<u16>,
 }
 
-pub fn tcp_info(fd: &impl AsRawFd) -> io::Result<TcpInfo> {
-    let mut b = [0u8; 232];
-    let n = getsockopt_buf(fd, libc::IPPROTO_TCP, libc::TCP_INFO, &mut b)?;
+/// Parses the bytes getsockopt(TCP_INFO) returned (`b.len()` is what the kernel filled;
+/// fields past it, from a newer struct than the kernel's, read as 0).
+pub fn parse_tcp_info(b: &[u8]) -> TcpInfo {
     let u32_at = |o: usize| {
-        if o + 4 <= n {
-            u32::from_ne_bytes(b[o..o + 4].try_into().unwrap())
-        } else {
-            0
-        }
+        b.get(o..o + 4)
+            .map_or(0, |s| u32::from_ne_bytes(s.try_into().expect("4 bytes")))
     };
     let u64_at = |o: usize| {
-        if o + 8 <= n {
-            u64::from_ne_bytes(b[o..o + 8].try_into().unwrap())
-        } else {
-            0
-        }
+        b.get(o..o + 8)
+            .map_or(0, |s| u64::from_ne_bytes(s.try_into().expect("8 bytes")))
     };
-    Ok(TcpInfo {
-        ca_state: b[1],
+    TcpInfo {
+        ca_state: b.get(1).copied().unwrap_or(0),
         snd_mss: u32_at(16),
         rtt_us: u32_at(68),
         rttvar_us: u32_at(72),
@@ -98,6 +100,17 @@ pub fn tcp_info(fd: &impl AsRawFd) -> io::Result<TcpInfo> {
         total_retrans: u32_at(100),
         pacing_rate: u64_at(104),
         bytes_acked: u64_at(120),
+        min_rtt_us: u32_at(148),
         delivery_rate: u64_at(160),
-    })
+        delivered: u32_at(192),
+        delivered_ce: u32_at(196),
+        bytes_sent: u64_at(200),
+        total_rto: b.get(240..242).map(|s| u16::from_ne_bytes([s[0], s[1]])),
+    }
+}
+
+pub fn tcp_info(fd: &impl AsRawFd) -> io::Result<TcpInfo> {
+    let mut b = [0u8; 256];
+    let n = getsockopt_buf(fd, libc::IPPROTO_TCP, libc::TCP_INFO, &mut b)?;
+    Ok(parse_tcp_info(&b[..n]))
 }

@@ -9,7 +9,7 @@
 //! so absolute loopback throughput moves a lot between runs).
 
 use scavenger_kernel::agent::{AgentConfig, AgentHandle};
-use scavenger_kernel::manage::{self, LoadGuard};
+use scavenger_kernel::manage::{self, LoadGuard, Target};
 use scavenger_kernel::tcp;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -128,12 +128,12 @@ fn loopback_throughput_native_and_shim_vs_cubic() {
         eprintln!("SKIPPED (kernel benchmark): {why}");
         return;
     }
+    // The benchmark's cases name the algorithms: it registers their shared names (held by
+    // this process, so nobody else's `unload` removes them meanwhile).
     let natives = ["scv_ledbat", "scv_yield", "scv_ledbatpp"];
-    let guards: Vec<LoadGuard> = natives
-        .iter()
-        .map(|n| LoadGuard::new(manage::find(n).unwrap(), &[]).unwrap())
-        .collect();
-    let shim = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
+    let shared = |n: &str| LoadGuard::with_target(Target::shared(manage::find(n).unwrap()), &[]);
+    let guards: Vec<LoadGuard> = natives.iter().map(|n| shared(n).unwrap()).collect();
+    let shim = shared("scv_shim").unwrap();
     // Cases; each round runs cubic right before every other case and records the ratio
     // to that cubic run, so that slow changes of the machine's load cancel. Kernel reno
     // is the control: its ratio shows how much of a difference is noise.
@@ -179,10 +179,10 @@ fn loopback_throughput_native_and_shim_vs_cubic() {
                 }
                 None => match cases[i].param {
                     Some((name, value, default)) => {
-                        let alg = manage::find(cases[i].cc).unwrap();
-                        manage::set_param(alg, name, value, None).unwrap();
+                        let alg = Target::shared(manage::find(cases[i].cc).unwrap());
+                        manage::set_param(&alg, name, value, None).unwrap();
                         let r = bulk(cases[i].cc);
-                        manage::set_param(alg, name, default, None).unwrap();
+                        manage::set_param(&alg, name, default, None).unwrap();
                         r
                     }
                     None => bulk(cases[i].cc),

@@ -296,7 +296,7 @@ fn median_rtt_ms<'a>(samples: impl Iterator<Item = &'a tcp::TcpInfo>) -> f64 {
 }
 
 fn assert_clean() {
-    let left = manage::leftovers();
+    let left = manage::own_leftovers();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
@@ -310,33 +310,29 @@ fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 #[test]
 fn ledbat_and_yield_keep_the_bottleneck_queue_short_where_cubic_fills_it() {
     with_bottleneck(|| {
-        let _l = LoadGuard::new(
+        let l = LoadGuard::new(
             manage::find("scv_ledbat").unwrap(),
             &[("target".into(), "25ms".into())],
         )
         .unwrap();
-        let _y = LoadGuard::new(manage::find("scv_yield").unwrap(), &[]).unwrap();
+        let y = LoadGuard::new(manage::find("scv_yield").unwrap(), &[]).unwrap();
         let cubic = run("cubic", 4.0);
-        let ledbat = run("scv_ledbat", 4.0);
-        let st = manage::stats(manage::find("scv_ledbat").unwrap()).unwrap();
+        let ledbat = run(l.name(), 4.0);
+        let st = l.stats().unwrap();
         eprintln!("scv_ledbat counters: {st:?}");
         // Live: no slow start and a loose flight-size cap, so the window is free to grow
         // until the queueing delay reaches TARGET.
-        let la = manage::find("scv_ledbat").unwrap();
-        manage::set_param(la, "slow_start", "false", None).unwrap();
-        manage::set_param(la, "allowed_increase", "64", None).unwrap();
-        let ledbat_free = run("scv_ledbat", 4.0);
-        let yld = run("scv_yield", 4.0);
+        l.set_param("slow_start", "false", None).unwrap();
+        l.set_param("allowed_increase", "64", None).unwrap();
+        let ledbat_free = run(l.name(), 4.0);
+        let yld = run(y.name(), 4.0);
         for r in [&cubic, &ledbat, &ledbat_free, &yld] {
             eprintln!(
                 "{:<11} {:5.1} Mbit/s, median RTT {:6.1} ms (second half)",
                 r.cc, r.mbit, r.rtt_ms
             );
         }
-        assert_eq!(
-            (ledbat.cc.as_str(), yld.cc.as_str()),
-            ("scv_ledbat", "scv_yield")
-        );
+        assert_eq!((ledbat.cc.as_str(), yld.cc.as_str()), (l.name(), y.name()));
         // A lone cubic flow fills most of the 120 ms buffer.
         assert!(
             cubic.rtt_ms > 60.0,
@@ -383,7 +379,7 @@ fn ledbat_and_yield_keep_the_bottleneck_queue_short_where_cubic_fills_it() {
 fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
     with_bottleneck(|| {
         let a = manage::find("scv_ledbat").unwrap();
-        let _g = LoadGuard::new(
+        let g = LoadGuard::new(
             a,
             &kv(&[
                 ("slow_start", "false"),
@@ -393,22 +389,22 @@ fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
             ]),
         )
         .unwrap();
+        let tg = g.target.clone();
         let switch_at = Duration::from_millis(1000);
         let mut switched = false;
         let t = transfer(
-            "scv_ledbat",
+            g.name(),
             2.0,
             5302,
             Duration::from_millis(5),
             move |_, el| {
                 if el >= switch_at && !switched {
                     switched = true;
-                    manage::set_param(manage::find("scv_ledbat").unwrap(), "gain", "1", None)
-                        .unwrap();
+                    manage::set_param(&tg, "gain", "1", None).unwrap();
                 }
             },
         );
-        assert_eq!(t.cc, "scv_ledbat");
+        assert_eq!(t.cc, g.name());
         let before: Vec<&tcp::TcpInfo> = t
             .samples
             .iter()
@@ -444,7 +440,7 @@ fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
             max_after > max_before + 10,
             "after gain=1 the window must grow towards TARGET ({max_before} → {max_after})"
         );
-        let st = manage::stats(a).unwrap();
+        let st = g.stats().unwrap();
         assert!(st.sockets >= 1 && st.acks > 100, "BPF counters: {st:?}");
         assert!(
             st.owd_samples > 0,
@@ -454,8 +450,9 @@ fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
         // Per-socket override: the global GAIN is 1 now; this socket gets GAIN 0 by cookie
         // at its first sample, so its window stays where it was then.
         let mut first = true;
+        let tg2 = g.target.clone();
         let t2 = transfer(
-            "scv_ledbat",
+            g.name(),
             1.0,
             5303,
             Duration::from_millis(5),
@@ -463,8 +460,7 @@ fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
                 if first {
                     first = false;
                     let c = tcp::cookie(s).unwrap();
-                    manage::set_param(manage::find("scv_ledbat").unwrap(), "gain", "0", Some(c))
-                        .unwrap();
+                    manage::set_param(&tg2, "gain", "0", Some(c)).unwrap();
                 }
             },
         );
@@ -481,7 +477,7 @@ fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
             .filter(|(el, _)| *el > Duration::from_millis(100))
             .map(|(_, i)| i.snd_cwnd)
             .collect();
-        let st2 = manage::stats(a).unwrap();
+        let st2 = g.stats().unwrap();
         eprintln!("scv_ledbat with a per-socket GAIN 0 override: cwnd {:?}.. (first samples max {early_max})", &late[..late.len().min(5)]);
         assert!(
             st2.override_acks > 0,
@@ -496,7 +492,7 @@ fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
         assert_eq!(
             manage::status()
                 .iter()
-                .find(|s| s.name == "scv_ledbat")
+                .find(|s| s.target == g.target)
                 .unwrap()
                 .overrides
                 .len(),
@@ -513,25 +509,13 @@ fn ledbat_native_window_follows_gain_set_live_and_per_socket() {
 fn ledbat_plus_plus_native_gain_divisor_limits_slow_start() {
     with_bottleneck(|| {
         let a = manage::find("scv_ledbatpp").unwrap();
-        let _g = LoadGuard::new(a, &kv(&[("max_gain_divisor", "1024")])).unwrap();
-        let slow = transfer(
-            "scv_ledbatpp",
-            0.8,
-            5304,
-            Duration::from_millis(5),
-            |_, _| {},
-        );
-        assert_eq!(slow.cc, "scv_ledbatpp");
-        let st = manage::stats(a).unwrap();
+        let g = LoadGuard::new(a, &kv(&[("max_gain_divisor", "1024")])).unwrap();
+        let slow = transfer(g.name(), 0.8, 5304, Duration::from_millis(5), |_, _| {});
+        assert_eq!(slow.cc, g.name());
+        let st = g.stats().unwrap();
         let max_slow = slow.samples.iter().map(|(_, i)| i.snd_cwnd).max().unwrap();
-        manage::set_param(a, "max_gain_divisor", "16", None).unwrap();
-        let fast = transfer(
-            "scv_ledbatpp",
-            0.8,
-            5305,
-            Duration::from_millis(5),
-            |_, _| {},
-        );
+        g.set_param("max_gain_divisor", "16", None).unwrap();
+        let fast = transfer(g.name(), 0.8, 5305, Duration::from_millis(5), |_, _| {});
         let max_fast = fast.samples.iter().map(|(_, i)| i.snd_cwnd).max().unwrap();
         eprintln!("scv_ledbatpp: max cwnd {max_slow} with GAIN 1/1024, {max_fast} with 1/16; counters {st:?}");
         assert!(st.rtt_samples > 100, "RTT samples from pkts_acked: {st:?}");
@@ -557,9 +541,10 @@ fn ledbat_plus_plus_native_gain_divisor_limits_slow_start() {
 #[test]
 fn shim_agent_runs_a_dalbe_metacontroller_per_socket() {
     with_bottleneck(|| {
-        let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
+        let g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
         let run = |offset: &str, port: u16| {
             let mut cfg = AgentConfig::new("newreno");
+            cfg.shim = Some(g.target.clone());
             cfg.dalbe = Some(DalbeConfig {
                 controller: "working-hours".into(),
                 params: kv(&[
@@ -571,10 +556,10 @@ fn shim_agent_runs_a_dalbe_metacontroller_per_socket() {
                 deadline: None,
             });
             let agent = AgentHandle::spawn(cfg).unwrap();
-            let t = transfer("scv_shim", 1.0, port, Duration::from_millis(5), |_, _| {});
+            let t = transfer(g.name(), 1.0, port, Duration::from_millis(5), |_, _| {});
             let commanded = agent.recent_cwnds(t.sport, port);
             let st = agent.stop().unwrap();
-            assert_eq!(t.cc, "scv_shim");
+            assert_eq!(t.cc, g.name());
             // Median window after the first 200 ms (the first phantom ECN may come only
             // after a few RTTs of slow start).
             let mut w: Vec<u32> = t
@@ -613,15 +598,21 @@ fn shim_agent_runs_a_dalbe_metacontroller_per_socket() {
 /// TCP_INFO's cwnd is one of the agent's recent commands. A sample may lag the agent's
 /// newest command by the ACKs still in the ring buffer, hence the last 32 commands.
 /// Returns the median RTT (ms) of the second half.
-fn shim_follows_agent(algorithm: &str, params: &[(&str, &str)], port: u16) -> f64 {
+fn shim_follows_agent(
+    shim: &LoadGuard,
+    algorithm: &str,
+    params: &[(&str, &str)],
+    port: u16,
+) -> f64 {
     let mut cfg = AgentConfig::new(algorithm);
     cfg.params = kv(params);
+    cfg.shim = Some(shim.target.clone());
     let agent = std::sync::Arc::new(AgentHandle::spawn(cfg).unwrap());
     // (compared, matching, samples per ca_state)
     let seen = std::sync::Arc::new(Mutex::new((0usize, 0usize, [0usize; 5])));
     let (a2, s2) = (agent.clone(), seen.clone());
     let t = transfer(
-        "scv_shim",
+        shim.name(),
         2.0,
         port,
         Duration::from_millis(5),
@@ -644,14 +635,14 @@ fn shim_follows_agent(algorithm: &str, params: &[(&str, &str)], port: u16) -> f6
         .expect("the transfer's closure is gone")
         .stop()
         .unwrap();
-    let st = manage::stats(manage::find("scv_shim").unwrap()).unwrap();
+    let st = shim.stats().unwrap();
     let rtt = median_rtt_ms(t.after(1.0));
     eprintln!(
         "scv_shim + agent {algorithm}: {:.1} Mbit/s, median RTT {rtt:.1} ms, {matches}/{compared} TCP_INFO samples outside CWR/Recovery equal to a recent command (samples per ca_state {states:?}), last command {cmd:?}, agent {:.0} ns/ACK, shim counters {st:?}",
         t.mbit(),
         stats.cpu_ns_per_ack()
     );
-    assert_eq!(t.cc, "scv_shim");
+    assert_eq!(t.cc, shim.name());
     assert!(
         stats.acks > 100 && stats.opens >= 1,
         "agent saw the socket: {stats:?}"
@@ -671,7 +662,7 @@ fn shim_follows_agent(algorithm: &str, params: &[(&str, &str)], port: u16) -> f6
 #[test]
 fn shim_runs_ledbat_yield_cdg_vegas_in_the_agent() {
     with_bottleneck(|| {
-        let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
+        let g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
         let mut rtt = Vec::new();
         // LEDBAT with TARGET 25 ms (RFC 6817's 100 ms is most of this 120 ms buffer, where
         // it cannot be told from cubic) and without slow start (whose overshoot into the
@@ -683,7 +674,7 @@ fn shim_runs_ledbat_yield_cdg_vegas_in_the_agent() {
             ("vegas", &[]),
         ];
         for (k, (algo, params)) in runs.iter().enumerate() {
-            rtt.push(shim_follows_agent(algo, params, 5310 + k as u16));
+            rtt.push(shim_follows_agent(&g, algo, params, 5310 + k as u16));
         }
         // Vegas keeps α–β = 2–4 packets queued (under 2 ms at 20 Mbit/s); LEDBAT holds
         // about its TARGET of 25 ms (20–23 ms in three runs; the native scv_ledbat with
@@ -708,13 +699,15 @@ fn shim_runs_ledbat_yield_cdg_vegas_in_the_agent() {
 #[test]
 fn shim_applies_the_agents_pacing_rate() {
     with_bottleneck(|| {
-        let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
-        let agent = std::sync::Arc::new(AgentHandle::spawn(AgentConfig::new("bbr")).unwrap());
+        let g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
+        let mut cfg = AgentConfig::new("bbr");
+        cfg.shim = Some(g.target.clone());
+        let agent = std::sync::Arc::new(AgentHandle::spawn(cfg).unwrap());
         let seen = std::sync::Arc::new(Mutex::new((0usize, 0usize)));
         let (a2, s2) = (agent.clone(), seen.clone());
         let port = 5320;
         let t = transfer(
-            "scv_shim",
+            g.name(),
             3.0,
             port,
             Duration::from_millis(5),
@@ -765,8 +758,11 @@ fn shim_applies_the_agents_pacing_rate() {
 #[test]
 fn shim_agent_takes_per_socket_dalbe_goals_by_cookie() {
     with_bottleneck(|| {
-        let _g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
+        let g = LoadGuard::new(manage::find("scv_shim").unwrap(), &[]).unwrap();
         let mut cfg = AgentConfig::new("cubic");
+        cfg.shim = Some(g.target.clone());
+        let (name, shim) = (g.name().to_string(), g.target.clone());
+        let (name2, shim2) = (name.clone(), shim.clone());
         cfg.dalbe = Some(DalbeConfig {
             controller: "deadline".into(),
             params: kv(&[("interval", "100ms")]),
@@ -774,24 +770,25 @@ fn shim_agent_takes_per_socket_dalbe_goals_by_cookie() {
             deadline: Some(scavenger_cc::units::Dur::from_secs(3600)),
         });
         let agent = AgentHandle::spawn(cfg).unwrap();
-        let urgent = std::thread::spawn(|| {
+        let urgent = std::thread::spawn(move || {
             transfer_with(
-                "scv_shim",
+                &name,
                 4.0,
                 5330,
                 Duration::from_millis(10),
-                |s| {
+                move |s| {
                     let goal = scavenger_cc::dalbe::FlowGoal {
                         size: Some(8_000_000),
                         deadline: Some(scavenger_cc::units::Dur::from_secs(4)),
                     };
-                    scavenger_kernel::agent::set_goal(tcp::cookie(s).unwrap(), goal).unwrap();
+                    scavenger_kernel::agent::set_goal_in(&shim, tcp::cookie(s).unwrap(), goal)
+                        .unwrap();
                 },
                 |_, _| {},
             )
         });
-        let relaxed = std::thread::spawn(|| {
-            transfer("scv_shim", 4.0, 5331, Duration::from_millis(10), |_, _| {})
+        let relaxed = std::thread::spawn(move || {
+            transfer(&name2, 4.0, 5331, Duration::from_millis(10), |_, _| {})
         });
         let (u, r) = (urgent.join().unwrap(), relaxed.join().unwrap());
         let st = agent.stop().unwrap();
@@ -819,7 +816,9 @@ fn shim_agent_takes_per_socket_dalbe_goals_by_cookie() {
             mbit(&r)
         );
         // Goals can be removed; an unknown cookie is an error naming it.
-        let e = scavenger_kernel::agent::clear_goal(12345).err().unwrap();
+        let e = scavenger_kernel::agent::clear_goal_in(&shim2, 12345)
+            .err()
+            .unwrap();
         assert!(e.contains("12345"), "{e}");
     });
 }

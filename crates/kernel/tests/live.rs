@@ -3,16 +3,21 @@
 //! listener thread drains, the test writes and samples TCP_INFO. Every registration is
 //! held by a `LoadGuard`, which unregisters on drop, also when a test panics; the last
 //! check of each test is that nothing of ours stays registered or pinned.
+//!
+//! Registrations use names and pin directories private to this process
+//! (`Target::private`), so these tests never touch another process's registrations (a
+//! user's `kernel load`, a testbed run, a second test binary) and run beside them.
 
 use scavenger_kernel::agent::{AgentConfig, AgentHandle};
-use scavenger_kernel::manage::{self, LoadGuard};
+use scavenger_kernel::manage::{self, Force, LoadGuard, Target};
+use scavenger_kernel::owner::Owner;
 use scavenger_kernel::tcp::{self, TcpInfo};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-/// Registrations are global: run the live tests one at a time.
+/// The transfers compete for the CPU: run the live tests one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> MutexGuard<'static, ()> {
@@ -32,7 +37,7 @@ fn alg(name: &str) -> &'static manage::NativeAlg {
 }
 
 fn assert_clean() {
-    let left = manage::leftovers();
+    let left = manage::own_leftovers();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
@@ -91,12 +96,11 @@ fn yield_native_carries_traffic_with_owd_samples() {
         return;
     }
     {
-        let a = alg("scv_yield");
-        let _g = LoadGuard::new(a, &[]).unwrap();
-        let t = transfer("scv_yield", Duration::from_millis(600), |_, _| {});
-        assert_eq!(t.cc, "scv_yield");
+        let g = LoadGuard::new(alg("scv_yield"), &[]).unwrap();
+        let t = transfer(g.name(), Duration::from_millis(600), |_, _| {});
+        assert_eq!(t.cc, g.name());
         assert!(t.bytes > 10_000_000, "bytes {}", t.bytes);
-        let st = manage::stats(a).unwrap();
+        let st = g.stats().unwrap();
         eprintln!(
             "scv_yield: {} bytes, counters {st:?}, last cwnd {}",
             t.bytes,
@@ -121,21 +125,22 @@ fn shim_falls_back_to_reno_when_the_agent_stops() {
         return;
     }
     {
-        let a = alg("scv_shim");
-        let _g = LoadGuard::new(a, &[]).unwrap();
+        let g = LoadGuard::new(alg("scv_shim"), &[]).unwrap();
         // Vegas on loopback keeps a small window; Reno after the agent stops grows it.
-        let mut agent = Some(AgentHandle::spawn(AgentConfig::new("vegas")).unwrap());
+        let mut cfg = AgentConfig::new("vegas");
+        cfg.shim = Some(g.target.clone());
+        let mut agent = Some(AgentHandle::spawn(cfg).unwrap());
         let mut stopped_at = None;
         let mut fallback_at_stop = 0;
-        let t = transfer("scv_shim", Duration::from_millis(1200), |_, el| {
+        let t = transfer(g.name(), Duration::from_millis(1200), |_, el| {
             if agent.is_some() && el >= Duration::from_millis(400) {
                 agent.take().unwrap().stop().unwrap();
                 stopped_at = Some(el);
-                fallback_at_stop = manage::stats(a).unwrap().fallback_acks;
+                fallback_at_stop = g.stats().unwrap().fallback_acks;
             }
         });
         let stopped = stopped_at.unwrap();
-        let st = manage::stats(a).unwrap();
+        let st = g.stats().unwrap();
         let late_bytes: Vec<u64> = t
             .samples
             .iter()
@@ -166,9 +171,9 @@ fn a_failing_test_leaves_nothing_registered_or_pinned() {
         return;
     }
     let r = std::panic::catch_unwind(|| {
-        let _g = LoadGuard::new(alg("scv_yield"), &[]).unwrap();
-        let _g2 = LoadGuard::new(alg("scv_ledbat"), &[]).unwrap();
-        assert!(manage::is_registered("scv_yield") && manage::is_registered("scv_ledbat"));
+        let g = LoadGuard::new(alg("scv_yield"), &[]).unwrap();
+        let g2 = LoadGuard::new(alg("scv_ledbat"), &[]).unwrap();
+        assert!(manage::is_registered(g.name()) && manage::is_registered(g2.name()));
         panic!("failing on purpose while two algorithms are registered");
     });
     assert!(r.is_err());
@@ -181,12 +186,102 @@ fn unload_finds_a_registration_whose_pins_are_gone() {
     if skip() {
         return;
     }
-    let a = alg("scv_ledbat");
-    manage::load(a, &[]).unwrap();
+    // Two registrations of the same object: the map name is `scv_ledbat` for both, so
+    // unload must find the right one by the congestion control's name.
+    let keep = LoadGuard::new(alg("scv_ledbat"), &[]).unwrap();
+    let t = Target::private(alg("scv_ledbat"));
+    manage::load_target(&t, &[], Owner::this_process(true)).unwrap();
     // Simulate a crash that lost the pins: the registration stays in the kernel.
-    std::fs::remove_dir_all(a.pin_dir()).unwrap();
-    assert!(manage::is_registered("scv_ledbat"));
-    let u = manage::unload(a).unwrap();
+    std::fs::remove_dir_all(&t.pin_dir).unwrap();
+    assert!(t.is_registered());
+    let u = manage::unload_target(&t, Force::No).unwrap();
     assert!(u.was_registered && !u.via_pin);
+    assert!(
+        keep.target.is_registered(),
+        "the other registration of the same object stays"
+    );
+    drop(keep);
+    assert_clean();
+}
+
+/// Issue 23 item 9: two guards (or two processes) registering the same algorithm get
+/// their own names and pins, and dropping one leaves the other registered. Before
+/// owners, `LoadGuard::new` unloaded any registration of the same name first.
+#[test]
+fn two_guards_of_one_algorithm_do_not_touch_each_other() {
+    let _s = serial();
+    if skip() {
+        return;
+    }
+    {
+        let a = LoadGuard::new(alg("scv_yield"), &[]).unwrap();
+        let b = LoadGuard::new(alg("scv_yield"), &[]).unwrap();
+        assert_ne!(a.name(), b.name());
+        assert_ne!(a.target.pin_dir, b.target.pin_dir);
+        assert!(a.target.is_registered() && b.target.is_registered());
+        let me = Owner::this_process(true);
+        assert_eq!(a.target.owner(), Some(me));
+        assert!(a
+            .target
+            .pin_dir
+            .starts_with(format!("/sys/fs/bpf/scavenger-{}", std::process::id())));
+        drop(a);
+        assert!(
+            b.target.is_registered(),
+            "dropping one guard kept the other"
+        );
+        let t = transfer(b.name(), Duration::from_millis(200), |_, _| {});
+        assert_eq!(t.cc, b.name());
+    }
+    assert_clean();
+}
+
+/// Issue 23 item 9: `unload` refuses a registration that a running process holds, unless
+/// forced; once its owner is gone (or the pid was reused by another process) it is fair
+/// game. Before owners, `unload` removed any registration with no check.
+#[test]
+fn unload_refuses_a_registration_held_by_a_running_process() {
+    let _s = serial();
+    if skip() {
+        return;
+    }
+    let t = Target::private(alg("scv_ledbat"));
+    let mut holder = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let owner = Owner::of(holder.id(), true).unwrap();
+    let r = std::panic::catch_unwind(|| {
+        manage::load_target(&t, &[], owner).unwrap();
+        assert_eq!(t.owner(), Some(owner));
+        let e = manage::unload_target(&t, Force::No).unwrap_err();
+        assert!(e.contains("held by pid") && e.contains("--force"), "{e}");
+        assert!(t.is_registered(), "a refused unload leaves it registered");
+        // `kernel unload all` (every registration found) refuses it too.
+        let found = manage::discover()
+            .into_iter()
+            .find(|f| f.target == t)
+            .expect("discovered");
+        assert!(!found.is_dead_leftover());
+        assert!(manage::clean_dead()
+            .kept
+            .iter()
+            .any(|k| k.contains(&t.name)));
+        // With --force it goes.
+        manage::unload_target(&t, Force::Yes).unwrap();
+        assert!(!t.is_registered());
+        // Held by a process that has exited: no force needed, and `clean_dead` takes it.
+        manage::load_target(&t, &[], owner).unwrap();
+    });
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let cleaned = manage::clean_dead();
+    // Whatever happened above, nothing stays registered.
+    let _ = manage::unload_target(&t, Force::Yes);
+    assert!(r.is_ok(), "see the panic above");
+    assert!(
+        cleaned.removed.iter().any(|k| k.contains(&t.name)),
+        "clean_dead removed the dead holder's registration: {cleaned:?}"
+    );
     assert_clean();
 }

@@ -25,7 +25,9 @@ pub enum TestbedCmd {
     },
     /// Check what the testbed needs (root, namespaces, TUN, veth, ethtool, congestion controls).
     Doctor,
-    /// Delete testbed namespaces left by processes that no longer exist (e.g. killed with SIGKILL).
+    /// Remove what runs that no longer exist (e.g. killed with SIGKILL) left: namespaces,
+    /// BPF registrations and pins; report orphaned sockets. Never touches a running
+    /// process's, nor a `kernel load`ed registration.
     Clean,
     /// Measure the emulator: forwarding throughput with no delay, and delay error at 100 Mbit/s, 50 ms
     /// (offered 95 and 50 Mbit/s).
@@ -120,17 +122,29 @@ pub fn run(cmd: TestbedCmd) -> ExitCode {
                 ExitCode::from(1)
             }
         }
-        TestbedCmd::Clean => match netns::clean_stale() {
-            Ok(v) => {
-                println!(
-                    "{}",
-                    if v.is_empty() {
-                        "nothing to clean".to_string()
-                    } else {
-                        format!("deleted {}", v.join(" "))
+        TestbedCmd::Clean => match doctor::clean() {
+            Ok(c) => {
+                for n in &c.namespaces {
+                    println!("deleted namespace {n}");
+                }
+                for r in &c.kernel.removed {
+                    println!("unregistered {r}");
+                }
+                for r in &c.kernel.kept {
+                    println!("left alone: {r}");
+                }
+                if c.namespaces.is_empty() && c.kernel.removed.is_empty() {
+                    println!("nothing to clean");
+                }
+                println!("{}", c.after.describe_orphans());
+                if c.kernel.errors.is_empty() {
+                    ExitCode::SUCCESS
+                } else {
+                    for e in &c.kernel.errors {
+                        eprintln!("error: {e}");
                     }
-                );
-                ExitCode::SUCCESS
+                    ExitCode::from(1)
+                }
             }
             Err(e) => {
                 eprintln!("error: {e}");

@@ -5,15 +5,7 @@
 use scavenger_cc::Time;
 
 /// CLOCK_MONOTONIC now, in nanoseconds.
-pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec into the valid pointer we pass.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
+pub use scavenger_kernel::sys::monotonic_ns;
 
 /// Maps monotonic instants to `Time` since an origin.
 #[derive(Clone, Copy, Debug)]

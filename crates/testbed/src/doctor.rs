@@ -3,6 +3,7 @@
 use crate::netns;
 use crate::run::kernel_ccs;
 use crate::sys;
+use scavenger_kernel::manage;
 
 pub struct Check {
     pub name: &'static str,
@@ -117,17 +118,110 @@ pub fn run_checks() -> Vec<Check> {
             ))
         },
     ));
-    let stale = netns::list_stale();
+    let l = Leftovers::find();
     out.push(check(
         "leftovers",
-        if stale.is_empty() {
-            Ok("no testbed namespaces left behind".into())
+        if l.stale_namespaces.is_empty() && l.dead_registrations.is_empty() {
+            Ok("nothing left behind by runs that are gone".into())
         } else {
             Err(format!(
-                "namespaces left behind: {} (remove with `scavenger testbed clean`)",
-                stale.join(" ")
+                "left behind by runs that are gone (remove with `scavenger testbed clean`): {}",
+                l.stale_namespaces
+                    .iter()
+                    .map(|n| format!("namespace {n}"))
+                    .chain(
+                        l.dead_registrations
+                            .iter()
+                            .map(|r| format!("registration {r}"))
+                    )
+                    .collect::<Vec<_>>()
+                    .join("; ")
             ))
         },
     ));
+    out.push(check(
+        "registrations",
+        Ok(if l.live_registrations.is_empty() {
+            "no BPF congestion control of ours registered".into()
+        } else {
+            format!(
+                "in use (left alone by `testbed clean`): {}",
+                l.live_registrations.join("; ")
+            )
+        }),
+    ));
+    out.push(check("orphaned sockets", Ok(l.describe_orphans())));
     out
+}
+
+/// Everything runs leave on the machine: namespaces and BPF registrations (with pins) of
+/// processes that are gone, registrations in use, and struct_ops maps that orphaned
+/// sockets still hold.
+#[derive(Clone, Debug, Default)]
+pub struct Leftovers {
+    pub stale_namespaces: Vec<String>,
+    /// Registrations or pins whose holder is gone (`manage::Found::describe`).
+    pub dead_registrations: Vec<String>,
+    /// Held by a running process, or persistent (`scavenger kernel load`).
+    pub live_registrations: Vec<String>,
+    pub lingering: Vec<manage::Lingering>,
+    /// Orphaned TCP sockets on the machine (/proc/net/sockstat).
+    pub orphans: u64,
+}
+
+impl Leftovers {
+    pub fn find() -> Leftovers {
+        let (dead, live): (Vec<_>, Vec<_>) = manage::discover()
+            .into_iter()
+            .partition(|f| f.is_dead_leftover());
+        Leftovers {
+            stale_namespaces: netns::list_stale(),
+            dead_registrations: dead.iter().map(manage::Found::describe).collect(),
+            live_registrations: live.iter().map(manage::Found::describe).collect(),
+            lingering: manage::lingering(),
+            orphans: manage::orphaned_tcp_sockets(),
+        }
+    }
+
+    /// Orphaned sockets, and the unregistered struct_ops maps of ours they keep alive.
+    pub fn describe_orphans(&self) -> String {
+        let mut s = format!("{} orphaned TCP sockets on the machine", self.orphans);
+        if !self.lingering.is_empty() {
+            s.push_str(&format!(
+                "; unregistered but still held by sockets (FIN-WAIT-1/LAST-ACK with unsent data, or a dying namespace's; the kernel frees them when those sockets time out, nothing to remove): {}",
+                self.lingering
+                    .iter()
+                    .map(|l| format!("{} (struct_ops map id {})", l.cc_name, l.map_id))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        s
+    }
+}
+
+/// What `testbed clean` did.
+#[derive(Clone, Debug, Default)]
+pub struct Cleaned {
+    pub namespaces: Vec<String>,
+    pub kernel: manage::Cleaned,
+    /// What stays after cleaning (orphaned sockets cannot be removed, only reported).
+    pub after: Leftovers,
+}
+
+/// Removes what runs that are gone left: their namespaces first (their sockets go with
+/// them), then their BPF registrations and pins. Never a running process's, nor a
+/// persistent registration (`scavenger kernel load`).
+pub fn clean() -> Result<Cleaned, String> {
+    let namespaces = netns::clean_stale()?;
+    let kernel = if sys::is_root() {
+        manage::clean_dead()
+    } else {
+        manage::Cleaned::default()
+    };
+    Ok(Cleaned {
+        namespaces,
+        kernel,
+        after: Leftovers::find(),
+    })
 }

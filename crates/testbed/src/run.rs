@@ -80,6 +80,7 @@ pub fn kernel_cc_for(ours: &str, available: &[String]) -> Result<String, String>
 }
 
 use scavenger_kernel::agent::{AgentConfig, AgentHandle, DalbeConfig};
+use scavenger_kernel::manage::catalogue_name;
 
 /// A native BPF congestion control (crates/kernel) that a run registers for its flows,
 /// with the scenario's non-default parameters as `NAME=VALUE` strings.
@@ -275,26 +276,39 @@ fn endpoints_of(f: &FlowSpec, hosts: &[(String, Side)]) -> (String, String) {
 /// `netns::install_signal_handlers`), it tears down and returns an error.
 pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, String> {
     let wall = std::time::Instant::now();
-    let (ccs, natives, agent_cfg, ignored) = plan_flows(sc)?;
+    let (mut ccs, natives, agent_cfg, ignored) = plan_flows(sc)?;
     for w in &ignored {
         eprintln!("warning: the testbed ignores {w}");
     }
-    // Registered for this run only; the guards unregister on every exit path, also on
-    // panic (never as a namespace default: sockets select them with setsockopt).
+    // Registered for this run only, under names and pins private to this process and run
+    // (scv_<tag>_<pid>_<n>: two runs, or a user's `kernel load`, never collide), held by
+    // this process so that nobody's `kernel unload` removes them meanwhile; the guards
+    // unregister on every exit path, also on panic (never as a namespace default: sockets
+    // select them with setsockopt). A SIGKILLed run's are removed by `testbed clean`.
     let mut _registered = Vec::new();
+    let mut rename = |alg: &'static scavenger_kernel::manage::NativeAlg,
+                      params: &[(String, String)]|
+     -> Result<scavenger_kernel::manage::Target, String> {
+        let g = scavenger_kernel::manage::LoadGuard::new(alg, params)
+            .map_err(|e| format!("cannot register {}: {e}", alg.name))?;
+        for cc in ccs.iter_mut().filter(|c| *c == alg.name) {
+            *cc = g.name().to_string();
+        }
+        let t = g.target.clone();
+        _registered.push(g);
+        Ok(t)
+    };
     for u in &natives {
-        _registered.push(
-            scavenger_kernel::manage::LoadGuard::new(u.alg, &u.params)
-                .map_err(|e| format!("cannot register {}: {e}", u.alg.name))?,
-        );
+        rename(u.alg, &u.params)?;
     }
-    if agent_cfg.is_some() {
-        let shim = scavenger_kernel::manage::find("scv_shim")?;
-        _registered.push(
-            scavenger_kernel::manage::LoadGuard::new(shim, &[])
-                .map_err(|e| format!("cannot register scv_shim: {e}"))?,
-        );
-    }
+    let agent_cfg = match agent_cfg {
+        Some(mut cfg) => {
+            let shim = scavenger_kernel::manage::find("scv_shim")?;
+            cfg.shim = Some(rename(shim, &[])?);
+            Some(cfg)
+        }
+        None => None,
+    };
     // Declared after the registrations so that it stops before they are undone.
     let _agent = match agent_cfg {
         Some(cfg) => Some(
@@ -413,7 +427,7 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
             "packets": report.packets,
             "write_errors": report.write_errors,
         },
-        "flows": plans.iter().zip(&senders).map(|(p, s)| json!({"name": p.name, "kernel_cc": p.kernel_cc, "cc_in_use": s.cc_in_use, "port": p.port})).collect::<Vec<_>>(),
+        "flows": plans.iter().zip(&senders).map(|(p, s)| json!({"name": p.name, "kernel_cc": catalogue_name(&p.kernel_cc), "cc_in_use": catalogue_name(&s.cc_in_use), "registered_as": p.kernel_cc, "port": p.port})).collect::<Vec<_>>(),
         "tcp_info_interval_ms": endpoints::SAMPLE_EVERY.nanos() as f64 / 1e6,
         "offloads": "tso gso gro off on every veth",
         "ignored_settings": ignored,

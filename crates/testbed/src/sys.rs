@@ -204,50 +204,7 @@ pub fn tcp_congestion(fd: RawFd) -> io::Result<String> {
     Ok(String::from_utf8_lossy(s.split(|b| *b == 0).next().unwrap_or(&[])).into_owned())
 }
 
-/// The fields of `struct tcp_info` (include/uapi/linux/tcp.h) the testbed reads.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TcpInfo {
-    pub ca_state: u8,
-    pub snd_mss: u32,
-    /// Smoothed RTT, µs.
-    pub rtt_us: u32,
-    pub snd_cwnd: u32,
-    pub total_retrans: u32,
-    pub min_rtt_us: u32,
-    pub delivery_rate: u64,
-    pub delivered: u32,
-    pub delivered_ce: u32,
-    pub bytes_acked: u64,
-    pub bytes_sent: u64,
-    /// RTO expirations (kernel ≥ 6.7); `None` on older kernels.
-    pub total_rto: Option<u16>,
-}
-
-/// Parses the bytes getsockopt(TCP_INFO) returned (`b.len()` is what the kernel filled).
-pub fn parse_tcp_info(b: &[u8]) -> TcpInfo {
-    let u32_at = |o: usize| {
-        b.get(o..o + 4)
-            .map_or(0, |s| u32::from_ne_bytes(s.try_into().expect("4 bytes")))
-    };
-    let u64_at = |o: usize| {
-        b.get(o..o + 8)
-            .map_or(0, |s| u64::from_ne_bytes(s.try_into().expect("8 bytes")))
-    };
-    TcpInfo {
-        ca_state: b.get(1).copied().unwrap_or(0),
-        snd_mss: u32_at(16),
-        rtt_us: u32_at(68),
-        snd_cwnd: u32_at(80),
-        total_retrans: u32_at(100),
-        bytes_acked: u64_at(120),
-        min_rtt_us: u32_at(148),
-        delivery_rate: u64_at(160),
-        delivered: u32_at(192),
-        delivered_ce: u32_at(196),
-        bytes_sent: u64_at(200),
-        total_rto: b.get(240..242).map(|s| u16::from_ne_bytes([s[0], s[1]])),
-    }
-}
+pub use scavenger_kernel::tcp::{parse_tcp_info, TcpInfo};
 
 pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
     let mut buf = [0u8; 256];

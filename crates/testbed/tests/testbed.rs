@@ -393,7 +393,8 @@ fn native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link() {
         sim_fg / 1e6
     );
     // Nothing of ours stays registered after the run.
-    assert!(!scavenger_kernel::manage::is_registered("scv_ledbat"));
+    let left = scavenger_kernel::manage::own_leftovers();
+    assert!(left.is_empty(), "left registered or pinned: {left:?}");
 }
 
 /// Wallenburg 2018's long-term DA-LBE scenario at reduced scale on kernel sockets: the DA-LBE
@@ -439,7 +440,8 @@ fn dalbe_long_term_reduced_runs_on_kernel_sockets_through_the_shim() {
         "the DA-LBE flow finished in {done:.2} s, as fast as a best-effort flow"
     );
     assert!(d.conservation.holds(), "{:?}", d.conservation);
-    assert!(!scavenger_kernel::manage::is_registered("scv_shim"));
+    let left = scavenger_kernel::manage::own_leftovers();
+    assert!(left.is_empty(), "left registered or pinned: {left:?}");
 }
 
 /// Algorithms the kernel lacks run through scv_shim with our crates/cc code in the agent:
@@ -479,7 +481,8 @@ fn vegas_through_the_shim_yields_to_cubic_on_the_adsl_link_as_in_the_simulator()
         share(lbe, fg),
         share(sim_lbe, sim_fg)
     );
-    assert!(!scavenger_kernel::manage::is_registered("scv_shim"));
+    let left = scavenger_kernel::manage::own_leftovers();
+    assert!(left.is_empty(), "left registered or pinned: {left:?}");
 }
 
 /// The table of docs/validation.md "Our algorithms on kernel TCP": every LBE algorithm of
@@ -523,4 +526,113 @@ fn adsl_table_of_lbe_algorithms_on_kernel_tcp_and_in_the_simulator() {
             share(sl, sf)
         );
     }
+}
+
+/// Not run directly: the child half of the SIGKILL test. Holds a testbed and a BPF
+/// registration until killed.
+#[test]
+#[ignore]
+fn child_holds_a_testbed_and_a_registration_until_killed() {
+    if std::env::var("SCVTB_KILL_CHILD").is_err() {
+        return;
+    }
+    let tb = Testbed::dumbbell(EmulatorConfig {
+        forward: link(10, 5, 100),
+        reverse: link(10, 5, 100),
+        seed: 1,
+        flows: vec![],
+        log_limit: 0,
+    })
+    .expect("testbed");
+    let g = scavenger_kernel::manage::LoadGuard::new(
+        scavenger_kernel::manage::find("scv_yield").unwrap(),
+        &[],
+    )
+    .expect("registration");
+    println!("HELD {} {}", tb.topo.id, g.name());
+    std::thread::sleep(std::time::Duration::from_secs(30));
+    drop((g, tb));
+}
+
+/// Issue 23 item 10: after `kill -9` of a process holding a testbed and a BPF
+/// registration, `doctor` lists its namespaces and registration, and `clean` removes
+/// them (namespaces, registration, pins) but not the registration this live process
+/// holds. Before, clean removed only namespaces and doctor reported only those.
+#[test]
+fn clean_removes_what_a_killed_run_left_and_nothing_a_live_process_holds() {
+    let _g = serial();
+    if !can_run_with_kernel("clean_removes_what_a_killed_run_left_and_nothing_a_live_process_holds")
+    {
+        return;
+    }
+    use scavenger_kernel::manage::{self, LoadGuard};
+    use scavenger_testbed::doctor;
+    use std::io::BufRead;
+    let mine = LoadGuard::new(manage::find("scv_ledbat").unwrap(), &[]).unwrap();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_holds_a_testbed_and_a_registration_until_killed",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("SCVTB_KILL_CHILD", "1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let held = std::io::BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| {
+            // The harness prints "test NAME ... " on the same line first.
+            let mut w = l[l.find("HELD ")? + 5..].split(' ');
+            Some((w.next()?.to_string(), w.next()?.to_string()))
+        });
+    // SAFETY: SIGKILL to our own child by pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    let r = std::panic::catch_unwind(|| {
+        let (id, cc) = held
+            .clone()
+            .expect("the child reported its testbed and registration");
+        assert_eq!(namespaces_of(&id).len(), 4);
+        assert!(manage::is_registered(&cc), "SIGKILL leaves {cc} registered");
+        let before = doctor::Leftovers::find();
+        assert!(
+            before.stale_namespaces.iter().any(|n| n.starts_with(&id))
+                && before.dead_registrations.iter().any(|r| r.contains(&cc)),
+            "doctor lists the dead run's namespaces and registration: {before:?}"
+        );
+        assert!(
+            before
+                .live_registrations
+                .iter()
+                .any(|r| r.contains(mine.name())),
+            "doctor lists the live registration as in use: {before:?}"
+        );
+        let c = doctor::clean().unwrap();
+        assert!(c.namespaces.iter().any(|n| n.starts_with(&id)), "{c:?}");
+        assert!(c.kernel.removed.iter().any(|r| r.contains(&cc)), "{c:?}");
+        assert!(
+            c.kernel.kept.iter().any(|r| r.contains(mine.name())),
+            "{c:?}"
+        );
+        assert!(c.kernel.errors.is_empty(), "{c:?}");
+        assert_eq!(namespaces_of(&id), Vec::<String>::new());
+        assert!(!manage::is_registered(&cc), "{cc} still registered");
+        let child_pins = manage::private_root(child.id());
+        assert!(!child_pins.exists(), "{} left", child_pins.display());
+        assert!(
+            mine.target.is_registered(),
+            "clean removed a live registration"
+        );
+        assert!(mine.target.pin_dir.join("ops").exists());
+    });
+    // Whatever failed above: nothing of the child's stays.
+    let _ = doctor::clean();
+    drop(mine);
+    assert!(r.is_ok(), "see the panic above");
+    let left = manage::own_leftovers();
+    assert!(left.is_empty(), "left registered or pinned: {left:?}");
 }
