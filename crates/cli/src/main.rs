@@ -635,7 +635,9 @@ fn score(
         plan.cells.len(),
         items.len()
     );
-    let complete = run_items(&dir, items, force, jobs)?;
+    // The lock is held until the report is written: one writer per store.
+    let mut store = open_store(&dir)?;
+    let complete = run_items(&mut store, items, force, jobs)?;
     let sc = plan.evaluate(&dir)?;
     for f in report::write(&sc, &dir)? {
         eprintln!("wrote {}", f.display());

@@ -35,8 +35,14 @@ pub struct FlowConfig {
     pub extra_delay: Dur,
     pub rwnd: u64,
     pub pacing: bool,
+    /// 1: the receiver acknowledges every segment; otherwise delayed ACKs (`ack_model`).
     pub ack_every: u32,
+    /// The legacy receiver's delayed-ACK timer (Linux's timeout is adaptive).
     pub delack_timeout: Dur,
+    /// The legacy every-second-segment receiver (default, for now) or Linux 6.x's delayed
+    /// ACKs. The Linux model stays opt-in until it agrees with the testbed on TCP-LP
+    /// (docs/receiver.md: Yield no longer starves, TCP-LP starves more than before).
+    pub ack_model: crate::receiver::AckModel,
     /// Receiver clock minus true time, ns.
     pub clock_offset: i64,
     /// Which way the data goes: `Forward` uses the forward link for data and the reverse
@@ -105,7 +111,7 @@ pub enum Direction {
 
 impl FlowConfig {
     /// A bulk flow with the transport defaults of the foundation issue: MSS 1448, 52 header
-    /// bytes, IW10, delayed ACKs every 2 segments or 40 ms, a 64 MiB receive window.
+    /// bytes, IW10, Linux 6.x delayed ACKs (docs/receiver.md), a 64 MiB receive window.
     pub fn bulk(name: &str, algorithm: &'static AlgorithmInfo) -> FlowConfig {
         FlowConfig {
             name: name.to_string(),
@@ -121,6 +127,7 @@ impl FlowConfig {
             pacing: false,
             ack_every: 2,
             delack_timeout: Dur::from_millis(40),
+            ack_model: crate::receiver::AckModel::Legacy,
             clock_offset: 0,
             direction: Direction::Forward,
             ecn: false,

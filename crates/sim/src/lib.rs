@@ -1,8 +1,9 @@
 //! Scavenger's deterministic discrete-event packet simulator: integer-nanosecond time,
 //! a stable tie-break, one seeded RNG per run, a dumbbell topology, and a TCP-like
-//! transport (SACK, RTO, delayed ACKs, timestamps) that drives the cc layer's algorithms.
+//! transport (SACK, RTO, Linux-like delayed ACKs, timestamps) that drives the cc layer's algorithms.
 
 pub mod config;
+pub mod delack;
 pub mod engine;
 pub mod packet;
 pub mod receiver;
@@ -12,5 +13,6 @@ pub mod sender;
 pub mod world;
 
 pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic};
+pub use receiver::AckModel;
 pub use result::SimResult;
 pub use world::{run, run_observed, Simulation};

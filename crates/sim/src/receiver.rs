@@ -1,21 +1,41 @@
 //! The TCP-like receiver: in-order delivery with out-of-order ranges for SACK
-//! (RFC 2018), delayed ACKs (every second full segment or a timer; immediate ACKs for
-//! out-of-order data and hole fills, as RFC 5681 §4.2 asks), and RFC 7323 timestamp
-//! echo, with a configurable receiver clock offset. ACKs advertise a receive window:
+//! (RFC 2018), Linux 6.x's delayed ACKs (quick-ACK mode, the adaptive timeout, SACK
+//! compression: `crate::delack`, opt-in for now), and RFC 7323 timestamp echo, with a configurable
+//! receiver clock offset. The receiver of before 2026-11-27 (every second segment or a
+//! fixed timer) stays available as [`AckModel::Legacy`]. ACKs advertise a receive window:
 //! the configured one, or, with a receive-side controller (rLEDBAT, RFC 9840),
 //! min(configured, the controller's) without ever moving the window's right edge left.
 
+use crate::delack::{AckDecision, LinuxDelack};
 use crate::packet::{Packet, MAX_SACK_BLOCKS, NO_TS_ECHO};
 use scavenger_cc::{non_shrinking_window, Dur, ReceiveWindowControl, RecvSample, Time};
+
+/// How the receiver decides when to acknowledge.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AckModel {
+    /// Linux 6.x (`crate::delack`); `ack_every = 1` still acknowledges every segment.
+    /// Opt-in until it agrees with the testbed on TCP-LP (docs/receiver.md).
+    Linux,
+    /// Every `ack_every` in-order segments or `delack_timeout` after the first held one;
+    /// at once for out-of-order data, hole fills, duplicates and a new CE mark. The
+    /// default for now.
+    #[default]
+    Legacy,
+}
 
 #[derive(Clone, Debug)]
 pub struct ReceiverConfig {
     pub flow: u32,
     pub header: u32,
     pub total_segs: Option<u32>,
-    /// ACK every `ack_every` in-order segments; 1 disables delayed ACKs.
+    /// 1 acknowledges every segment; otherwise delayed ACKs as `ack_model` says.
     pub ack_every: u32,
+    /// The legacy model's timer (Linux's is adaptive).
     pub delack_timeout: Dur,
+    pub ack_model: AckModel,
+    /// The path's base RTT, as the handshake would measure it: sets the Linux model's
+    /// RTO and RTT bounds.
+    pub path_rtt: Dur,
     /// Added to the true time to give the receiver's clock (ns).
     pub clock_offset: i64,
     /// Segment size: segment `i` starts at byte `i * mss` (sequence numbers in bytes for
@@ -46,9 +66,18 @@ pub struct Receiver {
     ooo: Vec<(u32, u32)>,
     /// The range holding the most recently received out-of-order segment: first SACK block.
     recent: Option<u32>,
+    /// Segments received since the last ACK (ICSK_ACK_SCHED when non-zero).
     pending: u32,
+    /// The legacy model's timer.
     delack_deadline: Option<Time>,
+    /// The Linux model, unless the legacy one or ACK-every-segment is configured.
+    linux: Option<LinuxDelack>,
+    /// RCV.NXT at the last ACK (Linux's `rcv_wup`).
     last_ack_sent: u32,
+    /// RCV.WND of the last advertisement, bytes.
+    last_wnd: u64,
+    /// An ECT or CE segment has arrived (TCP_ECN_SEEN).
+    ecn_seen: bool,
     ts_recent: u64,
     /// RFC 3168 §6.1.3: set ECE on every ACK until a CWR arrives.
     ece: bool,
@@ -59,6 +88,18 @@ pub struct Receiver {
     pub stats: ReceiverStats,
 }
 
+/// What kind of segment arrived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arrival {
+    /// At RCV.NXT; `filled`: it emptied the out-of-order queue.
+    InOrder {
+        filled: bool,
+    },
+    OutOfOrder,
+    /// Entirely below RCV.NXT.
+    Duplicate,
+}
+
 pub enum DataOutcome {
     AckNow,
     /// Hold the ACK until this deadline unless another segment arrives.
@@ -67,14 +108,19 @@ pub enum DataOutcome {
 
 impl Receiver {
     pub fn new(cfg: ReceiverConfig) -> Receiver {
+        let linux = (cfg.ack_every > 1 && cfg.ack_model == AckModel::Linux)
+            .then(|| LinuxDelack::new(cfg.mss, cfg.path_rtt));
         Receiver {
+            last_wnd: cfg.rwnd,
             cfg,
             rcv_nxt: 0,
             ooo: Vec::new(),
             recent: None,
             pending: 0,
             delack_deadline: None,
+            linux,
             last_ack_sent: 0,
+            ecn_seen: false,
             ts_recent: 0,
             ece: false,
             control: None,
@@ -104,11 +150,20 @@ impl Receiver {
         }
         .min(u32::MAX as u64);
         self.right_edge = nxt + wnd;
+        self.last_wnd = wnd;
         wnd
     }
 
-    pub fn delack_deadline(&self) -> Option<Time> {
-        self.delack_deadline
+    /// When a held ACK is due, if one is.
+    pub fn ack_deadline(&self) -> Option<Time> {
+        match &self.linux {
+            Some(l) => l.deadline(),
+            None => self.delack_deadline,
+        }
+    }
+    /// The Linux model's state, for tests and traces.
+    pub fn linux_delack(&self) -> Option<&LinuxDelack> {
+        self.linux.as_ref()
     }
     pub fn rcv_nxt(&self) -> u32 {
         self.rcv_nxt
@@ -148,6 +203,7 @@ impl Receiver {
         if p.cwr {
             self.ece = false;
         }
+        let new_ce = p.ce && !self.ece;
         if p.ce {
             self.stats.ce_received += 1;
             // A new congestion signal is acknowledged at once (Linux tcp_ecn_check_ce
@@ -155,19 +211,25 @@ impl Receiver {
             immediate |= !self.ece;
             self.ece = true;
         }
+        let mut arrival = Arrival::Duplicate;
         if p.seg == self.rcv_nxt {
             new = true;
+            arrival = Arrival::InOrder { filled: false };
             self.rcv_nxt += 1;
             if !self.ooo.is_empty() {
                 immediate = true; // filled (part of) a hole
                 if self.ooo[0].0 == self.rcv_nxt {
                     self.rcv_nxt = self.ooo.remove(0).1;
                 }
+                arrival = Arrival::InOrder {
+                    filled: self.ooo.is_empty(),
+                };
             }
         } else if p.seg > self.rcv_nxt {
             new = self.insert_ooo(p.seg);
             self.recent = Some(p.seg);
             immediate = true;
+            arrival = Arrival::OutOfOrder;
         } else {
             immediate = true; // duplicate
         }
@@ -193,6 +255,9 @@ impl Receiver {
             c.on_data(now, &s);
         }
         self.pending += 1;
+        if self.linux.is_some() {
+            return self.linux_ack(now, p, arrival, new_ce);
+        }
         if immediate || self.pending >= self.cfg.ack_every {
             DataOutcome::AckNow
         } else {
@@ -203,9 +268,60 @@ impl Receiver {
         }
     }
 
+    /// Linux's decision for the segment `p` that just arrived (`tcp_data_queue`,
+    /// `tcp_ecn_check_ce`, `tcp_ecn_accept_cwr`, then `__tcp_ack_snd_check`).
+    fn linux_ack(&mut self, now: Time, p: &Packet, arrival: Arrival, new_ce: bool) -> DataOutcome {
+        let wnd = self.last_wnd;
+        let l = self.linux.as_mut().expect("Linux model");
+        match arrival {
+            Arrival::InOrder { filled } => {
+                l.on_in_order(now, p.len, wnd);
+                if filled {
+                    // "RFC5681. 4.2. SHOULD send immediate ACK, when gap in queue is filled."
+                    l.ack_now();
+                }
+            }
+            Arrival::OutOfOrder => {}
+            // "A retransmit, 2nd most common case. Force an immediate ack."
+            Arrival::Duplicate => l.enter_quickack_mode(wnd, crate::delack::MAX_QUICKACKS),
+        }
+        if arrival != Arrival::Duplicate {
+            // `__tcp_ecn_check_ce`, called for in-order and out-of-order data.
+            if p.ect || p.ce {
+                self.ecn_seen = true;
+            }
+            if new_ce {
+                // "Better not delay acks, sender can have a very low cwnd".
+                l.enter_quickack_mode(wnd, 2);
+            } else if !p.ect && !p.ce && self.ecn_seen {
+                // Not-ECT after ECT: "it is probably a retransmit".
+                l.enter_quickack_mode(wnd, 2);
+            }
+        }
+        if p.cwr {
+            // `tcp_ecn_accept_cwr`: the sender's cwnd may be very low.
+            l.ack_now();
+        }
+        let unacked =
+            (self.rcv_nxt - self.last_ack_sent.min(self.rcv_nxt)) as u64 * self.cfg.mss as u64;
+        match l.check(now, unacked, !self.ooo.is_empty(), self.rcv_nxt) {
+            AckDecision::Now => DataOutcome::AckNow,
+            AckDecision::At(t) => DataOutcome::Delay(t),
+        }
+    }
+
     /// Whether an ACK is still owed (the delayed-ACK timer fired with data pending).
     pub fn ack_pending(&self) -> bool {
         self.pending > 0
+    }
+
+    /// A held-ACK timer event at `now`: true if an ACK must go out now.
+    pub fn on_ack_timer(&mut self, now: Time) -> bool {
+        let scheduled = self.pending > 0;
+        match self.linux.as_mut() {
+            Some(l) => l.on_timer(now, scheduled),
+            None => self.delack_deadline.is_some_and(|d| d <= now) && scheduled,
+        }
     }
 
     pub fn make_ack(&mut self, now: Time) -> Packet {
@@ -238,6 +354,9 @@ impl Receiver {
         p.rx_tsval = now.nanos() as i64 + self.cfg.clock_offset;
         p.ece = self.ece;
         p.wnd = self.advertise() as u32;
+        if let Some(l) = self.linux.as_mut() {
+            l.on_ack_sent(self.pending > 0);
+        }
         self.pending = 0;
         self.delack_deadline = None;
         self.last_ack_sent = self.rcv_nxt;
@@ -257,6 +376,8 @@ mod tests {
             total_segs: Some(10),
             ack_every: 2,
             delack_timeout: Dur::from_millis(40),
+            ack_model: AckModel::Legacy,
+            path_rtt: Dur::from_millis(50),
             clock_offset: 1_000,
             mss: 1000,
             rwnd: 64 << 20,

@@ -103,12 +103,18 @@ impl Simulation {
                     q.push(stop, Event::FlowStop(i as u32));
                 }
                 let line = || (f.extra_delay.nanos() > 0).then(|| DelayLine::new(f.extra_delay));
+                // What a handshake would measure: both bottleneck directions' delays and
+                // the flow's access delay each way.
+                let path_rtt =
+                    cfg.forward.delay + cfg.reverse.delay + f.extra_delay + f.extra_delay;
                 let mut receiver = Receiver::new(ReceiverConfig {
                     flow: i as u32,
                     header: f.header,
                     total_segs,
                     ack_every: f.ack_every,
                     delack_timeout: f.delack_timeout,
+                    ack_model: f.ack_model,
+                    path_rtt,
                     clock_offset: f.clock_offset,
                     mss: f.mss,
                     rwnd: f.rwnd,
@@ -526,14 +532,16 @@ impl Simulation {
         let now = self.now;
         let flow = &mut self.flows[f];
         fired(&mut flow.delack_wake, now);
-        match flow.receiver.delack_deadline() {
-            Some(d) if d <= now && flow.receiver.ack_pending() => self.send_ack(f),
-            d => arm(
+        if flow.receiver.on_ack_timer(now) {
+            self.send_ack(f);
+        } else {
+            let d = flow.receiver.ack_deadline();
+            arm(
                 &mut self.q,
                 &mut flow.delack_wake,
                 d,
                 Event::DelAck(f as u32),
-            ),
+            );
         }
     }
 

@@ -7,7 +7,7 @@ use common::*;
 use scavenger_cc::{find_receiver, Dur, ReceiveWindowControl, RecvSample, Time};
 use scavenger_sim::config::ReceiverControl;
 use scavenger_sim::packet::{Packet, NO_TS_ECHO};
-use scavenger_sim::receiver::{Receiver, ReceiverConfig};
+use scavenger_sim::receiver::{AckModel, Receiver, ReceiverConfig};
 use scavenger_sim::{run, FlowConfig, JainSpec, SimConfig, SimResult};
 
 /// A download whose sender runs plain CUBIC and whose receiver runs rLEDBAT.
@@ -76,6 +76,8 @@ fn the_advertised_right_edge_never_moves_left() {
         total_segs: None,
         ack_every: 1,
         delack_timeout: Dur::from_millis(40),
+        ack_model: AckModel::Linux,
+        path_rtt: Dur::from_millis(50),
         clock_offset: 0,
         mss: MSS as u32,
         rwnd: 50 * MSS,
@@ -141,6 +143,8 @@ fn without_a_controller_the_static_window_is_advertised() {
         total_segs: None,
         ack_every: 1,
         delack_timeout: Dur::from_millis(40),
+        ack_model: AckModel::Linux,
+        path_rtt: Dur::from_millis(50),
         clock_offset: 0,
         mss: 1448,
         rwnd: 64 << 20,
