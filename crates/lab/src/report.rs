@@ -124,8 +124,8 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     let _ = writeln!(summary);
     let _ = writeln!(
         summary,
-        "{:<10} {:<44} {:<34} {:>9} {:>9} {:>8}  {}",
-        "source", "experiment", "metric", "published", "ours", "diff", "verdict"
+        "{:<10} {:<44} {:<34} {:>9} {:>9} {:>8}  verdict",
+        "source", "experiment", "metric", "published", "ours", "diff"
     );
     for (p, ours, v, d, _) in rows.iter().filter(|r| r.1.is_some()) {
         let metric = if p.relative_to.is_some() {

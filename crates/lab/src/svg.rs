@@ -57,9 +57,12 @@ fn y_gridline(svg: &mut String, y: f64, label: f64, ml: f64, pw: f64) {
     let _ = write!(svg, "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>", ml, ml + pw, y, ml - 4.0, y + 4.0, fmt_tick(label));
 }
 
+/// A 95 % ellipse: centre, radii and rotation (radians), in data units.
+pub type Ellipse = ((f64, f64), (f64, f64), f64);
+
 /// Covariance ellipse of points at the 95 % level (chi-square, 2 degrees of freedom):
 /// centre, radii and rotation in data units. None with fewer than 3 points.
-pub fn confidence_ellipse(pts: &[(f64, f64)]) -> Option<((f64, f64), (f64, f64), f64)> {
+pub fn confidence_ellipse(pts: &[(f64, f64)]) -> Option<Ellipse> {
     let n = pts.len();
     if n < 3 {
         return None;

@@ -97,20 +97,18 @@ pub fn native_for(ours: &str) -> Option<&'static scavenger_kernel::manage::Nativ
         .filter(|a| a.layout.is_some())
 }
 
-/// Checks that the testbed can honour every flow; returns the kernel CC per flow, the
-/// native BPF algorithms to register, and the settings it cannot apply (warnings,
-/// recorded in the result).
-fn plan_flows(
-    sc: &Scenario,
-) -> Result<
-    (
-        Vec<String>,
-        Vec<NativeUse>,
-        Option<AgentConfig>,
-        Vec<String>,
-    ),
-    String,
-> {
+/// What a scenario needs from the kernel: the congestion control per flow, the native
+/// BPF algorithms to register, the shim agent (if any flow runs through it), and the
+/// settings the testbed cannot apply (warnings, recorded in the result).
+type KernelPlan = (
+    Vec<String>,
+    Vec<NativeUse>,
+    Option<AgentConfig>,
+    Vec<String>,
+);
+
+/// Checks that the testbed can honour every flow and returns its [`KernelPlan`].
+fn plan_flows(sc: &Scenario) -> Result<KernelPlan, String> {
     let available = kernel_ccs();
     let mut ccs = Vec::new();
     let mut natives: Vec<NativeUse> = Vec::new();

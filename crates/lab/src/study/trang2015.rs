@@ -338,7 +338,7 @@ fn load(n: u64, lbe: Option<Lbe>) -> Experiment {
             OWD_MS,
             buffer_pkts(10, C_MBPS, OWD_MS),
             droptail,
-            flows.into(),
+            flows,
             &[(600, 1200)],
         ),
         id,
