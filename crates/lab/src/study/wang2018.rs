@@ -960,33 +960,4 @@ mod tests {
             assert_eq!(t.period, Dur::from_secs(3));
         }
     }
-
-    #[test]
-    fn detection_metrics_follow_their_definitions() {
-        // Bins of 0.5 s; events at 0 (benevolent), 2 (hostile), 4 (benevolent).
-        let time: Vec<f64> = (1..=12).map(|i| i as f64 * 0.5).collect();
-        let mode = [1., 1., 0., 0., 0., 1., 1., 0., 1., 0., 0., 1.];
-        let ev = [
-            Event {
-                label: "1",
-                at: 0.0,
-                hostile: false,
-            },
-            Event {
-                label: "2",
-                at: 2.0,
-                hostile: true,
-            },
-            Event {
-                label: "3",
-                at: 4.0,
-                hostile: false,
-            },
-        ];
-        let m = detection::metrics(&time, &mode, &ev);
-        // Phase 1: first benevolent bin ends at 1.5. Phase 2: first hostile at 3.0, then
-        // 3.5 hostile (FN 0/1). Phase 3: 4.0 benevolent, then 1, 0, 0, 1 (FP 2/4).
-        assert_eq!(m.delays, vec![Some(1.5), Some(1.0), Some(0.0)]);
-        assert_eq!((m.false_positive, m.false_negative), (0.5, 0.0));
-    }
 }
