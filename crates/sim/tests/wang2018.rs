@@ -147,6 +147,7 @@ fn cubic_fills_the_buffer_of_the_trace_link() {
 // ---------------------------------------------------------------------------------------
 
 use scavenger_lab::analysis::detection::{metrics, Event, Metrics};
+use scavenger_lab::study::wang2018::events;
 
 /// EvaRate's detector as it reproduces §5.5's time scale: the standard deviation of B'
 /// over the last 50 samples (one per RTT) instead of 100-second windows, with C over the
@@ -310,35 +311,9 @@ fn evarate_detection_is_slower_but_more_accurate_than_copa_in_scenarios_a_and_b(
     // §5.5, Fig. 5.21: A: test flow at 0 s, CUBIC from 20 to 40 s; B: CUBIC from 0 to 40 s,
     // test flow from 20 s. Events A1 (alone), A2 (CUBIC joins), A3 (CUBIC leaves); B2
     // (the test flow starts beside CUBIC), B3 (CUBIC leaves).
-    let a = [
-        Event {
-            label: "A1",
-            at: 0.0,
-            hostile: false,
-        },
-        Event {
-            label: "A2",
-            at: 20.0,
-            hostile: true,
-        },
-        Event {
-            label: "A3",
-            at: 40.0,
-            hostile: false,
-        },
-    ];
-    let b = [
-        Event {
-            label: "B2",
-            at: 20.0,
-            hostile: true,
-        },
-        Event {
-            label: "B3",
-            at: 40.0,
-            hostile: false,
-        },
-    ];
+    // The study's definition of the events, so that test and study cannot drift apart.
+    let a = events('A');
+    let b = events('B');
     let scenario_a = |t: FlowConfig| detect(vec![t, cubic_between("cubic", 20, 40)], 60, &a);
     let scenario_b = |mut t: FlowConfig| {
         t.start = Time(20 * SECOND);
