@@ -132,6 +132,35 @@ pub struct FlowSpec {
     /// A receive-side window controller at the flow's receiver (rLEDBAT, RFC 9840).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receiver: Option<ReceiverSpec>,
+    /// `ack_model = "linux" | "legacy"`: how the simulated receiver delays ACKs
+    /// (docs/receiver.md). `None` takes the simulator's default, and is left out of the
+    /// record so that scenarios without the field keep their keys.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack_model: Option<AckModelChoice>,
+}
+
+/// The simulated receiver's delayed-ACK model, as a scenario names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AckModelChoice {
+    /// Linux 6.x: quick-ACK mode, adaptive `ato`, compressed SACKs (`scavenger_sim::delack`).
+    Linux,
+    /// Every second segment or a fixed 40 ms timer.
+    Legacy,
+}
+
+impl AckModelChoice {
+    fn parse(f: &Fields) -> Result<Option<Self>, InputError> {
+        match f.str("ack_model")? {
+            None => Ok(None),
+            Some("linux") => Ok(Some(Self::Linux)),
+            Some("legacy") => Ok(Some(Self::Legacy)),
+            Some(other) => Err(f.err(
+                "ack_model",
+                format!("\"{other}\" is not an ACK model; allowed: \"linux\" or \"legacy\""),
+            )),
+        }
+    }
 }
 
 /// `receiver = { controller = NAME, ...its parameters }` on a flow.
@@ -913,6 +942,7 @@ fn parse_flow(
         "rwnd",
         "pacing",
         "delayed_ack",
+        "ack_model",
         "clock_offset",
         "ecn",
         "deadline",
@@ -1072,6 +1102,7 @@ fn parse_flow(
         rwnd_bytes: f.bytes("rwnd")?.unwrap_or(64 << 20),
         pacing: f.bool("pacing")?.unwrap_or(false),
         delayed_ack: f.bool("delayed_ack")?.unwrap_or(true),
+        ack_model: AckModelChoice::parse(f)?,
         clock_offset_ns,
         ecn: f.bool("ecn")?.unwrap_or(false),
         kind,
@@ -1264,6 +1295,11 @@ impl Scenario {
                 fc.rwnd = f.rwnd_bytes;
                 fc.pacing = f.pacing;
                 fc.ack_every = if f.delayed_ack { 2 } else { 1 };
+                match f.ack_model {
+                    None => {}
+                    Some(AckModelChoice::Linux) => fc.ack_model = scavenger_sim::AckModel::Linux,
+                    Some(AckModelChoice::Legacy) => fc.ack_model = scavenger_sim::AckModel::Legacy,
+                }
                 fc.clock_offset = f.clock_offset_ns;
                 fc.ecn = f.ecn;
                 fc.stop = f.stop.map(|s| Time::ZERO + s);

@@ -408,3 +408,29 @@ fn web_flow_sizes_have_the_asked_mean() {
     );
     assert!((mean - 100_000.0).abs() / 100_000.0 < 0.03, "{mean}");
 }
+
+#[test]
+fn ack_model_names_the_allowed_models() {
+    let msg = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nack_model = \"bsd\"",
+    );
+    assert_mentions(&msg, &["ack_model", "bsd", "\"linux\"", "\"legacy\""]);
+}
+
+#[test]
+fn ack_model_reaches_the_simulator_and_is_left_out_of_the_record_when_unset() {
+    use scavenger_lab::scenario::AckModelChoice;
+    let unset = parse("good.toml", GOOD).unwrap();
+    assert_eq!(unset.flows[0].ack_model, None);
+    let unset_json = serde_json::to_string(&unset.flows[0]).unwrap();
+    assert!(!unset_json.contains("ack_model"), "{unset_json}");
+    let text = GOOD.replace(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nack_model = \"linux\"",
+    );
+    let linux = parse("good.toml", &text).unwrap();
+    assert_eq!(linux.flows[0].ack_model, Some(AckModelChoice::Linux));
+    let cfg = linux.to_sim(1);
+    assert_eq!(cfg.flows[0].ack_model, scavenger_sim::AckModel::Linux);
+}

@@ -217,6 +217,11 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, String> {
                 "{who}: delayed_ack = false (the kernel's receiver decides)"
             ));
         }
+        if f.ack_model == Some(scavenger_lab::scenario::AckModelChoice::Legacy) {
+            ignored.push(format!(
+                "{who}: ack_model = \"legacy\" (the kernel's receiver is Linux's)"
+            ));
+        }
         if f.clock_offset_ns != 0 {
             ignored.push(format!(
                 "{who}: clock_offset (hosts share the machine's clock)"
