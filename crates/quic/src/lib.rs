@@ -8,6 +8,9 @@
 //! - `ack_frequency::prompt_acks()` asks the peer for prompt ACKs, which delay-based
 //!   algorithms need.
 //!
+//! - `transfer`: `scavenger send` / `receive`, a background file transfer on top
+//!   (docs/transfer.md).
+//!
 //! What differs from the TCP datapaths is in docs/quic.md.
 
 pub mod ack_frequency;
@@ -17,10 +20,12 @@ mod factory;
 mod recovery;
 mod sample;
 mod stats;
+pub mod transfer;
 
 pub use controller::ScavengerController;
 pub use factory::{initial_window, FactoryError, ScavengerFactory};
 pub use stats::{AdapterStats, StatsSnapshot};
+pub use transfer::{receive, send, ReceiveOptions, SendOptions, SendSummary};
 
 #[cfg(test)]
 mod tests;

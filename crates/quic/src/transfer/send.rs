@@ -1,0 +1,414 @@
+//! The sending end: one QUIC connection, the token on the first stream, then one stream
+//! per file from the receiver's resume point. A reader thread reads and hashes the file
+//! ahead of the network (chunk hashes and the whole-file hash), so hashing overlaps
+//! with QUIC's encryption.
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::mpsc;
+
+use super::protocol::{self, hex, sha256, FileHeader, Hash, Hello, Reply, DEFAULT_CHUNK};
+use super::{store, tls, transport, Congestion, Progress, Stop, TransferError};
+
+pub struct SendOptions {
+    /// `HOST:PORT` of the receiver.
+    pub to: String,
+    pub token: Vec<u8>,
+    pub congestion: Congestion,
+    /// Continue from the receiver's verified chunks instead of starting over.
+    pub resume: bool,
+    pub chunk_size: u32,
+    /// Pinned SHA-256 of the receiver's certificate. Without it: trust on first use
+    /// through `known_receivers`, or no identity check at all when that is `None`.
+    pub fingerprint: Option<Hash>,
+    pub known_receivers: Option<PathBuf>,
+    pub progress: Arc<Progress>,
+    pub stop: Stop,
+    /// RNG seed of the congestion controller (randomised algorithms).
+    pub seed: u64,
+}
+
+impl SendOptions {
+    pub fn new(to: impl Into<String>, token: impl Into<Vec<u8>>) -> SendOptions {
+        SendOptions {
+            to: to.into(),
+            token: token.into(),
+            congestion: Congestion::default(),
+            resume: false,
+            chunk_size: DEFAULT_CHUNK,
+            fingerprint: None,
+            known_receivers: None,
+            progress: Arc::default(),
+            stop: Stop::default(),
+            seed: 1,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileSummary {
+    pub name: String,
+    /// File size.
+    pub bytes: u64,
+    /// SHA-256 of the whole file, hex, as the receiver confirmed it.
+    pub sha256: String,
+    /// Bytes the receiver already held verified (0 without resume).
+    pub resumed_from: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SendSummary {
+    pub files: Vec<FileSummary>,
+    /// File bytes sent in this run (sizes minus resumed prefixes).
+    pub bytes_sent: u64,
+    pub duration: Duration,
+    /// The controller: algorithm name, or `controller(base)` with a deadline.
+    pub algorithm: String,
+    pub fingerprint: String,
+    /// True when the receiver's certificate was recorded on this first use.
+    pub trusted_on_first_use: bool,
+}
+
+impl SendSummary {
+    pub fn resumed_from(&self) -> u64 {
+        self.files.iter().map(|f| f.resumed_from).sum()
+    }
+
+    /// Mean rate of this run's file bytes, bytes per second.
+    pub fn mean_rate_bytes_per_sec(&self) -> f64 {
+        self.bytes_sent as f64 / self.duration.as_secs_f64().max(1e-9)
+    }
+}
+
+/// Sends `paths` to the receiver in `opts.to`. Blocks; runs its own tokio runtime.
+pub fn send<P: AsRef<Path>>(paths: &[P], opts: &SendOptions) -> Result<SendSummary, TransferError> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| TransferError::Io {
+            what: "starting the tokio runtime".into(),
+            source: e,
+        })?;
+    let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+    rt.block_on(send_async(&paths, opts))
+}
+
+struct Source {
+    path: PathBuf,
+    name: String,
+    size: u64,
+}
+
+fn sources(paths: &[PathBuf]) -> Result<Vec<Source>, TransferError> {
+    let mut names = BTreeSet::new();
+    let mut out = Vec::new();
+    for path in paths {
+        let md = std::fs::metadata(path).map_err(|e| TransferError::Io {
+            what: format!("stat {}", path.display()),
+            source: e,
+        })?;
+        if !md.is_file() {
+            return Err(TransferError::NotAFile(path.clone()));
+        }
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| TransferError::BadName {
+                name: path.display().to_string(),
+                why: "not UTF-8 text",
+            })?
+            .to_string();
+        store::check_name(&name)?;
+        if !names.insert(name.clone()) {
+            return Err(TransferError::BadOption {
+                field: "FILE",
+                value: name,
+                allowed: "distinct file names (the receiver keeps only the name)",
+            });
+        }
+        out.push(Source {
+            path: path.clone(),
+            name,
+            size: md.len(),
+        });
+    }
+    Ok(out)
+}
+
+pub async fn send_async(
+    paths: &[PathBuf],
+    opts: &SendOptions,
+) -> Result<SendSummary, TransferError> {
+    if !(protocol::MIN_CHUNK..=protocol::MAX_CHUNK).contains(&opts.chunk_size) {
+        return Err(TransferError::BadOption {
+            field: "chunk size",
+            value: opts.chunk_size.to_string(),
+            allowed: "4096..=16777216 bytes",
+        });
+    }
+    if opts.token.is_empty() || opts.token.len() > protocol::MAX_TOKEN {
+        return Err(TransferError::BadOption {
+            field: "--token",
+            value: format!("{} bytes", opts.token.len()),
+            allowed: "1..=1024 bytes",
+        });
+    }
+    let files = sources(paths)?;
+    let total: u64 = files.iter().map(|f| f.size).sum();
+    opts.progress.total.store(total, Ordering::Relaxed);
+
+    let addr: SocketAddr = opts
+        .to
+        .to_socket_addrs()
+        .map_err(|e| TransferError::BadOption {
+            field: "--to",
+            value: format!("{} ({e})", opts.to),
+            allowed: "HOST:PORT of a receiver",
+        })?
+        .next()
+        .ok_or_else(|| TransferError::BadOption {
+            field: "--to",
+            value: opts.to.clone(),
+            allowed: "HOST:PORT that resolves to an address",
+        })?;
+
+    let mut transport_cfg = quinn::TransportConfig::default();
+    transport(&mut transport_cfg);
+    transport_cfg.congestion_controller_factory(opts.congestion.factory(total, opts.seed)?);
+    transport_cfg.ack_frequency_config(Some(crate::ack_frequency::prompt_acks()));
+    let mut client_cfg = quinn::ClientConfig::new(Arc::new(tls::client_config()?));
+    client_cfg.transport_config(Arc::new(transport_cfg));
+    let bind: SocketAddr = if addr.is_ipv4() {
+        "0.0.0.0:0".parse().expect("literal")
+    } else {
+        "[::]:0".parse().expect("literal")
+    };
+    let mut endpoint = quinn::Endpoint::client(bind).map_err(|e| TransferError::Io {
+        what: format!("binding a UDP socket on {bind}"),
+        source: e,
+    })?;
+    endpoint.set_default_client_config(client_cfg);
+
+    let start = Instant::now();
+    let work = async {
+        let conn = endpoint
+            .connect(addr, tls::SERVER_NAME)
+            .map_err(|e| TransferError::Connection(format!("{addr}: {e}")))?
+            .await
+            .map_err(|e| TransferError::Connection(format!("{addr}: {e}")))?;
+        let r = session(&conn, &files, opts, start).await;
+        match &r {
+            Ok(_) => conn.close(0u32.into(), b"done"),
+            Err(e) => conn.close(1u32.into(), e.to_string().as_bytes()),
+        }
+        r
+    };
+    let r = tokio::select! {
+        r = work => r,
+        _ = opts.stop.wait() => Err(TransferError::Interrupted),
+    };
+    if matches!(r, Err(TransferError::Interrupted)) {
+        endpoint.close(2u32.into(), b"interrupted");
+    }
+    // Let the close reach the receiver; bounded, a gone peer does not hold us.
+    let _ = tokio::time::timeout(Duration::from_secs(2), endpoint.wait_idle()).await;
+    r
+}
+
+async fn session(
+    conn: &quinn::Connection,
+    files: &[Source],
+    opts: &SendOptions,
+    start: Instant,
+) -> Result<SendSummary, TransferError> {
+    // Identity first: nothing secret is sent to a receiver we do not trust.
+    let seen = conn
+        .peer_identity()
+        .and_then(|i| {
+            i.downcast::<Vec<rustls::pki_types::CertificateDer<'static>>>()
+                .ok()
+        })
+        .and_then(|c| c.first().map(|c| tls::fingerprint(c)))
+        .ok_or_else(|| TransferError::Tls("the receiver presented no certificate".into()))?;
+    let mut first_use = false;
+    if let Some(pin) = &opts.fingerprint {
+        if hex(pin) != seen {
+            return Err(TransferError::FingerprintMismatch {
+                pinned: hex(pin),
+                seen,
+            });
+        }
+    } else if let Some(file) = &opts.known_receivers {
+        first_use = tls::trust_on_first_use(file, &opts.to, &seen)?;
+    }
+
+    let (mut s, mut r) = conn
+        .open_bi()
+        .await
+        .map_err(|e| TransferError::Connection(e.to_string()))?;
+    protocol::write_hello(
+        &mut s,
+        &Hello {
+            token: opts.token.clone(),
+        },
+    )
+    .await?;
+    if let Reply::Refused { code, message } = protocol::read_reply(&mut r).await? {
+        return Err(TransferError::Refused { code, message });
+    }
+    let _ = s.finish();
+
+    let mut out = Vec::new();
+    for f in files {
+        out.push(send_file(conn, f, opts).await?);
+    }
+    let bytes_sent = out.iter().map(|f| f.bytes - f.resumed_from).sum();
+    Ok(SendSummary {
+        files: out,
+        bytes_sent,
+        duration: start.elapsed(),
+        algorithm: opts.congestion.label(),
+        fingerprint: seen,
+        trusted_on_first_use: first_use,
+    })
+}
+
+/// One chunk from the reader thread: data and its hash, or (after the last chunk) the
+/// whole-file hash.
+enum Piece {
+    Chunk(Vec<u8>, Hash),
+    End(Hash),
+}
+
+/// Reads `path` from chunk `from` on, hashing the skipped prefix for the whole-file
+/// hash first. Runs on its own thread.
+fn reader(
+    path: PathBuf,
+    header: FileHeader,
+    from: u64,
+    tx: mpsc::Sender<Result<Piece, TransferError>>,
+) {
+    let io = |what: &str, e: std::io::Error| TransferError::Io {
+        what: format!("{what} {}", path.display()),
+        source: e,
+    };
+    let run = || -> Result<(), TransferError> {
+        let mut f = File::open(&path).map_err(|e| io("open", e))?;
+        let mut whole = Sha256::new();
+        let mut buf = vec![0u8; header.chunk_size as usize];
+        for i in 0..header.chunks() {
+            let len = header.chunk_len(i);
+            f.read_exact(&mut buf[..len]).map_err(|e| io("read", e))?;
+            whole.update(&buf[..len]);
+            if i >= from {
+                let piece = Piece::Chunk(buf[..len].to_vec(), sha256(&buf[..len]));
+                if tx.blocking_send(Ok(piece)).is_err() {
+                    return Ok(()); // the sender gave up
+                }
+            }
+        }
+        // The file must not have grown or shrunk while it was read.
+        let now = f.seek(SeekFrom::End(0)).map_err(|e| io("seek", e))?;
+        if now != header.size {
+            return Err(TransferError::BadOption {
+                field: "FILE",
+                value: format!(
+                    "{} changed size while sent ({} → {now} bytes)",
+                    path.display(),
+                    header.size
+                ),
+                allowed: "a file that does not change during the transfer",
+            });
+        }
+        let _ = tx.blocking_send(Ok(Piece::End(whole.finalize().into())));
+        Ok(())
+    };
+    if let Err(e) = run() {
+        let _ = tx.blocking_send(Err(e));
+    }
+}
+
+async fn send_file(
+    conn: &quinn::Connection,
+    f: &Source,
+    opts: &SendOptions,
+) -> Result<FileSummary, TransferError> {
+    let header = FileHeader {
+        name: f.name.clone(),
+        size: f.size,
+        chunk_size: opts.chunk_size,
+        resume: opts.resume,
+    };
+    let (mut s, mut r) = conn
+        .open_bi()
+        .await
+        .map_err(|e| TransferError::Connection(e.to_string()))?;
+    protocol::write_header(&mut s, &header).await?;
+    let from = match protocol::read_reply(&mut r).await? {
+        Reply::Ok { value, .. } if value <= header.chunks() => value,
+        Reply::Ok { value, .. } => {
+            return Err(TransferError::Protocol {
+                field: "resume chunk",
+                value: value.to_string(),
+                allowed: "at most the file's chunk count",
+            })
+        }
+        Reply::Refused { code, message } => return Err(TransferError::Refused { code, message }),
+    };
+    let resumed_from = (from * header.chunk_size as u64).min(header.size);
+    opts.progress
+        .resumed
+        .fetch_add(resumed_from, Ordering::Relaxed);
+
+    let (tx, mut rx) = mpsc::channel(4);
+    let (path, h) = (f.path.clone(), header.clone());
+    let thread = std::thread::spawn(move || reader(path, h, from, tx));
+    let mut whole = None;
+    while let Some(piece) = rx.recv().await {
+        match piece? {
+            Piece::Chunk(data, hash) => {
+                s.write_all(&data)
+                    .await
+                    .map_err(|e| TransferError::Connection(e.to_string()))?;
+                s.write_all(&hash)
+                    .await
+                    .map_err(|e| TransferError::Connection(e.to_string()))?;
+                opts.progress
+                    .sent
+                    .fetch_add(data.len() as u64, Ordering::Relaxed);
+            }
+            Piece::End(h) => {
+                s.write_all(&h)
+                    .await
+                    .map_err(|e| TransferError::Connection(e.to_string()))?;
+                whole = Some(h);
+            }
+        }
+    }
+    let _ = thread.join();
+    let whole = whole.ok_or_else(|| TransferError::Connection("the file reader stopped".into()))?;
+    let _ = s.finish();
+    match protocol::read_reply(&mut r).await? {
+        Reply::Ok { hash, .. } if hash == whole => Ok(FileSummary {
+            name: f.name.clone(),
+            bytes: f.size,
+            sha256: hex(&whole),
+            resumed_from,
+        }),
+        Reply::Ok { hash, .. } => Err(TransferError::Protocol {
+            field: "confirmed SHA-256",
+            value: hex(&hash),
+            allowed: "the sender's whole-file hash",
+        }),
+        Reply::Refused { code, message } => Err(TransferError::Refused { code, message }),
+    }
+}

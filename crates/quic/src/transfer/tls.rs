@@ -1,0 +1,228 @@
+//! TLS 1.3 for the transfer (docs/transfer.md, "Security"): the receiver's self-signed
+//! certificate (rcgen), kept in `DIR/.scavenger/` so that its fingerprint stays the same
+//! across restarts; the sender's verifier, which checks the handshake signature (the
+//! receiver holds the key) but leaves the identity check to the caller, who compares
+//! the SHA-256 fingerprint of the certificate with a pin or a trust-on-first-use record
+//! before sending the token.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+use std::sync::Arc;
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, SignatureScheme};
+
+use super::protocol::{hex, sha256, Hash};
+use super::TransferError;
+
+/// The name in the receiver's certificate and the one the sender asks for.
+pub const SERVER_NAME: &str = "scavenger-receiver";
+
+/// A certificate's fingerprint as printed: 64 lowercase hex digits of SHA-256(DER).
+pub fn fingerprint(cert_der: &[u8]) -> String {
+    hex(&sha256(cert_der))
+}
+
+/// Parses a fingerprint as the user may paste it: hex with or without `:` and a
+/// `sha256:` prefix.
+pub fn parse_fingerprint(s: &str) -> Result<Hash, TransferError> {
+    let t: String = s
+        .trim()
+        .trim_start_matches("sha256:")
+        .chars()
+        .filter(|c| *c != ':')
+        .collect();
+    let bad = || TransferError::BadOption {
+        field: "--fingerprint",
+        value: s.to_string(),
+        allowed: "64 hex digits (SHA-256 of the receiver's certificate)",
+    };
+    if t.len() != 64 || !t.is_ascii() {
+        return Err(bad());
+    }
+    let mut h = [0u8; 32];
+    for (i, b) in h.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&t[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
+    }
+    Ok(h)
+}
+
+fn provider() -> Arc<CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+fn io(what: String) -> impl FnOnce(std::io::Error) -> TransferError {
+    move |source| TransferError::Io { what, source }
+}
+
+/// Writes `data` to `path` atomically (temp + rename), readable by the owner only.
+fn write_private(path: &Path, data: &[u8]) -> Result<(), TransferError> {
+    let tmp = path.with_extension("tmp");
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(io(format!("create {}", tmp.display())))?;
+    f.write_all(data)
+        .and_then(|_| f.sync_all())
+        .map_err(io(format!("write {}", tmp.display())))?;
+    fs::rename(&tmp, path).map_err(io(format!("rename {}", tmp.display())))
+}
+
+/// The receiver's certificate and key from `state_dir`, made on first use.
+pub fn receiver_identity(
+    state_dir: &Path,
+) -> Result<(CertificateDer<'static>, PrivateKeyDer<'static>), TransferError> {
+    let cert_path = state_dir.join("receiver-cert.der");
+    let key_path = state_dir.join("receiver-key.der");
+    if !cert_path.exists() || !key_path.exists() {
+        fs::create_dir_all(state_dir).map_err(io(format!("create {}", state_dir.display())))?;
+        let c = rcgen::generate_simple_self_signed(vec![SERVER_NAME.to_string()]).map_err(|e| {
+            TransferError::Tls(format!("generating the receiver's certificate: {e}"))
+        })?;
+        write_private(&key_path, &c.key_pair.serialize_der())?;
+        write_private(&cert_path, c.cert.der())?;
+    }
+    let cert = fs::read(&cert_path).map_err(io(format!("read {}", cert_path.display())))?;
+    let key = fs::read(&key_path).map_err(io(format!("read {}", key_path.display())))?;
+    Ok((
+        CertificateDer::from(cert),
+        PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key)),
+    ))
+}
+
+/// Accepts any certificate whose holder signs the TLS 1.3 handshake; the fingerprint is
+/// checked by the sender after the handshake and before anything secret is sent.
+#[derive(Debug)]
+struct AnyCertProvenKey(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for AnyCertProvenKey {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        _message: &[u8],
+        _cert: &CertificateDer<'_>,
+        _dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        // The config allows TLS 1.3 only.
+        Err(rustls::Error::General("TLS 1.2 is not offered".into()))
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// The sender's TLS 1.3 client configuration.
+pub fn client_config() -> Result<quinn::crypto::rustls::QuicClientConfig, TransferError> {
+    let p = provider();
+    let tls = rustls::ClientConfig::builder_with_provider(p.clone())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| TransferError::Tls(e.to_string()))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(AnyCertProvenKey(p)))
+        .with_no_client_auth();
+    quinn::crypto::rustls::QuicClientConfig::try_from(tls)
+        .map_err(|e| TransferError::Tls(e.to_string()))
+}
+
+/// The receiver's TLS 1.3 server configuration.
+pub fn server_config(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+) -> Result<quinn::crypto::rustls::QuicServerConfig, TransferError> {
+    let tls = rustls::ServerConfig::builder_with_provider(provider())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| TransferError::Tls(e.to_string()))?
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], key)
+        .map_err(|e| TransferError::Tls(e.to_string()))?;
+    quinn::crypto::rustls::QuicServerConfig::try_from(tls)
+        .map_err(|e| TransferError::Tls(e.to_string()))
+}
+
+/// Trust on first use: `file` holds lines `ADDRESS FINGERPRINT`. Returns Ok(true) if the
+/// address was new (and is now recorded), Ok(false) if it matched, and an error if the
+/// receiver at that address now shows another certificate.
+pub fn trust_on_first_use(file: &Path, address: &str, seen: &str) -> Result<bool, TransferError> {
+    let text = match fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(io(format!("read {}", file.display()))(e)),
+    };
+    for line in text.lines() {
+        let mut it = line.split_whitespace();
+        if let (Some(a), Some(f)) = (it.next(), it.next()) {
+            if a == address {
+                return if f == seen {
+                    Ok(false)
+                } else {
+                    Err(TransferError::FingerprintChanged {
+                        address: address.to_string(),
+                        known: f.to_string(),
+                        seen: seen.to_string(),
+                        file: file.to_path_buf(),
+                    })
+                };
+            }
+        }
+    }
+    if let Some(d) = file.parent() {
+        fs::create_dir_all(d).map_err(io(format!("create {}", d.display())))?;
+    }
+    write_private(file, format!("{text}{address} {seen}\n").as_bytes())?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprints_parse_with_or_without_colons() {
+        let h = [0xabu8; 32];
+        let s = hex(&h);
+        assert_eq!(parse_fingerprint(&s).unwrap(), h);
+        let colons = h
+            .iter()
+            .map(|b| format!("{b:02X}"))
+            .collect::<Vec<_>>()
+            .join(":");
+        assert_eq!(parse_fingerprint(&format!("sha256:{colons}")).unwrap(), h);
+        let e = parse_fingerprint("abc").unwrap_err().to_string();
+        assert!(
+            e.contains("--fingerprint") && e.contains("abc") && e.contains("64 hex"),
+            "{e}"
+        );
+    }
+}
