@@ -12,6 +12,8 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod transfer;
+
 #[derive(Parser)]
 #[command(
     name = "scavenger",
@@ -101,6 +103,10 @@ enum Cmd {
     },
     /// List every algorithm with its parameters, defaults, units and sources.
     Algorithms,
+    /// Receive files sent with `scavenger send` (QUIC, TLS 1.3, token; docs/transfer.md).
+    Receive(transfer::ReceiveArgs),
+    /// Send files in the background: less-than-best-effort, or by a deadline (docs/transfer.md).
+    Send(transfer::SendArgs),
     /// Emulated testbed: network namespaces, the link emulator, real kernel TCP flows.
     Testbed {
         #[command(subcommand)]
@@ -297,6 +303,8 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Cmd::Receive(a) => transfer::receive(a),
+        Cmd::Send(a) => transfer::send(a),
         Cmd::Testbed { cmd } => scavenger_testbed::cli::run(cmd),
         Cmd::Kernel { cmd } => scavenger_kernel::cli::run(cmd),
         Cmd::Compare { a, b } => match check_comparable(&a, &b)

@@ -1,0 +1,174 @@
+//! `scavenger send` / `receive` as processes on 127.0.0.1: a sender killed with SIGKILL
+//! mid-way resumes with --resume and completes with the right hash; the receiver stops
+//! cleanly on SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+fn tempdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("scavenger-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn len(p: &Path) -> u64 {
+    std::fs::metadata(p).map_or(0, |m| m.len())
+}
+
+#[test]
+fn a_sender_killed_mid_way_resumes_and_completes_with_the_right_hash() {
+    let (src, dst) = (tempdir("kill-src"), tempdir("kill-dst"));
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let data: Vec<u8> = (0..64_000_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let file = src.join("big.bin");
+    std::fs::write(&file, &data).unwrap();
+    let want = hex(&Sha256::digest(&data));
+    let tok = src.join("token");
+    std::fs::write(&tok, "s3cret\n").unwrap();
+    let exe = env!("CARGO_BIN_EXE_scavenger");
+
+    let mut recv = Command::new(exe)
+        .args(["receive", "--listen", "127.0.0.1:0", "--dir"])
+        .arg(&dst)
+        .arg("--token-file")
+        .arg(&tok)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(recv.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    // "listening on ADDR fingerprint FP"
+    let w: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(
+        (w[0], w[1], w[3]),
+        ("listening", "on", "fingerprint"),
+        "{line}"
+    );
+    let (addr, fp) = (w[2].to_string(), w[4].to_string());
+
+    let send = |resume: bool| {
+        let mut c = Command::new(exe);
+        c.arg("send")
+            .arg(&file)
+            .args([
+                "--to",
+                &addr,
+                "--fingerprint",
+                &fp,
+                "--json",
+                "--chunk-size",
+                "256KiB",
+            ])
+            .arg("--token-file")
+            .arg(&tok)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if resume {
+            c.arg("--resume");
+        }
+        c
+    };
+    let mut first = send(false).spawn().unwrap();
+    let part = dst.join(".big.bin.part");
+    let t0 = Instant::now();
+    while len(&part) < 8_000_000 {
+        assert!(
+            first.try_wait().unwrap().is_none(),
+            "the sender finished before it was killed"
+        );
+        assert!(t0.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    assert!(
+        !dst.join("big.bin").exists(),
+        "a partial file appeared under its name"
+    );
+
+    std::thread::sleep(Duration::from_millis(300));
+    let out = send(true).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let resumed = j["resumed_from"].as_u64().unwrap();
+    assert!(resumed >= 256 * 1024 && resumed < 64_000_000, "{j}");
+    assert_eq!(j["bytes"].as_u64().unwrap(), 64_000_000 - resumed, "{j}");
+    assert_eq!(j["files"][0]["sha256"], want.as_str());
+    assert_eq!(j["algorithm"], "ledbat-plus-plus");
+    assert_eq!(
+        hex(&Sha256::digest(std::fs::read(dst.join("big.bin")).unwrap())),
+        want
+    );
+    assert!(!part.exists() && !dst.join(".big.bin.chunks").exists());
+
+    // SIGTERM stops the receiver cleanly (exit status 0).
+    unsafe { libc::kill(recv.id() as i32, libc::SIGTERM) };
+    let st = recv.wait().unwrap();
+    assert!(st.success(), "{st:?}");
+}
+
+#[test]
+fn bad_options_are_named() {
+    let exe = env!("CARGO_BIN_EXE_scavenger");
+    let out = Command::new(exe)
+        .args([
+            "send",
+            "/dev/null",
+            "--to",
+            "127.0.0.1:1",
+            "--token",
+            "t",
+            "--transport",
+            "tcp",
+        ])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("--transport tcp") && e.contains("not yet"),
+        "{e}"
+    );
+    let out = Command::new(exe)
+        .args(["send", "/dev/null", "--to", "127.0.0.1:1"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("token"), "{e}");
+    let out = Command::new(exe)
+        .args([
+            "send",
+            "/etc/hostname",
+            "--to",
+            "127.0.0.1:1",
+            "--token",
+            "t",
+            "--algorithm",
+            "nope",
+        ])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("nope") && e.contains("cubic"),
+        "{e}"
+    );
+}
