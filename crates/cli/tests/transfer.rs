@@ -81,7 +81,7 @@ fn a_sender_killed_mid_way_resumes_and_completes_with_the_right_hash() {
             .arg("--token-file")
             .arg(&tok)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(Stdio::piped());
         if resume {
             c.arg("--resume");
         }

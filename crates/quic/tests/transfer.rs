@@ -334,3 +334,20 @@ fn a_damaged_sidecar_resumes_from_the_last_good_chunk() {
     assert_eq!(std::fs::read(dst.join("f.bin")).unwrap(), data);
     assert_eq!(entries(&dst), vec!["f.bin".to_string()]);
 }
+
+#[test]
+fn a_deadline_transfer_runs_da_lbe_and_arrives() {
+    let (src, dst) = (tempdir("dl-src"), tempdir("dl-dst"));
+    let data = content(3_000_000, 5);
+    std::fs::write(src.join("d.bin"), &data).unwrap();
+    let r = receiver(&dst, 1 << 30);
+    let mut o = SendOptions::new(r.addr.to_string(), TOKEN);
+    o.congestion = scavenger_quic::transfer::Congestion::Deadline {
+        base: "cubic".into(),
+        controller: "deadline".into(),
+        deadline: Duration::from_secs(60),
+    };
+    let s = send(&[src.join("d.bin")], &o).unwrap();
+    assert_eq!(s.algorithm, "deadline(cubic)");
+    assert_eq!(std::fs::read(dst.join("d.bin")).unwrap(), data);
+}

@@ -4,9 +4,10 @@
 //! names and tokens by `protocol`, the file size against `--max-size` and the free disk
 //! space here, and only the declared bytes are ever written.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::protocol::{self, hex, FileHeader, Hash, Refusal, Reply, HASH_LEN};
@@ -85,6 +86,7 @@ pub fn receive(
             token: opts.token.clone(),
             max_size: opts.max_size,
             log: opts.log.clone(),
+            writers: Mutex::default(),
         });
         loop {
             let incoming = tokio::select! {
@@ -112,6 +114,73 @@ struct Shared {
     token: Vec<u8>,
     max_size: u64,
     log: Log,
+    /// Which connection writes which name. A sender that was killed leaves its
+    /// connection (and the name's lock) until the idle timeout; a new authenticated
+    /// sender of the same name supersedes it (all senders hold the same token).
+    writers: Mutex<HashMap<String, quinn::Connection>>,
+}
+
+/// Removes a name's writer entry when its transfer ends, however it ends.
+struct Writing<'a> {
+    s: &'a Shared,
+    name: String,
+    id: usize,
+}
+
+impl Drop for Writing<'_> {
+    fn drop(&mut self) {
+        let mut w = self.s.writers.lock().unwrap_or_else(|e| e.into_inner());
+        if w.get(&self.name).is_some_and(|c| c.stable_id() == self.id) {
+            w.remove(&self.name);
+        }
+    }
+}
+
+/// Opens the partial file, closing an older connection that still writes the name and
+/// waiting (up to 5 s) for it to let go of the lock.
+async fn open_partial<'a>(
+    s: &'a Shared,
+    conn: &quinn::Connection,
+    h: &FileHeader,
+) -> Result<(Partial, Writing<'a>), TransferError> {
+    let old = s
+        .writers
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&h.name)
+        .filter(|c| c.stable_id() != conn.stable_id())
+        .cloned();
+    if let Some(old) = old {
+        (s.log)(&format!(
+            "{}: {}: superseding the transfer from {}",
+            conn.remote_address(),
+            h.name,
+            old.remote_address()
+        ));
+        old.close(4u32.into(), b"superseded by a newer sender");
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let (dir, hh) = (s.dir.clone(), h.clone());
+        match blocking(move || Partial::open(&dir, &hh)).await {
+            Err(TransferError::Busy(_)) if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => return Err(e),
+            Ok(p) => {
+                s.writers
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(h.name.clone(), conn.clone());
+                let w = Writing {
+                    s,
+                    name: h.name.clone(),
+                    id: conn.stable_id(),
+                };
+                return Ok((p, w));
+            }
+        }
+    }
 }
 
 /// Compares without an early exit, so the time taken does not tell how much of a
@@ -154,7 +223,7 @@ async fn connection(s: Arc<Shared>, conn: quinn::Connection) {
     }
     // Files one at a time: a connection never holds more than one chunk buffer.
     while let Ok((mut tx, mut rx)) = conn.accept_bi().await {
-        match file(&s, &mut rx, &mut tx).await {
+        match file(&s, &conn, &mut rx, &mut tx).await {
             Ok((h, hash, from)) => (s.log)(&format!(
                 "{peer}: received {} ({} bytes, sha256 {}, resumed from {from})",
                 h.name,
@@ -211,7 +280,12 @@ fn refusal(e: &TransferError) -> Reply {
 
 type FileResult = Result<(FileHeader, Hash, u64), (String, TransferError)>;
 
-async fn file(s: &Shared, rx: &mut quinn::RecvStream, tx: &mut quinn::SendStream) -> FileResult {
+async fn file(
+    s: &Shared,
+    conn: &quinn::Connection,
+    rx: &mut quinn::RecvStream,
+    tx: &mut quinn::SendStream,
+) -> FileResult {
     let h = protocol::read_header(rx)
         .await
         .map_err(|e| ("header".to_string(), e))?;
@@ -243,11 +317,7 @@ async fn file(s: &Shared, rx: &mut quinn::RecvStream, tx: &mut quinn::SendStream
             limit: free,
         }));
     }
-    let dir = s.dir.clone();
-    let hh = h.clone();
-    let mut part = blocking(move || Partial::open(&dir, &hh))
-        .await
-        .map_err(tag)?;
+    let (mut part, _writing) = open_partial(s, conn, &h).await.map_err(tag)?;
     let from = part.verified();
     let resumed_bytes = part.verified_bytes();
     protocol::write_reply(
