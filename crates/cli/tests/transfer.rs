@@ -110,7 +110,7 @@ fn a_sender_killed_mid_way_resumes_and_completes_with_the_right_hash() {
     assert!(out.status.success(), "{out:?}");
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let resumed = j["resumed_from"].as_u64().unwrap();
-    assert!(resumed >= 256 * 1024 && resumed < 64_000_000, "{j}");
+    assert!((256 * 1024..64_000_000).contains(&resumed), "{j}");
     assert_eq!(j["bytes"].as_u64().unwrap(), 64_000_000 - resumed, "{j}");
     assert_eq!(j["files"][0]["sha256"], want.as_str());
     assert_eq!(j["algorithm"], "ledbat-plus-plus");
