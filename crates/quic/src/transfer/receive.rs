@@ -28,6 +28,9 @@ pub struct ReceiveOptions {
     pub log: Log,
 }
 
+/// Connections served at a time; more are refused at the handshake.
+const MAX_CONNECTIONS: usize = 8;
+
 /// How long a sender has to present its token.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -88,12 +91,23 @@ pub fn receive(
             log: opts.log.clone(),
             writers: Mutex::default(),
         });
+        let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
         loop {
             let incoming = tokio::select! {
                 i = endpoint.accept() => i,
                 _ = opts.stop.wait() => None,
             };
             let Some(incoming) = incoming else { break };
+            // Each connection may hold a chunk buffer and quinn's windows (≤ 16 MiB +
+            // 32 MiB): bound how many there are.
+            let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
+                (shared.log)(&format!(
+                    "{}: refused: already {MAX_CONNECTIONS} connections",
+                    incoming.remote_address()
+                ));
+                incoming.refuse();
+                continue;
+            };
             let s = Arc::clone(&shared);
             tokio::spawn(async move {
                 let peer = incoming.remote_address();
@@ -101,6 +115,7 @@ pub fn receive(
                     Ok(conn) => connection(s, conn).await,
                     Err(e) => (s.log)(&format!("{peer}: handshake failed: {e}")),
                 }
+                drop(permit);
             });
         }
         endpoint.close(0u32.into(), b"receiver stopping");
