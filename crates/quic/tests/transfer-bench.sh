@@ -1,7 +1,7 @@
 #!/bin/bash
 # scavenger send over loopback: 500 MB file, receiver in another process.
 set -e
-BIN=/work/wt/transfer/target/release/scavenger
+BIN=${BIN:-target/release/scavenger}   # run from the workspace root
 D=/tmp/transfer-bench; rm -rf $D; mkdir -p $D/src $D/dst
 head -c 500000000 /dev/urandom > $D/src/big.bin
 echo tok > $D/token
