@@ -226,40 +226,6 @@ impl ParamSet {
         );
         slot.1 = v;
     }
-
-    // Accessors. An algorithm asks only for names in its own spec table, so a miss is a
-    // programming error caught by that algorithm's tests, not a user-input problem.
-    pub fn f64(&self, name: &str) -> f64 {
-        match self.get(name) {
-            Some(ParamValue::Float(x)) => x,
-            Some(ParamValue::Int(i)) => i as f64,
-            other => panic!("parameter `{name}` is not a number: {other:?}"),
-        }
-    }
-    pub fn int(&self, name: &str) -> i64 {
-        match self.get(name) {
-            Some(ParamValue::Int(i)) => i,
-            other => panic!("parameter `{name}` is not an integer: {other:?}"),
-        }
-    }
-    pub fn bool(&self, name: &str) -> bool {
-        match self.get(name) {
-            Some(ParamValue::Bool(b)) => b,
-            other => panic!("parameter `{name}` is not a bool: {other:?}"),
-        }
-    }
-    pub fn dur(&self, name: &str) -> Dur {
-        match self.get(name) {
-            Some(ParamValue::Dur(d)) => d,
-            other => panic!("parameter `{name}` is not a duration: {other:?}"),
-        }
-    }
-    pub fn choice(&self, name: &str) -> &'static str {
-        match self.get(name) {
-            Some(ParamValue::Choice(s)) => s,
-            other => panic!("parameter `{name}` is not a choice: {other:?}"),
-        }
-    }
 }
 
 /// Reads a resolved [`ParamSet`] by name for one algorithm. An algorithm's
@@ -437,11 +403,12 @@ mod tests {
             [("target", &target), ("mode", &mode), ("beta", &beta)],
         )
         .unwrap();
-        assert_eq!(p.dur("target"), Dur::from_millis(25));
-        assert_eq!(p.choice("mode"), "freebsd");
-        assert_eq!(p.f64("beta"), 1.0);
-        assert_eq!(p.int("window"), 8);
-        assert!(p.bool("shadow"));
+        let r = p.reader("x");
+        assert_eq!(r.dur("target"), Ok(Dur::from_millis(25)));
+        assert_eq!(r.choice("mode"), Ok("freebsd"));
+        assert_eq!(r.f64("beta"), Ok(1.0));
+        assert_eq!(r.int("window"), Ok(8));
+        assert_eq!(r.bool("shadow"), Ok(true));
     }
 
     #[test]

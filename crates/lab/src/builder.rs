@@ -24,7 +24,7 @@
 
 use crate::error::InputError;
 use crate::scenario::{parse_table, Scenario};
-use scavenger_cc::{Dur, Rate};
+use scavenger_cc::{Dur, ParamValue, Rate};
 use toml::{Table, Value};
 
 /// A parameter value for an algorithm, a queue discipline or a DA-LBE controller.
@@ -65,6 +65,19 @@ impl From<Dur> for Arg {
 impl From<&str> for Arg {
     fn from(v: &str) -> Arg {
         Arg(Value::String(v.to_string()))
+    }
+}
+
+impl From<ParamValue> for Arg {
+    /// A value of an algorithm's parameter table (a preset's), written as a file would.
+    fn from(v: ParamValue) -> Arg {
+        match v {
+            ParamValue::Float(x) => x.into(),
+            ParamValue::Int(i) => i.into(),
+            ParamValue::Bool(b) => b.into(),
+            ParamValue::Dur(d) => d.into(),
+            ParamValue::Choice(c) => c.into(),
+        }
     }
 }
 

@@ -1171,15 +1171,18 @@ impl Scenario {
 
     /// Refuses a run whose estimated cost is past `COST_BOUND_PACKETS`, with the estimate,
     /// its factors and the bound in the message.
-    pub fn check_cost(&self) -> Result<(), String> {
+    pub fn check_cost(&self) -> Result<(), crate::error::TooCostly> {
         let n = self.estimated_packets();
         if n <= COST_BOUND_PACKETS {
             return Ok(());
         }
-        Err(format!(
-            "this run would simulate about {n:.1e} packets (link.rate {} + reverse {} over duration {}, in 1500-byte packets), past the bound of {COST_BOUND_PACKETS:.0e} (about an hour of simulation)",
-            self.link.rate, self.link.reverse_rate, self.duration
-        ))
+        Err(crate::error::TooCostly {
+            packets: n,
+            rate: self.link.rate,
+            reverse_rate: self.link.reverse_rate,
+            duration: self.duration,
+            bound: COST_BOUND_PACKETS,
+        })
     }
 
     /// A web-traffic entry becomes its drawn flows (Poisson arrivals over the run, sizes

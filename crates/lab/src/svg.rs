@@ -19,6 +19,54 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The document's opening tag and the title, centred over the plot area.
+fn start(w: f64, h: f64, ml: f64, mr: f64, title: &str) -> String {
+    let mut svg = String::new();
+    let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
+        (w - mr + ml) / 2.0,
+        esc(title)
+    );
+    svg
+}
+
+/// Closes a plot that has nothing to draw.
+fn no_data(mut svg: String) -> String {
+    svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
+    svg
+}
+
+/// The plot area's frame: left and top margins `ml`, `mt`, size `pw` × `ph`.
+fn frame(svg: &mut String, ml: f64, mt: f64, pw: f64, ph: f64) {
+    let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
+}
+
+/// The axis titles: `xlabel` under the plot area `(ml, mt, pw, ph)` of a plot `h` high,
+/// `ylabel` turned upright at its left.
+fn axis_titles(
+    svg: &mut String,
+    xlabel: &str,
+    ylabel: &str,
+    (ml, mt, pw, ph): (f64, f64, f64, f64),
+    h: f64,
+) {
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        ml + pw / 2.0,
+        h - 8.0,
+        esc(xlabel)
+    );
+    let _ = write!(
+        svg,
+        "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+        mt + ph / 2.0,
+        esc(ylabel)
+    );
+}
+
 /// "Nice" tick step for a range.
 fn tick_step(span: f64) -> f64 {
     if span <= 0.0 || !span.is_finite() {
@@ -136,17 +184,9 @@ pub fn scatter_with(
         .flat_map(|s| s.points.iter().copied())
         .filter(|p| p.0.is_finite() && p.1.is_finite())
         .collect();
-    let mut svg = String::new();
-    let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
-    let _ = write!(
-        svg,
-        "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
-        (w - mr + ml) / 2.0,
-        esc(title)
-    );
+    let mut svg = start(w, h, ml, mr, title);
     if all.is_empty() {
-        svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
-        return svg;
+        return no_data(svg);
     }
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for (x, y) in &all {
@@ -179,7 +219,7 @@ pub fn scatter_with(
         }
     };
     let sy = |y: f64| mt + ph - (y - y0) / (y1 - y0) * ph;
-    let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
+    frame(&mut svg, ml, mt, pw, ph);
     let xticks: Vec<(f64, f64)> = if log {
         // 1, 2, 5 × 10^k within the range, in data units.
         let mut v = Vec::new();
@@ -201,19 +241,7 @@ pub fn scatter_with(
     for t in linear_ticks(y0, y1) {
         y_gridline(&mut svg, sy(t), t, ml, pw);
     }
-    let _ = write!(
-        svg,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-        ml + pw / 2.0,
-        h - 8.0,
-        esc(xlabel)
-    );
-    let _ = write!(
-        svg,
-        "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
-        mt + ph / 2.0,
-        esc(ylabel)
-    );
+    axis_titles(&mut svg, xlabel, ylabel, (ml, mt, pw, ph), h);
     for (i, s) in series.iter().enumerate() {
         let col = PALETTE[i % PALETTE.len()];
         if let Some(((cx, cy), (rx, ry), ang)) = confidence_ellipse(&s.points) {
@@ -262,22 +290,14 @@ pub fn scatter_with(
 /// Empirical CDFs of the x values of each series (y values are ignored), as step lines.
 pub fn cdf(title: &str, xlabel: &str, series: &[Series2]) -> String {
     let (w, h, ml, mr, mt, mb) = (560.0, 300.0, 60.0, 150.0, 30.0, 45.0);
-    let mut svg = String::new();
-    let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
-    let _ = write!(
-        svg,
-        "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
-        (w - mr + ml) / 2.0,
-        esc(title)
-    );
+    let mut svg = start(w, h, ml, mr, title);
     let xs: Vec<f64> = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
         .filter(|x| x.is_finite())
         .collect();
     if xs.is_empty() {
-        svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
-        return svg;
+        return no_data(svg);
     }
     let (lo, hi) = xs
         .iter()
@@ -291,21 +311,20 @@ pub fn cdf(title: &str, xlabel: &str, series: &[Series2]) -> String {
     let (pw, ph) = (w - ml - mr, h - mt - mb);
     let sx = |x: f64| ml + (x - x0) / (x1 - x0) * pw;
     let sy = |p: f64| mt + ph - p * ph;
-    let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
+    frame(&mut svg, ml, mt, pw, ph);
     for t in linear_ticks(x0, x1) {
         x_gridline(&mut svg, sx(t), t, mt, ph);
     }
     for p in [0.0, 0.25, 0.5, 0.75, 1.0] {
         y_gridline(&mut svg, sy(p), p, ml, pw);
     }
-    let _ = write!(
-        svg,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-        ml + pw / 2.0,
-        h - 8.0,
-        esc(xlabel)
+    axis_titles(
+        &mut svg,
+        xlabel,
+        "fraction of runs ≤ x",
+        (ml, mt, pw, ph),
+        h,
     );
-    let _ = write!(svg, "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">fraction of runs ≤ x</text>", mt + ph / 2.0);
     for (i, s) in series.iter().enumerate() {
         let col = PALETTE[i % PALETTE.len()];
         let mut v: Vec<f64> = s
@@ -337,22 +356,14 @@ pub fn cdf(title: &str, xlabel: &str, series: &[Series2]) -> String {
 /// Line plot of (x, y) series on shared axes (time series of one run).
 pub fn lines(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> String {
     let (w, h, ml, mr, mt, mb) = (560.0, 260.0, 60.0, 150.0, 30.0, 45.0);
-    let mut svg = String::new();
-    let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
-    let _ = write!(
-        svg,
-        "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
-        (w - mr + ml) / 2.0,
-        esc(title)
-    );
+    let mut svg = start(w, h, ml, mr, title);
     let all: Vec<(f64, f64)> = series
         .iter()
         .flat_map(|s| s.points.iter().copied())
         .filter(|p| p.0.is_finite() && p.1.is_finite())
         .collect();
     if all.is_empty() {
-        svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
-        return svg;
+        return no_data(svg);
     }
     let (x0, x1) = all
         .iter()
@@ -365,26 +376,14 @@ pub fn lines(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> Str
     let (pw, ph) = (w - ml - mr, h - mt - mb);
     let sx = |x: f64| ml + (x - x0) / (x1 - x0) * pw;
     let sy = |y: f64| mt + ph - y / y1 * ph;
-    let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
+    frame(&mut svg, ml, mt, pw, ph);
     for t in linear_ticks(x0, x1) {
         x_gridline(&mut svg, sx(t), t, mt, ph);
     }
     for t in linear_ticks(0.0, y1) {
         y_gridline(&mut svg, sy(t), t, ml, pw);
     }
-    let _ = write!(
-        svg,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-        ml + pw / 2.0,
-        h - 8.0,
-        esc(xlabel)
-    );
-    let _ = write!(
-        svg,
-        "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
-        mt + ph / 2.0,
-        esc(ylabel)
-    );
+    axis_titles(&mut svg, xlabel, ylabel, (ml, mt, pw, ph), h);
     for (i, s) in series.iter().enumerate() {
         let col = PALETTE[i % PALETTE.len()];
         let pts: Vec<String> = s
@@ -409,18 +408,10 @@ pub fn lines(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> Str
 /// experiments).
 pub fn histogram(title: &str, xlabel: &str, values: &[f64], bins: usize) -> String {
     let (w, h, ml, mr, mt, mb) = (420.0, 240.0, 50.0, 20.0, 30.0, 45.0);
-    let mut svg = String::new();
-    let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
-    let _ = write!(
-        svg,
-        "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
-        (w - mr + ml) / 2.0,
-        esc(title)
-    );
+    let mut svg = start(w, h, ml, mr, title);
     let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     if v.is_empty() || bins == 0 {
-        svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
-        return svg;
+        return no_data(svg);
     }
     let (lo, hi) = v
         .iter()
@@ -438,7 +429,7 @@ pub fn histogram(title: &str, xlabel: &str, values: &[f64], bins: usize) -> Stri
     let top = *counts.iter().max().unwrap() as f64;
     let (pw, ph) = (w - ml - mr, h - mt - mb);
     let bw = pw / bins as f64;
-    let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
+    frame(&mut svg, ml, mt, pw, ph);
     for (i, c) in counts.iter().enumerate() {
         let bh = *c as f64 / top * ph;
         let _ = write!(svg, "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{c}</title></rect>", ml + i as f64 * bw + 1.0, mt + ph - bh, (bw - 2.0).max(1.0), bh, PALETTE[0]);

@@ -228,7 +228,7 @@ fn issue23_15_an_absurd_cost_needs_force() {
         "duration = \"24000h\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"newreno\"\n",
     )
     .unwrap();
-    let e = sc.check_cost().unwrap_err();
+    let e = sc.check_cost().unwrap_err().to_string();
     assert!(
         e.contains("1.4e11") && e.contains("1e10") && e.contains("86400000s"),
         "{e}"

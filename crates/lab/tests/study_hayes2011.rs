@@ -2,6 +2,7 @@
 //! paper's set-up (§4, Fig 3), its published numbers name experiments it runs, and two of
 //! its claims hold on a short run.
 
+use scavenger_cc::algorithms::cdg::{CdgConfig, Variant};
 use scavenger_cc::units::Dur;
 use scavenger_lab::scenario::Buffer;
 use scavenger_lab::study::hayes2011::{e1_id, e2_id, e3_id, e4_id, E3_FLOWS};
@@ -92,16 +93,16 @@ fn scenarios_are_the_papers_testbed() {
         );
         for fl in e.scenario.flows.iter().filter(|fl| fl.algorithm == "cdg") {
             // §4: a = 8, G = 3, b = 5, b' = 5; §3.5: β = 0.7; the paper's algorithm.
-            let p = &fl.params;
-            assert_eq!(p.choice("variant"), "paper", "{}", e.id);
+            let p = CdgConfig::try_from(&fl.params).unwrap();
+            assert_eq!(p.variant, Variant::Paper, "{}", e.id);
             assert_eq!(
-                (p.int("window"), p.int("use_ineff"), p.int("hold_backoff")),
+                (p.window, p.use_ineff, p.hold_backoff),
                 (8, 5, 5),
                 "{}",
                 e.id
             );
             assert_eq!(
-                (p.f64("exp_backoff_scale"), p.f64("backoff_beta")),
+                (p.exp_backoff_scale, p.backoff_beta),
                 (3.0, 0.7),
                 "{}",
                 e.id

@@ -2,6 +2,7 @@
 //! thesis's testbed scenarios (§4.1, Tables 5.1 and 5.2), its published numbers name
 //! experiments it runs, and its long-term claims can be evaluated on a short run.
 
+use scavenger_cc::algorithms::vegas::VegasConfig;
 use scavenger_cc::units::Dur;
 use scavenger_lab::scenario::{Buffer, FlowKind};
 use scavenger_lab::study::wallenburg2018::{long_id, long_margin, short_id, CONTROLLERS, SHORT_BE};
@@ -107,7 +108,8 @@ fn scenarios_are_the_thesis_testbed() {
         );
         if ctrl == "vegas-mbc" {
             // §5.1.2: α = β = 16.
-            assert_eq!((d.params.int("alpha"), d.params.int("beta")), (16, 16));
+            let vegas = VegasConfig::try_from(&d.params).unwrap();
+            assert_eq!((vegas.alpha, vegas.beta), (16, 16));
         }
     }
     for c in CONTROLLERS {

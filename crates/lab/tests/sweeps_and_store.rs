@@ -1,6 +1,7 @@
 //! Sweep plans, the result store and the executor: expansion counts, resume after an
 //! interruption without losing or repeating work, torn lines, reports.
 
+use scavenger_cc::algorithms::cubic::CubicConfig;
 use scavenger_lab::exec::{clear_stop, request_stop, run_into_store, Executor, LocalExecutor};
 use scavenger_lab::plan::{assign, load_plan};
 use scavenger_lab::store::Store;
@@ -74,7 +75,8 @@ range = { from = 0.5, to = 0.7, step = 0.1 }
         .unwrap();
     assert_eq!(it.scenario.link.rate.bps(), 24_000_000);
     assert_eq!(it.scenario.link.delay, scavenger_cc::Dur::from_millis(50));
-    assert_eq!(it.scenario.flows[1].params.f64("beta"), 0.7);
+    let cubic = CubicConfig::try_from(&it.scenario.flows[1].params).unwrap();
+    assert_eq!(cubic.beta, 0.7);
     let keys: std::collections::HashSet<_> = items.iter().map(|w| &w.key).collect();
     assert_eq!(keys.len(), 36, "every (scenario, seed) has its own key");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -61,7 +61,7 @@ pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchRe
             }
         }
         *o2.lock().expect("not poisoned") = h;
-        Ok(())
+        Ok::<(), String>(())
     })
     .map_err(|e| e.to_string())?;
     std::thread::sleep(std::time::Duration::from_millis(50));
@@ -88,7 +88,7 @@ pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchRe
                 sent += 1500 * n as u64;
             }
         }
-        Ok(sent)
+        Ok::<u64, String>(sent)
     })?;
     std::thread::sleep(std::time::Duration::from_millis(
         200 + delay.nanos() / 1_000_000,

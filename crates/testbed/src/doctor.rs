@@ -73,7 +73,8 @@ pub fn run_checks() -> Vec<Check> {
             netns::ip(&[
                 "-n", &name, "link", "add", "a0", "type", "veth", "peer", "name", "b0",
             ])
-            .map(|_| "veth pair created".to_string()),
+            .map(|_| "veth pair created".to_string())
+            .map_err(String::from),
         ));
         out.push(check(
             "tun",

@@ -125,7 +125,7 @@ pub fn start_receiver(
             receive(&p, l, clock, run_end, &stop, &done)
         },
     )
-    .map_err(|e| format!("cannot start a thread: {e}"))?;
+    .map_err(String::from)?;
     match rx.recv() {
         Ok(Ok(())) => Ok(h),
         Ok(Err(e)) => Err(e),
@@ -218,7 +218,7 @@ pub fn start_sender(
     netns::spawn_in(&plan.sender_ns, &format!("snd-{}", plan.name), move || {
         send(&p, clock, &stop, &done)
     })
-    .map_err(|e| format!("cannot start a thread: {e}"))
+    .map_err(String::from)
 }
 
 fn sample(s: &TcpStream, t: Time, rep: &mut SenderReport) {

@@ -18,6 +18,7 @@ pub mod datapath;
 pub mod doctor;
 pub mod emulator;
 pub mod endpoints;
+pub mod error;
 pub mod icmp;
 pub mod netns;
 pub mod packet;

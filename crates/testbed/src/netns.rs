@@ -4,6 +4,7 @@
 //! process and per testbed, and a namespace left by a killed process (SIGKILL cannot be
 //! caught) is recognised as stale because its pid is gone.
 
+use crate::error::TestbedError;
 use crate::sys;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -59,25 +60,32 @@ pub fn clear_stop() {
 }
 
 /// Runs `ip` with `args`; the error names the command and its stderr.
-pub fn ip(args: &[&str]) -> Result<(), String> {
+pub fn ip(args: &[&str]) -> Result<(), TestbedError> {
     let out = Command::new("ip")
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run `ip` (install iproute2): {e}"))?;
+        .map_err(no_ip)?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "`ip {}` failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        Err(TestbedError::Command {
+            command: format!("ip {}", args.join(" ")),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        })
+    }
+}
+
+fn no_ip(source: std::io::Error) -> TestbedError {
+    TestbedError::Spawn {
+        program: "ip",
+        install: "install iproute2",
+        source,
     }
 }
 
 /// Runs several `ip` commands in one process (`ip [-n NS] -batch -`).
-pub fn ip_batch(ns: Option<&str>, lines: &[String]) -> Result<(), String> {
+pub fn ip_batch(ns: Option<&str>, lines: &[String]) -> Result<(), TestbedError> {
     let mut cmd = Command::new("ip");
     if let Some(n) = ns {
         cmd.args(["-n", n]);
@@ -88,66 +96,72 @@ pub fn ip_batch(ns: Option<&str>, lines: &[String]) -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run `ip` (install iproute2): {e}"))?;
+        .map_err(no_ip)?;
     child
         .stdin
         .take()
         .expect("piped")
         .write_all(lines.join("\n").as_bytes())
-        .map_err(|e| format!("ip -batch: {e}"))?;
+        .map_err(|e| TestbedError::io("ip -batch", e))?;
     let out = child
         .wait_with_output()
-        .map_err(|e| format!("ip -batch: {e}"))?;
+        .map_err(|e| TestbedError::io("ip -batch", e))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "`ip{} -batch` failed: {}\ncommands:\n{}",
-            ns.map_or(String::new(), |n| format!(" -n {n}")),
-            String::from_utf8_lossy(&out.stderr).trim(),
-            lines.join("\n")
-        ))
+        Err(TestbedError::Batch {
+            command: format!(
+                "ip{} -batch",
+                ns.map_or(String::new(), |n| format!(" -n {n}"))
+            ),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            input: lines.join("\n"),
+        })
     }
 }
 
 /// Runs `f` on a new thread that has entered namespace `ns`; sockets and devices it
-/// opens belong there.
-pub fn spawn_in<F, R>(
+/// opens belong there. `f`'s error type takes the namespace's own errors too.
+pub fn spawn_in<F, R, E>(
     ns: &str,
     name: &str,
     f: F,
-) -> std::io::Result<std::thread::JoinHandle<Result<R, String>>>
+) -> Result<std::thread::JoinHandle<Result<R, E>>, TestbedError>
 where
-    F: FnOnce() -> Result<R, String> + Send + 'static,
+    F: FnOnce() -> Result<R, E> + Send + 'static,
     R: Send + 'static,
+    E: From<TestbedError> + Send + 'static,
 {
     let ns = ns.to_string();
     std::thread::Builder::new()
         .name(name.to_string())
         .spawn(move || {
-            sys::enter_netns(&ns).map_err(|e| e.to_string())?;
+            sys::enter_netns(&ns)
+                .map_err(|e| TestbedError::io(format!("cannot enter namespace {ns}"), e))?;
             f()
         })
+        .map_err(|e| TestbedError::io("cannot start a thread", e))
 }
 
 /// Runs `f` inside namespace `ns` and waits for it.
-pub fn run_in<F, R>(ns: &str, f: F) -> Result<R, String>
+pub fn run_in<F, R, E>(ns: &str, f: F) -> Result<R, E>
 where
-    F: FnOnce() -> Result<R, String> + Send + 'static,
+    F: FnOnce() -> Result<R, E> + Send + 'static,
     R: Send + 'static,
+    E: From<TestbedError> + Send + 'static,
 {
-    spawn_in(ns, "scvtb-ns", f)
-        .map_err(|e| format!("cannot start a thread: {e}"))?
+    spawn_in(ns, "scvtb-ns", f)?
         .join()
-        .map_err(|_| format!("a thread inside namespace {ns} panicked"))?
+        .map_err(|_| TestbedError::Panicked { ns: ns.to_string() })?
 }
 
 /// Writes a sysctl of namespace `ns` (/proc/sys/net resolves to the writer's namespace).
-pub fn sysctl(ns: &str, key: &str, value: &str) -> Result<(), String> {
+pub fn sysctl(ns: &str, key: &str, value: &str) -> Result<(), TestbedError> {
     let path = format!("/proc/sys/{}", key.replace('.', "/"));
     let (v, ns_name) = (value.to_string(), ns.to_string());
     run_in(ns, move || {
-        std::fs::write(&path, &v).map_err(|e| format!("cannot set {path} = {v} in {ns_name}: {e}"))
+        std::fs::write(&path, &v)
+            .map_err(|e| TestbedError::io(format!("cannot set {path} = {v} in {ns_name}"), e))
     })
 }
 
@@ -164,13 +178,13 @@ pub fn list(prefix: &str) -> Vec<String> {
     v
 }
 
-fn delete(name: &str) -> Result<(), String> {
+fn delete(name: &str) -> Result<(), TestbedError> {
     ip(&["netns", "del", name])
 }
 
 /// Deletes testbed namespaces whose creating process no longer exists (left by SIGKILL
 /// or a crash). Returns the names removed.
-pub fn clean_stale() -> Result<Vec<String>, String> {
+pub fn clean_stale() -> Result<Vec<String>, TestbedError> {
     let stale = list_stale();
     for n in &stale {
         delete(n)?;
@@ -206,7 +220,7 @@ impl Namespaces {
     }
 
     /// Creates namespace `name` with its loopback up.
-    pub fn add(&self, name: &str) -> Result<(), String> {
+    pub fn add(&self, name: &str) -> Result<(), TestbedError> {
         self.names
             .lock()
             .expect("not poisoned")
@@ -220,7 +234,7 @@ impl Namespaces {
     }
 
     /// Deletes every namespace; reports those it could not delete.
-    pub fn delete_all(&self) -> Result<(), String> {
+    pub fn delete_all(&self) -> Result<(), TestbedError> {
         let names: Vec<String> =
             std::mem::take(&mut *self.names.lock().unwrap_or_else(|p| p.into_inner()));
         let mut errs = Vec::new();
@@ -234,7 +248,7 @@ impl Namespaces {
         if errs.is_empty() {
             Ok(())
         } else {
-            Err(errs.join("; "))
+            Err(TestbedError::Several(errs))
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::emulator::{EmulatorConfig, EmulatorReport, FlowRoute, FORWARD};
 use crate::endpoints::{self, FlowPlan, ReceiverReport, SenderReport, BIN};
+use crate::error::TestbedError;
 use crate::netns;
 use crate::testbed::Testbed;
 use scavenger_cc::{Dur, ParamSet, Time};
@@ -60,22 +61,26 @@ pub fn kernel_version() -> String {
 
 /// The kernel's name for one of our algorithms, if the kernel has an implementation of
 /// it: ours are `newreno` (Linux `reno` is NewReno, RFC 6582), `cubic`, `bbr` (v1).
-pub fn kernel_cc_for(ours: &str, available: &[String]) -> Result<String, String> {
+pub fn kernel_cc_for(ours: &str, available: &[String]) -> Result<String, TestbedError> {
     let k = match ours {
         "newreno" => "reno",
         "cubic" => "cubic",
         "bbr" => "bbr",
         other => {
-            return Err(format!(
-                "algorithm `{other}` has no kernel implementation on the testbed; the kernel offers: {} (scenario names: newreno → reno, cubic, bbr; native BPF: ledbat, yield, ledbat-plus-plus). The testbed runs the others through the scv_shim agent",
-                available.join(", ")
-            ))
+            return Err(TestbedError::NoKernelCc {
+                algorithm: other.to_string(),
+                available: available.to_vec(),
+            })
         }
     };
     if available.iter().any(|a| a == k) {
         Ok(k.to_string())
     } else {
-        Err(format!("algorithm `{ours}` needs the kernel's `{k}`, which this kernel does not offer; it has: {}", available.join(", ")))
+        Err(TestbedError::KernelLacks {
+            algorithm: ours.to_string(),
+            kernel: k,
+            available: available.to_vec(),
+        })
     }
 }
 
@@ -687,12 +692,12 @@ mod tests {
             Some("scv_ledbatpp")
         );
         assert!(native_for("vegas").is_none() && native_for("shim").is_none());
-        let e = kernel_cc_for("ledbat", &avail).unwrap_err();
+        let e = kernel_cc_for("ledbat", &avail).unwrap_err().to_string();
         assert!(
             e.contains("ledbat") && e.contains("reno, bbr, cubic"),
             "{e}"
         );
-        let e = kernel_cc_for("cubic", &avail[..2]).unwrap_err();
+        let e = kernel_cc_for("cubic", &avail[..2]).unwrap_err().to_string();
         assert!(
             e.contains("does not offer") && e.contains("reno, bbr"),
             "{e}"

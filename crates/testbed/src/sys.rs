@@ -1,8 +1,11 @@
 //! The few system calls std does not wrap: entering a network namespace, TUN devices,
 //! ppoll with a nanosecond timeout, real-time scheduling, TCP_CONGESTION/TCP_INFO and a
-//! raw ICMP socket. Each `unsafe` block is one FFI call on memory this module owns.
+//! raw ICMP socket. Namespaces, opening files and ioctls go through `nix`; each remaining
+//! `unsafe` block is one FFI call (or nix ioctl) on memory this module owns.
 
-use std::ffi::CString;
+use nix::fcntl::{self, OFlag};
+use nix::sched::{self, CloneFlags};
+use nix::sys::stat::Mode;
 use std::io;
 use std::net::{Ipv4Addr, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -15,28 +18,28 @@ fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
-fn open(path: &str, flags: libc::c_int) -> io::Result<OwnedFd> {
-    let p = CString::new(path)
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains NUL"))?;
-    // SAFETY: `p` is a valid NUL-terminated string; the returned fd is owned by us.
-    let fd = cvt(unsafe { libc::open(p.as_ptr(), flags | libc::O_CLOEXEC) })?;
-    // SAFETY: `fd` was just opened and is not owned by anything else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+fn open(path: &str, flags: OFlag) -> io::Result<OwnedFd> {
+    Ok(fcntl::open(path, flags | OFlag::O_CLOEXEC, Mode::empty())?)
 }
 
 /// Moves the calling thread (only it) into the named network namespace
 /// (/run/netns/NAME, as `ip netns add` creates it). Sockets and TUN devices it opens
 /// afterwards belong to that namespace and stay bound to it.
 pub fn enter_netns(name: &str) -> io::Result<()> {
-    let fd = open(&format!("/run/netns/{name}"), libc::O_RDONLY)
+    let fd = open(&format!("/run/netns/{name}"), OFlag::O_RDONLY)
         .map_err(|e| io::Error::new(e.kind(), format!("cannot open namespace {name}: {e}")))?;
-    // SAFETY: setns on a valid namespace fd; affects only the calling thread.
-    cvt(unsafe { libc::setns(fd.as_raw_fd(), libc::CLONE_NEWNET) })
-        .map_err(|e| io::Error::new(e.kind(), format!("setns into {name}: {e}")))?;
-    Ok(())
+    sched::setns(&fd, CloneFlags::CLONE_NEWNET).map_err(|e| {
+        let e = io::Error::from(e);
+        io::Error::new(e.kind(), format!("setns into {name}: {e}"))
+    })
 }
 
+// TUNSETIFF is _IOW('T', 202, int) but passes a struct ifreq (<linux/if_tun.h>): hence
+// the "bad" form with the literal request number.
 const TUNSETIFF: libc::c_ulong = 0x4004_54ca;
+nix::ioctl_write_ptr_bad!(tun_set_iff, TUNSETIFF, [u8; IFREQ_LEN]);
+/// sizeof(struct ifreq) on Linux.
+const IFREQ_LEN: usize = 40;
 const IFF_TUN: libc::c_short = 0x0001;
 const IFF_NO_PI: libc::c_short = 0x1000;
 
@@ -53,15 +56,18 @@ pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
             ),
         ));
     }
-    let fd = open("/dev/net/tun", libc::O_RDWR | libc::O_NONBLOCK)
+    let fd = open("/dev/net/tun", OFlag::O_RDWR | OFlag::O_NONBLOCK)
         .map_err(|e| io::Error::new(e.kind(), format!("cannot open /dev/net/tun: {e}")))?;
     // struct ifreq: 16 bytes of name, then the flags (a short) in the union.
-    let mut ifr = [0u8; 40];
+    let mut ifr = [0u8; IFREQ_LEN];
     ifr[..name.len()].copy_from_slice(name.as_bytes());
     ifr[16..18].copy_from_slice(&(IFF_TUN | IFF_NO_PI).to_ne_bytes());
-    // SAFETY: TUNSETIFF reads and writes one struct ifreq (40 bytes) at the pointer.
-    cvt(unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF as _, ifr.as_mut_ptr()) })
-        .map_err(|e| io::Error::new(e.kind(), format!("TUNSETIFF {name}: {e}")))?;
+    // SAFETY: TUNSETIFF reads one struct ifreq (IFREQ_LEN bytes) at the pointer, which
+    // `ifr` is for the whole call.
+    unsafe { tun_set_iff(fd.as_raw_fd(), &ifr) }.map_err(|e| {
+        let e = io::Error::from(e);
+        io::Error::new(e.kind(), format!("TUNSETIFF {name}: {e}"))
+    })?;
     Ok(fd)
 }
 
@@ -269,21 +275,13 @@ impl IcmpSocket {
     pub fn last_rx_time(&self) -> io::Result<std::time::SystemTime> {
         // SIOCGSTAMPNS (SIOCGSTAMPNS_OLD on 64-bit: struct timespec of the last packet).
         const SIOCGSTAMPNS: libc::c_ulong = 0x8907;
+        nix::ioctl_read_bad!(siocgstampns, SIOCGSTAMPNS, libc::timespec);
         let mut ts = libc::timespec {
             tv_sec: 0,
             tv_nsec: 0,
         };
         // SAFETY: the ioctl writes one struct timespec into `ts`, which outlives the call.
-        let r = unsafe {
-            libc::ioctl(
-                self.0.as_raw_fd(),
-                SIOCGSTAMPNS as _,
-                &mut ts as *mut libc::timespec,
-            )
-        };
-        if r < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        unsafe { siocgstampns(self.0.as_raw_fd(), &mut ts) }?;
         Ok(std::time::UNIX_EPOCH + std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
     }
 

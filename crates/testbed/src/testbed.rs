@@ -4,6 +4,7 @@
 
 use crate::clock::Clock;
 use crate::emulator::{run_io, Emulator, EmulatorConfig, EmulatorReport};
+use crate::error::TestbedError;
 use crate::topology::{HostNode, Topology};
 use scavenger_lab::scenario::Side;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,7 +31,7 @@ impl Testbed {
         hosts: &[(String, Side)],
         cfg: EmulatorConfig,
         realtime: bool,
-    ) -> Result<Testbed, String> {
+    ) -> Result<Testbed, TestbedError> {
         let mut topo = Topology::build(hosts)?;
         let tuns = topo
             .tuns
@@ -43,7 +44,7 @@ impl Testbed {
         let join = std::thread::Builder::new()
             .name("scvtb-emulator".into())
             .spawn(move || run_io(emu, tuns, clock, s, realtime))
-            .map_err(|e| format!("cannot start the emulator thread: {e}"))?;
+            .map_err(|e| TestbedError::io("cannot start the emulator thread", e))?;
         Ok(Testbed {
             emulator: Some(EmulatorThread { stop, join }),
             clock,
@@ -52,7 +53,7 @@ impl Testbed {
     }
 
     /// A two-host dumbbell ("server" and "client") with the given links.
-    pub fn dumbbell(cfg: EmulatorConfig) -> Result<Testbed, String> {
+    pub fn dumbbell(cfg: EmulatorConfig) -> Result<Testbed, TestbedError> {
         Testbed::start(
             &[
                 ("server".into(), Side::Server),
@@ -77,7 +78,7 @@ impl Testbed {
     }
 
     /// Stops everything and deletes the namespaces, reporting any failure.
-    pub fn shutdown(mut self) -> Result<Option<EmulatorReport>, String> {
+    pub fn shutdown(mut self) -> Result<Option<EmulatorReport>, TestbedError> {
         let r = self.stop_emulator();
         self.topo.teardown()?;
         Ok(r)

@@ -11,6 +11,7 @@
 //! neither the sender's nor the receiver's namespace (the notes' TSQ pitfall). Offloads
 //! are off on every veth, so every packet is at most one MTU.
 
+use crate::error::TestbedError;
 use crate::netns::{self, Namespaces};
 use crate::sys;
 use scavenger_lab::scenario::Side;
@@ -57,12 +58,16 @@ fn has_ethtool() -> bool {
 impl Topology {
     /// Builds namespaces, links and TUN devices for `hosts` (name, side). On any error
     /// everything built so far is torn down before returning.
-    pub fn build(hosts: &[(String, Side)]) -> Result<Topology, String> {
+    pub fn build(hosts: &[(String, Side)]) -> Result<Topology, TestbedError> {
         if !sys::is_root() {
-            return Err("the testbed needs root (network namespaces, veth and TUN devices); run it as root or see `scavenger testbed doctor`".into());
+            return Err(TestbedError::NotRoot);
         }
         if !has_ethtool() {
-            return Err("ethtool is missing (needed to turn off TSO/GSO/GRO on the veths): apt-get install -y ethtool".into());
+            return Err(TestbedError::Missing {
+                program: "ethtool",
+                why: "needed to turn off TSO/GSO/GRO on the veths",
+                install: ETHTOOL_INSTALL,
+            });
         }
         let id = netns::unique_id();
         let namespaces = Namespaces::new();
@@ -91,7 +96,15 @@ impl Topology {
         for (i, (name, side)) in hosts.iter().enumerate() {
             let k = &mut per_side[side_octet(*side) as usize - 1];
             if *k == 250 {
-                return Err("at most 250 hosts per side".into());
+                return Err(TestbedError::TooManyHosts {
+                    side: if *side == Side::Server {
+                        "server"
+                    } else {
+                        "client"
+                    },
+                    hosts: hosts.iter().filter(|(_, s)| s == side).count(),
+                    max: 250,
+                });
             }
             let ns = format!("{id}-h{i}");
             topo.namespaces.add(&ns)?;
@@ -146,12 +159,14 @@ impl Topology {
         }
         // TUN devices are created by opening /dev/net/tun inside each router's namespace
         // (notes §2.2: the fd stays bound to the namespace it was opened in).
-        let tun_s = netns::run_in(&router_server, || {
-            sys::open_tun("tunS").map_err(|e| e.to_string())
-        })?;
-        let tun_c = netns::run_in(&router_client, || {
-            sys::open_tun("tunC").map_err(|e| e.to_string())
-        })?;
+        let tun = |ns: &str, dev: &'static str| {
+            let what = format!("cannot create TUN device {dev} in {ns}");
+            netns::run_in(ns, move || {
+                sys::open_tun(dev).map_err(|e| TestbedError::io(what, e))
+            })
+        };
+        let tun_s = tun(&router_server, "tunS")?;
+        let tun_c = tun(&router_client, "tunC")?;
         topo.tuns = Some((tun_s, tun_c));
         router_cmds[0].extend([
             "link set tunS mtu 1500 txqueuelen 1000 up".to_string(),
@@ -171,25 +186,31 @@ impl Topology {
     }
 
     /// Tears everything down now (also done on drop): TUN fds closed, namespaces deleted.
-    pub fn teardown(&mut self) -> Result<(), String> {
+    pub fn teardown(&mut self) -> Result<(), TestbedError> {
         self.tuns = None;
         self.namespaces.delete_all()
     }
 }
 
-fn offloads_off(ns: &str, dev: &str) -> Result<(), String> {
+const ETHTOOL_INSTALL: &str = "apt-get install -y ethtool";
+
+fn offloads_off(ns: &str, dev: &str) -> Result<(), TestbedError> {
     let out = std::process::Command::new("ip")
         .args([
             "netns", "exec", ns, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off",
         ])
         .output()
-        .map_err(|e| format!("cannot run ethtool: {e}"))?;
+        .map_err(|source| TestbedError::Spawn {
+            program: "ethtool",
+            install: ETHTOOL_INSTALL,
+            source,
+        })?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "ethtool -K {dev} tso off gso off gro off in {ns} failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        Err(TestbedError::Command {
+            command: format!("ethtool -K {dev} tso off gso off gro off in {ns}"),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        })
     }
 }

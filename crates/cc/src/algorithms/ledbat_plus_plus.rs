@@ -33,7 +33,7 @@
 
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
-use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamKind, ParamReader, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Time};
 
@@ -174,13 +174,8 @@ static PARAMS: &[ParamSpec] = &[
 /// tinalee77 module where the draft gives no number.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LedbatPlusPlusConfig {
-    /// TARGET queueing delay: 60 ms (draft, TARGET = 60 ms).
-    pub target: Dur,
-    /// GAIN = 1/min(max_gain_divisor, ⌈gain_target_factor·TARGET/base⌉): 16 (draft
-    /// "Reduced GAIN").
-    pub max_gain_divisor: u64,
-    /// The 2 in ⌈2·TARGET/base⌉ (draft "Reduced GAIN").
-    pub gain_target_factor: f64,
+    /// TARGET, the reduced GAIN and the slowdown schedule (shared with rLEDBAT).
+    pub clock: PlusPlusClockParams,
     /// C in W += max(GAIN − C·W·(delay/TARGET − 1), −W·md_cap): 1 (draft
     /// "Multiplicative decrease", Constant = 1; tinalee77 module C = 1).
     pub decrease_constant: f64,
@@ -189,18 +184,8 @@ pub struct LedbatPlusPlusConfig {
     pub md_cap: f64,
     /// Slow start ends above this fraction of TARGET: 3/4 (draft "Modified slow start").
     pub ss_exit: f64,
-    /// Periodic slowdowns: on (draft "Periodic slowdown").
-    pub slowdown: bool,
     /// Window during a slowdown, packets: 2 (draft "Periodic slowdown").
     pub slowdown_cwnd: u64,
-    /// RTTs the window stays frozen at slowdown_cwnd: 2 (draft "Periodic slowdown").
-    pub slowdown_rtts: f64,
-    /// The next slowdown starts this many slowdown durations after one ends: 9 (draft
-    /// "Periodic slowdown", ≤ 10 % utilisation drop).
-    pub slowdown_interval: f64,
-    /// The first slowdown starts this many RTTs after the initial slow start: 2 (draft
-    /// "Periodic slowdown").
-    pub initial_slowdown_rtts: f64,
     /// BASE_HISTORY one-minute RTT minima: 10 (RFC 6817 §2.5, kept by the draft;
     /// tinalee77 BASE_HISTORY_LEN 10).
     pub base_history: usize,
@@ -215,17 +200,11 @@ pub struct LedbatPlusPlusConfig {
 impl Default for LedbatPlusPlusConfig {
     fn default() -> Self {
         LedbatPlusPlusConfig {
-            target: Dur::from_millis(60),
-            max_gain_divisor: 16,
-            gain_target_factor: 2.0,
+            clock: PlusPlusClockParams::default(),
             decrease_constant: 1.0,
             md_cap: 0.5,
             ss_exit: 0.75,
-            slowdown: true,
             slowdown_cwnd: 2,
-            slowdown_rtts: 2.0,
-            slowdown_interval: 9.0,
-            initial_slowdown_rtts: 2.0,
             base_history: 10,
             current_filter: 4,
             min_cwnd: 2,
@@ -240,17 +219,11 @@ impl TryFrom<&ParamSet> for LedbatPlusPlusConfig {
     fn try_from(p: &ParamSet) -> Result<Self, ParamError> {
         let r = p.reader("ledbat-plus-plus");
         Ok(LedbatPlusPlusConfig {
-            target: r.dur("target")?,
-            max_gain_divisor: r.u64("max_gain_divisor")?,
-            gain_target_factor: r.f64("gain_target_factor")?,
+            clock: PlusPlusClockParams::read(&r)?,
             decrease_constant: r.f64("decrease_constant")?,
             md_cap: r.f64("md_cap")?,
             ss_exit: r.f64("ss_exit")?,
-            slowdown: r.bool("slowdown")?,
             slowdown_cwnd: r.u64("slowdown_cwnd")?,
-            slowdown_rtts: r.f64("slowdown_rtts")?,
-            slowdown_interval: r.f64("slowdown_interval")?,
-            initial_slowdown_rtts: r.f64("initial_slowdown_rtts")?,
             base_history: r.usize("base_history")?,
             current_filter: r.usize("current_filter")?,
             min_cwnd: r.u64("min_cwnd")?,
@@ -284,17 +257,60 @@ pub enum Phase {
     RampUp,
 }
 
-/// The parameters of [`PlusPlusClock`], which `LedbatPlusPlusConfig` and `RledbatConfig`
-/// both carry under the same names.
+/// The parameters of [`PlusPlusClock`]: the `clock` of both `LedbatPlusPlusConfig` (the
+/// sender) and `RledbatConfig` (the receiver), under the same names in both spec tables.
+/// Defaults: draft-irtf-iccrg-ledbat-plus-plus, which RFC 9840 (rLEDBAT) adopts; the
+/// receiver's implementations (Apple, UC3M) use the same values.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlusPlusClockParams {
+    /// TARGET queueing delay: 60 ms (draft TARGET = 60 ms; UC3M TARGET 60 ms).
     pub target: Dur,
+    /// GAIN = 1/min(max_gain_divisor, ⌈gain_target_factor·TARGET/base⌉): 16 (draft
+    /// "Reduced GAIN"; Apple GAIN_CONSTANT 16).
     pub max_gain_divisor: u64,
+    /// The 2 in ⌈2·TARGET/base⌉ (draft "Reduced GAIN"; Apple rledbat_gain()).
     pub gain_target_factor: f64,
+    /// Periodic slowdowns: on (draft "Periodic slowdown"; Apple, UC3M).
     pub slowdown: bool,
+    /// RTTs the window stays frozen during a slowdown: 2 (draft "Periodic slowdown";
+    /// Apple 2·rcv_srtt).
     pub slowdown_rtts: f64,
+    /// The next slowdown starts this many slowdown durations after one ends: 9 (draft
+    /// "Periodic slowdown", ≤ 10 % utilisation drop; Apple, UC3M).
     pub slowdown_interval: f64,
+    /// The first slowdown starts this many RTTs after the initial slow start: 2 (draft
+    /// "Periodic slowdown"; Apple, UC3M).
     pub initial_slowdown_rtts: f64,
+}
+
+impl Default for PlusPlusClockParams {
+    fn default() -> Self {
+        PlusPlusClockParams {
+            target: Dur::from_millis(60),
+            max_gain_divisor: 16,
+            gain_target_factor: 2.0,
+            slowdown: true,
+            slowdown_rtts: 2.0,
+            slowdown_interval: 9.0,
+            initial_slowdown_rtts: 2.0,
+        }
+    }
+}
+
+impl PlusPlusClockParams {
+    /// The only place these names are looked up, for the sender's and the receiver's
+    /// config alike.
+    pub fn read(r: &ParamReader<'_>) -> Result<Self, ParamError> {
+        Ok(PlusPlusClockParams {
+            target: r.dur("target")?,
+            max_gain_divisor: r.u64("max_gain_divisor")?,
+            gain_target_factor: r.f64("gain_target_factor")?,
+            slowdown: r.bool("slowdown")?,
+            slowdown_rtts: r.f64("slowdown_rtts")?,
+            slowdown_interval: r.f64("slowdown_interval")?,
+            initial_slowdown_rtts: r.f64("initial_slowdown_rtts")?,
+        })
+    }
 }
 
 /// LEDBAT++'s reduced gain and periodic-slowdown schedule, shared by the sender
@@ -396,15 +412,7 @@ impl LedbatPlusPlus {
                 cfg.current_filter,
                 Rollover::MinuteBoundary,
             ),
-            clock: PlusPlusClock::new(&PlusPlusClockParams {
-                target: cfg.target,
-                max_gain_divisor: cfg.max_gain_divisor,
-                gain_target_factor: cfg.gain_target_factor,
-                slowdown: cfg.slowdown,
-                slowdown_rtts: cfg.slowdown_rtts,
-                slowdown_interval: cfg.slowdown_interval,
-                initial_slowdown_rtts: cfg.initial_slowdown_rtts,
-            }),
+            clock: PlusPlusClock::new(&cfg.clock),
             c: cfg.decrease_constant,
             md_cap: cfg.md_cap,
             ss_exit: cfg.ss_exit,
@@ -681,7 +689,10 @@ mod tests {
 
     fn in_ca(cwnd: f64) -> LedbatPlusPlus {
         let mut l = make(LedbatPlusPlusConfig {
-            slowdown: false,
+            clock: PlusPlusClockParams {
+                slowdown: false,
+                ..Default::default()
+            },
             ..Default::default()
         });
         l.on_ack(at(0), &ack(0, 20)); // base 20 ms → GAIN 1/6

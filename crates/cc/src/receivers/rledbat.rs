@@ -184,13 +184,9 @@ static PARAMS: &[ParamSpec] = &[
 /// `tcp_rledbat.c` and the UC3M `rledbat_module` where the texts give no number.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RledbatConfig {
-    /// TARGET queueing delay: 60 ms (RFC 9840, LEDBAT++ TARGET; UC3M TARGET 60 ms).
-    pub target: Dur,
-    /// GAIN = 1/min(max_gain_divisor, ⌈gain_target_factor·TARGET/base RTT⌉): 16
-    /// (LEDBAT++ "Reduced GAIN"; Apple GAIN_CONSTANT 16).
-    pub max_gain_divisor: u64,
-    /// The 2 in ⌈2·TARGET/base RTT⌉ (LEDBAT++ "Reduced GAIN"; Apple rledbat_gain()).
-    pub gain_target_factor: f64,
+    /// TARGET, the reduced GAIN and the slowdown schedule: LEDBAT++'s (RFC 9840 adopts
+    /// them), shared with the sender.
+    pub clock: PlusPlusClockParams,
     /// C in W += max(GAIN − C·W·(q/TARGET − 1), −W·md_cap): 1 (LEDBAT++
     /// "Multiplicative decrease"; UC3M CONSTANT 1).
     pub decrease_constant: f64,
@@ -200,18 +196,9 @@ pub struct RledbatConfig {
     /// Slow start ends above this fraction of TARGET: 3/4 (LEDBAT++ "Modified slow
     /// start"; Apple ss_target = 3·target/4).
     pub ss_exit: f64,
-    /// Periodic slowdowns: on (LEDBAT++ "Periodic slowdown"; Apple, UC3M).
-    pub slowdown: bool,
     /// RLWND during a slowdown, packets: 2 (LEDBAT++ "Periodic slowdown"; Apple
     /// bg_ss_fltsz 2).
     pub slowdown_window: u64,
-    /// RTTs RLWND stays frozen: 2 (LEDBAT++ "Periodic slowdown"; Apple 2·rcv_srtt).
-    pub slowdown_rtts: f64,
-    /// Slowdown durations between a slowdown's end and the next: 9 (LEDBAT++; Apple, UC3M).
-    pub slowdown_interval: f64,
-    /// RTTs from the initial slow start's end to the first slowdown: 2 (LEDBAT++; Apple,
-    /// UC3M).
-    pub initial_slowdown_rtts: f64,
     /// BASE_HISTORY one-minute RTT minima: 10 (RFC 6817 §2.5, kept by LEDBAT++ and
     /// rLEDBAT).
     pub base_history: usize,
@@ -232,17 +219,11 @@ pub struct RledbatConfig {
 impl Default for RledbatConfig {
     fn default() -> Self {
         RledbatConfig {
-            target: Dur::from_millis(60),
-            max_gain_divisor: 16,
-            gain_target_factor: 2.0,
+            clock: PlusPlusClockParams::default(),
             decrease_constant: 1.0,
             md_cap: 0.5,
             ss_exit: 0.75,
-            slowdown: true,
             slowdown_window: 2,
-            slowdown_rtts: 2.0,
-            slowdown_interval: 9.0,
-            initial_slowdown_rtts: 2.0,
             base_history: 10,
             current_filter: 4,
             min_window: 2,
@@ -258,17 +239,11 @@ impl TryFrom<&ParamSet> for RledbatConfig {
     fn try_from(p: &ParamSet) -> Result<Self, ParamError> {
         let r = p.reader("rledbat");
         Ok(RledbatConfig {
-            target: r.dur("target")?,
-            max_gain_divisor: r.u64("max_gain_divisor")?,
-            gain_target_factor: r.f64("gain_target_factor")?,
+            clock: PlusPlusClockParams::read(&r)?,
             decrease_constant: r.f64("decrease_constant")?,
             md_cap: r.f64("md_cap")?,
             ss_exit: r.f64("ss_exit")?,
-            slowdown: r.bool("slowdown")?,
             slowdown_window: r.u64("slowdown_window")?,
-            slowdown_rtts: r.f64("slowdown_rtts")?,
-            slowdown_interval: r.f64("slowdown_interval")?,
-            initial_slowdown_rtts: r.f64("initial_slowdown_rtts")?,
             base_history: r.usize("base_history")?,
             current_filter: r.usize("current_filter")?,
             min_window: r.u64("min_window")?,
@@ -326,15 +301,7 @@ impl Rledbat {
                 cfg.current_filter,
                 Rollover::MinuteBoundary,
             ),
-            clock: PlusPlusClock::new(&PlusPlusClockParams {
-                target: cfg.target,
-                max_gain_divisor: cfg.max_gain_divisor,
-                gain_target_factor: cfg.gain_target_factor,
-                slowdown: cfg.slowdown,
-                slowdown_rtts: cfg.slowdown_rtts,
-                slowdown_interval: cfg.slowdown_interval,
-                initial_slowdown_rtts: cfg.initial_slowdown_rtts,
-            }),
+            clock: PlusPlusClock::new(&cfg.clock),
             c: cfg.decrease_constant,
             md_cap: cfg.md_cap,
             ss_exit: cfg.ss_exit,
@@ -713,7 +680,10 @@ mod tests {
 
     fn in_ca(w: f64) -> (Rledbat, Feed) {
         let mut r = make(RledbatConfig {
-            slowdown: false,
+            clock: PlusPlusClockParams {
+                slowdown: false,
+                ..Default::default()
+            },
             ..Default::default()
         });
         let mut f = Feed::new();

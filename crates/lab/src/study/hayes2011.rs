@@ -13,7 +13,8 @@
 //!   the second 20 s after the first, in both orders.
 
 use super::*;
-use crate::scenario::parse;
+use crate::builder::{Buffer, FlowBuilder, LinkBuilder, ScenarioBuilder};
+use scavenger_cc::{Dur, Rate};
 
 /// §4: "This router provides a 10 Mbps bottleneck link".
 pub const RATE_MBPS: u64 = 10;
@@ -37,9 +38,17 @@ const CDG_DELACK: &str = "cdg-delack";
 /// parameter G = 3, ineffectual backoff trigger b = 5 and ineffectual backoff ignore count
 /// b' = 5"; §3.5: β = 0.7 (Hayes & Armitage 2011 notes §5). The paper's own algorithm (variant = paper: the
 /// paper refined by the authors' FreeBSD module), not Linux tcp_cdg.
-const CDG_PARAMS: &str = "params = { variant = \"paper\", window = 8, exp_backoff_scale = 3.0, backoff_beta = 0.7, use_ineff = 5, hold_backoff = 5 }\n";
+fn cdg_flow(name: &str) -> FlowBuilder {
+    FlowBuilder::tcp(name, "cdg")
+        .param("variant", "paper")
+        .param("window", 8)
+        .param("exp_backoff_scale", 3.0)
+        .param("backoff_beta", 0.7)
+        .param("use_ineff", 5)
+        .param("hold_backoff", 5)
+}
 
-/// The TOML lines of a flow of `alg` ("newreno", "vegas", "cdg" or "cdg-delack").
+/// A flow of `alg` ("newreno", "vegas", "cdg" or "cdg-delack").
 ///
 /// CDG's RTT samples came from the ERTT module (§3.2, [13]), which keeps the receiver's
 /// delayed-ACK timer out of them; our datapath's sample is the newest segment's send time,
@@ -47,14 +56,12 @@ const CDG_PARAMS: &str = "params = { variant = \"paper\", window = 8, exp_backof
 /// CDG flows' receivers acknowledge every segment instead
 /// (docs/deviations/studies-hayes2011.md#hayes2011-ack-every);
 /// `cdg-delack` keeps delayed ACKs to show the difference.
-fn flow_toml(name: &str, alg: &str) -> String {
+fn flow(name: &str, alg: &str) -> FlowBuilder {
     match alg {
-        "cdg" => format!(
-            "[[flow]]\nname = \"{name}\"\nalgorithm = \"cdg\"\n{CDG_PARAMS}delayed_ack = false\n"
-        ),
-        CDG_DELACK => format!("[[flow]]\nname = \"{name}\"\nalgorithm = \"cdg\"\n{CDG_PARAMS}"),
+        "cdg" => cdg_flow(name).delayed_ack(false),
+        CDG_DELACK => cdg_flow(name),
         // §4: "NewReno flows use the default parameters"; Vegas likewise.
-        _ => format!("[[flow]]\nname = \"{name}\"\nalgorithm = \"{alg}\"\n"),
+        _ => FlowBuilder::tcp(name, alg),
     }
 }
 
@@ -66,37 +73,39 @@ fn flow_toml(name: &str, alg: &str) -> String {
 /// (docs/deviations/studies-hayes2011.md#hayes2011-timing-noise).
 pub const JITTER_US: u64 = 500;
 
-/// The Fig 3 bottleneck: 10 Mbit/s, 20 ms each way, 84 packets drop-tail, random loss
-/// (a probability) on the forward (data) path only (§4: "random packet loss added by
-/// dummynet in the the forward (data) path only").
-fn link_toml(loss: f64) -> String {
-    let mut t = format!("[link]\nrate = \"{RATE_MBPS}Mbit\"\ndelay = \"{ONE_WAY_MS}ms\"\nbuffer = \"{BUFFER_PKTS} packets\"\njitter = \"{JITTER_US}us\"\n");
+fn secs(s: u64) -> Dur {
+    Dur::from_secs(s)
+}
+
+/// A run of `run_s` seconds on the Fig 3 bottleneck: 10 Mbit/s, 20 ms each way, 84
+/// packets drop-tail, random loss (a probability) on the forward (data) path only (§4:
+/// "random packet loss added by dummynet in the the forward (data) path only").
+fn testbed(id: &str, run_s: u64, loss: f64) -> ScenarioBuilder {
+    let mut link = LinkBuilder::new(Rate::from_mbps(RATE_MBPS), Dur::from_millis(ONE_WAY_MS))
+        .buffer(Buffer::Packets(BUFFER_PKTS as u32))
+        .field("jitter", Dur::from_micros(JITTER_US));
     if loss > 0.0 {
-        t += &format!("loss = {loss}\n");
+        link = link.loss(loss);
     }
-    t
+    ScenarioBuilder::new(id, secs(run_s)).link(link)
 }
 
-fn jain_toml(groups: &[(&str, Vec<String>, u64, u64)]) -> String {
-    let g: Vec<String> = groups
-        .iter()
-        .map(|(name, flows, from, to)| {
-            format!(
-                "{{ name = \"{name}\", flows = [{}], from = \"{from}s\", to = \"{to}s\" }}",
-                flows
-                    .iter()
-                    .map(|f| format!("\"{f}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })
-        .collect();
-    format!("[measure]\njain = [{}]\n", g.join(", "))
+/// Jain's index of `flows` over [from, to) s.
+fn jain<S: AsRef<str>>(
+    sc: ScenarioBuilder,
+    name: &str,
+    flows: &[S],
+    from: u64,
+    to: u64,
+) -> ScenarioBuilder {
+    let flows: Vec<&str> = flows.iter().map(|f| f.as_ref()).collect();
+    sc.jain(name, &flows, secs(from), secs(to))
 }
 
-fn build(id: &str, group: String, mechanism: &str, text: String) -> Experiment {
-    let scenario =
-        parse(id, &text).unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"));
+fn build(id: &str, group: String, mechanism: &str, scenario: ScenarioBuilder) -> Experiment {
+    let scenario = scenario
+        .build()
+        .unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"));
     Experiment {
         id: id.to_string(),
         group,
@@ -113,6 +122,14 @@ fn loss_label(loss: f64) -> &'static str {
     }
 }
 
+fn loss_heading(loss: f64) -> &'static str {
+    if loss > 0.0 {
+        "1 % random loss"
+    } else {
+        "no random loss"
+    }
+}
+
 pub fn e1_id(pct: f64, alg: &str) -> String {
     format!("e1/p={pct}%/{alg}")
 }
@@ -121,12 +138,8 @@ pub fn e1_id(pct: f64, alg: &str) -> String {
 /// related packet loss" (§4.1), one flow alone.
 fn e1(pct: f64, alg: &str) -> Experiment {
     let id = e1_id(pct, alg);
-    let mut t = format!(
-        "name = \"{id}\"\nduration = \"60s\"\n{}",
-        link_toml(pct / 100.0)
-    );
-    t += &flow_toml(alg, alg);
-    build(&id, format!("E1 one flow, {pct} % random loss"), alg, t)
+    let sc = testbed(&id, 60, pct / 100.0).flow(flow(alg, alg));
+    build(&id, format!("E1 one flow, {pct} % random loss"), alg, sc)
 }
 
 pub fn e2_id(alg: &str, loss: f64) -> String {
@@ -140,29 +153,19 @@ pub fn e2_id(alg: &str, loss: f64) -> String {
 fn e2(alg: &str, loss: f64) -> Experiment {
     let id = e2_id(alg, loss);
     let names: Vec<String> = (1..=3).map(|i| format!("{alg}.{i}")).collect();
-    let mut t = format!("name = \"{id}\"\nduration = \"100s\"\n{}", link_toml(loss));
+    let mut sc = testbed(&id, 100, loss);
     for (i, n) in names.iter().enumerate() {
         let start = 20 * i as u64;
-        t += &flow_toml(n, alg);
-        t += &format!("start = \"{start}s\"\nstop = \"{}s\"\n", start + 60);
+        sc = sc.flow(flow(n, alg).start(secs(start)).stop(secs(start + 60)));
     }
-    t += &jain_toml(&[
-        ("all three", names.clone(), 40, 60),
-        ("second joins", names[..2].to_vec(), 20, 28),
-        ("first alone", names[..1].to_vec(), 10, 20),
-    ]);
+    sc = jain(sc, "all three", &names, 40, 60);
+    sc = jain(sc, "second joins", &names[..2], 20, 28);
+    sc = jain(sc, "first alone", &names[..1], 10, 20);
     build(
         &id,
-        format!(
-            "E2 three flows, {}",
-            if loss > 0.0 {
-                "1 % random loss"
-            } else {
-                "no random loss"
-            }
-        ),
+        format!("E2 three flows, {}", loss_heading(loss)),
         alg,
-        t,
+        sc,
     )
 }
 
@@ -180,42 +183,28 @@ pub fn e3_id(loss: f64) -> String {
 /// E3: Jain group k is the window [20k, 20k + 20) s over the flows active in it.
 fn e3(loss: f64) -> Experiment {
     let id = e3_id(loss);
-    let mut t = format!("name = \"{id}\"\nduration = \"140s\"\n{}", link_toml(loss));
+    let mut sc = testbed(&id, 140, loss);
     for (i, n) in E3_FLOWS.iter().enumerate() {
         let start = 20 * i as u64;
-        t += &flow_toml(n, n.split('.').next().expect("role"));
-        t += &format!("start = \"{start}s\"\nstop = \"{}s\"\n", start + 80);
+        let alg = n.split('.').next().expect("role");
+        sc = sc.flow(flow(n, alg).start(secs(start)).stop(secs(start + 80)));
     }
-    let windows: Vec<(String, Vec<String>, u64, u64)> = (0..E3_WINDOWS)
-        .map(|k| {
-            let (from, to) = (20 * k, 20 * k + 20);
-            // Flow i runs over [20i, 20i + 80): active in window k when i ≤ k < i + 4.
-            let active = E3_FLOWS
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| (*i as u64) <= k && k < *i as u64 + 4)
-                .map(|(_, n)| n.to_string())
-                .collect();
-            (format!("{from}-{to}s"), active, from, to)
-        })
-        .collect();
-    let refs: Vec<(&str, Vec<String>, u64, u64)> = windows
-        .iter()
-        .map(|(n, f, a, b)| (n.as_str(), f.clone(), *a, *b))
-        .collect();
-    t += &jain_toml(&refs);
+    for k in 0..E3_WINDOWS {
+        let (from, to) = (20 * k, 20 * k + 20);
+        // Flow i runs over [20i, 20i + 80): active in window k when i ≤ k < i + 4.
+        let active: Vec<&str> = E3_FLOWS
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| (*i as u64) <= k && k < *i as u64 + 4)
+            .map(|(_, n)| *n)
+            .collect();
+        sc = jain(sc, &format!("{from}-{to}s"), &active, from, to);
+    }
     build(
         &id,
-        format!(
-            "E3 CDG and NewReno, {}",
-            if loss > 0.0 {
-                "1 % random loss"
-            } else {
-                "no random loss"
-            }
-        ),
+        format!("E3 CDG and NewReno, {}", loss_heading(loss)),
         "cdg+newreno",
-        t,
+        sc,
     )
 }
 
@@ -235,21 +224,22 @@ fn e4(alg: &str, long_first: bool) -> Experiment {
     } else {
         ["short", "long"]
     };
-    let mut t = format!("name = \"{id}\"\nduration = \"80s\"\n{}", link_toml(0.0));
+    let mut sc = testbed(&id, 80, 0.0);
     for (i, n) in order.iter().enumerate() {
         let start = 20 * i as u64;
-        t += &flow_toml(n, alg);
-        t += &format!("start = \"{start}s\"\nstop = \"{}s\"\n", start + 60);
+        let mut f = flow(n, alg).start(secs(start)).stop(secs(start + 60));
         if *n == "long" {
-            t += &format!("extra_delay = \"{}ms\"\n", LONG_ONE_WAY_MS - ONE_WAY_MS);
+            f = f.field(
+                "extra_delay",
+                Dur::from_millis(LONG_ONE_WAY_MS - ONE_WAY_MS),
+            );
         }
+        sc = sc.flow(f);
     }
-    let both = vec!["short".to_string(), "long".to_string()];
-    t += &jain_toml(&[
-        ("end of overlap", both.clone(), 30, 60),
-        ("second joins", both.clone(), 20, 30),
-        ("last 10 s", both, 50, 60),
-    ]);
+    let both = ["short", "long"];
+    sc = jain(sc, "end of overlap", &both, 30, 60);
+    sc = jain(sc, "second joins", &both, 20, 30);
+    sc = jain(sc, "last 10 s", &both, 50, 60);
     build(
         &id,
         format!(
@@ -257,7 +247,7 @@ fn e4(alg: &str, long_first: bool) -> Experiment {
             if long_first { "70 ms" } else { "40 ms" }
         ),
         alg,
-        t,
+        sc,
     )
 }
 

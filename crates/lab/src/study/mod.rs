@@ -354,17 +354,17 @@ pub struct StudyDef {
 
 pub const STUDIES: &[(&str, &str)] = &[("ong2020", "Ong 2020: LBE mechanisms and Yield on asymmetric access links, chapters 4 and 5"), ("hayes2011", "Hayes & Armitage 2011: CDG under random loss, sharing, against NewReno, mixed RTTs"), ("wallenburg2018", "Wallenburg 2018: deadline-aware LBE over CUBIC and Vegas, short- and long-term testbed scenarios"), ("trang2015", "Trang 2015: LEDBAT target/gain analysis, latecomer, 100 flows; FLOWER with DropTail, RED, CoDel, PIE"), ("wang2018", "Wang 2018: EvaRate and low-latency CC in flow mixes, mode detection, fairness, cellular and satellite links, chapter 5")];
 
-pub fn study(name: &str, quick: bool) -> Result<StudyDef, String> {
+pub fn study(name: &str, quick: bool) -> Result<StudyDef, crate::error::UnknownStudy> {
     match name {
         "ong2020" => Ok(ong2020::study(quick)),
         "trang2015" => Ok(trang2015::study(quick)),
         "hayes2011" => Ok(hayes2011::study(quick)),
         "wallenburg2018" => Ok(wallenburg2018::study(quick)),
         "wang2018" => Ok(wang2018::study(quick)),
-        other => Err(format!(
-            "unknown study \"{other}\"; studies: {}",
-            STUDIES.iter().map(|s| s.0).collect::<Vec<_>>().join(", ")
-        )),
+        other => Err(crate::error::UnknownStudy {
+            name: other.to_string(),
+            known: STUDIES.iter().map(|s| s.0).collect(),
+        }),
     }
 }
 

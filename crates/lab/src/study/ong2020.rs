@@ -10,9 +10,10 @@
 //! §4.8–4.14 (Tables 5.2–5.5, 5.7–5.10, Figs 5.3–5.21 as the text states them).
 
 use super::*;
-use crate::scenario::parse;
+use crate::builder::{Buffer, FlowBuilder, LinkBuilder, ScenarioBuilder};
+use crate::scenario::Scenario;
 use scavenger_cc::profiles::source_config;
-use scavenger_cc::{ParamSet, ParamValue};
+use scavenger_cc::{Dur, ParamSet, Rate};
 
 /// Background mechanisms of chapter 4 (§3.8), by our registry names.
 pub const MECHANISMS: &[&str] = &[
@@ -87,36 +88,36 @@ impl Fg {
     }
 }
 
-/// Parameters that make our algorithms match the Linux 4.4 modules Ong 2020 ran: the
-/// configuration `scavenger_cc::profiles` records for Ong 2020 (for CDG stock Linux
-/// `tcp_cdg`, the `cdg-linux` preset), as a TOML `params = { … }` line or nothing. The flow
-/// keeps the algorithm's own name (`cdg`), so run records name the algorithm as before.
-fn params_for(alg: &str) -> String {
-    match source_config("Ong 2020", alg) {
-        Some(preset) => params_toml(&ParamSet::defaults(preset.params)),
-        None => String::new(),
+/// A flow of `alg` with the parameters that make our algorithms match the Linux 4.4
+/// modules Ong 2020 ran: the configuration `scavenger_cc::profiles` records for Ong 2020
+/// (for CDG stock Linux `tcp_cdg`, the `cdg-linux` preset), every value spelled out. The
+/// flow keeps the algorithm's own name (`cdg`), so run records name the algorithm as before.
+fn source_flow(name: &str, alg: &str) -> FlowBuilder {
+    let mut f = FlowBuilder::tcp(name, alg);
+    if let Some(preset) = source_config("Ong 2020", alg) {
+        for (param, v) in ParamSet::defaults(preset.params).iter() {
+            f = f.param(param, *v);
+        }
     }
+    f
 }
 
-/// Every value of `set` as a TOML `params = { … }` line.
-fn params_toml(set: &ParamSet) -> String {
-    let items: Vec<String> = set
-        .iter()
-        .map(|(name, v)| match v {
-            // Debug keeps a decimal point (3.0, not 3), so the value stays a TOML float.
-            ParamValue::Float(x) => format!("{name} = {x:?}"),
-            ParamValue::Int(i) => format!("{name} = {i}"),
-            ParamValue::Bool(b) => format!("{name} = {b}"),
-            ParamValue::Dur(d) => format!("{name} = \"{d}\""),
-            ParamValue::Choice(c) => format!("{name} = \"{c}\""),
-        })
-        .collect();
-    format!("params = {{ {} }}\n", items.join(", "))
+/// Megabits per second as the study's tables give them (1.5, 24, ...), exact in bit/s.
+fn mbit(mbps: f64) -> Rate {
+    Rate::from_bps((mbps * 1e6).round() as u64)
 }
 
-fn link_toml(down: f64, up: f64, rtt: u64) -> String {
-    let b = buffer_packets(down, rtt);
-    format!("[link]\nrate = \"{down}Mbit\"\nreverse_rate = \"{up}Mbit\"\ndelay = \"{}us\"\nbuffer = \"{b} packets\"\n", rtt * 500)
+/// A 60 s run on a Table 3.1 link with base RTT `rtt` ms and the §3.2 buffer.
+fn testbed(id: &str, down: f64, up: f64, rtt: u64) -> ScenarioBuilder {
+    let link = LinkBuilder::new(mbit(down), Dur::from_micros(rtt * 500))
+        .reverse_rate(mbit(up))
+        .buffer(Buffer::Packets(buffer_packets(down, rtt) as u32));
+    ScenarioBuilder::new(id, Dur::from_secs(RUN_S)).link(link)
+}
+
+fn build(id: &str, sc: ScenarioBuilder) -> Scenario {
+    sc.build()
+        .unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"))
 }
 
 fn downloads(down: f64, up: f64, rtt: u64, bg: &str, fg: Fg, upload: bool) -> Experiment {
@@ -137,45 +138,39 @@ fn downloads(down: f64, up: f64, rtt: u64, bg: &str, fg: Fg, upload: bool) -> Ex
         group,
         bg.to_string(),
         (down, up, rtt),
-        bg,
-        &params_for(bg),
+        source_flow("bg", bg),
         fg,
         upload,
     )
 }
 
-/// One background flow `bg` (with `bg_params`, a TOML `params = …` line or nothing)
-/// against the foreground `fg`.
-#[allow(clippy::too_many_arguments)]
+/// One background flow `bg` (named "bg") against the foreground `fg`.
 fn download_exp(
     id: String,
     group: String,
     mechanism: String,
     (down, up, rtt): (f64, f64, u64),
-    bg: &str,
-    bg_params: &str,
+    mut bg: FlowBuilder,
     fg: Fg,
     upload: bool,
 ) -> Experiment {
-    let mut t = format!(
-        "name = \"{id}\"\nduration = \"{RUN_S}s\"\n{}",
-        link_toml(down, up, rtt)
-    );
-    t += &format!("[[flow]]\nname = \"bg\"\nalgorithm = \"{bg}\"\n{bg_params}");
     if upload {
-        t += "direction = \"upload\"\n";
+        bg = bg.field("direction", "upload");
     }
-    match fg {
+    let fg = match fg {
         Fg::Short { alg, n } => {
             // httperf: N connections splitting the total, all starting together (§3.4).
-            let each = SHORT_KIB / n as f64;
-            t += &format!("[[flow]]\nname = \"fg\"\nalgorithm = \"{alg}\"\ncount = {n}\nstart = \"{SHORT_START_S}s\"\nsize = \"{each}KiB\"\n");
+            let each_bytes = (SHORT_KIB * 1024.0 / n as f64).round() as u64;
+            FlowBuilder::tcp("fg", alg)
+                .count(n)
+                .start(Dur::from_secs(SHORT_START_S))
+                .size_bytes(each_bytes)
         }
-        Fg::Long { alg, n } => {
-            t += &format!("[[flow]]\nname = \"fg\"\nalgorithm = \"{alg}\"\ncount = {n}\nstart = \"{LONG_START_S}s\"\n");
-        }
-    }
-    let scenario = parse(&id, &t).unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"));
+        Fg::Long { alg, n } => FlowBuilder::tcp("fg", alg)
+            .count(n)
+            .start(Dur::from_secs(LONG_START_S)),
+    };
+    let scenario = build(&id, testbed(&id, down, up, rtt).flow(bg).flow(fg));
     Experiment {
         group,
         id,
@@ -186,38 +181,24 @@ fn download_exp(
 
 fn fairness(down: f64, up: f64, rtt: u64, alg: &str, n: u32) -> Experiment {
     let id = fair_id(&link_label(down, up), rtt, n, alg);
-    let mut t = format!(
-        "name = \"{id}\"\nduration = \"{RUN_S}s\"\n{}",
-        link_toml(down, up, rtt)
-    );
+    let mut sc = testbed(&id, down, up, rtt);
     // TEACUP starts all flows of an experiment together; they leave 10 ms apart here
     // (the source gives no offsets; with 1 s offsets Vegas latecomers take most of the
     // link, which the source's self-induced delays do not suggest).
     let names: Vec<String> = (1..=n).map(|i| format!("bg.{i}")).collect();
     for (i, name) in names.iter().enumerate() {
-        t += &format!(
-            "[[flow]]\nname = \"{name}\"\nalgorithm = \"{alg}\"\nstart = \"{}ms\"\n{}",
-            i * 10,
-            params_for(alg)
-        );
+        sc = sc.flow(source_flow(name, alg).start(Dur::from_millis(i as u64 * 10)));
     }
-    t += &format!(
-        "[measure]\njain = [{{ name = \"all\", flows = [{}], from = \"1s\" }}]\n",
-        names
-            .iter()
-            .map(|n| format!("\"{n}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let scenario = parse(&id, &t).unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"));
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    sc = sc.jain("all", &names, Dur::from_secs(1), Dur::from_secs(RUN_S));
     Experiment {
         group: format!(
             "fair {} Mbit/s, {rtt} ms, {n} flows",
             link_label(down, up).replace('-', "/")
         ),
+        scenario: build(&id, sc),
         id,
         mechanism: alg.to_string(),
-        scenario,
     }
 }
 
@@ -332,8 +313,10 @@ fn prestudy_settings() -> Vec<YieldSet> {
 
 fn prestudy(rtt: u64, s: YieldSet) -> Experiment {
     let c = s.changes();
-    let kv: Vec<String> = c.iter().map(|(n, v)| format!("{n} = {v}")).collect();
-    let params = format!("params = {{ {} }}\n", kv.join(", "));
+    let mut bg = FlowBuilder::tcp("bg", "yield");
+    for &(n, v) in &c {
+        bg = bg.param(n, v);
+    }
     let group = format!("pre-study 8/1 Mbit/s, {rtt} ms, newreno-short-1 (Yield parameters)");
     let mechanism = format!(
         "yield {}",
@@ -347,8 +330,7 @@ fn prestudy(rtt: u64, s: YieldSet) -> Experiment {
         group,
         mechanism,
         (8.0, 1.0, rtt),
-        "yield",
-        &params,
+        bg,
         Fg::Short {
             alg: "newreno",
             n: 1,
@@ -924,19 +906,16 @@ fn claims() -> Vec<Claim> {
         check: Box::new(|r: &Results| {
             let ftt = |bg: &str| r.median(&dl_id("8-1", 50, "newreno-short-1", bg), Metric::FgFtt);
             let Some(base) = ftt("newreno") else { return ClaimOutcome { holds: None, evidence: "not run".into() } };
-            let mut ok = true;
-            let mut ev = vec![format!("NewReno bg {base:.2} s")];
+            let mut t = Tally::with(format!("NewReno bg {base:.2} s"));
             for bg in ["vegas", "nice", "cdg", "apple-ledbat", "westwood-lp"] {
                 let v = ftt(bg);
-                ok &= v.is_some_and(|v| v <= 0.8 * base);
-                ev.push(format!("{bg} {}", fmt_opt(v)));
+                t.add(v.is_some_and(|v| v <= 0.8 * base), format!("{bg} {}", fmt_opt(v)));
             }
             for bg in ["tcp-lp", "ledbat"] {
                 let v = ftt(bg);
-                ok &= v.is_some_and(|v| v > 0.8 * base);
-                ev.push(format!("{bg} {}", fmt_opt(v)));
+                t.add(v.is_some_and(|v| v > 0.8 * base), format!("{bg} {}", fmt_opt(v)));
             }
-            ClaimOutcome { holds: Some(ok), evidence: ev.join(", ") }
+            t.outcome(", ")
         }),
     });
     c.push(Claim {
@@ -984,14 +963,12 @@ fn claims() -> Vec<Claim> {
         check: Box::new(|r: &Results| {
             let fg = |bg: &str| r.median(&dl_id("8-1", 50, "newreno-long-1", bg), Metric::FgTput);
             let Some(base) = fg("newreno") else { return ClaimOutcome { holds: None, evidence: "not run".into() } };
-            let mut ok = true;
-            let mut ev = vec![format!("NewReno bg {base:.0}")];
+            let mut t = Tally::with(format!("NewReno bg {base:.0}"));
             for bg in LBE.iter().filter(|b| **b != "ledbat") {
                 let v = fg(bg);
-                ok &= v.is_some_and(|v| v >= 1.3 * base);
-                ev.push(format!("{bg} {}", v.map_or("-".into(), |v| format!("{v:.0}"))));
+                t.add(v.is_some_and(|v| v >= 1.3 * base), format!("{bg} {}", v.map_or("-".into(), |v| format!("{v:.0}"))));
             }
-            ClaimOutcome { holds: Some(ok), evidence: ev.join(", ") }
+            t.outcome(", ")
         }),
     });
     c.extend(ch5_claims());
@@ -1002,6 +979,45 @@ fn not_run() -> ClaimOutcome {
     ClaimOutcome {
         holds: None,
         evidence: "not run".into(),
+    }
+}
+
+/// A claim checked at several points: it holds when every point that ran holds, and is
+/// "not run" when none ran.
+struct Tally {
+    ok: bool,
+    evidence: Vec<String>,
+}
+
+impl Tally {
+    fn new() -> Tally {
+        Tally {
+            ok: true,
+            evidence: Vec::new(),
+        }
+    }
+
+    /// A tally whose evidence opens with `head` (the baseline the points compare with).
+    fn with(head: String) -> Tally {
+        Tally {
+            ok: true,
+            evidence: vec![head],
+        }
+    }
+
+    fn add(&mut self, holds: bool, evidence: String) {
+        self.ok &= holds;
+        self.evidence.push(evidence);
+    }
+
+    fn outcome(self, sep: &str) -> ClaimOutcome {
+        if self.evidence.is_empty() {
+            return not_run();
+        }
+        ClaimOutcome {
+            holds: Some(self.ok),
+            evidence: self.evidence.join(sep),
+        }
     }
 }
 
@@ -1041,6 +1057,21 @@ fn why_missing(r: &Results, exps: &[&str], m: Metric) -> String {
         why.push(format!("no {} in {}", m.name(), unfinished.join(", ")));
     }
     why.join("; ")
+}
+
+/// [`why_missing`] for the experiments of `pairs`, as a claim's outcome.
+fn missing_pairs(r: &Results, pairs: &[&[(String, String)]], m: Metric) -> ClaimOutcome {
+    let mut ids: Vec<&str> = pairs
+        .iter()
+        .flat_map(|p| p.iter())
+        .flat_map(|(a, b)| [a.as_str(), b.as_str()])
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ClaimOutcome {
+        holds: None,
+        evidence: why_missing(r, &ids, m),
+    }
 }
 
 /// Same-direction short-foreground experiments at one delay on both chapter 5 links,
@@ -1085,96 +1116,71 @@ fn ch5_claims() -> Vec<Claim> {
         source: "§5.6.1, Fig 5.6; §7.5",
         text: "At 200 and 350 ms (8/1 Mbit/s, one NewReno short foreground) Yield still shortens the FTT against a NewReno background and loses less than half the background throughput CDG loses (thesis: −4.4 vs −48.7 %, −15.7 vs −82.1 %)",
         check: Box::new(|r: &Results| {
-            let mut ok = true;
-            let mut ev = Vec::new();
+            let mut t = Tally::new();
             for rtt in [200, 350] {
                 let m = |bg: &str, met: Metric| r.median(&dl_id("8-1", rtt, "newreno-short-1", bg), met);
                 let (Some(nr_f), Some(y_f), Some(nr_t), Some(y_t), Some(cdg_t)) = (m("newreno", Metric::FgFtt), m("yield", Metric::FgFtt), m("newreno", Metric::BgTput), m("yield", Metric::BgTput), m("cdg", Metric::BgTput)) else { continue };
                 let (yl, cl) = (reduction(y_t, nr_t), reduction(cdg_t, nr_t));
-                ok &= y_f < nr_f && yl < 0.5 * cl;
-                ev.push(format!("{rtt} ms: FTT Yield {y_f:.2} vs NewReno {nr_f:.2} s, throughput loss Yield {yl:.1} %, CDG {cl:.1} %"));
+                t.add(y_f < nr_f && yl < 0.5 * cl, format!("{rtt} ms: FTT Yield {y_f:.2} vs NewReno {nr_f:.2} s, throughput loss Yield {yl:.1} %, CDG {cl:.1} %"));
             }
-            if ev.is_empty() {
-                return not_run();
-            }
-            ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
+            t.outcome("; ")
         }),
     });
     c.push(Claim {
         source: "§5.6.1, Figs 5.5, 5.9; §5.7",
         text: "At high delay Yield has a lower impact than Nice: the FTT with a Yield background is no longer than with Nice at 200 and 350 ms, NewReno and CUBIC foreground (8/1 Mbit/s, one flow; thesis CUBIC: −4.6 and −10.1 % against Nice)",
         check: Box::new(|r: &Results| {
-            let mut ok = true;
-            let mut ev = Vec::new();
+            let mut t = Tally::new();
             for fg in ["newreno-short-1", "cubic-short-1"] {
                 for rtt in [200, 350] {
                     let ftt = |bg: &str| r.median(&dl_id("8-1", rtt, fg, bg), Metric::FgFtt);
                     let (Some(y), Some(n)) = (ftt("yield"), ftt("nice")) else { continue };
-                    ok &= y <= n;
-                    ev.push(format!("{fg} {rtt} ms: Yield {y:.2} vs Nice {n:.2} s"));
+                    t.add(y <= n, format!("{fg} {rtt} ms: Yield {y:.2} vs Nice {n:.2} s"));
                 }
             }
-            if ev.is_empty() {
-                return not_run();
-            }
-            ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
+            t.outcome("; ")
         }),
     });
     c.push(Claim {
         source: "§5.6.1, Fig 5.4",
         text: "With 4 and 8 NewReno short foreground flows (8/1 Mbit/s, 50 ms) Yield's FTT equals CDG's (within 10 %) and its background throughput is higher (thesis: +8.2 and +5.4 %)",
         check: Box::new(|r: &Results| {
-            let mut ok = true;
-            let mut ev = Vec::new();
+            let mut t = Tally::new();
             for n in [4, 8] {
                 let m = |bg: &str, met: Metric| r.median(&dl_id("8-1", 50, &format!("newreno-short-{n}"), bg), met);
                 let (Some(yf), Some(cf), Some(yt), Some(ct)) = (m("yield", Metric::FgFtt), m("cdg", Metric::FgFtt), m("yield", Metric::BgTput), m("cdg", Metric::BgTput)) else { continue };
-                ok &= (yf / cf - 1.0).abs() <= 0.1 && yt > ct;
-                ev.push(format!("{n} flows: FTT Yield {yf:.2} vs CDG {cf:.2} s, throughput {yt:.0} vs {ct:.0} KiB/s"));
+                t.add((yf / cf - 1.0).abs() <= 0.1 && yt > ct, format!("{n} flows: FTT Yield {yf:.2} vs CDG {cf:.2} s, throughput {yt:.0} vs {ct:.0} KiB/s"));
             }
-            if ev.is_empty() {
-                return not_run();
-            }
-            ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
+            t.outcome("; ")
         }),
     });
     c.push(Claim {
         source: "§5.6.1, Table 5.7",
         text: "At 50/20 Mbit/s, 350 ms, NewReno, Nice, CDG and Yield backgrounds give the same FTT (within 10 %) for 1, 4 and 8 NewReno foreground flows, and CDG gets less than half NewReno's throughput without an FTT benefit",
         check: Box::new(|r: &Results| {
-            let mut ok = true;
-            let mut ev = Vec::new();
+            let mut t = Tally::new();
             for n in [1, 4, 8] {
                 let fg = format!("newreno-short-{n}");
                 let f: Vec<Option<f64>> = ["newreno", "nice", "cdg", "yield"].iter().map(|bg| r.median(&dl_id("50-20", 350, &fg, bg), Metric::FgFtt)).collect();
                 let (Some(nr_t), Some(cdg_t)) = (r.median(&dl_id("50-20", 350, &fg, "newreno"), Metric::BgTput), r.median(&dl_id("50-20", 350, &fg, "cdg"), Metric::BgTput)) else { continue };
                 let Some(f) = f.into_iter().collect::<Option<Vec<f64>>>() else { continue };
                 let (lo, hi) = f.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-                ok &= hi <= 1.1 * lo && cdg_t < 0.5 * nr_t;
-                ev.push(format!("{n} flows: FTT NewReno/Nice/CDG/Yield {}, throughput CDG {cdg_t:.0} vs NewReno {nr_t:.0} KiB/s", f.iter().map(|x| format!("{x:.2}")).collect::<Vec<_>>().join("/")));
+                t.add(hi <= 1.1 * lo && cdg_t < 0.5 * nr_t, format!("{n} flows: FTT NewReno/Nice/CDG/Yield {}, throughput CDG {cdg_t:.0} vs NewReno {nr_t:.0} KiB/s", f.iter().map(|x| format!("{x:.2}")).collect::<Vec<_>>().join("/")));
             }
-            if ev.is_empty() {
-                return not_run();
-            }
-            ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
+            t.outcome("; ")
         }),
     });
     c.push(Claim {
         source: "§5.6.2, Figs 5.15, 5.18",
         text: "Against one long-lived foreground (8/1 Mbit/s, 50 ms) Yield is the least friendly of Yield, Nice and CDG, but leaves the foreground more throughput than a NewReno (CUBIC) background does (thesis NewReno: Yield 640, Nice 735, CDG 767 KiB/s; CUBIC: Yield +105 %)",
         check: Box::new(|r: &Results| {
-            let mut ok = true;
-            let mut ev = Vec::new();
+            let mut t = Tally::new();
             for (fg, base) in [("newreno-long-1", "newreno"), ("cubic-long-1", "cubic")] {
-                let t = |bg: &str| r.median(&dl_id("8-1", 50, fg, bg), Metric::FgTput);
-                let (Some(y), Some(n), Some(cd), Some(b)) = (t("yield"), t("nice"), t("cdg"), t(base)) else { continue };
-                ok &= y <= n && y <= cd && y > b;
-                ev.push(format!("{fg}: Yield {y:.0}, Nice {n:.0}, CDG {cd:.0}, {base} {b:.0} KiB/s"));
+                let tput = |bg: &str| r.median(&dl_id("8-1", 50, fg, bg), Metric::FgTput);
+                let (Some(y), Some(n), Some(cd), Some(b)) = (tput("yield"), tput("nice"), tput("cdg"), tput(base)) else { continue };
+                t.add(y <= n && y <= cd && y > b, format!("{fg}: Yield {y:.0}, Nice {n:.0}, CDG {cd:.0}, {base} {b:.0} KiB/s"));
             }
-            if ev.is_empty() {
-                return not_run();
-            }
-            ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
+            t.outcome("; ")
         }),
     });
     c.push(Claim {
@@ -1269,37 +1275,27 @@ fn ch5_claims() -> Vec<Claim> {
         source: "§5.6.4, Figs 5.19, 5.21",
         text: "Yield's fairness is high and consistent: median Jain's index at least 0.9 in every fairness setting on the 8/1 link and at every delay (thesis, pooled over links and flow counts: 0.96/0.92/0.94/0.95)",
         check: Box::new(|r: &Results| {
-            let mut ok = true;
-            let mut ev = Vec::new();
+            let mut t = Tally::new();
             for &rtt in RTTS_MS {
                 for n in [2, 4, 8] {
                     let Some(j) = r.median(&fair_id("8-1", rtt, n, "yield"), Metric::Jain) else { continue };
-                    ok &= j >= 0.9;
-                    ev.push(format!("{rtt} ms n{n} {j:.3}"));
+                    t.add(j >= 0.9, format!("{rtt} ms n{n} {j:.3}"));
                 }
             }
-            if ev.is_empty() {
-                return not_run();
-            }
-            ClaimOutcome { holds: Some(ok), evidence: ev.join(", ") }
+            t.outcome(", ")
         }),
     });
     c.push(Claim {
         source: "§5.6.4, Fig 5.19",
         text: "Yield does not exceed CDG's fairness at 50 ms (CDG's median Jain's index ≥ Yield's, 8/1 Mbit/s, 2/4/8 flows)",
         check: Box::new(|r: &Results| {
-            let mut ok = true;
-            let mut ev = Vec::new();
+            let mut t = Tally::new();
             for n in [2, 4, 8] {
                 let j = |a: &str| r.median(&fair_id("8-1", 50, n, a), Metric::Jain);
                 let (Some(y), Some(cd)) = (j("yield"), j("cdg")) else { continue };
-                ok &= cd >= y;
-                ev.push(format!("n{n}: CDG {cd:.3}, Yield {y:.3}"));
+                t.add(cd >= y, format!("n{n}: CDG {cd:.3}, Yield {y:.3}"));
             }
-            if ev.is_empty() {
-                return not_run();
-            }
-            ClaimOutcome { holds: Some(ok), evidence: ev.join(", ") }
+            t.outcome(", ")
         }),
     });
     for (rtt, src, text) in [
@@ -1310,20 +1306,15 @@ fn ch5_claims() -> Vec<Claim> {
             source: src,
             text,
             check: Box::new(move |r: &Results| {
-                let mut ok = true;
-                let mut ev = Vec::new();
+                let mut t = Tally::new();
                 for fg in ["newreno", "cubic"] {
                     let (py, pn) = (short_pairs("dl", rtt, fg, "yield"), short_pairs("dl", rtt, fg, "nice"));
                     let (Some(y), Some(n)) = (mean_reduction(r, &py, Metric::FgFtt), mean_reduction(r, &pn, Metric::FgFtt)) else {
-                        let mut ids: Vec<&str> = py.iter().chain(&pn).flat_map(|(a, b)| [a.as_str(), b.as_str()]).collect();
-                        ids.sort_unstable();
-                        ids.dedup();
-                        return ClaimOutcome { holds: None, evidence: why_missing(r, &ids, Metric::FgFtt) };
+                        return missing_pairs(r, &[&py, &pn], Metric::FgFtt);
                     };
-                    ok &= y > n && y > 0.0;
-                    ev.push(format!("{fg}: Yield {y:.1} %, Nice {n:.1} %"));
+                    t.add(y > n && y > 0.0, format!("{fg}: Yield {y:.1} %, Nice {n:.1} %"));
                 }
-                ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
+                t.outcome("; ")
             }),
         });
     }
@@ -1331,21 +1322,16 @@ fn ch5_claims() -> Vec<Claim> {
         source: "§5.7",
         text: "Uploads (both links, all delays, 1/4/8 short flows): Yield's mean FTT reduction against a NewReno and a CUBIC upload is positive but smaller than Nice's and CDG's (thesis: 6 and 23 %)",
         check: Box::new(|r: &Results| {
-            let mut ok = true;
-            let mut ev = Vec::new();
+            let mut t = Tally::new();
             for fg in ["newreno", "cubic"] {
                 let pairs = |bg: &str| RTTS_MS.iter().flat_map(|&rtt| short_pairs("ul", rtt, fg, bg)).collect::<Vec<_>>();
                 let (py, pn, pc) = (pairs("yield"), pairs("nice"), pairs("cdg"));
                 let (Some(y), Some(n), Some(cd)) = (mean_reduction(r, &py, Metric::FgFtt), mean_reduction(r, &pn, Metric::FgFtt), mean_reduction(r, &pc, Metric::FgFtt)) else {
-                    let mut ids: Vec<&str> = py.iter().chain(&pn).chain(&pc).flat_map(|(a, b)| [a.as_str(), b.as_str()]).collect();
-                    ids.sort_unstable();
-                    ids.dedup();
-                    return ClaimOutcome { holds: None, evidence: why_missing(r, &ids, Metric::FgFtt) };
+                    return missing_pairs(r, &[&py, &pn, &pc], Metric::FgFtt);
                 };
-                ok &= y > 0.0 && y < n && y < cd;
-                ev.push(format!("{fg}: Yield {y:.1} %, Nice {n:.1} %, CDG {cd:.1} %"));
+                t.add(y > 0.0 && y < n && y < cd, format!("{fg}: Yield {y:.1} %, Nice {n:.1} %, CDG {cd:.1} %"));
             }
-            ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
+            t.outcome("; ")
         }),
     });
     // The parameter pre-study.
@@ -1384,20 +1370,50 @@ fn ch5_claims() -> Vec<Claim> {
         source: "§5.4.2, Table 5.5",
         text: "Short trend averaging (trend_factor 8) costs background throughput at 350 ms against the default 128, with hist_factor 0 and 2 (thesis: 659 vs 782, 630 vs 742 KiB/s)",
         check: Box::new(move |r: &Results| {
-            let mut ok = true;
-            let mut ev = Vec::new();
+            let mut t = Tally::new();
             for h in [0, 2] {
                 let (Some(t8), Some(t128)) = (pre(r, 350, ys(3, 2, h, 8), Metric::BgTput), pre(r, 350, ys(3, 2, h, 128), Metric::BgTput)) else { continue };
-                ok &= t8 < t128;
-                ev.push(format!("hist_factor {h}: {t8:.0} vs {t128:.0} KiB/s"));
+                t.add(t8 < t128, format!("hist_factor {h}: {t8:.0} vs {t128:.0} KiB/s"));
             }
-            if ev.is_empty() {
-                return not_run();
-            }
-            ClaimOutcome { holds: Some(ok), evidence: ev.join("; ") }
+            t.outcome("; ")
         }),
     });
     c
+}
+
+/// One short and one long NewReno foreground flow (the quick study's foregrounds).
+const ONE_NEWRENO: [Fg; 2] = [
+    Fg::Short {
+        alg: "newreno",
+        n: 1,
+    },
+    Fg::Long {
+        alg: "newreno",
+        n: 1,
+    },
+];
+
+/// The full study's experiments of background `bg` on `links`: at every delay, 1, 4 and 8
+/// short and long NewReno and CUBIC foreground flows, downloads and uploads, then
+/// fairness with 2, 4 and 8 flows.
+fn full(ex: &mut Vec<Experiment>, links: &[(f64, f64)], bgs: &[&str]) {
+    for &(down, up) in links {
+        for &rtt in RTTS_MS {
+            for &bg in bgs {
+                for alg in ["newreno", "cubic"] {
+                    for n in [1, 4, 8] {
+                        for upload in [false, true] {
+                            ex.push(downloads(down, up, rtt, bg, Fg::Short { alg, n }, upload));
+                            ex.push(downloads(down, up, rtt, bg, Fg::Long { alg, n }, upload));
+                        }
+                    }
+                }
+                for n in [2, 4, 8] {
+                    ex.push(fairness(down, up, rtt, bg, n));
+                }
+            }
+        }
+    }
 }
 
 pub fn study(quick: bool) -> StudyDef {
@@ -1407,27 +1423,12 @@ pub fn study(quick: bool) -> StudyDef {
         // foreground flow of each kind, fairness with 2 and 4 flows at 50 ms.
         for &rtt in &[50, 350] {
             for &bg in MECHANISMS {
-                for fg in [
-                    Fg::Short {
-                        alg: "newreno",
-                        n: 1,
-                    },
-                    Fg::Long {
-                        alg: "newreno",
-                        n: 1,
-                    },
-                ] {
+                for fg in ONE_NEWRENO {
                     ex.push(downloads(8.0, 1.0, rtt, bg, fg, false));
                 }
                 if rtt == 50 {
-                    ex.push(downloads(
-                        8.0,
-                        1.0,
-                        rtt,
-                        bg,
-                        Fg::Short { alg: "cubic", n: 1 },
-                        false,
-                    ));
+                    let fg = Fg::Short { alg: "cubic", n: 1 };
+                    ex.push(downloads(8.0, 1.0, rtt, bg, fg, false));
                 }
             }
         }
@@ -1440,16 +1441,7 @@ pub fn study(quick: bool) -> StudyDef {
         // and one long NewReno foreground flow; fairness with 2 flows at 50 ms), and one
         // row of the pre-study (Table 5.2, max_reduction = 0).
         for &rtt in &[50, 350] {
-            for fg in [
-                Fg::Short {
-                    alg: "newreno",
-                    n: 1,
-                },
-                Fg::Long {
-                    alg: "newreno",
-                    n: 1,
-                },
-            ] {
+            for fg in ONE_NEWRENO {
                 ex.push(downloads(8.0, 1.0, rtt, "yield", fg, false));
             }
         }
@@ -1458,42 +1450,15 @@ pub fn study(quick: bool) -> StudyDef {
             ex.push(prestudy(rtt, ys(0, 2, 2, 128)));
         }
     } else {
-        for &(down, up) in LINKS {
-            for &rtt in RTTS_MS {
-                for &bg in MECHANISMS {
-                    for alg in ["newreno", "cubic"] {
-                        for n in [1, 4, 8] {
-                            for upload in [false, true] {
-                                ex.push(downloads(down, up, rtt, bg, Fg::Short { alg, n }, upload));
-                                ex.push(downloads(down, up, rtt, bg, Fg::Long { alg, n }, upload));
-                            }
-                        }
-                    }
-                    for n in [2, 4, 8] {
-                        ex.push(fairness(down, up, rtt, bg, n));
-                    }
-                }
-            }
-        }
+        full(&mut ex, LINKS, MECHANISMS);
         // Chapter 5 (§3.8, Table 5.6): the same scenarios for Yield on two of the links;
         // NewReno, CUBIC, Nice and CDG there are the chapter 4 experiments above.
-        for &(down, up) in CH5_LINKS {
-            for &rtt in RTTS_MS {
-                for bg in CH5_MECHANISMS.iter().filter(|m| !MECHANISMS.contains(m)) {
-                    for alg in ["newreno", "cubic"] {
-                        for n in [1, 4, 8] {
-                            for upload in [false, true] {
-                                ex.push(downloads(down, up, rtt, bg, Fg::Short { alg, n }, upload));
-                                ex.push(downloads(down, up, rtt, bg, Fg::Long { alg, n }, upload));
-                            }
-                        }
-                    }
-                    for n in [2, 4, 8] {
-                        ex.push(fairness(down, up, rtt, bg, n));
-                    }
-                }
-            }
-        }
+        let new: Vec<&str> = CH5_MECHANISMS
+            .iter()
+            .copied()
+            .filter(|m| !MECHANISMS.contains(m))
+            .collect();
+        full(&mut ex, CH5_LINKS, &new);
         for rtt in PRE_RTTS_MS {
             for s in prestudy_settings() {
                 ex.push(prestudy(rtt, s));
@@ -1532,6 +1497,7 @@ pub fn study(quick: bool) -> StudyDef {
 mod tests {
     use super::*;
     use scavenger_cc::algorithms::cdg::CdgConfig;
+    use scavenger_cc::algorithms::yield_tcp::YieldConfig;
 
     #[test]
     fn buffers_reproduce_table_3_1() {
@@ -1668,12 +1634,9 @@ mod tests {
         let e = prestudy(350, ys(3, 2, 0, 8));
         let bg = &e.scenario.flows[0];
         assert_eq!(bg.algorithm, "yield");
+        let cfg = YieldConfig::try_from(&bg.params).unwrap();
         assert_eq!(
-            (
-                bg.params.int("hist_factor"),
-                bg.params.int("trend_factor"),
-                bg.params.int("max_reduction")
-            ),
+            (cfg.hist_factor, cfg.trend_factor, cfg.max_reduction),
             (0, 8, 3)
         );
         // The default rows (four tables) and the hist_factor 0 row (two) are listed once.

@@ -18,10 +18,11 @@
 //! result of the chapter is a figure without numbers, checked as a claim in direction.
 
 use super::*;
+use crate::builder::{Buffer, FlowBuilder, LinkBuilder, ScenarioBuilder};
 use crate::link_models::TraceSpec;
-use crate::scenario::{parse, JainGroup, Scenario};
+use crate::scenario::Scenario;
 use scavenger_cc::profiles::acks_every_packet;
-use scavenger_cc::Dur;
+use scavenger_cc::{Dur, Rate};
 use scavenger_net::DeliveryTrace;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -56,8 +57,10 @@ const RUN_S: u64 = 60;
 /// not the literal 100 s windows (§4.4.6), which cannot switch in time (Wang 2018 notes §2.6
 /// [AMBIG]; docs/deviations/evarate.md#evarate-mode-window,
 /// docs/deviations/evarate.md#evarate-c-detection).
-const EVARATE_W50: &str =
-    "params = { hostile_window_kind = \"samples\", hostile_window_samples = 50 }\n";
+fn evarate_w50(f: FlowBuilder) -> FlowBuilder {
+    f.param("hostile_window_kind", "samples")
+        .param("hostile_window_samples", 50)
+}
 
 /// The thesis's bottleneck buffers for the flow mixes (§5.3, §5.3.1, §5.4).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -81,14 +84,20 @@ impl Buf {
         }
     }
 
-    fn link_lines(self) -> &'static str {
+    fn link(self, link: LinkBuilder) -> LinkBuilder {
         match self {
-            Buf::Shallow => "buffer = \"210 packets\"\n",
+            Buf::Shallow => link.buffer(Buffer::Packets(210)),
             // §5.3.1: "We set the queuing delay threshold to be 70 ms". The thesis gives
             // neither CoDel's interval nor the buffer behind it: Linux's 100 ms interval
             // and the deep 2000 packets, so that CoDel, not the buffer, bounds the queue.
-            Buf::Codel => "buffer = \"2000 packets\"\nqdisc = { kind = \"codel\", target = \"70ms\", interval = \"100ms\" }\n",
-            Buf::Deep => "buffer = \"2000 packets\"\n",
+            Buf::Codel => link.buffer(Buffer::Packets(2000)).qdisc(
+                "codel",
+                vec![
+                    ("target", Dur::from_millis(70).into()),
+                    ("interval", Dur::from_millis(100).into()),
+                ],
+            ),
+            Buf::Deep => link.buffer(Buffer::Packets(2000)),
         }
     }
 
@@ -159,8 +168,9 @@ fn cellular_trace() -> TraceSpec {
     }
 }
 
-fn scenario(id: &str, text: &str) -> Scenario {
-    parse(id, text).unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"))
+fn scenario(id: &str, sc: ScenarioBuilder) -> Scenario {
+    sc.build()
+        .unwrap_or_else(|e| panic!("study scenario {id} is invalid: {e}"))
 }
 
 /// Cellsim replays the trace on the uplink and the downlink (§5.1, Fig 5.1).
@@ -173,32 +183,44 @@ fn on_constant_trace(mut s: Scenario, mbps: u64) -> Scenario {
     s
 }
 
-fn head(id: &str, secs: u64, mbps: u64, rtt_ms: u64, buffer_lines: &str) -> String {
-    format!("name = \"{id}\"\nduration = \"{secs}s\"\n[link]\nrate = \"{mbps}Mbit\"\ndelay = \"{}us\"\n{buffer_lines}", rtt_ms * 500)
+/// A run of `secs` on a link of `mbps` with base RTT `rtt_ms`; `link` adds the buffer.
+fn head(
+    id: &str,
+    secs: u64,
+    mbps: u64,
+    rtt_ms: u64,
+    link: impl FnOnce(LinkBuilder) -> LinkBuilder,
+) -> ScenarioBuilder {
+    let l = LinkBuilder::new(Rate::from_mbps(mbps), Dur::from_micros(rtt_ms * 500));
+    ScenarioBuilder::new(id, Dur::from_secs(secs)).link(link(l))
 }
 
-fn flow(name: &str, alg: &str, start_ms: u64, stop_ms: Option<u64>, params: &str) -> String {
-    let stop = stop_ms.map_or(String::new(), |s| format!("stop = \"{s}ms\"\n"));
+fn packets(n: u32) -> impl FnOnce(LinkBuilder) -> LinkBuilder {
+    move |l| l.buffer(Buffer::Packets(n))
+}
+
+fn flow(name: &str, alg: &str, start_ms: u64, stop_ms: Option<u64>) -> FlowBuilder {
+    let mut f = FlowBuilder::tcp(name, alg).start(Dur::from_millis(start_ms));
+    if let Some(s) = stop_ms {
+        f = f.stop(Dur::from_millis(s));
+    }
     // Copa and Vivace ran as their authors' user-space UDP clients, which acknowledge
     // every packet (Wang 2018 §3.1; the table in scavenger_cc::profiles).
-    let acks = if acks_every_packet(alg) {
-        "delayed_ack = false\n"
-    } else {
-        ""
-    };
-    format!("[[flow]]\nname = \"{name}\"\nalgorithm = \"{alg}\"\nstart = \"{start_ms}ms\"\n{stop}{acks}{params}")
+    if acks_every_packet(alg) {
+        f = f.delayed_ack(false);
+    }
+    f
 }
 
 /// §5.1: one flow alone, 2000 packets, L_max = 100 ms (EvaRate's default).
 fn alone(mbps: u64, alg: &str) -> Experiment {
     let id = base_id(mbps, alg);
-    let t = head(&id, RUN_S, mbps, BASE_RTT_MS, "buffer = \"2000 packets\"\n")
-        + &flow("test", alg, 0, None, "");
+    let sc = head(&id, RUN_S, mbps, BASE_RTT_MS, packets(2000)).flow(flow("test", alg, 0, None));
     Experiment {
         group: format!("§5.1 alone, constant {mbps} Mbit/s trace, {BASE_RTT_MS} ms, 2000 packets"),
         id: id.clone(),
         mechanism: alg.to_string(),
-        scenario: on_constant_trace(scenario(&id, &t), mbps),
+        scenario: on_constant_trace(scenario(&id, sc), mbps),
     }
 }
 
@@ -208,20 +230,24 @@ fn alone(mbps: u64, alg: &str) -> Experiment {
 /// after EvaRate's start-up (25–60 s).
 fn pair(partner: &str) -> Experiment {
     let id = pair_id(partner);
-    let pp = if partner == "evarate" {
-        EVARATE_W50
-    } else {
-        ""
-    };
-    let mut t = head(&id, RUN_S, 16, BASE_RTT_MS, "buffer = \"2000 packets\"\n");
-    t += &flow("partner", partner, 0, None, pp);
-    t += &flow("test", "evarate", 20_000, None, EVARATE_W50);
-    t += "[[measure.jain]]\nname = \"overlap\"\nflows = [\"partner\", \"test\"]\nfrom = \"25s\"\nto = \"60s\"\n";
+    let mut p = flow("partner", partner, 0, None);
+    if partner == "evarate" {
+        p = evarate_w50(p);
+    }
+    let sc = head(&id, RUN_S, 16, BASE_RTT_MS, packets(2000))
+        .flow(p)
+        .flow(evarate_w50(flow("test", "evarate", 20_000, None)))
+        .jain(
+            "overlap",
+            &["partner", "test"],
+            Dur::from_secs(25),
+            Dur::from_secs(60),
+        );
     Experiment {
         group: "§5.2 EvaRate joins at 20 s, 16 Mbit/s trace".into(),
         id: id.clone(),
         mechanism: format!("{partner} then evarate"),
-        scenario: on_constant_trace(scenario(&id, &t), 16),
+        scenario: on_constant_trace(scenario(&id, sc), 16),
     }
 }
 
@@ -230,20 +256,20 @@ fn pair(partner: &str) -> Experiment {
 /// (60 s) are not stated (ours).
 fn mix(buf: Buf, alg: &str, n: u32) -> Experiment {
     let id = mix_id(buf, alg, n);
-    let mut t = head(&id, RUN_S, 32, 80, buf.link_lines());
+    let mut sc = head(&id, RUN_S, 32, 80, |l| buf.link(l));
     for i in 0..10u32 {
         let (name, a) = if i < n {
             (format!("test.{}", i + 1), alg)
         } else {
             (format!("cubic.{}", i - n + 1), "cubic")
         };
-        t += &flow(&name, a, i as u64 * 100, None, "");
+        sc = sc.flow(flow(&name, a, i as u64 * 100, None));
     }
     Experiment {
         group: format!("{}: n {alg} + (10 − n) CUBIC", buf.heading()),
         id: id.clone(),
         mechanism: format!("n={n:02}"),
-        scenario: on_constant_trace(scenario(&id, &t), 32),
+        scenario: on_constant_trace(scenario(&id, sc), 32),
     }
 }
 
@@ -253,21 +279,20 @@ fn mix(buf: Buf, alg: &str, n: u32) -> Experiment {
 /// flow is listed first: its `mode` trace is flow_trace[0].
 fn mode(sc: char, alg: &str) -> Experiment {
     let id = mode_id(sc, alg);
-    let p = if alg == "evarate" { EVARATE_W50 } else { "" };
-    let mut t = head(&id, RUN_S, 32, 40, "buffer = \"2000 packets\"\n");
-    if sc == 'A' {
-        t += &flow("test", alg, 0, None, p);
-        t += &flow("cubic", "cubic", 20_000, Some(40_000), "");
-    } else {
-        t += &flow("test", alg, 20_000, None, p);
-        t += &flow("cubic", "cubic", 0, Some(40_000), "");
+    let (test_ms, cubic_ms) = if sc == 'A' { (0, 20_000) } else { (20_000, 0) };
+    let mut test = flow("test", alg, test_ms, None);
+    if alg == "evarate" {
+        test = evarate_w50(test);
     }
-    t += "[measure]\nseries_bin = \"100ms\"\n";
+    let s = head(&id, RUN_S, 32, 40, packets(2000))
+        .flow(test)
+        .flow(flow("cubic", "cubic", cubic_ms, Some(40_000)))
+        .series_bin(Dur::from_millis(100));
     Experiment {
         group: format!("§5.5 mode detection, scenario {sc}"),
         id: id.clone(),
         mechanism: alg.to_string(),
-        scenario: on_constant_trace(scenario(&id, &t), 32),
+        scenario: on_constant_trace(scenario(&id, s), 32),
     }
 }
 
@@ -277,42 +302,33 @@ fn mode(sc: char, alg: &str) -> Experiment {
 /// group per 100 ms window with at least two flows active (1–18 s).
 fn fairness(alg: &str) -> Experiment {
     let id = fair_id(alg);
-    let mut t = head(&id, 19, 100, 40, "buffer = \"333 packets\"\n");
+    let mut sc = head(&id, 19, 100, 40, packets(333));
     for i in 0..10u64 {
-        t += &flow(
-            &format!("test.{}", i + 1),
-            alg,
-            i * 1000,
-            Some(i * 1000 + 10_000),
-            "",
-        );
+        let name = format!("test.{}", i + 1);
+        sc = sc.flow(flow(&name, alg, i * 1000, Some(i * 1000 + 10_000)));
     }
-    let mut s = on_constant_trace(scenario(&id, &t), 100);
-    let active = |from_ms: u64, to_ms: u64| -> Vec<String> {
-        (0..10u64)
+    let names: Vec<String> = (1..=10).map(|i| format!("test.{i}")).collect();
+    let window = |sc: ScenarioBuilder, name: &str, from_ms: u64, to_ms: u64| {
+        let active: Vec<&str> = (0..10u64)
             .filter(|i| i * 1000 <= from_ms && to_ms <= i * 1000 + 10_000)
-            .map(|i| format!("test.{}", i + 1))
-            .collect()
+            .map(|i| names[i as usize].as_str())
+            .collect();
+        sc.jain(
+            name,
+            &active,
+            Dur::from_millis(from_ms),
+            Dur::from_millis(to_ms),
+        )
     };
-    s.jain.push(JainGroup {
-        name: "all10".into(),
-        flows: active(9000, 10_000),
-        from: Dur::from_millis(9000),
-        to: Dur::from_millis(10_000),
-    });
+    sc = window(sc, "all10", 9000, 10_000);
     for w in (1000..18_000).step_by(100) {
-        s.jain.push(JainGroup {
-            name: format!("w{w}"),
-            flows: active(w, w + 100),
-            from: Dur::from_millis(w),
-            to: Dur::from_millis(w + 100),
-        });
+        sc = window(sc, &format!("w{w}"), w, w + 100);
     }
     Experiment {
         group: "§5.6 fairness to own kind, 100 Mbit/s, 40 ms, 333 packets".into(),
-        id,
+        id: id.clone(),
         mechanism: alg.to_string(),
-        scenario: s,
+        scenario: on_constant_trace(scenario(&id, sc), 100),
     }
 }
 
@@ -322,8 +338,12 @@ fn fairness(alg: &str) -> Experiment {
 /// stated beyond the traces).
 fn cellular(alg: &str) -> Experiment {
     let id = cell_id(alg);
-    let t = format!("name = \"{id}\"\nduration = \"{RUN_S}s\"\n[link]\nrate = \"10Mbit\"\nreverse_rate = \"5Mbit\"\ndelay = \"25ms\"\nbuffer = \"1000 packets\"\n") + &flow("test", alg, 0, None, "");
-    let mut s = scenario(&id, &t);
+    let sc = head(&id, RUN_S, 10, 50, |l| {
+        l.reverse_rate(Rate::from_mbps(5))
+            .buffer(Buffer::Packets(1000))
+    })
+    .flow(flow("test", alg, 0, None));
+    let mut s = scenario(&id, sc);
     let tr = cellular_trace();
     s.link.rate = tr.mean_rate;
     s.link.trace = Some(tr);
@@ -340,18 +360,17 @@ fn cellular(alg: &str) -> Experiment {
 /// × 0.8 s / 1500 B = 2800 packets. The loss is on the data direction only (ours).
 fn satellite(alg: &str) -> Experiment {
     let id = sat_id(alg);
-    let t = head(
-        &id,
-        RUN_S,
-        42,
-        800,
-        "buffer = \"2800 packets\"\nloss = 0.0074\nreverse_loss = 0.0\n",
-    ) + &flow("test", alg, 0, None, "");
+    let sc = head(&id, RUN_S, 42, 800, |l| {
+        l.buffer(Buffer::Packets(2800))
+            .loss(0.0074)
+            .field("reverse_loss", 0.0)
+    })
+    .flow(flow("test", alg, 0, None));
     Experiment {
         group: "§5.7 satellite (WINDS): 42 Mbit/s, 800 ms, 1 BDP, 0.74 % loss".into(),
         id: id.clone(),
         mechanism: alg.to_string(),
-        scenario: on_constant_trace(scenario(&id, &t), 42),
+        scenario: on_constant_trace(scenario(&id, sc), 42),
     }
 }
 
