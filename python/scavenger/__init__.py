@@ -2,7 +2,7 @@
 
 >>> import scavenger
 >>> r = scavenger.run("examples/two-cubic.toml", seed=1)
->>> r.flows[["goodput_bps", "rtt.mean"]]
+>>> r.flows[["goodput_bps", "rtt_ms.mean"]]
 >>> df = scavenger.sweep("examples/sweeps/buffers.toml", out="results/buffers")
 >>> table = scavenger.reproduce("ong2020", quick=True)
 
@@ -55,7 +55,7 @@ class Result:
     @property
     def flows(self):
         """One row per flow (index: the flow's name); the record's flow metrics, nested
-        statistics flattened (``rtt.mean``, ``rtt.p95``)."""
+        statistics flattened (``rtt_ms.mean``, ``rtt_ms.p95``)."""
         pd = _pd()
         df = pd.json_normalize(self.record["metrics"]["flows"])
         return df.set_index("name", drop=False)

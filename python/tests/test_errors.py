@@ -6,7 +6,7 @@ import pytest
 
 import scavenger
 
-BASE = '[link]\nrate = "8Mbit"\ndelay = "10ms"\nbuffer = "10 packets"\n[[flow]]\nalgorithm = "{alg}"\n'
+BASE = 'duration = "1s"\n[link]\nrate = "8Mbit"\ndelay = "10ms"\nbuffer = "10 packets"\n[[flow]]\nalgorithm = "{alg}"\n'
 
 
 def test_bad_algorithm_names_the_field(tmp_path, cli):
@@ -28,7 +28,7 @@ def test_bad_parameter_and_unit(tmp_path):
         scavenger.run(BASE.format(alg="ledbat") + '[flow.params]\ntarget = "fast"\n')
     assert e.value.field == "flow[0].params.target"
     with pytest.raises(scavenger.ScenarioError) as e:
-        scavenger.run({"link": {"rate": "8 parsecs", "delay": "10ms", "buffer": "1BDP"},
+        scavenger.run({"duration": "1s", "link": {"rate": "8 parsecs", "delay": "10ms", "buffer": "1BDP"},
                        "flow": [{"algorithm": "cubic"}]})
     assert e.value.field == "link.rate"
     assert e.value.file == "<dict>"

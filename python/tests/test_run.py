@@ -37,8 +37,8 @@ def test_flows_series_link_and_plot(repo):
     assert len(flows) == 2
     rec_flows = r.record["metrics"]["flows"]
     assert list(flows["goodput_bps"]) == [f["goodput_bps"] for f in rec_flows]
-    assert "rtt.mean" in flows.columns
-    assert len(r.link) == 1 and 0 < r.link["utilisation"][0] <= 1
+    assert "rtt_ms.mean" in flows.columns
+    assert list(r.link["name"]) == ["forward", "reverse"] and 0 < r.link["utilisation"][0] <= 1
     s = r.series
     assert set(s.columns) == {"time_s", "flow", "variable", "value"}
     assert {"goodput_bps", "cwnd_bytes", "queue_pkts"} <= set(s["variable"])

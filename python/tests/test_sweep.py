@@ -14,7 +14,7 @@ def test_sweep_dataframe_and_resume(tmp_path, plan, capsys):
     df = scavenger.sweep(plan, out=out, jobs=2)
     assert len(df) == 12
     assert {"param.link.delay", "param.flow.b.params.target", "seed", "version", "commit",
-            "flows.a.goodput_bps", "flows.b.rtt.mean"} <= set(df.columns)
+            "flows.a.goodput_bps", "flows.b.rtt_ms.mean"} <= set(df.columns)
     assert sorted(df["param.link.delay"].unique()) == ["10ms", "20ms", "30ms"]
     assert df["flows.a.goodput_bps"].dtype == "float64"
     capsys.readouterr()

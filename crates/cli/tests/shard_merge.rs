@@ -164,7 +164,7 @@ fn export_writes_one_row_per_run() {
         "version",
         "commit",
         "flows.a.goodput_bps",
-        "flows.b.rtt.mean",
+        "flows.b.rtt_ms.mean",
     ] {
         assert!(header.contains(&col), "{col} in {header:?}");
     }

@@ -1,7 +1,7 @@
 //! A result store as a table, one row per run: the key, the label, the parameters the
 //! label sets (sweep labels are `path=value,...`), the seed, the code version and commit,
 //! then every summary metric of the record flattened to a dotted column name
-//! (`flow.bulk.goodput_bps`, `link.0.utilisation`, `flow.bulk.rtt.p95`). Time series are
+//! (`flow.bulk.goodput_bps`, `link.0.utilisation`, `flow.bulk.rtt_ms.p95`). Time series are
 //! left out. `scavenger export` writes it as CSV here and as Parquet through
 //! scavenger-export, which also hands it to Python as Arrow.
 
