@@ -12,7 +12,37 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod export;
+mod merge;
+mod ray;
 mod transfer;
+
+use scavenger_lab::shard::Shard;
+use scavenger_lab::store_meta::{write_meta, StoreMeta};
+
+/// `--executor`: where the runs of `reproduce` and `sweep` go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ExecutorKind {
+    /// This machine's cores (`--jobs`).
+    Local,
+    /// A Ray cluster, through the Python driver (`python -m scavenger`; docs/distributed.md).
+    Ray,
+}
+
+/// The flags `reproduce` and `sweep` share for splitting and distributing their runs.
+#[derive(clap::Args, Clone, Debug)]
+struct Distribute {
+    /// Run only the items whose key modulo N is I (0 <= I < N); join the shard stores
+    /// with `scavenger merge`. No report is written for a shard.
+    #[arg(long, value_parser = Shard::parse, value_name = "I/N")]
+    shard: Option<Shard>,
+    /// Where the runs go.
+    #[arg(long, value_enum, default_value = "local")]
+    executor: ExecutorKind,
+    /// With --executor ray: the cluster's address (default: start a local Ray instance).
+    #[arg(long, requires = "executor")]
+    address: Option<String>,
+}
 
 #[derive(Parser)]
 #[command(
@@ -60,6 +90,8 @@ enum Cmd {
         /// Parallel runs, at least 1 (default: all cores).
         #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
+        #[command(flatten)]
+        dist: Distribute,
     },
     /// Run a sweep plan (a base scenario, settings to vary, seeds) into a result store.
     Sweep {
@@ -75,6 +107,29 @@ enum Cmd {
         /// Parallel runs, at least 1 (default: all cores).
         #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
+        #[command(flatten)]
+        dist: Distribute,
+    },
+    /// Join result stores (the shards of a study or sweep) by key into OUT.
+    Merge {
+        /// The output store (created if needed; its records are kept).
+        out: PathBuf,
+        /// The stores to merge.
+        #[arg(required = true)]
+        stores: Vec<PathBuf>,
+        /// Merge records of another version or commit, and keep the first of two
+        /// different records for one key.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Write a result store as a table, one row per run (parameters, metrics, seed, version).
+    Export {
+        store: PathBuf,
+        #[arg(long, value_enum)]
+        format: export::Format,
+        /// The output file (default: stdout for csv, STORE/results.parquet for parquet).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Re-render the report of a result store written by `reproduce` or `sweep`.
     Report { dir: PathBuf },
@@ -217,6 +272,7 @@ fn main() -> ExitCode {
             out,
             force,
             jobs,
+            dist,
         } => {
             let dir = out.unwrap_or_else(|| {
                 PathBuf::from("results").join(if quick {
@@ -225,14 +281,40 @@ fn main() -> ExitCode {
                     study.clone()
                 })
             });
-            finish(reproduce(&study, quick, &dir, force, jobs))
+            if dist.executor == ExecutorKind::Ray {
+                let mut args: Vec<std::ffi::OsString> = vec!["reproduce".into(), study.into()];
+                if quick {
+                    args.push("--quick".into());
+                }
+                args.extend(["--out".into(), dir.into_os_string()]);
+                return ray::delegate(ray_args(args, force, jobs, &dist));
+            }
+            finish(reproduce(&study, quick, &dir, force, jobs, dist.shard))
         }
         Cmd::Sweep {
             plan,
             out,
             force,
             jobs,
-        } => finish(sweep(&plan, &out, force, jobs)),
+            dist,
+        } => {
+            if dist.executor == ExecutorKind::Ray {
+                let args = vec![
+                    "sweep".into(),
+                    plan.into_os_string(),
+                    "--out".into(),
+                    out.into_os_string(),
+                ];
+                return ray::delegate(ray_args(args, force, jobs, &dist));
+            }
+            finish(sweep(&plan, &out, force, jobs, dist.shard))
+        }
+        Cmd::Merge { out, stores, force } => {
+            finish(merge::run(&out, &stores, force).map(|_| Outcome::Done))
+        }
+        Cmd::Export { store, format, out } => {
+            finish(export::run(&store, format, out).map(|_| Outcome::Done))
+        }
         Cmd::Report { dir } => finish(report(&dir)),
         Cmd::Score {
             algorithm,
@@ -360,25 +442,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// What a result directory holds, so `report` can re-render it.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct StoreMeta {
-    kind: String,
-    name: String,
-    quick: bool,
-    plan: Option<PathBuf>,
-}
-
-impl StoreMeta {
-    fn describe(&self) -> String {
-        match self.kind.as_str() {
-            "study" if self.quick => format!("study {} (quick)", self.name),
-            "study" => format!("study {}", self.name),
-            k => format!("{k} {}", self.name),
-        }
-    }
-}
-
 enum Outcome {
     Done,
     Interrupted,
@@ -438,52 +501,31 @@ fn check_comparable(a: &std::path::Path, b: &std::path::Path) -> Result<(), Stri
     Ok(())
 }
 
-/// Records what the store in `dir` holds. A store of another study or sweep is refused
-/// unless `force` (its results would be mixed with ours and its report lost).
-fn write_meta(dir: &std::path::Path, meta: &StoreMeta, force: bool) -> Result<(), String> {
-    let path = dir.join("store.json");
-    if let Ok(text) = std::fs::read_to_string(&path) {
-        match serde_json::from_str::<StoreMeta>(&text) {
-            Ok(old)
-                if (old.kind.as_str(), old.name.as_str(), old.quick)
-                    != (meta.kind.as_str(), meta.name.as_str(), meta.quick) =>
-            {
-                if !force {
-                    return Err(format!(
-                        "{} holds the results of {}, not {}; write to another --out, or pass --force to use it anyway (its store.json is replaced)",
-                        dir.display(),
-                        old.describe(),
-                        meta.describe()
-                    ));
-                }
-                eprintln!(
-                    "warning: {} held {}; --force: it now records {}",
-                    dir.display(),
-                    old.describe(),
-                    meta.describe()
-                );
-            }
-            Ok(_) => {}
-            Err(e) if !force => {
-                return Err(format!(
-                    "{}: not a store description ({e}); pass --force to replace it",
-                    path.display()
-                ))
-            }
-            Err(_) => {}
-        }
+/// The Python driver's flags for `--executor ray`.
+fn ray_args(
+    mut args: Vec<std::ffi::OsString>,
+    force: bool,
+    jobs: Option<usize>,
+    dist: &Distribute,
+) -> Vec<std::ffi::OsString> {
+    args.extend(["--executor".into(), "ray".into()]);
+    if force {
+        args.push("--force".into());
     }
-    scavenger_lab::store::write_atomic(
-        &path,
-        serde_json::to_string_pretty(meta)
-            .expect("serialises")
-            .as_bytes(),
-    )
-    .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    if let Some(j) = jobs {
+        args.extend(["--jobs".into(), j.to_string().into()]);
+    }
+    if let Some(a) = &dist.address {
+        args.extend(["--address".into(), a.into()]);
+    }
+    if let Some(s) = dist.shard {
+        args.extend(["--shard".into(), s.to_string().into()]);
+    }
+    args
 }
 
 /// Opens (and locks) the store in `dir`, saying what it repaired.
-fn open_store(dir: &std::path::Path) -> Result<Store, String> {
+pub(crate) fn open_store(dir: &std::path::Path) -> Result<Store, String> {
     let store = Store::open(dir)?;
     for r in store.repairs() {
         eprintln!("warning: {r}");
@@ -496,8 +538,18 @@ fn run_items(
     items: Vec<scavenger_lab::work::WorkItem>,
     force: bool,
     jobs: Option<usize>,
+    shard: Option<Shard>,
 ) -> Result<bool, String> {
     install_interrupt_handler();
+    let items = match shard {
+        Some(s) => {
+            let all = items.len();
+            let mine = s.select(items);
+            eprintln!("shard {s}: {} of {all} runs", mine.len());
+            mine
+        }
+        None => items,
+    };
     let total = items.len();
     let t0 = std::time::Instant::now();
     match run_into_store(&executor(jobs), store, items, force)? {
@@ -525,6 +577,7 @@ fn reproduce(
     dir: &std::path::Path,
     force: bool,
     jobs: Option<usize>,
+    shard: Option<Shard>,
 ) -> Result<Outcome, String> {
     let def = study(name, quick)?;
     // The lock is held until the report is written: one writer per store.
@@ -545,7 +598,10 @@ fn reproduce(
         def.experiments.len(),
         def.seeds.len()
     );
-    let complete = run_items(&mut store, def.work_items(), force, jobs)?;
+    let complete = run_items(&mut store, def.work_items(), force, jobs, shard)?;
+    if let Some(s) = shard {
+        return Ok(shard_done(s, dir, complete));
+    }
     let r = study_report(&def, dir)?;
     print!("{}", r.summary);
     for f in r.files {
@@ -563,6 +619,7 @@ fn sweep(
     dir: &std::path::Path,
     force: bool,
     jobs: Option<usize>,
+    shard: Option<Shard>,
 ) -> Result<Outcome, String> {
     let plan = load_plan(plan_path).map_err(|e| e.to_string())?;
     let items = plan.expand().map_err(|e| e.to_string())?;
@@ -596,7 +653,10 @@ fn sweep(
         labels.len(),
         plan.seeds.len()
     );
-    let complete = run_items(&mut store, items, force, jobs)?;
+    let complete = run_items(&mut store, items, force, jobs, shard)?;
+    if let Some(s) = shard {
+        return Ok(shard_done(s, dir, complete));
+    }
     let r = sweep_report(&plan.name, dir, &labels)?;
     print!("{}", r.summary);
     Ok(if complete {
@@ -645,7 +705,7 @@ fn score(
     );
     // The lock is held until the report is written: one writer per store.
     let mut store = open_store(&dir)?;
-    let complete = run_items(&mut store, items, force, jobs)?;
+    let complete = run_items(&mut store, items, force, jobs, None)?;
     let sc = plan.evaluate(&dir)?;
     for f in report::write(&sc, &dir)? {
         eprintln!("wrote {}", f.display());
@@ -656,6 +716,19 @@ fn score(
     } else {
         Outcome::Interrupted
     })
+}
+
+/// A shard holds part of the runs: its report would be of a part, so there is none.
+fn shard_done(s: Shard, dir: &std::path::Path, complete: bool) -> Outcome {
+    if complete {
+        eprintln!(
+            "shard {s} done; when every shard is, join them with `scavenger merge OUT {} ...` and run `scavenger report OUT`",
+            dir.display()
+        );
+        Outcome::Done
+    } else {
+        Outcome::Interrupted
+    }
 }
 
 fn report(dir: &std::path::Path) -> Result<Outcome, String> {

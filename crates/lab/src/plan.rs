@@ -92,33 +92,73 @@ fn parse_values(f: &Fields, key_prefix: &str) -> Result<Vec<Value>, InputError> 
         .collect())
 }
 
-/// Reads a plan file; the base scenario path is relative to the plan.
-pub fn load_plan(path: &Path) -> Result<Plan, InputError> {
+/// A plan's text and its base scenario's, with the names they had: what a plan is,
+/// without files, so a worker on another machine can expand it (the Python driver).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PlanSource {
+    pub file: String,
+    pub text: String,
+    pub base_file: String,
+    pub base_text: String,
+}
+
+/// Reads a plan file and its base scenario (relative to the plan).
+pub fn read_plan_source(path: &Path) -> Result<PlanSource, InputError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| InputError {
         file: file.clone(),
         field: String::new(),
         message: format!("cannot read the plan file: {e}"),
     })?;
-    let table: Table = text.parse().map_err(|e: toml::de::Error| InputError {
-        file: file.clone(),
-        field: String::new(),
-        message: format!("not valid TOML: {}", e.message()),
-    })?;
+    let table = parse_plan_toml(&file, &text)?;
     let top = Fields::new(&file, "", &table);
-    top.only(&["name", "scenario", "seeds", "repetitions", "vary"])?;
-    let rel = top
-        .str("scenario")?
-        .ok_or_else(|| top.err("scenario", "is required: the base scenario file"))?;
+    let rel = base_path(&top)?;
     let base_path = path.parent().unwrap_or(Path::new(".")).join(rel);
     let base_file = base_path.display().to_string();
     let base_text = std::fs::read_to_string(&base_path)
         .map_err(|e| top.err("scenario", format!("cannot read \"{base_file}\": {e}")))?;
-    let base: Table = base_text.parse().map_err(|e: toml::de::Error| InputError {
-        file: base_file.clone(),
+    Ok(PlanSource {
+        file,
+        text,
+        base_file,
+        base_text,
+    })
+}
+
+fn parse_plan_toml(file: &str, text: &str) -> Result<Table, InputError> {
+    text.parse().map_err(|e: toml::de::Error| InputError {
+        file: file.to_string(),
         field: String::new(),
         message: format!("not valid TOML: {}", e.message()),
-    })?;
+    })
+}
+
+fn base_path<'a>(top: &Fields<'a>) -> Result<&'a str, InputError> {
+    top.only(&["name", "scenario", "seeds", "repetitions", "vary"])?;
+    top.str("scenario")?
+        .ok_or_else(|| top.err("scenario", "is required: the base scenario file"))
+}
+
+/// Reads a plan file; the base scenario path is relative to the plan.
+pub fn load_plan(path: &Path) -> Result<Plan, InputError> {
+    parse_plan(&read_plan_source(path)?)
+}
+
+/// A plan from its source (see [`read_plan_source`]).
+pub fn parse_plan(src: &PlanSource) -> Result<Plan, InputError> {
+    let file = src.file.clone();
+    let table = parse_plan_toml(&file, &src.text)?;
+    let top = Fields::new(&file, "", &table);
+    base_path(&top)?;
+    let base_file = src.base_file.clone();
+    let base: Table = src
+        .base_text
+        .parse()
+        .map_err(|e: toml::de::Error| InputError {
+            file: base_file.clone(),
+            field: String::new(),
+            message: format!("not valid TOML: {}", e.message()),
+        })?;
     let seeds = match (top.raw("seeds"), top.int("repetitions", 1, 100_000)?) {
         (Some(_), Some(_)) => {
             return Err(top.err(

@@ -54,6 +54,18 @@ impl Stored {
     }
 }
 
+/// The line `append` writes for a result (without its newline): what a worker of a
+/// distributed executor returns, so the driver's store is byte for byte the local one.
+pub fn store_line(key: &str, label: &str, seed: u64, record: &RunRecord) -> String {
+    serde_json::to_string(&LineOut {
+        key,
+        label,
+        seed,
+        record,
+    })
+    .expect("records serialise")
+}
+
 pub struct Store {
     dir: PathBuf,
     file: File,
@@ -65,16 +77,16 @@ pub struct Store {
 
 /// One raw line of the results file: its 1-based number, its bytes without the newline,
 /// and whether it ended in a newline (only the last line of a file can lack one).
-struct RawLine {
-    number: usize,
-    bytes: Vec<u8>,
-    complete: bool,
+pub(crate) struct RawLine {
+    pub(crate) number: usize,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) complete: bool,
 }
 
 /// Calls `f` on each line of `path` (none if the file does not exist), one at a time, so
 /// the whole file is never in memory. Bytes, not text: a line of invalid UTF-8 is a
 /// damaged line like any other, not an I/O error.
-fn for_each_raw_line(
+pub(crate) fn for_each_raw_line(
     path: &Path,
     mut f: impl FnMut(RawLine) -> Result<(), String>,
 ) -> Result<(), String> {
@@ -107,7 +119,7 @@ fn for_each_raw_line(
     }
 }
 
-fn is_blank(bytes: &[u8]) -> bool {
+pub(crate) fn is_blank(bytes: &[u8]) -> bool {
     bytes.iter().all(u8::is_ascii_whitespace)
 }
 
@@ -293,13 +305,7 @@ impl Store {
         seed: u64,
         record: &RunRecord,
     ) -> Result<(), String> {
-        let mut line = serde_json::to_string(&LineOut {
-            key,
-            label,
-            seed,
-            record,
-        })
-        .expect("records serialise");
+        let mut line = store_line(key, label, seed, record);
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
@@ -311,6 +317,35 @@ impl Store {
                 )
             })?;
         self.done.insert(key.to_string());
+        Ok(())
+    }
+
+    /// Appends result lines already serialised (by another store: `merge`), each checked
+    /// to be a result record of its key, then syncs once. A crash part-way leaves whole
+    /// lines and at most one torn last line, which `open` moves aside.
+    pub fn append_lines(&mut self, lines: &[(String, Vec<u8>)]) -> Result<(), String> {
+        let path = self.dir.join(RESULTS_FILE);
+        let werr = |e: std::io::Error| format!("cannot write to {}: {e}", path.display());
+        let mut w = BufWriter::new(&self.file);
+        for (key, bytes) in lines {
+            match serde_json::from_slice::<Stored>(bytes) {
+                Ok(s) if &s.key == key => {}
+                _ => {
+                    return Err(format!(
+                        "internal: a line given for key {key} is not its result record"
+                    ))
+                }
+            }
+            w.write_all(bytes)
+                .and_then(|_| w.write_all(b"\n"))
+                .map_err(werr)?;
+        }
+        w.flush().map_err(werr)?;
+        drop(w);
+        self.file.sync_data().map_err(werr)?;
+        for (key, _) in lines {
+            self.done.insert(key.clone());
+        }
         Ok(())
     }
 

@@ -1,0 +1,40 @@
+//! `scavenger export STORE --format csv|parquet [--out FILE]`: one row per run
+//! (scavenger_lab::table): key, label, parameters, seed, version, commit, metrics.
+
+use scavenger_lab::table::Table;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Csv,
+    Parquet,
+}
+
+pub fn run(store: &Path, format: Format, out: Option<PathBuf>) -> Result<(), String> {
+    let table = Table::from_store(store)?;
+    let bytes = match format {
+        Format::Csv => table.to_csv().into_bytes(),
+        Format::Parquet => scavenger_export::to_parquet(&table)?,
+    };
+    match out {
+        None if format == Format::Csv => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(&bytes)
+                .map_err(|e| format!("cannot write to stdout: {e}"))?;
+        }
+        None => {
+            let path = store.join("results.parquet");
+            write(&path, &bytes)?;
+        }
+        Some(path) => write(&path, &bytes)?,
+    }
+    Ok(())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    scavenger_lab::store::write_atomic(path, bytes)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}

@@ -1,0 +1,68 @@
+//! `store.json`: what a result directory holds (a study, quick or not, or a sweep and its
+//! plan), so `report` can re-render it and a second study is not mixed into it. Shared by
+//! the CLI and the Python driver.
+
+use std::path::PathBuf;
+
+/// What a result directory holds, so `report` can re-render it.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct StoreMeta {
+    pub kind: String,
+    pub name: String,
+    pub quick: bool,
+    pub plan: Option<PathBuf>,
+}
+
+impl StoreMeta {
+    pub fn describe(&self) -> String {
+        match self.kind.as_str() {
+            "study" if self.quick => format!("study {} (quick)", self.name),
+            "study" => format!("study {}", self.name),
+            k => format!("{k} {}", self.name),
+        }
+    }
+}
+
+/// Records what the store in `dir` holds. A store of another study or sweep is refused
+/// unless `force` (its results would be mixed with ours and its report lost).
+pub fn write_meta(dir: &std::path::Path, meta: &StoreMeta, force: bool) -> Result<(), String> {
+    let path = dir.join("store.json");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        match serde_json::from_str::<StoreMeta>(&text) {
+            Ok(old)
+                if (old.kind.as_str(), old.name.as_str(), old.quick)
+                    != (meta.kind.as_str(), meta.name.as_str(), meta.quick) =>
+            {
+                if !force {
+                    return Err(format!(
+                        "{} holds the results of {}, not {}; write to another --out, or pass --force to use it anyway (its store.json is replaced)",
+                        dir.display(),
+                        old.describe(),
+                        meta.describe()
+                    ));
+                }
+                eprintln!(
+                    "warning: {} held {}; --force: it now records {}",
+                    dir.display(),
+                    old.describe(),
+                    meta.describe()
+                );
+            }
+            Ok(_) => {}
+            Err(e) if !force => {
+                return Err(format!(
+                    "{}: not a store description ({e}); pass --force to replace it",
+                    path.display()
+                ))
+            }
+            Err(_) => {}
+        }
+    }
+    crate::store::write_atomic(
+        &path,
+        serde_json::to_string_pretty(meta)
+            .expect("serialises")
+            .as_bytes(),
+    )
+    .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
