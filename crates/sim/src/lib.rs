@@ -9,6 +9,7 @@ pub mod packet;
 pub mod receiver;
 pub mod result;
 pub mod rtt;
+mod scoreboard;
 pub mod sender;
 pub mod world;
 
