@@ -16,4 +16,4 @@ pub mod world;
 pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic};
 pub use receiver::AckModel;
 pub use result::SimResult;
-pub use world::{run, run_observed, Simulation};
+pub use world::{run, run_observed, ScoreboardCounts, Simulation};

@@ -700,6 +700,11 @@ impl Sender {
         self.rto_deadline = None;
     }
 
+    /// Scoreboard steps taken and ACKs processed so far (crate::scoreboard).
+    pub fn scoreboard_counts(&self) -> (u64, u64) {
+        (self.board.ops, self.board.acks)
+    }
+
     /// Payload bytes acknowledged cumulatively.
     pub fn acked_bytes(&self) -> u64 {
         self.una as u64 * self.cfg.mss as u64
