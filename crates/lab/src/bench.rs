@@ -178,11 +178,12 @@ pub fn run_case(case: &BenchCase) -> String {
     // The forward link carries only data: its deliveries are the packets receivers got.
     let data_pkts = r.links[0].delivered_pkts;
     format!(
-        "case={} wall_s={:.3} sim_s={} events={} events_per_s={:.0} packets_per_s={:.0} peak_rss_mib={:.1}",
+        "case={} wall_s={:.3} sim_s={} events={} delivered_pkts={} events_per_s={:.0} packets_per_s={:.0} peak_rss_mib={:.1}",
         case.name,
         wall,
         sim_s,
         r.events,
+        data_pkts,
         r.events as f64 / wall,
         data_pkts as f64 / wall,
         peak_rss_mib().unwrap_or(f64::NAN)
