@@ -9,10 +9,11 @@ pub mod packet;
 pub mod receiver;
 pub mod result;
 pub mod rtt;
+mod scoreboard;
 pub mod sender;
 pub mod world;
 
 pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic};
 pub use receiver::AckModel;
 pub use result::SimResult;
-pub use world::{run, run_observed, Simulation};
+pub use world::{run, run_observed, ScoreboardCounts, Simulation};

@@ -4,6 +4,7 @@
 
 use crate::packet::{Packet, MAX_SACK_BLOCKS, NO_TS_ECHO};
 use crate::rtt::RttEstimator;
+use crate::scoreboard::Scoreboard;
 use scavenger_cc::estimators::delivery_rate::{DeliveryRateEstimator, TxSnapshot};
 use scavenger_cc::{
     AckSample, CongestionControl, CongestionEvent, CongestionKind, Dur, Rate, RtoEvent, SentInfo,
@@ -111,16 +112,16 @@ pub struct Sender {
     high_sacked: Option<u32>,
     /// All segments below this index have been checked by loss detection.
     lost_cursor: u32,
-    /// No segment below this index awaits retransmission.
-    retx_cursor: u32,
+    /// SACKed ranges, the retransmission queue and the retransmissions in flight, so
+    /// that an ACK's work does not grow with the window.
+    board: Scoreboard,
+    /// Reused buffer for the parts of a SACK block not SACKed before.
+    sack_gaps: Vec<(u32, u32)>,
     in_recovery: bool,
     /// The recovery began with a retransmission timeout (Linux's CA_Loss), not with fast
     /// retransmit (CA_Recovery).
     rto_recovery: bool,
     recovery_point: u32,
-    /// Retransmissions in flight (an upper bound: cleared lazily), so that the search
-    /// for lost retransmissions is skipped when there are none.
-    retx_in_flight: u32,
     /// RFC 6937 proportional rate reduction in fast recovery (Linux tcp_cwnd_reduction):
     /// the window the datapath allows instead of the algorithm's while recovering.
     prr: Option<Prr>,
@@ -158,11 +159,11 @@ impl Sender {
             pipe: 0,
             high_sacked: None,
             lost_cursor: 0,
-            retx_cursor: 0,
+            board: Scoreboard::default(),
+            sack_gaps: Vec::new(),
             in_recovery: false,
             rto_recovery: false,
             recovery_point: 0,
-            retx_in_flight: 0,
             prr: None,
             rtt: RttEstimator::default(),
             rate: DeliveryRateEstimator::new(now),
@@ -231,19 +232,9 @@ impl Sender {
         self.cfg.total_segs.is_none_or(|n| self.nxt < n)
     }
 
-    /// The lowest segment marked lost that is not being retransmitted.
+    /// The lowest segment marked lost that is not being retransmitted (nor SACKed).
     fn next_retransmission(&mut self) -> Option<u32> {
-        let mut i = self.retx_cursor.max(self.una);
-        while i < self.nxt {
-            let s = self.segs[(i - self.una) as usize];
-            if s.lost && !s.in_flight && !s.sacked {
-                self.retx_cursor = i;
-                return Some(i);
-            }
-            i += 1;
-        }
-        self.retx_cursor = i;
-        None
+        self.board.next_retransmission()
     }
 
     fn pacing_rate(&self) -> Option<Rate> {
@@ -318,7 +309,8 @@ impl Sender {
             s.in_flight = true;
             s.snap = snap;
             s.retx_nxt = nxt;
-            self.retx_in_flight += 1;
+            self.board.dequeue_retransmission(seg);
+            self.board.sent_retransmission(nxt, seg);
             // Linux tcp_xmit_retransmit_queue re-arms the timer when it retransmits the
             // head of the queue, so a fast retransmission gets a full RTO to be acked.
             if seg == self.una && !self.rto_recovery {
@@ -403,22 +395,13 @@ impl Sender {
             return 0;
         };
         // Find the DupThresh-th highest SACKed segment; everything unSACKed below it is lost.
-        let mut count = 0;
-        let mut i = high + 1;
         let floor = self.lost_cursor.max(self.una);
-        let mut limit = None;
-        while i > floor {
-            i -= 1;
-            if self.segs[(i - self.una) as usize].sacked {
-                count += 1;
-                if count == DUP_THRESH {
-                    limit = Some(i);
-                    break;
-                }
-            }
-        }
-        let Some(limit) = limit else { return 0 };
+        let Some(limit) = self.board.kth_highest_sacked(floor, high, DUP_THRESH) else {
+            return 0;
+        };
         let mut lost = 0;
+        // Each segment passes here once: `lost_cursor` only grows.
+        self.board.ops += (limit - floor) as u64;
         for j in floor..limit {
             let s = &mut self.segs[(j - self.una) as usize];
             if !s.sacked && !s.lost {
@@ -428,7 +411,7 @@ impl Sender {
                     self.pipe -= s.len as u64;
                 }
                 lost += s.len as u64;
-                self.retx_cursor = self.retx_cursor.min(j);
+                self.board.queue_retransmission(j);
             }
         }
         self.lost_cursor = limit;
@@ -440,29 +423,30 @@ impl Sender {
     /// SND.NXT of its retransmission. Without this only the RTO finds a lost
     /// retransmission. Returns the bytes newly marked lost.
     fn mark_lost_retransmissions(&mut self) -> u64 {
-        if self.retx_in_flight == 0 || !self.in_recovery || self.rto_recovery {
+        if !self.board.retransmissions_sent() || !self.in_recovery || self.rto_recovery {
             return 0;
         }
         let Some(high) = self.high_sacked else {
             return 0;
         };
         let mut lost = 0;
-        let mut still = 0;
-        for (k, s) in self.segs.iter_mut().enumerate() {
-            if !(s.retransmitted && s.in_flight && !s.sacked) {
+        // Retransmissions leave in the order sent, which is the order of their SND.NXT.
+        while let Some((nxt, i)) = self.board.pop_retransmission_sent_by(high) {
+            if i < self.una {
                 continue;
             }
-            if high >= s.retx_nxt {
-                s.in_flight = false;
-                s.lost = true;
-                self.pipe -= s.len as u64;
-                lost += s.len as u64;
-                self.retx_cursor = self.retx_cursor.min(self.una + k as u32);
-            } else {
-                still += 1;
+            let s = self.seg(i);
+            // A stale entry: SACKed, marked lost, or retransmitted again since.
+            if !(s.retransmitted && s.in_flight && !s.sacked && s.retx_nxt == nxt) {
+                continue;
             }
+            s.in_flight = false;
+            s.lost = true;
+            let len = s.len as u64;
+            self.pipe -= len;
+            lost += len;
+            self.board.queue_retransmission(i);
         }
-        self.retx_in_flight = still;
         lost
     }
 
@@ -479,10 +463,12 @@ impl Sender {
             }
             self.snd_edge = edge;
         }
+        self.board.acks += 1;
         let mut newly = 0u64;
         // Cumulative part.
         let cum = ack.ack.min(self.nxt);
         let advanced = cum > self.una;
+        self.board.advance(self.una, cum.max(self.una));
         // Send times of the oldest and newest newly acknowledged segments that were never
         // retransmitted, cumulatively and by SACK (Linux tcp_clean_rtx_queue first_ackt /
         // last_ackt and tcp_sacktag_one first_sackt / last_sackt); Karn: an ACK that
@@ -507,19 +493,33 @@ impl Sender {
         // SACK part.
         for &(s, e) in &ack.sack[..(ack.nsack as usize).min(MAX_SACK_BLOCKS)] {
             let (s, e) = (s.max(self.una), e.min(self.nxt));
-            for i in s..e {
-                let seg = self.segs[(i - self.una) as usize];
-                if !seg.sacked {
-                    if !seg.retransmitted {
-                        let t = seg.snap.sent_time;
-                        first_sack = Some(first_sack.map_or(t, |f: Time| f.min(t)));
-                        last_sack = Some(last_sack.map_or(t, |l: Time| l.max(t)));
+            // Only the parts of the block not SACKed before: a block is walked once,
+            // not on every ACK that repeats it.
+            self.board.sack(s, e, &mut self.sack_gaps);
+            self.board.ops += self
+                .sack_gaps
+                .iter()
+                .map(|&(a, b)| (b - a) as u64)
+                .sum::<u64>();
+            for k in 0..self.sack_gaps.len() {
+                let (a, b) = self.sack_gaps[k];
+                for i in a..b {
+                    let seg = self.segs[(i - self.una) as usize];
+                    if !seg.sacked {
+                        if !seg.retransmitted {
+                            let t = seg.snap.sent_time;
+                            first_sack = Some(first_sack.map_or(t, |f: Time| f.min(t)));
+                            last_sack = Some(last_sack.map_or(t, |l: Time| l.max(t)));
+                        }
+                        if seg.lost && !seg.in_flight {
+                            self.board.dequeue_retransmission(i);
+                        }
+                        newly += self.deliver(now, i);
+                        let seg = self.seg(i);
+                        seg.sacked = true;
+                        seg.in_flight = false;
+                        self.high_sacked = Some(self.high_sacked.map_or(i, |h| h.max(i)));
                     }
-                    newly += self.deliver(now, i);
-                    let seg = self.seg(i);
-                    seg.sacked = true;
-                    seg.in_flight = false;
-                    self.high_sacked = Some(self.high_sacked.map_or(i, |h| h.max(i)));
                 }
             }
         }
@@ -668,9 +668,14 @@ impl Sender {
             }
         }
         self.pipe = 0;
-        self.retx_in_flight = 0;
+        let una = self.una;
+        self.board.requeue_all(
+            (una..self.nxt)
+                .zip(self.segs.iter())
+                .filter(|(_, s)| !s.sacked)
+                .map(|(i, _)| i),
+        );
         self.prr = None;
-        self.retx_cursor = self.una;
         self.lost_cursor = self.nxt;
         self.in_recovery = true;
         self.rto_recovery = true;
@@ -693,6 +698,11 @@ impl Sender {
     pub fn stop(&mut self) {
         self.completed = true;
         self.rto_deadline = None;
+    }
+
+    /// Scoreboard steps taken and ACKs processed so far (crate::scoreboard).
+    pub fn scoreboard_counts(&self) -> (u64, u64) {
+        (self.board.ops, self.board.acks)
     }
 
     /// Payload bytes acknowledged cumulatively.

@@ -207,6 +207,24 @@ impl Simulation {
     /// `OBSERVE_EVERY` events, so a front end can show progress. Observing reads only the
     /// clock: the result is the same as `run`'s.
     pub fn run_observed(mut self, observe: &mut dyn FnMut(Time)) -> SimResult {
+        self.run_events(observe);
+        self.finish()
+    }
+
+    /// Runs as `run` does and also returns the senders' scoreboard steps and ACKs,
+    /// summed over flows, for the test that the work per ACK is flat in the window.
+    pub fn run_counted(mut self) -> (SimResult, ScoreboardCounts) {
+        self.run_events(&mut |_| {});
+        let mut c = ScoreboardCounts::default();
+        for s in self.flows.iter().filter_map(|f| f.sender.as_ref()) {
+            let (ops, acks) = s.scoreboard_counts();
+            c.ops += ops;
+            c.acks += acks;
+        }
+        (self.finish(), c)
+    }
+
+    fn run_events(&mut self, observe: &mut dyn FnMut(Time)) {
         while let Some(t) = self.q.peek_time() {
             if t > self.end {
                 break;
@@ -220,7 +238,6 @@ impl Simulation {
             self.handle(ev);
         }
         self.now = self.end;
-        self.finish()
     }
 
     fn handle(&mut self, ev: Event) {
@@ -767,6 +784,15 @@ impl Simulation {
             series: self.series.map(|s| s.out),
         }
     }
+}
+
+/// Scoreboard work of a run (`Simulation::run_counted`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScoreboardCounts {
+    /// Steps the senders' scoreboards took (segments, ranges and queue entries visited).
+    pub ops: u64,
+    /// ACKs the senders processed.
+    pub acks: u64,
 }
 
 /// Runs a configuration to completion.
