@@ -6,10 +6,12 @@ pub mod config;
 pub mod delack;
 pub mod engine;
 pub mod packet;
+pub mod pcap;
 pub mod receiver;
 pub mod result;
 pub mod rtt;
 pub mod sender;
+pub mod tap;
 pub mod world;
 
 pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic};
