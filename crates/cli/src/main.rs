@@ -9,6 +9,8 @@ use scavenger_lab::report::{study_report, sweep_report};
 use scavenger_lab::store::Store;
 use scavenger_lab::study::study;
 use std::io::IsTerminal;
+
+mod pcap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -40,6 +42,10 @@ enum Cmd {
         /// Run even if the scenario's estimated cost is past the bound (see README).
         #[arg(long)]
         force: bool,
+        /// Write two pcap files per flow here (at the sender and at the receiver), with
+        /// Ethernet/IPv4/TCP headers for Wireshark, tshark and tcptrace.
+        #[arg(long, value_name = "DIR")]
+        pcap: Option<PathBuf>,
     },
     /// Re-run a source's evaluation and report ours beside its published numbers.
     Reproduce {
@@ -145,6 +151,7 @@ fn main() -> ExitCode {
             out,
             json,
             force,
+            pcap,
         } => {
             let sc = match scavenger_lab::load(&scenario) {
                 Ok(s) => s,
@@ -162,11 +169,34 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-            let rec = scavenger_lab::progress::run_with_progress(
+            let seed = seed.unwrap_or(sc.seed);
+            let (capture, tap) = match pcap.as_deref().map(|d| pcap::start(d, &sc.to_sim(seed))) {
+                None => (None, None),
+                Some(Ok((c, t))) => (Some(c), Some(t)),
+                Some(Err(e)) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            let rec = scavenger_lab::progress::run_tapped_with_progress(
                 &sc,
-                seed.unwrap_or(sc.seed),
+                seed,
                 std::io::stderr().is_terminal(),
+                tap,
             );
+            if let Some(c) = capture {
+                match c.finish() {
+                    Ok(files) => eprintln!(
+                        "wrote {} pcap files to {}",
+                        files.len(),
+                        pcap.as_deref().expect("asked").display()
+                    ),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(1);
+                    }
+                }
+            }
             let slowdown =
                 scavenger_lab::slowdown::foreground_slowdown(&sc, rec.seed, &rec.metrics);
             if let (Some(dir), Some(sd)) = (&out, &slowdown) {
