@@ -11,6 +11,7 @@ use scavenger_lab::study::study;
 use std::io::IsTerminal;
 
 mod pcap;
+mod plot;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -119,6 +120,16 @@ enum Cmd {
     },
     /// Compare two result records (record.json) or two result stores, per flow and metric.
     Compare { a: PathBuf, b: PathBuf },
+    /// Plot one run over time: goodput, congestion window, RTT (from --pcap captures in
+    /// the same directory) and queue, as HTML or SVG.
+    Plot {
+        /// A record.json, or the directory `scavenger run --out` wrote.
+        record: PathBuf,
+        /// The file to write: .svg for one SVG, otherwise HTML (default: plot.html next to
+        /// the record).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Run the simulator speed benchmark (one line per case).
     Bench {
         /// Run only this case (each case runs in its own process so peak memory is per case).
@@ -258,6 +269,16 @@ fn main() -> ExitCode {
             jobs,
         } => finish(sweep(&plan, &out, force, jobs)),
         Cmd::Report { dir } => finish(report(&dir)),
+        Cmd::Plot { record, out } => match plot::run(&record, out.as_deref()) {
+            Ok(path) => {
+                eprintln!("wrote {}", path.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        },
         Cmd::Score {
             algorithm,
             params,
@@ -276,7 +297,9 @@ fn main() -> ExitCode {
                     println!("    no parameters");
                 }
                 for p in params {
-                    let unit = if p.unit.is_empty() {
+                    // A duration's default prints with its unit ("100ms"): no second one.
+                    let unit = if p.unit.is_empty() || matches!(p.kind, ParamKind::Duration { .. })
+                    {
                         String::new()
                     } else {
                         format!(" {}", p.unit)
