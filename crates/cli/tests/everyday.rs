@@ -136,3 +136,78 @@ fn algorithms_prints_each_unit_once() {
         assert!(!line.contains("ms ms"), "unit twice: {line}");
     }
 }
+
+/// tshark (Wireshark) reads the captures: every frame decodes, nothing is malformed, and
+/// the SACK blocks, timestamps and ECN marks are where the simulator put them. Runs where
+/// tshark is installed and we are root (CI installs it); elsewhere it says why it skips.
+#[test]
+fn tshark_reads_the_captures() {
+    let root = unsafe { libc::geteuid() } == 0;
+    let has = Command::new("tshark")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !(root && has) {
+        eprintln!("skipped: needs root and tshark (apt-get install tshark)");
+        return;
+    }
+    let d = tmp("tshark");
+    let sc = d.join("s.toml");
+    std::fs::write(
+        &sc,
+        r#"
+name = "tshark"
+duration = "5s"
+[link]
+rate = "10Mbit"
+delay = "20ms"
+qdisc = { kind = "codel", target = "5ms", interval = "100ms", ecn = true }
+loss = 0.01
+[[flow]]
+name = "ecn"
+algorithm = "newreno"
+ecn = true
+"#,
+    )
+    .unwrap();
+    let o = scavenger(&["run", sc.to_str().unwrap(), "--pcap", d.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let count = |file: &str, filter: &str| -> usize {
+        let o = Command::new("tshark")
+            .args(["-n", "-r"])
+            .arg(d.join(file))
+            .args(["-Y", filter, "-T", "fields", "-e", "frame.number"])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "tshark: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).lines().count()
+    };
+    for f in ["00-ecn.sender.pcap", "00-ecn.receiver.pcap"] {
+        let all = count(f, "frame");
+        assert!(all > 1000, "{f}: {all} frames");
+        assert_eq!(count(f, "tcp"), all, "{f}: every frame is TCP");
+        assert_eq!(count(f, "_ws.malformed"), 0, "{f}: malformed frames");
+        assert_eq!(
+            count(f, "tcp.options.timestamp.tsval"),
+            all,
+            "{f}: timestamps"
+        );
+    }
+    assert!(
+        count("00-ecn.sender.pcap", "tcp.options.sack_le") > 10,
+        "SACK blocks"
+    );
+    assert!(
+        count("00-ecn.receiver.pcap", "ip.dsfield.ecn == 3") > 0,
+        "CE marks"
+    );
+    assert!(
+        count("00-ecn.sender.pcap", "tcp.flags.ece == 1") > 0,
+        "ECE echoes"
+    );
+    assert!(count("00-ecn.sender.pcap", "tcp.flags.cwr == 1") > 0, "CWR");
+}
