@@ -9,6 +9,6 @@ for t in scenario trace plan algorithms; do
     # A copy, so CI does not add to the committed corpus.
     work="$(mktemp -d)"
     cp -r "corpus/$t/." "$work/"
-    cargo +nightly fuzz run "$t" "$work" -- -jobs=1 -max_total_time="$secs" -rss_limit_mb=2048 2>&1 | tail -n 3
+    cargo +nightly fuzz run -O --debug-assertions "$t" "$work" -- -max_total_time="$secs" -rss_limit_mb=2048 2>&1 | tail -n 3
     rm -rf "$work"
 done

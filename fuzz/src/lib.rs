@@ -168,6 +168,7 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "parsers")]
 /// The scenario parser: any text gives a scenario or an error, never a panic; a scenario it
 /// accepts converts to a simulator configuration.
 pub fn scenario(data: &[u8]) {
@@ -190,6 +191,7 @@ pub fn trace(data: &[u8]) {
     let _ = scavenger_net::DeliveryTrace::parse_native(text);
 }
 
+#[cfg(feature = "parsers")]
 /// The sweep-plan parser and its expansion. Plans name their base scenario by path, so the
 /// input is split at the first NUL into the plan and the base scenario, which are written
 /// to a per-process temporary directory as plan.toml and base.toml.
