@@ -9,6 +9,9 @@ use scavenger_lab::report::{study_report, sweep_report};
 use scavenger_lab::store::Store;
 use scavenger_lab::study::study;
 use std::io::IsTerminal;
+
+mod pcap;
+mod plot;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -72,6 +75,10 @@ enum Cmd {
         /// Run even if the scenario's estimated cost is past the bound (see README).
         #[arg(long)]
         force: bool,
+        /// Write two pcap files per flow here (at the sender and at the receiver), with
+        /// Ethernet/IPv4/TCP headers for Wireshark, tshark and tcptrace.
+        #[arg(long, value_name = "DIR")]
+        pcap: Option<PathBuf>,
     },
     /// Re-run a source's evaluation and report ours beside its published numbers.
     Reproduce {
@@ -174,6 +181,16 @@ enum Cmd {
     },
     /// Compare two result records (record.json) or two result stores, per flow and metric.
     Compare { a: PathBuf, b: PathBuf },
+    /// Plot one run over time: goodput, congestion window, RTT (from --pcap captures in
+    /// the same directory) and queue, as HTML or SVG.
+    Plot {
+        /// A record.json, or the directory `scavenger run --out` wrote.
+        record: PathBuf,
+        /// The file to write: .svg for one SVG, otherwise HTML (default: plot.html next to
+        /// the record).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Run the simulator speed benchmark (one line per case).
     Bench {
         /// Run only this case (each case runs in its own process so peak memory is per case).
@@ -207,6 +224,7 @@ fn main() -> ExitCode {
             out,
             json,
             force,
+            pcap,
         } => {
             let sc = match scavenger_lab::load(&scenario) {
                 Ok(s) => s,
@@ -224,11 +242,34 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-            let rec = scavenger_lab::progress::run_with_progress(
+            let seed = seed.unwrap_or(sc.seed);
+            let (capture, tap) = match pcap.as_deref().map(|d| pcap::start(d, &sc.to_sim(seed))) {
+                None => (None, None),
+                Some(Ok((c, t))) => (Some(c), Some(t)),
+                Some(Err(e)) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            let rec = scavenger_lab::progress::run_tapped_with_progress(
                 &sc,
-                seed.unwrap_or(sc.seed),
+                seed,
                 std::io::stderr().is_terminal(),
+                tap,
             );
+            if let Some(c) = capture {
+                match c.finish() {
+                    Ok(files) => eprintln!(
+                        "wrote {} pcap files to {}",
+                        files.len(),
+                        pcap.as_deref().expect("asked").display()
+                    ),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(1);
+                    }
+                }
+            }
             let slowdown =
                 scavenger_lab::slowdown::foreground_slowdown(&sc, rec.seed, &rec.metrics);
             if let (Some(dir), Some(sd)) = (&out, &slowdown) {
@@ -317,6 +358,16 @@ fn main() -> ExitCode {
             finish(export::run(&store, format, out).map(|_| Outcome::Done))
         }
         Cmd::Report { dir } => finish(report(&dir)),
+        Cmd::Plot { record, out } => match plot::run(&record, out.as_deref()) {
+            Ok(path) => {
+                eprintln!("wrote {}", path.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        },
         Cmd::Score {
             algorithm,
             params,
@@ -335,7 +386,9 @@ fn main() -> ExitCode {
                     println!("    no parameters");
                 }
                 for p in params {
-                    let unit = if p.unit.is_empty() {
+                    // A duration's default prints with its unit ("100ms"): no second one.
+                    let unit = if p.unit.is_empty() || matches!(p.kind, ParamKind::Duration { .. })
+                    {
                         String::new()
                     } else {
                         format!(" {}", p.unit)

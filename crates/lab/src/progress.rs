@@ -44,6 +44,17 @@ pub fn progress_line(sim_s: f64, total_s: f64, elapsed: Duration) -> String {
 /// `record::run_scenario` with progress on stderr (`terminal`: rewrite one line, else log
 /// lines). The record is the same as `run_scenario`'s.
 pub fn run_with_progress(scenario: &Scenario, seed: u64, terminal: bool) -> RunRecord {
+    run_tapped_with_progress(scenario, seed, terminal, None)
+}
+
+/// `run_with_progress` with a tap that sees every packet at the hosts (`--pcap`). The
+/// record is the same as without.
+pub fn run_tapped_with_progress(
+    scenario: &Scenario,
+    seed: u64,
+    terminal: bool,
+    tap: Option<Box<dyn scavenger_sim::tap::Tap>>,
+) -> RunRecord {
     let t0 = Instant::now();
     let total_s = scenario.duration.secs_f64();
     let every = if terminal {
@@ -53,7 +64,11 @@ pub fn run_with_progress(scenario: &Scenario, seed: u64, terminal: bool) -> RunR
     };
     let mut last: Option<Instant> = None;
     let mut shown = false;
-    let metrics = scavenger_sim::run_observed(scenario.to_sim(seed), &mut |now| {
+    let mut sim = scavenger_sim::Simulation::new(scenario.to_sim(seed));
+    if let Some(tap) = tap {
+        sim.set_tap(tap);
+    }
+    let metrics = sim.run_observed(&mut |now| {
         let elapsed = t0.elapsed();
         if elapsed < QUIET_FOR || last.is_some_and(|l| l.elapsed() < every) {
             return;

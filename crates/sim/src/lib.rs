@@ -6,11 +6,13 @@ pub mod config;
 pub mod delack;
 pub mod engine;
 pub mod packet;
+pub mod pcap;
 pub mod receiver;
 pub mod result;
 pub mod rtt;
 mod scoreboard;
 pub mod sender;
+pub mod tap;
 pub mod world;
 
 pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic};

@@ -8,6 +8,7 @@ use crate::packet::{Kind, Packet};
 use crate::receiver::{DataOutcome, Receiver, ReceiverConfig};
 use crate::result::*;
 use crate::sender::{Sender, SenderConfig};
+use crate::tap::{Tap, TapPoint};
 use scavenger_cc::{CcInit, RecvInit, Rng, Time};
 use scavenger_net::{DelayLine, Link, WirePacket};
 
@@ -65,6 +66,8 @@ pub struct Simulation {
     jain_marks: Vec<(Vec<u64>, Vec<u64>)>,
     series: Option<SeriesState>,
     events: u64,
+    /// Sees packets at the hosts' interfaces (`--pcap`); `None` costs one branch.
+    tap: Option<Box<dyn Tap>>,
 }
 
 /// Arms a timer event unless one is already due no later than `deadline`.
@@ -195,6 +198,20 @@ impl Simulation {
             jain_marks,
             series,
             events: 0,
+            tap: None,
+        }
+    }
+
+    /// Shows every packet leaving or reaching a host to `tap`. Reading only: the result
+    /// is the same as without.
+    pub fn set_tap(&mut self, tap: Box<dyn Tap>) {
+        self.tap = Some(tap);
+    }
+
+    #[inline]
+    fn tapped(&mut self, at: TapPoint, p: &Packet) {
+        if let Some(t) = self.tap.as_mut() {
+            t.packet(self.now, at, p);
         }
     }
 
@@ -388,6 +405,7 @@ impl Simulation {
     }
 
     fn route_data(&mut self, f: usize, p: Packet) {
+        self.tapped(TapPoint::SenderOut, &p);
         if let Some(line) = self.flows[f].up.as_mut() {
             line.push(self.now, p);
             let next = line.next_wakeup();
@@ -478,6 +496,7 @@ impl Simulation {
     }
 
     fn on_data_arrival(&mut self, p: Packet) {
+        self.tapped(TapPoint::ReceiverIn, &p);
         let f = p.flow as usize;
         if matches!(self.cfg.flows[f].traffic, Traffic::Cbr { .. }) {
             let flow = &mut self.flows[f];
@@ -503,6 +522,7 @@ impl Simulation {
 
     fn send_ack(&mut self, f: usize) {
         let a = self.flows[f].receiver.make_ack(self.now);
+        self.tapped(TapPoint::ReceiverOut, &a);
         self.flows[f].counters.ack_sent += a.wire as u64;
         self.enqueue(1 - self.data_link(f), a);
     }
@@ -524,6 +544,7 @@ impl Simulation {
     }
 
     fn on_ack_arrival(&mut self, p: Packet) {
+        self.tapped(TapPoint::SenderIn, &p);
         let f = p.flow as usize;
         self.flows[f].counters.ack_received += p.wire as u64;
         let Some(s) = self.flows[f].sender.as_mut() else {

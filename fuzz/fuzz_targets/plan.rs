@@ -1,0 +1,3 @@
+//! See scavenger_fuzz::plan.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| scavenger_fuzz::plan(data));
