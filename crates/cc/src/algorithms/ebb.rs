@@ -13,15 +13,19 @@
 //!   yielding do not age it, so it remembers the link across a foreground
 //!   (docs/deviations/ebb.md#ebb-capacity-memory).
 //!
-//! Window rules at each round end, with `bdp = C·base`:
-//! - `q > target` (yield, goal "yield"): if the previous round was also above the target,
-//!   someone else is queueing: `cwnd ← cwnd·md` (default ½). Otherwise the queue may be
-//!   our own: `cwnd ← cwnd·(base + target/2)/(base + q)`, which drains it to target/2 if
-//!   we are alone (goal "no queue").
+//! Window rules at each round end, with `bdp = C·base`. A round right after a window
+//! change makes no decision: it carries the packets sent before the change.
+//! - `q > target` (yield, goal "yield"): up to `2·target` the queue may be our own probe:
+//!   `cwnd ← cwnd·(base + target/2)/(base + q)`, which drains it to target/2 if we are
+//!   alone (goal "no queue"). Above, someone else queues: `cwnd ← cwnd·min(md,
+//!   (target/q)²)`, so that a foreground's slow start meets an almost empty link.
 //! - `q ≤ refill` and `cwnd < bdp` (refill, goal "come back fast"): the queue is empty
 //!   though we are below the remembered BDP, so the link has spare room:
-//!   `cwnd ← max(cwnd, bdp)`, paced at `C`.
+//!   `cwnd ← bdp`, paced at `pacing_gain·cwnd/base`.
 //! - otherwise `cwnd ← cwnd + 1 segment` (probe, so that `C` can grow).
+//! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
+//!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
+//!   latecomer in particular, sees the true base RTT (goal "share").
 //!
 //! Loss or ECN: `cwnd ← cwnd·md`; timeout: one segment. Slow start (cwnd += acked) until
 //! the round's running minimum exceeds `base + target` or a loss. The window never goes
@@ -96,6 +100,14 @@ static PARAMS: &[ParamSpec] = &[
         doc: "pacing rate = pacing_gain · cwnd / base RTT (doubled in slow start)",
         source: "docs/ebb.md#parameters (Linux paces at 120 % of cwnd/srtt)",
     },
+    ParamSpec {
+        name: "slowdown_every",
+        kind: ParamKind::Int { min: 4, max: 100_000 },
+        default: ParamValue::Int(64),
+        unit: "rounds",
+        doc: "rounds between base-delay refreshes, each two rounds at min_cwnd (the first comes two rounds after slow start)",
+        source: "docs/ebb.md#refresh (LEDBAT++ periodic slowdown, draft-irtf-iccrg-ledbat-plus-plus §4.3, with a bounded cost)",
+    },
 ];
 
 /// Ebb's parameters (docs/ebb.md#parameters).
@@ -114,6 +126,8 @@ pub struct EbbConfig {
     pub bw_rounds: usize,
     /// Pacing gain over cwnd/base: 1.25.
     pub pacing_gain: f64,
+    /// Rounds between base-delay refreshes (slowdowns): 64.
+    pub slowdown_every: u32,
 }
 
 impl Default for EbbConfig {
@@ -125,6 +139,7 @@ impl Default for EbbConfig {
             min_cwnd: 2,
             bw_rounds: 10,
             pacing_gain: 1.25,
+            slowdown_every: 64,
         }
     }
 }
@@ -140,9 +155,16 @@ impl TryFrom<&ParamSet> for EbbConfig {
             min_cwnd: r.u64("min_cwnd")?,
             bw_rounds: r.usize("bw_rounds")?,
             pacing_gain: r.f64("pacing_gain")?,
+            slowdown_every: r.u64("slowdown_every")? as u32, // the spec table caps it
         })
     }
 }
+
+/// Samples of a round before slow start may end on delay (Linux HyStart HYSTART_MIN_SAMPLES).
+const SS_SAMPLES: u32 = 8;
+
+/// Rounds a slowdown lasts: one for the queue to drain, one to measure the base RTT.
+const SLOWDOWN_ROUNDS: u32 = 2;
 
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
     let cfg = EbbConfig::try_from(p).expect("ebb: spec table and EbbConfig agree");
@@ -159,6 +181,8 @@ pub enum Phase {
     Refill,
     /// Additive increase.
     Probe,
+    /// At the floor to refresh the base RTT.
+    Slowdown,
 }
 
 #[derive(Clone, Debug)]
@@ -171,6 +195,11 @@ pub struct Ebb {
     base: Option<Dur>,
     /// Smallest RTT sample of the current round.
     round_min: Option<Dur>,
+    /// RTT samples in the current round.
+    round_samples: u32,
+    /// The last SS_SAMPLES RTT samples (a ring, `recent_at` the next slot).
+    recent: [Dur; SS_SAMPLES as usize],
+    recent_at: usize,
     /// The round ends when snd_una reaches this.
     round_end: u64,
     /// Largest delivery rate of the current round (bytes/s as `Rate`).
@@ -179,8 +208,14 @@ pub struct Ebb {
     bw_ring: Vec<Rate>,
     /// Largest delivery rate seen since the ring was last refreshed (survives yields).
     capacity: Rate,
-    /// The previous round ended above target.
-    above_last: bool,
+    /// Skip the next round's decision: it measures the window before the last change.
+    hold: bool,
+    /// Rounds left in the current slowdown (0: none running).
+    slowdown_left: u32,
+    /// Rounds until the next slowdown (0: none scheduled, before slow start ends).
+    until_slowdown: u32,
+    /// The window before the slowdown, restored after it.
+    saved_cwnd: u64,
     /// The window at the start of the round (held-at-BDP test).
     round_start_cwnd: u64,
 }
@@ -194,12 +229,18 @@ impl Ebb {
             phase: Phase::SlowStart,
             base: None,
             round_min: None,
+            round_samples: 0,
+            recent: [Dur::MAX; SS_SAMPLES as usize],
+            recent_at: 0,
             round_end: 0,
             round_max_bw: Rate::ZERO,
             bw_ring: Vec::new(),
             capacity: Rate::ZERO,
-            above_last: false,
+            hold: false,
             round_start_cwnd: init.initial_cwnd,
+            slowdown_left: 0,
+            until_slowdown: 0,
+            saved_cwnd: 0,
         }
     }
 
@@ -217,6 +258,16 @@ impl Ebb {
 
     fn scale(&self, w: u64, k: f64) -> u64 {
         ((w as f64 * k) as u64).max(self.floor())
+    }
+
+    /// Queueing delay over the last SS_SAMPLES samples (none before that many).
+    fn recent_queue(&self) -> Option<Dur> {
+        let m = self.recent.iter().copied().max()?;
+        if m == Dur::MAX {
+            return None;
+        }
+        let min = self.recent.iter().copied().min()?;
+        Some(min - self.base?)
     }
 
     /// Queueing delay of the round just ended.
@@ -242,6 +293,7 @@ impl Ebb {
         }
         let q = self.round_queue();
         self.round_min = None;
+        self.round_samples = 0;
         self.round_max_bw = Rate::ZERO;
         self.round_end = ack.snd_nxt;
         let (Some(q), Some(base)) = (q, self.base) else {
@@ -252,36 +304,73 @@ impl Ebb {
             self.round_start_cwnd = self.cwnd;
             return;
         }
+        // Base-delay refresh (docs/ebb.md#refresh): SLOWDOWN_ROUNDS rounds at the floor,
+        // so that the queue we and our peers hold drains and every flow, a latecomer in
+        // particular, sees the true base RTT; then back to the window before it.
+        if self.slowdown_left > 0 {
+            self.slowdown_left -= 1;
+            if self.slowdown_left == 0 {
+                self.cwnd = self.cwnd.max(self.saved_cwnd);
+                self.hold = true;
+                self.phase = Phase::Refill;
+                self.until_slowdown = self.cfg.slowdown_every;
+            }
+            self.round_start_cwnd = self.cwnd;
+            return;
+        }
+        if self.until_slowdown > 0 {
+            self.until_slowdown -= 1;
+            if self.until_slowdown == 0 {
+                self.saved_cwnd = self.cwnd;
+                self.cwnd = self.floor();
+                self.slowdown_left = SLOWDOWN_ROUNDS;
+                self.phase = Phase::Slowdown;
+                self.round_start_cwnd = self.cwnd;
+                return;
+            }
+        }
         if ack.in_recovery {
-            self.above_last = false;
+            self.hold = true;
+        } else if self.hold {
+            // The round just ended carried the packets sent before the last decrease: its
+            // queue says nothing about the new window (docs/ebb.md#yield).
+            self.hold = false;
         } else if q > self.cfg.target {
-            // Yield (docs/ebb.md#yield).
-            self.cwnd = if self.above_last {
-                self.scale(self.cwnd, self.cfg.md)
+            // Yield (docs/ebb.md#yield). Up to 2·target the queue may be our own probe:
+            // drain it to target/2. Above, someone else queues: cut by md or by
+            // (target/q)², whichever is deeper, so that a foreground's slow start meets
+            // an empty link within a round or two.
+            let (t, qn, b) = (
+                self.cfg.target.nanos() as f64,
+                q.nanos() as f64,
+                base.nanos() as f64,
+            );
+            let k = if qn <= 2.0 * t {
+                (b + t / 2.0) / (b + qn)
             } else {
-                let k = (base.nanos() as f64 + self.cfg.target.nanos() as f64 / 2.0)
-                    / (base.nanos() + q.nanos()) as f64;
-                self.scale(self.cwnd, k)
+                self.cfg.md.min((t / qn) * (t / qn))
             };
-            self.above_last = true;
+            self.cwnd = self.scale(self.cwnd, k);
+            self.hold = true;
             self.phase = Phase::Yield;
         } else if q <= self.cfg.refill && self.cwnd < self.bdp() {
             // Refill (docs/ebb.md#refill).
             self.cwnd = self.bdp();
-            self.above_last = false;
+            self.hold = true;
             self.phase = Phase::Refill;
         } else if ack.cwnd_limited {
             self.cwnd += self.mss;
-            self.above_last = false;
             self.phase = Phase::Probe;
-        } else {
-            self.above_last = false;
         }
         self.round_start_cwnd = self.cwnd;
     }
 
     fn exit_slow_start(&mut self) {
         self.phase = Phase::Yield;
+        self.hold = true;
+        // The first slowdown two rounds after slow start, as LEDBAT++ (draft-irtf-iccrg-
+        // ledbat-plus-plus §4.3): a latecomer learns the base RTT before it settles.
+        self.until_slowdown = 2;
         // Drain what slow start queued: hold at the estimated BDP when there is one.
         let bdp = self.bdp();
         if bdp > 0 {
@@ -299,6 +388,9 @@ impl CongestionControl for Ebb {
         if let Some(rtt) = ack.rtt {
             self.base = Some(self.base.map_or(rtt, |b| b.min(rtt)));
             self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));
+            self.round_samples += 1;
+            self.recent[self.recent_at] = rtt;
+            self.recent_at = (self.recent_at + 1) % self.recent.len();
         }
         if let Some(rs) = ack.rate {
             if !rs.app_limited || rs.rate > self.capacity {
@@ -308,7 +400,10 @@ impl CongestionControl for Ebb {
         if self.phase == Phase::SlowStart {
             let over = match (self.round_queue(), ack.in_recovery) {
                 (_, true) => false,
-                (Some(q), false) => q > self.cfg.target,
+                // The minimum of the last 8 samples, as HyStart's delay test takes 8
+                // samples: a round's minimum lags the queue that slow start builds late
+                // in the round (docs/ebb.md#startup).
+                (Some(_), false) => self.recent_queue().is_some_and(|q| q > self.cfg.target),
                 _ => false,
             };
             if over {
@@ -327,16 +422,22 @@ impl CongestionControl for Ebb {
     fn on_congestion(&mut self, _now: Time, _ev: &CongestionEvent) {
         if self.phase == Phase::SlowStart {
             self.capacity = self.capacity.max(self.round_max_bw);
+            self.until_slowdown = 2;
         }
         self.cwnd = self.scale(self.cwnd, self.cfg.md);
-        self.phase = Phase::Yield;
-        self.above_last = true;
+        self.saved_cwnd = self.scale(self.saved_cwnd, self.cfg.md);
+        if self.slowdown_left == 0 {
+            self.phase = Phase::Yield;
+        }
+        self.hold = true;
     }
 
     fn on_rto(&mut self, _now: Time, ev: &RtoEvent) {
         self.cwnd = ev.mss;
+        self.saved_cwnd = self.scale(self.saved_cwnd, self.cfg.md);
         if self.phase == Phase::SlowStart {
             self.phase = Phase::Yield;
+            self.until_slowdown = 2;
         }
     }
 
@@ -374,7 +475,184 @@ impl CongestionControl for Ebb {
             Phase::Yield => 1.0,
             Phase::Refill => 2.0,
             Phase::Probe => 3.0,
+            Phase::Slowdown => 4.0,
         };
         out.push(("phase", phase));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    const MSS: u64 = 1000;
+    const BASE_MS: u64 = 50;
+
+    /// An Ebb past slow start with base RTT 50 ms, `cwnd_segs` segments, a remembered
+    /// capacity of `cap_mbps` (bdp = cap·50 ms), the current round ending at byte 1000.
+    fn ebb(cwnd_segs: u64, cap_mbps: u64) -> Ebb {
+        let init = CcInit {
+            now: Time::ZERO,
+            mss: MSS,
+            initial_cwnd: 10 * MSS,
+            rng: Rng::new(1),
+        };
+        let mut e = Ebb::new(&EbbConfig::default(), &init);
+        e.cwnd = cwnd_segs * MSS;
+        e.phase = Phase::Probe;
+        e.base = Some(Dur::from_millis(BASE_MS));
+        e.capacity = Rate::from_mbps(cap_mbps);
+        e.round_end = 1000;
+        e.round_start_cwnd = e.cwnd;
+        e
+    }
+
+    fn ack(una: u64, rtt_us: u64) -> AckSample {
+        AckSample {
+            bytes_acked: MSS,
+            rtt: Some(Dur::from_micros(rtt_us)),
+            snd_una: una,
+            snd_nxt: una + 100 * MSS,
+            ..AckSample::empty(MSS)
+        }
+    }
+
+    /// One round: an ACK per sample, the last one reaching the round's end.
+    fn round(e: &mut Ebb, rtts_us: &[u64]) {
+        let start = e.round_end;
+        for (i, &r) in rtts_us.iter().enumerate() {
+            let last = i + 1 == rtts_us.len();
+            let una = if last { start } else { start - 1 };
+            e.on_ack(Time::ZERO, &ack(una, r));
+        }
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            EbbConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            EbbConfig::default()
+        );
+    }
+
+    #[test]
+    fn a_small_queue_is_drained_to_half_the_target() {
+        // q = min(57, 56) − 50 = 6 ms ∈ (4, 8] ms: k = (50 + 2)/(50 + 6) = 52/56.
+        let mut e = ebb(100, 0);
+        round(&mut e, &[57_000, 56_000]);
+        assert_eq!(e.cwnd(), 100 * MSS * 52 / 56); // 92 857 bytes
+        assert_eq!(e.phase, Phase::Yield);
+    }
+
+    #[test]
+    fn a_foreign_queue_cuts_by_the_square_of_target_over_queue() {
+        // q = 10 ms > 2·target: k = min(md, (4/10)²) = 0.16 → 16 segments.
+        let mut e = ebb(100, 0);
+        round(&mut e, &[60_000, 61_000]);
+        assert_eq!(e.cwnd(), 16 * MSS);
+        // q = 8.5 ms: (4/8.5)² = 0.2214… → 22 145 bytes (22.1 segments).
+        let mut e = ebb(100, 0);
+        round(&mut e, &[58_500]);
+        assert_eq!(e.cwnd(), 22_145);
+        // q = 40 ms: (4/40)² = 0.01 → 1 segment, floored at min_cwnd = 2.
+        let mut e = ebb(100, 0);
+        round(&mut e, &[90_000]);
+        assert_eq!(e.cwnd(), 2 * MSS);
+    }
+
+    #[test]
+    fn the_round_after_a_change_makes_no_decision() {
+        // Round 1 decreases; round 2 carries packets sent before that and is ignored
+        // even with the same queue; round 3 decides again.
+        let mut e = ebb(100, 0);
+        round(&mut e, &[60_000]);
+        assert_eq!(e.cwnd(), 16 * MSS);
+        round(&mut e, &[60_000]);
+        assert_eq!(e.cwnd(), 16 * MSS);
+        round(&mut e, &[60_000]);
+        assert_eq!(e.cwnd(), 2560); // 16 000 · 0.16
+    }
+
+    #[test]
+    fn a_delayed_ack_sample_does_not_count_as_queue() {
+        // One sample held 40 ms by the receiver's delayed-ACK timer, the others at base:
+        // the round minimum is the base, so Ebb probes (+1 segment) instead of yielding.
+        let mut e = ebb(100, 0);
+        round(&mut e, &[90_000, 50_000, 50_200]);
+        assert_eq!(e.cwnd(), 101 * MSS);
+        assert_eq!(e.phase, Phase::Probe);
+    }
+
+    #[test]
+    fn an_empty_queue_below_the_remembered_bdp_refills_at_once() {
+        // C = 16 Mbit/s, base 50 ms: bdp = 16e6/8 · 0.05 = 100 000 bytes. The window is
+        // 2 segments after a yield; one round at q = 0.5 ms ≤ refill restores the bdp.
+        let mut e = ebb(2, 16);
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), 100_000);
+        assert_eq!(e.phase, Phase::Refill);
+        // At or above the bdp, an empty queue only probes.
+        let mut e = ebb(100, 16);
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), 101 * MSS);
+    }
+
+    #[test]
+    fn capacity_is_remembered_while_yielding() {
+        // A round held at the floor with a 1 Mbit/s delivery rate does not lower the
+        // 16 Mbit/s estimate: the flow was not trying to fill the link.
+        let mut e = ebb(2, 16);
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        let mut a = ack(1000, 60_000);
+        a.rate = Some(RateSample {
+            rate: Rate::from_mbps(1),
+            interval: Dur::from_millis(50),
+            delivered: 6250,
+            app_limited: false,
+        });
+        e.on_ack(Time::ZERO, &a);
+        assert_eq!(e.capacity, Rate::from_mbps(16));
+        assert_eq!(e.bdp(), 100_000);
+    }
+
+    #[test]
+    fn loss_halves_and_slow_start_ends_on_eight_samples_above_target() {
+        let mut e = ebb(100, 0);
+        let loss = CongestionEvent {
+            kind: CongestionKind::Loss,
+            bytes_in_flight: 0,
+            bytes_lost: MSS,
+            mss: MSS,
+        };
+        e.on_congestion(Time::ZERO, &loss);
+        assert_eq!(e.cwnd(), 50 * MSS);
+
+        let mut e = ebb(10, 0);
+        e.phase = Phase::SlowStart;
+        e.round_end = 1_000_000;
+        // Seven samples 5 ms above base grow the window by one segment each.
+        for _ in 0..7 {
+            e.on_ack(Time::ZERO, &ack(10, 55_000));
+        }
+        assert_eq!((e.cwnd(), e.phase), (17 * MSS, Phase::SlowStart));
+        // The eighth makes the minimum of the last eight 5 ms > target: slow start ends
+        // and the first slowdown is two rounds away.
+        e.on_ack(Time::ZERO, &ack(10, 55_000));
+        assert_eq!(e.phase, Phase::Yield);
+        assert_eq!(e.until_slowdown, 2);
+    }
+
+    #[test]
+    fn a_slowdown_holds_the_floor_for_two_rounds_then_restores_the_window() {
+        let mut e = ebb(100, 0);
+        e.until_slowdown = 1;
+        round(&mut e, &[50_000]);
+        assert_eq!((e.cwnd(), e.phase), (2 * MSS, Phase::Slowdown));
+        round(&mut e, &[50_000]);
+        assert_eq!(e.cwnd(), 2 * MSS);
+        round(&mut e, &[50_000]);
+        assert_eq!((e.cwnd(), e.phase), (100 * MSS, Phase::Refill));
+        assert_eq!(e.until_slowdown, 64);
     }
 }
