@@ -40,7 +40,11 @@ fn ebb_yields_to_cubic_then_refills_within_a_few_rtts() {
     let at22 = run(22, CUBIC_5_TO_20);
     let fg = flow(&at20, "fg");
     // CUBIC alone would carry CAP_BPS; beside Ebb it keeps at least 95 % of that.
-    assert!(fg.goodput_bps >= 0.95 * CAP_BPS, "fg goodput {}", fg.goodput_bps);
+    assert!(
+        fg.goodput_bps >= 0.95 * CAP_BPS,
+        "fg goodput {}",
+        fg.goodput_bps
+    );
     let bg_during = flow(&at20, "bg").delivered_bytes - flow(&at5, "bg").delivered_bytes;
     assert!(
         (bg_during as f64 * 8.0 / 15.0) < 0.05 * CAP_BPS,
@@ -50,5 +54,8 @@ fn ebb_yields_to_cubic_then_refills_within_a_few_rtts() {
     // the average over 20–22 s, including the refill, is above 80 %.
     let bg_after = flow(&at22, "bg").delivered_bytes - flow(&at20, "bg").delivered_bytes;
     let rate = bg_after as f64 * 8.0 / 2.0;
-    assert!(rate >= 0.8 * CAP_BPS, "ebb after the foreground: {rate} bit/s");
+    assert!(
+        rate >= 0.8 * CAP_BPS,
+        "ebb after the foreground: {rate} bit/s"
+    );
 }

@@ -15,6 +15,8 @@
 //!
 //! Window rules at each round end, with `bdp = C·base`. A round right after a window
 //! change makes no decision: it carries the packets sent before the change.
+//! - within a round, as soon as the minimum of the last 8 RTT samples is more than
+//!   `2·target` above base: the same `(target/q)²` cut at once (fast yield).
 //! - `q > target` (yield, goal "yield"): up to `2·target` the queue may be our own probe:
 //!   `cwnd ← cwnd·(base + target/2)/(base + q)`, which drains it to target/2 if we are
 //!   alone (goal "no queue"). Above, someone else queues: `cwnd ← cwnd·min(md,
@@ -365,6 +367,32 @@ impl Ebb {
         self.round_start_cwnd = self.cwnd;
     }
 
+    /// Yield within the round (docs/ebb.md#yield): when the last 8 samples all show more
+    /// than 2·target of queue, a foreground is filling the link; cut now rather than at
+    /// the round's end, and start a new round that will be skipped.
+    fn fast_yield(&mut self, ack: &AckSample) -> bool {
+        if self.hold || self.slowdown_left > 0 || ack.in_recovery {
+            return false;
+        }
+        let Some(q) = self.recent_queue() else {
+            return false;
+        };
+        let t = self.cfg.target.nanos() as f64;
+        let qn = q.nanos() as f64;
+        if qn <= 2.0 * t {
+            return false;
+        }
+        self.cwnd = self.scale(self.cwnd, self.cfg.md.min((t / qn) * (t / qn)));
+        self.phase = Phase::Yield;
+        self.hold = true;
+        self.round_min = None;
+        self.round_samples = 0;
+        self.round_max_bw = Rate::ZERO;
+        self.round_end = ack.snd_nxt;
+        self.round_start_cwnd = self.cwnd;
+        true
+    }
+
     fn exit_slow_start(&mut self) {
         self.phase = Phase::Yield;
         self.hold = true;
@@ -413,6 +441,9 @@ impl CongestionControl for Ebb {
             } else if !ack.in_recovery && ack.cwnd_limited {
                 self.cwnd += ack.bytes_acked;
             }
+        }
+        if self.phase != Phase::SlowStart && self.fast_yield(ack) {
+            return;
         }
         if ack.snd_una >= self.round_end {
             self.end_round(ack);
@@ -654,5 +685,21 @@ mod tests {
         round(&mut e, &[50_000]);
         assert_eq!((e.cwnd(), e.phase), (100 * MSS, Phase::Refill));
         assert_eq!(e.until_slowdown, 64);
+    }
+
+    #[test]
+    fn eight_samples_above_twice_the_target_cut_within_the_round() {
+        // q = 10 ms on each of the last 8 samples (> 2·target = 8 ms): the 8th ACK cuts by
+        // (4/10)² = 0.16 at once, without waiting for the round's end at byte 10⁶, and
+        // starts a new round ending at this ACK's snd_nxt (10 + 100 000), to be skipped.
+        let mut e = ebb(100, 0);
+        e.round_end = 1_000_000;
+        for _ in 0..7 {
+            e.on_ack(Time::ZERO, &ack(10, 60_000));
+        }
+        assert_eq!(e.cwnd(), 100 * MSS);
+        e.on_ack(Time::ZERO, &ack(10, 60_000));
+        assert_eq!((e.cwnd(), e.phase), (16 * MSS, Phase::Yield));
+        assert_eq!((e.round_end, e.hold), (100_010, true));
     }
 }
