@@ -8,6 +8,7 @@ pub mod bbr;
 pub mod cdg;
 pub mod copa;
 pub mod cubic;
+pub mod ebb;
 pub mod eclipse;
 pub mod evarate;
 pub mod flower;
@@ -44,6 +45,7 @@ pub static ALL: &[&AlgorithmInfo] = &[
     &eclipse::INFO,
     &fourcp::INFO,
     &imtcp_bg::INFO,
+    &ebb::INFO,
     &bbr::INFO,
     &copa::INFO,
     &evarate::INFO,

@@ -45,6 +45,7 @@ pub const LBE: &[&str] = &[
     "cdg",
     "4cp",
     "imtcp-bg",
+    "ebb",
 ];
 
 /// The algorithm under test and its parameters.

@@ -1,0 +1,705 @@
+//! Ebb: our own less-than-best-effort controller (issue 18; design and evaluation in
+//! docs/ebb.md). It is not from a source; each mechanism names the scorecard goal it
+//! serves (docs/scorecard.md).
+//!
+//! Signals, once per round trip (a round ends when the cumulative ACK passes the
+//! `snd_nxt` of the round's start, as BBR's round counting):
+//! - `base`: the smallest RTT sample of the connection (Linux `ca_rtt`, `ack.rtt`);
+//! - `q = min(RTT samples in the round) − base`: the queueing delay. The minimum over a
+//!   round discards what the receiver's delayed-ACK timer adds to single samples
+//!   (docs/deviations/ebb.md#ebb-round-min);
+//! - `C`: the bottleneck-rate estimate, the largest delivery-rate sample of the last
+//!   `bw_rounds` rounds in which the flow held at least its estimated BDP; rounds spent
+//!   yielding do not age it, so it remembers the link across a foreground
+//!   (docs/deviations/ebb.md#ebb-capacity-memory).
+//!
+//! Window rules at each round end, with `bdp = C·base`. A round right after a window
+//! change makes no decision: it carries the packets sent before the change.
+//! - within a round, as soon as the minimum of the last 8 RTT samples is more than
+//!   `2·target` above base: the same `(target/q)²` cut at once (fast yield).
+//! - `q > target` (yield, goal "yield"): up to `2·target` the queue may be our own probe:
+//!   `cwnd ← cwnd·(base + target/2)/(base + q)`, which drains it to target/2 if we are
+//!   alone (goal "no queue"). Above, someone else queues: `cwnd ← cwnd·min(md,
+//!   (target/q)²)`, so that a foreground's slow start meets an almost empty link.
+//! - `q ≤ refill` and `cwnd < bdp` (refill, goal "come back fast"): the queue is empty
+//!   though we are below the remembered BDP, so the link has spare room:
+//!   `cwnd ← bdp`, paced at `pacing_gain·cwnd/base`.
+//! - otherwise `cwnd ← cwnd + 1 segment` (probe, so that `C` can grow).
+//! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
+//!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
+//!   latecomer in particular, sees the true base RTT (goal "share").
+//!
+//! Loss or ECN: `cwnd ← cwnd·md`; timeout: one segment. Slow start (cwnd += acked) until
+//! the round's running minimum exceeds `base + target` or a loss. The window never goes
+//! below `min_cwnd`. Pacing: `pacing_gain · cwnd / base` (twice that in slow start).
+
+use crate::api::*;
+use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::registry::AlgorithmInfo;
+use crate::units::{Dur, Rate, Time};
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "ebb",
+    aliases: &[],
+    summary: "Ebb: LBE by queueing delay over a remembered bottleneck rate; yields on a few ms of queue, refills to the remembered BDP when the queue empties",
+    source: "this project (issue 18); docs/ebb.md",
+    params: PARAMS,
+    build,
+};
+
+static PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "target",
+        kind: ParamKind::Duration {
+            min: Dur::from_micros(100),
+            max: Dur::from_secs(1),
+        },
+        default: ParamValue::Dur(Dur::from_millis(4)),
+        unit: "ms",
+        doc: "queueing delay above which Ebb decreases (round minimum RTT minus base RTT)",
+        source: "docs/ebb.md#target (below the scorecard's 5 ms mean queue goal)",
+    },
+    ParamSpec {
+        name: "refill",
+        kind: ParamKind::Duration {
+            min: Dur::ZERO,
+            max: Dur::from_secs(1),
+        },
+        default: ParamValue::Dur(Dur::from_millis(1)),
+        unit: "ms",
+        doc: "queueing delay at or below which the queue counts as empty and Ebb jumps back to the remembered BDP",
+        source: "docs/ebb.md#refill",
+    },
+    ParamSpec {
+        name: "md",
+        kind: ParamKind::Float { min: 0.05, max: 0.95 },
+        default: ParamValue::Float(0.5),
+        unit: "",
+        doc: "multiplicative decrease: cwnd is multiplied by this on loss and on a second round above target",
+        source: "docs/ebb.md#yield (as NewReno's beta, RFC 5681)",
+    },
+    ParamSpec {
+        name: "min_cwnd",
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: ParamValue::Int(2),
+        unit: "segments",
+        doc: "floor of the window outside timeouts",
+        source: "docs/ebb.md#parameters (RFC 6817 MIN_CWND)",
+    },
+    ParamSpec {
+        name: "bw_rounds",
+        kind: ParamKind::Int { min: 1, max: 1000 },
+        default: ParamValue::Int(10),
+        unit: "rounds",
+        doc: "the bottleneck-rate estimate is the largest delivery rate of this many rounds held at the estimated BDP",
+        source: "docs/ebb.md#capacity (BBR's 10-round max filter)",
+    },
+    ParamSpec {
+        name: "pacing_gain",
+        kind: ParamKind::Float { min: 1.0, max: 4.0 },
+        default: ParamValue::Float(1.25),
+        unit: "",
+        doc: "pacing rate = pacing_gain · cwnd / base RTT (doubled in slow start)",
+        source: "docs/ebb.md#parameters (Linux paces at 120 % of cwnd/srtt)",
+    },
+    ParamSpec {
+        name: "slowdown_every",
+        kind: ParamKind::Int { min: 4, max: 100_000 },
+        default: ParamValue::Int(64),
+        unit: "rounds",
+        doc: "rounds between base-delay refreshes, each two rounds at min_cwnd (the first comes two rounds after slow start)",
+        source: "docs/ebb.md#refresh (LEDBAT++ periodic slowdown, draft-irtf-iccrg-ledbat-plus-plus §4.3, with a bounded cost)",
+    },
+];
+
+/// Ebb's parameters (docs/ebb.md#parameters).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EbbConfig {
+    /// Queueing delay above which the window decreases: 4 ms, below the scorecard's
+    /// 5 ms mean queue goal.
+    pub target: Dur,
+    /// Queueing delay at or below which the queue counts as empty: 1 ms.
+    pub refill: Dur,
+    /// Multiplicative decrease on loss and on a second round above target: ½.
+    pub md: f64,
+    /// Window floor in segments: 2.
+    pub min_cwnd: u64,
+    /// Rounds of the bottleneck-rate max filter: 10.
+    pub bw_rounds: usize,
+    /// Pacing gain over cwnd/base: 1.25.
+    pub pacing_gain: f64,
+    /// Rounds between base-delay refreshes (slowdowns): 64.
+    pub slowdown_every: u32,
+}
+
+impl Default for EbbConfig {
+    fn default() -> Self {
+        EbbConfig {
+            target: Dur::from_millis(4),
+            refill: Dur::from_millis(1),
+            md: 0.5,
+            min_cwnd: 2,
+            bw_rounds: 10,
+            pacing_gain: 1.25,
+            slowdown_every: 64,
+        }
+    }
+}
+
+impl TryFrom<&ParamSet> for EbbConfig {
+    type Error = ParamError;
+    fn try_from(p: &ParamSet) -> Result<Self, ParamError> {
+        let r = p.reader("ebb");
+        Ok(EbbConfig {
+            target: r.dur("target")?,
+            refill: r.dur("refill")?,
+            md: r.f64("md")?,
+            min_cwnd: r.u64("min_cwnd")?,
+            bw_rounds: r.usize("bw_rounds")?,
+            pacing_gain: r.f64("pacing_gain")?,
+            slowdown_every: r.u64("slowdown_every")? as u32, // the spec table caps it
+        })
+    }
+}
+
+/// Samples of a round before slow start may end on delay (Linux HyStart HYSTART_MIN_SAMPLES).
+const SS_SAMPLES: u32 = 8;
+
+/// Rounds a slowdown lasts: one for the queue to drain, one to measure the base RTT.
+const SLOWDOWN_ROUNDS: u32 = 2;
+
+fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
+    let cfg = EbbConfig::try_from(p).expect("ebb: spec table and EbbConfig agree");
+    Box::new(Ebb::new(&cfg, &init))
+}
+
+/// What the last round end decided (for traces and tests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    SlowStart,
+    /// Decreased on queueing delay above target.
+    Yield,
+    /// Jumped back to the remembered BDP.
+    Refill,
+    /// Additive increase.
+    Probe,
+    /// At the floor to refresh the base RTT.
+    Slowdown,
+}
+
+#[derive(Clone, Debug)]
+pub struct Ebb {
+    cfg: EbbConfig,
+    mss: u64,
+    cwnd: u64,
+    phase: Phase,
+    /// Smallest RTT sample of the connection.
+    base: Option<Dur>,
+    /// Smallest RTT sample of the current round.
+    round_min: Option<Dur>,
+    /// RTT samples in the current round.
+    round_samples: u32,
+    /// The last SS_SAMPLES RTT samples (a ring, `recent_at` the next slot).
+    recent: [Dur; SS_SAMPLES as usize],
+    recent_at: usize,
+    /// The round ends when snd_una reaches this.
+    round_end: u64,
+    /// Largest delivery rate of the current round (bytes/s as `Rate`).
+    round_max_bw: Rate,
+    /// Per-round maxima of the rounds held at the BDP (newest last), at most bw_rounds.
+    bw_ring: Vec<Rate>,
+    /// Largest delivery rate seen since the ring was last refreshed (survives yields).
+    capacity: Rate,
+    /// Skip the next round's decision: it measures the window before the last change.
+    hold: bool,
+    /// Rounds left in the current slowdown (0: none running).
+    slowdown_left: u32,
+    /// Rounds until the next slowdown (0: none scheduled, before slow start ends).
+    until_slowdown: u32,
+    /// The window before the slowdown, restored after it.
+    saved_cwnd: u64,
+    /// The window at the start of the round (held-at-BDP test).
+    round_start_cwnd: u64,
+}
+
+impl Ebb {
+    pub fn new(cfg: &EbbConfig, init: &CcInit) -> Ebb {
+        Ebb {
+            cfg: cfg.clone(),
+            mss: init.mss,
+            cwnd: init.initial_cwnd,
+            phase: Phase::SlowStart,
+            base: None,
+            round_min: None,
+            round_samples: 0,
+            recent: [Dur::MAX; SS_SAMPLES as usize],
+            recent_at: 0,
+            round_end: 0,
+            round_max_bw: Rate::ZERO,
+            bw_ring: Vec::new(),
+            capacity: Rate::ZERO,
+            hold: false,
+            round_start_cwnd: init.initial_cwnd,
+            slowdown_left: 0,
+            until_slowdown: 0,
+            saved_cwnd: 0,
+        }
+    }
+
+    fn floor(&self) -> u64 {
+        self.cfg.min_cwnd * self.mss
+    }
+
+    /// The remembered BDP: C · base, in bytes (0 before the first samples).
+    pub fn bdp(&self) -> u64 {
+        match self.base {
+            Some(b) => self.capacity.bytes_in(b),
+            None => 0,
+        }
+    }
+
+    fn scale(&self, w: u64, k: f64) -> u64 {
+        ((w as f64 * k) as u64).max(self.floor())
+    }
+
+    /// Queueing delay over the last SS_SAMPLES samples (none before that many).
+    fn recent_queue(&self) -> Option<Dur> {
+        let m = self.recent.iter().copied().max()?;
+        if m == Dur::MAX {
+            return None;
+        }
+        let min = self.recent.iter().copied().min()?;
+        Some(min - self.base?)
+    }
+
+    /// Queueing delay of the round just ended.
+    fn round_queue(&self) -> Option<Dur> {
+        match (self.round_min, self.base) {
+            (Some(m), Some(b)) => Some(m - b),
+            _ => None,
+        }
+    }
+
+    fn end_round(&mut self, ack: &AckSample) {
+        // Capacity memory: a round counts towards the filter only when the flow held at
+        // least ~its BDP, i.e. tried to use the whole link (docs/deviations/ebb.md#ebb-capacity-memory).
+        let bdp = self.bdp();
+        if self.round_max_bw > Rate::ZERO && (bdp == 0 || self.round_start_cwnd * 10 >= bdp * 9) {
+            self.bw_ring.push(self.round_max_bw);
+            if self.bw_ring.len() > self.cfg.bw_rounds {
+                self.bw_ring.remove(0);
+            }
+            self.capacity = self.bw_ring.iter().copied().max().unwrap_or(Rate::ZERO);
+        } else if self.round_max_bw > self.capacity {
+            self.capacity = self.round_max_bw;
+        }
+        let q = self.round_queue();
+        self.round_min = None;
+        self.round_samples = 0;
+        self.round_max_bw = Rate::ZERO;
+        self.round_end = ack.snd_nxt;
+        let (Some(q), Some(base)) = (q, self.base) else {
+            self.round_start_cwnd = self.cwnd;
+            return;
+        };
+        if self.phase == Phase::SlowStart {
+            self.round_start_cwnd = self.cwnd;
+            return;
+        }
+        // Base-delay refresh (docs/ebb.md#refresh): SLOWDOWN_ROUNDS rounds at the floor,
+        // so that the queue we and our peers hold drains and every flow, a latecomer in
+        // particular, sees the true base RTT; then back to the window before it.
+        if self.slowdown_left > 0 {
+            self.slowdown_left -= 1;
+            if self.slowdown_left == 0 {
+                self.cwnd = self.cwnd.max(self.saved_cwnd);
+                self.hold = true;
+                self.phase = Phase::Refill;
+                self.until_slowdown = self.cfg.slowdown_every;
+            }
+            self.round_start_cwnd = self.cwnd;
+            return;
+        }
+        if self.until_slowdown > 0 {
+            self.until_slowdown -= 1;
+            if self.until_slowdown == 0 {
+                self.saved_cwnd = self.cwnd;
+                self.cwnd = self.floor();
+                self.slowdown_left = SLOWDOWN_ROUNDS;
+                self.phase = Phase::Slowdown;
+                self.round_start_cwnd = self.cwnd;
+                return;
+            }
+        }
+        if ack.in_recovery {
+            self.hold = true;
+        } else if self.hold {
+            // The round just ended carried the packets sent before the last decrease: its
+            // queue says nothing about the new window (docs/ebb.md#yield).
+            self.hold = false;
+        } else if q > self.cfg.target {
+            // Yield (docs/ebb.md#yield). Up to 2·target the queue may be our own probe:
+            // drain it to target/2. Above, someone else queues: cut by md or by
+            // (target/q)², whichever is deeper, so that a foreground's slow start meets
+            // an empty link within a round or two.
+            let (t, qn, b) = (
+                self.cfg.target.nanos() as f64,
+                q.nanos() as f64,
+                base.nanos() as f64,
+            );
+            let k = if qn <= 2.0 * t {
+                (b + t / 2.0) / (b + qn)
+            } else {
+                self.cfg.md.min((t / qn) * (t / qn))
+            };
+            self.cwnd = self.scale(self.cwnd, k);
+            self.hold = true;
+            self.phase = Phase::Yield;
+        } else if q <= self.cfg.refill && self.cwnd < self.bdp() {
+            // Refill (docs/ebb.md#refill).
+            self.cwnd = self.bdp();
+            self.hold = true;
+            self.phase = Phase::Refill;
+        } else if ack.cwnd_limited {
+            self.cwnd += self.mss;
+            self.phase = Phase::Probe;
+        }
+        self.round_start_cwnd = self.cwnd;
+    }
+
+    /// Yield within the round (docs/ebb.md#yield): when the last 8 samples all show more
+    /// than 2·target of queue, a foreground is filling the link; cut now rather than at
+    /// the round's end, and start a new round that will be skipped.
+    fn fast_yield(&mut self, ack: &AckSample) -> bool {
+        if self.hold || self.slowdown_left > 0 || ack.in_recovery {
+            return false;
+        }
+        let Some(q) = self.recent_queue() else {
+            return false;
+        };
+        let t = self.cfg.target.nanos() as f64;
+        let qn = q.nanos() as f64;
+        if qn <= 2.0 * t {
+            return false;
+        }
+        self.cwnd = self.scale(self.cwnd, self.cfg.md.min((t / qn) * (t / qn)));
+        self.phase = Phase::Yield;
+        self.hold = true;
+        self.round_min = None;
+        self.round_samples = 0;
+        self.round_max_bw = Rate::ZERO;
+        self.round_end = ack.snd_nxt;
+        self.round_start_cwnd = self.cwnd;
+        true
+    }
+
+    fn exit_slow_start(&mut self) {
+        self.phase = Phase::Yield;
+        self.hold = true;
+        // The first slowdown two rounds after slow start, as LEDBAT++ (draft-irtf-iccrg-
+        // ledbat-plus-plus §4.3): a latecomer learns the base RTT before it settles.
+        self.until_slowdown = 2;
+        // Drain what slow start queued: hold at the estimated BDP when there is one.
+        let bdp = self.bdp();
+        if bdp > 0 {
+            self.cwnd = bdp.max(self.floor()).min(self.cwnd);
+        }
+    }
+}
+
+impl CongestionControl for Ebb {
+    fn name(&self) -> &'static str {
+        "ebb"
+    }
+
+    fn on_ack(&mut self, _now: Time, ack: &AckSample) {
+        if let Some(rtt) = ack.rtt {
+            self.base = Some(self.base.map_or(rtt, |b| b.min(rtt)));
+            self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));
+            self.round_samples += 1;
+            self.recent[self.recent_at] = rtt;
+            self.recent_at = (self.recent_at + 1) % self.recent.len();
+        }
+        if let Some(rs) = ack.rate {
+            if !rs.app_limited || rs.rate > self.capacity {
+                self.round_max_bw = self.round_max_bw.max(rs.rate);
+            }
+        }
+        if self.phase == Phase::SlowStart {
+            let over = match (self.round_queue(), ack.in_recovery) {
+                (_, true) => false,
+                // The minimum of the last 8 samples, as HyStart's delay test takes 8
+                // samples: a round's minimum lags the queue that slow start builds late
+                // in the round (docs/ebb.md#startup).
+                (Some(_), false) => self.recent_queue().is_some_and(|q| q > self.cfg.target),
+                _ => false,
+            };
+            if over {
+                self.round_max_bw = self.round_max_bw.max(self.capacity);
+                self.capacity = self.capacity.max(self.round_max_bw);
+                self.exit_slow_start();
+            } else if !ack.in_recovery && ack.cwnd_limited {
+                self.cwnd += ack.bytes_acked;
+            }
+        }
+        if self.phase != Phase::SlowStart && self.fast_yield(ack) {
+            return;
+        }
+        if ack.snd_una >= self.round_end {
+            self.end_round(ack);
+        }
+    }
+
+    fn on_congestion(&mut self, _now: Time, _ev: &CongestionEvent) {
+        if self.phase == Phase::SlowStart {
+            self.capacity = self.capacity.max(self.round_max_bw);
+            self.until_slowdown = 2;
+        }
+        self.cwnd = self.scale(self.cwnd, self.cfg.md);
+        self.saved_cwnd = self.scale(self.saved_cwnd, self.cfg.md);
+        if self.slowdown_left == 0 {
+            self.phase = Phase::Yield;
+        }
+        self.hold = true;
+    }
+
+    fn on_rto(&mut self, _now: Time, ev: &RtoEvent) {
+        self.cwnd = ev.mss;
+        self.saved_cwnd = self.scale(self.saved_cwnd, self.cfg.md);
+        if self.phase == Phase::SlowStart {
+            self.phase = Phase::Yield;
+            self.until_slowdown = 2;
+        }
+    }
+
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    fn ssthresh(&self) -> u64 {
+        if self.phase == Phase::SlowStart {
+            u64::MAX
+        } else {
+            self.cwnd
+        }
+    }
+
+    fn pacing_rate(&self) -> Option<Rate> {
+        let base = self.base?;
+        let gain = if self.phase == Phase::SlowStart {
+            2.0 * self.cfg.pacing_gain
+        } else {
+            self.cfg.pacing_gain
+        };
+        let bps = self.cwnd as f64 * 8.0 * gain / base.secs_f64();
+        Some(Rate::from_bps(bps.max(1.0) as u64))
+    }
+
+    fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("capacity_mbps", self.capacity.bps() as f64 / 1e6));
+        out.push(("bdp_segments", self.bdp() as f64 / self.mss as f64));
+        if let Some(b) = self.base {
+            out.push(("base_rtt_ms", b.secs_f64() * 1e3));
+        }
+        let phase = match self.phase {
+            Phase::SlowStart => 0.0,
+            Phase::Yield => 1.0,
+            Phase::Refill => 2.0,
+            Phase::Probe => 3.0,
+            Phase::Slowdown => 4.0,
+        };
+        out.push(("phase", phase));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    const MSS: u64 = 1000;
+    const BASE_MS: u64 = 50;
+
+    /// An Ebb past slow start with base RTT 50 ms, `cwnd_segs` segments, a remembered
+    /// capacity of `cap_mbps` (bdp = cap·50 ms), the current round ending at byte 1000.
+    fn ebb(cwnd_segs: u64, cap_mbps: u64) -> Ebb {
+        let init = CcInit {
+            now: Time::ZERO,
+            mss: MSS,
+            initial_cwnd: 10 * MSS,
+            rng: Rng::new(1),
+        };
+        let mut e = Ebb::new(&EbbConfig::default(), &init);
+        e.cwnd = cwnd_segs * MSS;
+        e.phase = Phase::Probe;
+        e.base = Some(Dur::from_millis(BASE_MS));
+        e.capacity = Rate::from_mbps(cap_mbps);
+        e.round_end = 1000;
+        e.round_start_cwnd = e.cwnd;
+        e
+    }
+
+    fn ack(una: u64, rtt_us: u64) -> AckSample {
+        AckSample {
+            bytes_acked: MSS,
+            rtt: Some(Dur::from_micros(rtt_us)),
+            snd_una: una,
+            snd_nxt: una + 100 * MSS,
+            ..AckSample::empty(MSS)
+        }
+    }
+
+    /// One round: an ACK per sample, the last one reaching the round's end.
+    fn round(e: &mut Ebb, rtts_us: &[u64]) {
+        let start = e.round_end;
+        for (i, &r) in rtts_us.iter().enumerate() {
+            let last = i + 1 == rtts_us.len();
+            let una = if last { start } else { start - 1 };
+            e.on_ack(Time::ZERO, &ack(una, r));
+        }
+    }
+
+    #[test]
+    fn config_defaults_match_spec_table() {
+        assert_eq!(
+            EbbConfig::try_from(&ParamSet::defaults(PARAMS)).unwrap(),
+            EbbConfig::default()
+        );
+    }
+
+    #[test]
+    fn a_small_queue_is_drained_to_half_the_target() {
+        // q = min(57, 56) − 50 = 6 ms ∈ (4, 8] ms: k = (50 + 2)/(50 + 6) = 52/56.
+        let mut e = ebb(100, 0);
+        round(&mut e, &[57_000, 56_000]);
+        assert_eq!(e.cwnd(), 100 * MSS * 52 / 56); // 92 857 bytes
+        assert_eq!(e.phase, Phase::Yield);
+    }
+
+    #[test]
+    fn a_foreign_queue_cuts_by_the_square_of_target_over_queue() {
+        // q = 10 ms > 2·target: k = min(md, (4/10)²) = 0.16 → 16 segments.
+        let mut e = ebb(100, 0);
+        round(&mut e, &[60_000, 61_000]);
+        assert_eq!(e.cwnd(), 16 * MSS);
+        // q = 8.5 ms: (4/8.5)² = 0.2214… → 22 145 bytes (22.1 segments).
+        let mut e = ebb(100, 0);
+        round(&mut e, &[58_500]);
+        assert_eq!(e.cwnd(), 22_145);
+        // q = 40 ms: (4/40)² = 0.01 → 1 segment, floored at min_cwnd = 2.
+        let mut e = ebb(100, 0);
+        round(&mut e, &[90_000]);
+        assert_eq!(e.cwnd(), 2 * MSS);
+    }
+
+    #[test]
+    fn the_round_after_a_change_makes_no_decision() {
+        // Round 1 decreases; round 2 carries packets sent before that and is ignored
+        // even with the same queue; round 3 decides again.
+        let mut e = ebb(100, 0);
+        round(&mut e, &[60_000]);
+        assert_eq!(e.cwnd(), 16 * MSS);
+        round(&mut e, &[60_000]);
+        assert_eq!(e.cwnd(), 16 * MSS);
+        round(&mut e, &[60_000]);
+        assert_eq!(e.cwnd(), 2560); // 16 000 · 0.16
+    }
+
+    #[test]
+    fn a_delayed_ack_sample_does_not_count_as_queue() {
+        // One sample held 40 ms by the receiver's delayed-ACK timer, the others at base:
+        // the round minimum is the base, so Ebb probes (+1 segment) instead of yielding.
+        let mut e = ebb(100, 0);
+        round(&mut e, &[90_000, 50_000, 50_200]);
+        assert_eq!(e.cwnd(), 101 * MSS);
+        assert_eq!(e.phase, Phase::Probe);
+    }
+
+    #[test]
+    fn an_empty_queue_below_the_remembered_bdp_refills_at_once() {
+        // C = 16 Mbit/s, base 50 ms: bdp = 16e6/8 · 0.05 = 100 000 bytes. The window is
+        // 2 segments after a yield; one round at q = 0.5 ms ≤ refill restores the bdp.
+        let mut e = ebb(2, 16);
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), 100_000);
+        assert_eq!(e.phase, Phase::Refill);
+        // At or above the bdp, an empty queue only probes.
+        let mut e = ebb(100, 16);
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), 101 * MSS);
+    }
+
+    #[test]
+    fn capacity_is_remembered_while_yielding() {
+        // A round held at the floor with a 1 Mbit/s delivery rate does not lower the
+        // 16 Mbit/s estimate: the flow was not trying to fill the link.
+        let mut e = ebb(2, 16);
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        let mut a = ack(1000, 60_000);
+        a.rate = Some(RateSample {
+            rate: Rate::from_mbps(1),
+            interval: Dur::from_millis(50),
+            delivered: 6250,
+            app_limited: false,
+        });
+        e.on_ack(Time::ZERO, &a);
+        assert_eq!(e.capacity, Rate::from_mbps(16));
+        assert_eq!(e.bdp(), 100_000);
+    }
+
+    #[test]
+    fn loss_halves_and_slow_start_ends_on_eight_samples_above_target() {
+        let mut e = ebb(100, 0);
+        let loss = CongestionEvent {
+            kind: CongestionKind::Loss,
+            bytes_in_flight: 0,
+            bytes_lost: MSS,
+            mss: MSS,
+        };
+        e.on_congestion(Time::ZERO, &loss);
+        assert_eq!(e.cwnd(), 50 * MSS);
+
+        let mut e = ebb(10, 0);
+        e.phase = Phase::SlowStart;
+        e.round_end = 1_000_000;
+        // Seven samples 5 ms above base grow the window by one segment each.
+        for _ in 0..7 {
+            e.on_ack(Time::ZERO, &ack(10, 55_000));
+        }
+        assert_eq!((e.cwnd(), e.phase), (17 * MSS, Phase::SlowStart));
+        // The eighth makes the minimum of the last eight 5 ms > target: slow start ends
+        // and the first slowdown is two rounds away.
+        e.on_ack(Time::ZERO, &ack(10, 55_000));
+        assert_eq!(e.phase, Phase::Yield);
+        assert_eq!(e.until_slowdown, 2);
+    }
+
+    #[test]
+    fn a_slowdown_holds_the_floor_for_two_rounds_then_restores_the_window() {
+        let mut e = ebb(100, 0);
+        e.until_slowdown = 1;
+        round(&mut e, &[50_000]);
+        assert_eq!((e.cwnd(), e.phase), (2 * MSS, Phase::Slowdown));
+        round(&mut e, &[50_000]);
+        assert_eq!(e.cwnd(), 2 * MSS);
+        round(&mut e, &[50_000]);
+        assert_eq!((e.cwnd(), e.phase), (100 * MSS, Phase::Refill));
+        assert_eq!(e.until_slowdown, 64);
+    }
+
+    #[test]
+    fn eight_samples_above_twice_the_target_cut_within_the_round() {
+        // q = 10 ms on each of the last 8 samples (> 2·target = 8 ms): the 8th ACK cuts by
+        // (4/10)² = 0.16 at once, without waiting for the round's end at byte 10⁶, and
+        // starts a new round ending at this ACK's snd_nxt (10 + 100 000), to be skipped.
+        let mut e = ebb(100, 0);
+        e.round_end = 1_000_000;
+        for _ in 0..7 {
+            e.on_ack(Time::ZERO, &ack(10, 60_000));
+        }
+        assert_eq!(e.cwnd(), 100 * MSS);
+        e.on_ack(Time::ZERO, &ack(10, 60_000));
+        assert_eq!((e.cwnd(), e.phase), (16 * MSS, Phase::Yield));
+        assert_eq!((e.round_end, e.hold), (100_010, true));
+    }
+}

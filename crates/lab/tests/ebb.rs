@@ -1,0 +1,75 @@
+//! Ebb's whole-flow behaviour in the simulator (docs/ebb.md), on the scorecard's `base`
+//! link (20/20 Mbit/s, 50 ms, 1 BDP drop-tail) with the Linux receiver model: it fills
+//! the link alone, yields to a CUBIC foreground, and refills within a few RTTs when the
+//! foreground leaves.
+
+use scavenger_lab::{parse, run_scenario, RunRecord};
+
+/// 20 Mbit/s of 1500-byte packets carry 1448-byte payloads: the goodput ceiling.
+const CAP_BPS: f64 = 20e6 * 1448.0 / 1500.0;
+
+fn run(duration_s: u64, fg: &str) -> RunRecord {
+    let text = format!(
+        "duration = \"{duration_s}s\"\n[link]\nrate = \"20Mbit\"\nreverse_rate = \"20Mbit\"\n\
+         delay = \"25ms\"\nbuffer = \"1BDP\"\n[[flow]]\nname = \"bg\"\nalgorithm = \"ebb\"\n\
+         ack_model = \"linux\"\n{fg}"
+    );
+    run_scenario(&parse("ebb.toml", &text).unwrap(), 1)
+}
+
+fn flow<'a>(r: &'a RunRecord, name: &str) -> &'a scavenger_sim::result::FlowResult {
+    r.metrics.flows.iter().find(|f| f.name == name).unwrap()
+}
+
+const CUBIC_5_TO_20: &str = "[[flow]]\nname = \"fg\"\nalgorithm = \"cubic\"\n\
+    ack_model = \"linux\"\nstart = \"5s\"\nstop = \"20s\"\n";
+
+#[test]
+fn ebb_alone_fills_the_link() {
+    let r = run(20, "");
+    let g = flow(&r, "bg").goodput_bps;
+    assert!(g >= 0.9 * CAP_BPS, "goodput {g} of {CAP_BPS}");
+}
+
+#[test]
+fn ebb_yields_to_cubic_then_refills_within_a_few_rtts() {
+    // The foreground runs from 5 s to 20 s. Runs with the same seed are identical up to
+    // the shorter one's end, so differences of delivered bytes give windows.
+    let at = |d| run(d, CUBIC_5_TO_20);
+    let (at6, at20, at21, at23) = (at(6), at(20), at(21), at(23));
+    let alone = parse(
+        "fg.toml",
+        &format!(
+            "duration = \"20s\"\n[link]\nrate = \"20Mbit\"\nreverse_rate = \"20Mbit\"\n\
+             delay = \"25ms\"\nbuffer = \"1BDP\"\n{CUBIC_5_TO_20}"
+        ),
+    )
+    .unwrap();
+    let alone = run_scenario(&alone, 1);
+    // CUBIC keeps at least 90 % of its goodput alone (measured 2026-11-27: 18.07 of
+    // 19.13 Mbit/s, 0.945; the scorecard's 1.05 slowdown goal fails here, docs/ebb.md).
+    let (with, without) = (
+        flow(&at20, "fg").goodput_bps,
+        flow(&alone, "fg").goodput_bps,
+    );
+    assert!(
+        with >= 0.9 * without,
+        "fg goodput {with} beside ebb, {without} alone"
+    );
+    // Ebb takes less than 5 % of the link from 6 s to 20 s (measured 0.45 Mbit/s).
+    let during = flow(&at20, "bg").delivered_bytes - flow(&at6, "bg").delivered_bytes;
+    let during_bps = during as f64 * 8.0 / 14.0;
+    assert!(
+        during_bps < 0.05 * CAP_BPS,
+        "ebb beside CUBIC: {during_bps} bit/s"
+    );
+    // From 21 s to 23 s (20 RTTs after the foreground stops) Ebb runs at ≥ 85 % of the
+    // link (measured 17.3 Mbit/s, 0.90); additive increase from its yielded window
+    // would need hundreds of RTTs.
+    let after = flow(&at23, "bg").delivered_bytes - flow(&at21, "bg").delivered_bytes;
+    let after_bps = after as f64 * 8.0 / 2.0;
+    assert!(
+        after_bps >= 0.85 * CAP_BPS,
+        "ebb after the foreground: {after_bps} bit/s"
+    );
+}
