@@ -12,6 +12,9 @@ pub mod rtt;
 pub mod sender;
 pub mod world;
 
+#[cfg(test)]
+mod conformance_tests;
+
 pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic};
 pub use receiver::AckModel;
 pub use result::SimResult;
