@@ -34,8 +34,9 @@ pub struct AckSample {
     pub bytes_acked: u64,
     /// Round-trip sample from this ACK, as Linux's `ca_rtt_us` (the rate sample's RTT):
     /// now minus the send time of the newest segment this ACK newly SACKs, else of the
-    /// newest it newly acknowledges cumulatively; none when the cumulative part covers a
-    /// retransmission (Karn's rule) or nothing new is acknowledged.
+    /// newest it newly acknowledges cumulatively. When the cumulative part covers a
+    /// retransmission (Karn's rule) and no SACK gives a sample, the timestamp-echo RTT if
+    /// the ACK advanced SND.UNA (Linux `tcp_ack_update_rtt`), else none.
     pub rtt: Option<Dur>,
     /// One-way delay sample in nanoseconds: the receiver's clock when it sent the ACK
     /// (TSval) minus the sender's clock when it sent the echoed segment (TSecr). It
@@ -63,11 +64,12 @@ pub struct AckSample {
     pub cwnd_limited: bool,
     /// The ACK carried an ECN echo (the data it acknowledges was CE-marked).
     pub ecn_ce: bool,
-    /// The datapath is in fast recovery, or in RTO recovery on an ACK that does not
-    /// advance the cumulative ACK. Linux does not call `cong_avoid` then, and classic
-    /// algorithms should not grow. In RTO recovery an ACK that advances SND.UNA has it
-    /// false, because Linux (CA_Loss) calls `cong_avoid` then: the window slow-starts
-    /// while the lost flight is retransmitted.
+    /// The datapath is in fast recovery (CA_Recovery), in the window reduction after an
+    /// ECN response (CA_CWR), or in RTO recovery (CA_Loss) on an ACK that does not advance
+    /// the cumulative ACK. Linux does not call `cong_avoid` then, and classic algorithms
+    /// should not grow. In RTO recovery an ACK that advances SND.UNA has it false, because
+    /// Linux calls `cong_avoid` then: the window slow-starts while the lost flight is
+    /// retransmitted. Every datapath sets it through `sample::holds_growth`.
     pub in_recovery: bool,
     /// Sequence state in bytes: highest cumulative ACK and next new byte to send.
     pub snd_una: u64,

@@ -13,6 +13,7 @@ pub mod receivers;
 pub mod registry;
 pub mod reno;
 pub mod rng;
+pub mod sample;
 pub mod units;
 
 pub use api::*;

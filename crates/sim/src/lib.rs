@@ -15,6 +15,9 @@ pub mod sender;
 pub mod tap;
 pub mod world;
 
+#[cfg(test)]
+mod conformance_tests;
+
 pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic};
 pub use receiver::AckModel;
 pub use result::SimResult;

@@ -6,9 +6,9 @@ use crate::packet::{Packet, MAX_SACK_BLOCKS, NO_TS_ECHO};
 use crate::rtt::RttEstimator;
 use crate::scoreboard::Scoreboard;
 use scavenger_cc::estimators::delivery_rate::{DeliveryRateEstimator, TxSnapshot};
+use scavenger_cc::sample::{self, CaState, SenderAck};
 use scavenger_cc::{
-    AckSample, CongestionControl, CongestionEvent, CongestionKind, Dur, Rate, RtoEvent, SentInfo,
-    Time,
+    CongestionControl, CongestionEvent, CongestionKind, Dur, Rate, RtoEvent, SentInfo, Time,
 };
 use scavenger_net::Histogram;
 use std::collections::VecDeque;
@@ -137,6 +137,10 @@ pub struct Sender {
     ecn_recover: Option<u32>,
     /// Set CWR on the next new data segment.
     cwr_pending: bool,
+    /// In the window reduction after an ECN response (Linux CA_CWR) until SND.UNA passes
+    /// `ecn_recover` (tcp_fastretrans_alert ends CWR when something above high_seq is
+    /// acknowledged).
+    cwr: bool,
     /// RFC 7323 TS.Recent: the newest receiver TSval seen, echoed on data as TSecr.
     ts_recent: i64,
     /// With `receiver_window`: right edge of the advertised window (bytes), and how many
@@ -174,6 +178,7 @@ impl Sender {
             completed: false,
             ecn_recover: None,
             cwr_pending: false,
+            cwr: false,
             ts_recent: NO_TS_ECHO,
             snd_edge,
             edge_retreats: 0,
@@ -548,7 +553,7 @@ impl Sender {
         // congestion control and our BPF shim see. The timestamp echo, which is the
         // oldest segment a delayed ACK covers (RFC 7323 §4.3), is kept as ts_echo_rtt
         // for modules that compute from TSecr (TCP-LP).
-        let rtt = last_sack.or(last_cum).map(since);
+        let rtt = sample::ca_rtt(now, last_sack, last_cum);
         // The echo identifies the transmission it came from, a retransmission included
         // (RFC 7323 §4.1: no Karn ambiguity with timestamps), and Linux modules read
         // rcv_tsecr whatever was retransmitted.
@@ -556,6 +561,9 @@ impl Sender {
             (newly > 0 && ack.ts_ecr <= now.nanos()).then(|| Dur(now.nanos() - ack.ts_ecr));
         let owd = Some(ack.rx_tsval - ack.ts_ecr as i64);
 
+        if self.cwr && self.ecn_recover.is_none_or(|r| self.una > r) {
+            self.cwr = false;
+        }
         if self.in_recovery && self.una >= self.recovery_point {
             self.in_recovery = false;
             self.rto_recovery = false;
@@ -566,6 +574,7 @@ impl Sender {
         let lost = self.detect_losses();
         if lost > 0 && !self.in_recovery {
             self.in_recovery = true;
+            self.cwr = false;
             self.recovery_point = self.nxt;
             self.stats.fast_recoveries += 1;
             // A loss response covers ECN marks of the same window (RFC 3168 §6.1.2).
@@ -601,6 +610,7 @@ impl Sender {
             if !self.in_recovery && self.ecn_recover.is_none_or(|r| self.una > r) {
                 self.ecn_recover = Some(self.nxt);
                 self.cwr_pending = true;
+                self.cwr = true;
                 self.stats.ecn_responses += 1;
                 let mss = self.cfg.mss as u64;
                 self.cc.on_congestion(
@@ -616,7 +626,16 @@ impl Sender {
         }
         let rate = self.rate.finish_ack(self.rtt.min_rtt());
         let mss = self.cfg.mss as u64;
-        let sample = AckSample {
+        // Linux's congestion state after this ACK's state processing; the sample's
+        // recovery semantics follow from it (scavenger_cc::sample::holds_growth).
+        let ca_state = match (self.in_recovery, self.rto_recovery) {
+            (true, true) => CaState::Loss,
+            (true, false) => CaState::Recovery,
+            _ if self.cwr => CaState::Cwr,
+            _ if self.high_sacked.is_some() => CaState::Disorder,
+            _ => CaState::Open,
+        };
+        let sample = sample::ack_sample(&SenderAck {
             bytes_acked: newly,
             rtt,
             owd,
@@ -627,16 +646,13 @@ impl Sender {
             bytes_in_flight: self.pipe,
             app_limited: self.app_limited,
             cwnd_limited: self.cwnd_limited,
-            ecn_ce: ece,
-            // After a timeout Linux (CA_Loss) still calls cong_avoid when the cumulative
-            // ACK advances (tcp_may_raise_cwnd: not in CWR/Recovery, FLAG_DATA_ACKED), so
-            // the window slow-starts while the lost flight is retransmitted (RFC 5681
-            // §3.1); only fast recovery holds growth.
-            in_recovery: self.in_recovery && !(self.rto_recovery && advanced),
+            ece,
+            ca_state,
+            data_acked: advanced,
             snd_una: self.una as u64 * mss,
             snd_nxt: self.nxt as u64 * mss,
             mss,
-        };
+        });
         self.cc.on_ack(now, &sample);
 
         if self.cfg.total_segs == Some(self.una) {
@@ -679,6 +695,7 @@ impl Sender {
         self.lost_cursor = self.nxt;
         self.in_recovery = true;
         self.rto_recovery = true;
+        self.cwr = false;
         self.recovery_point = self.nxt;
         self.ecn_recover = Some(self.nxt);
         self.next_send = now;
@@ -821,7 +838,7 @@ mod tests {
 
         // Segment 2 leaves at 110 ms and is retransmitted at 400 ms; an ACK covering it
         // gives no send-time sample (Karn), but its echo is the retransmission's TSval,
-        // 500 − 400 ms.
+        // 500 − 400 ms, which Linux then takes as ca_rtt_us (tcp_ack_update_rtt).
         let p2 = s.next_packet(ms(110)).unwrap();
         assert_eq!(p2.seg, 2);
         s.on_rto(ms(400));
@@ -834,6 +851,7 @@ mod tests {
         ack.rx_tsval = ms(450).nanos() as i64;
         s.on_ack(ms(500), &ack);
         let a = samples.lock().unwrap()[1];
-        assert_eq!((a.rtt, a.ts_echo_rtt), (None, Some(Dur::from_millis(100))));
+        let echo = Some(Dur::from_millis(100));
+        assert_eq!((a.rtt, a.ts_echo_rtt), (echo, echo));
     }
 }

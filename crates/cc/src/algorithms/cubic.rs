@@ -117,6 +117,19 @@ const HYSTART_MIN_SAMPLES: u32 = 8;
 /// HyStart delay threshold clamp: clamp(delay_min/8, 4 ms, 16 ms) (Linux HYSTART_DELAY_MIN/MAX).
 const HYSTART_DELAY_MIN: Dur = Dur::from_millis(4);
 const HYSTART_DELAY_MAX: Dur = Dur::from_millis(16);
+/// `sk_gso_max_size` of a device with GSO (Linux GSO_LEGACY_MAX_SIZE), bytes.
+const GSO_MAX_SIZE: u64 = 65_536;
+
+/// Linux 6.x `hystart_ack_delay`: min(1 ms, 4·gso_max_size / sk_pacing_rate), a cushion for
+/// ACKs that TSO/GRO batching delays. `sk_pacing_rate` is what `tcp_update_pacing_rate`
+/// sets in slow start whether or not anything paces: 200 % (tcp_pacing_ss_ratio) of
+/// cwnd/srtt; this ACK's RTT sample stands in for srtt. So the cushion is
+/// 4·65536·srtt / (2·cwnd), capped at 1 ms: the cap holds below about 90·RTT_ms segments.
+fn hystart_ack_delay(cwnd_bytes: u64, srtt: Dur) -> Dur {
+    let cushion =
+        (4 * GSO_MAX_SIZE as u128 * srtt.nanos() as u128) / (2 * cwnd_bytes.max(1) as u128);
+    Dur((cushion as u64).min(Dur::from_millis(1).nanos()))
+}
 /// Linux `cubictcp_acked`: "Discard delay samples right after fast recovery" (HZ = 1 s
 /// after the start of a congestion-avoidance epoch).
 const DELAY_SAMPLE_HOLDOFF: Dur = Dur::from_secs(1);
@@ -393,11 +406,12 @@ impl Cubic {
         let delay_min = self.delay_min.unwrap_or(delay);
         if self.cfg.hystart_detect.train() && now.since(self.last_ack) <= self.cfg.hystart_ack_delta
         {
-            // ACK-train detection: ACKs still arrive closely spaced after delay_min/2 of
-            // the round. Linux adds hystart_ack_delay() (a TSO/GRO cushion from the
-            // pacing rate, 0 here) and halves the threshold when not pacing.
+            // ACK-train detection: ACKs still arrive closely spaced after
+            // (delay_min + hystart_ack_delay)/2 of the round. Linux 6.x halves the
+            // threshold when the socket is not paced by TCP itself (SK_PACING_NONE, as for
+            // CUBIC always).
             self.last_ack = now;
-            let threshold = Dur(delay_min.nanos() / 2);
+            let threshold = Dur((delay_min + hystart_ack_delay(self.w.cwnd, delay)).nanos() / 2);
             if now.since(self.round_start) > threshold {
                 self.found = true;
                 self.w.ssthresh = self.w.cwnd;
@@ -964,7 +978,8 @@ mod tests {
 
     fn train_run(detect: HystartDetect, cwnd_segments: u64) -> Vec<(u64, u64)> {
         // RTT 10 ms constant, ACKs every 1 ms (≤ 2 ms apart): an ACK train. The round
-        // starts at the first ACK (10 ms); the train threshold is delay_min/2 = 5 ms.
+        // starts at the first ACK (10 ms); the train threshold is (delay_min + 1 ms)/2 =
+        // 5.5 ms (hystart_ack_delay capped at 1 ms).
         let mut c = cubic_with(
             CubicConfig {
                 hystart_detect: detect,
@@ -981,8 +996,28 @@ mod tests {
     }
 
     #[test]
+    fn hystart_ack_delay_is_four_gso_bursts_at_the_slow_start_pacing_rate_capped_at_1ms() {
+        // 4·65536 B at 2·cwnd/srtt: cwnd 2 MB, srtt 10 ms -> 262144·10 ms / 4 MB = 0.655 ms.
+        assert_eq!(hystart_ack_delay(2_000_000, ms(10)), Dur(655_360));
+        // cwnd 26 kB: 50.4 ms, capped at 1 ms.
+        assert_eq!(hystart_ack_delay(26_000, ms(10)), ms(1));
+        // The train threshold with the cushion: RTT 11 ms, ACKs 1 ms apart from the round
+        // start at 11 ms. Without the cushion 11/2 = 5.5 ms and ACK index 6 (6 ms) would
+        // end slow start; with it (11 + 1)/2 = 6 ms, so it is index 7: ssthresh =
+        // 20000 + 7·1000.
+        let mut c = cubic_with(CubicConfig::default(), 20);
+        let mut trace = Vec::new();
+        for i in 0..10u64 {
+            c.on_ack(at(ms(11 + i)), &hs_ack(1000 * (i + 1), 100_000, ms(11)));
+            trace.push((c.cwnd(), c.ssthresh()));
+        }
+        assert_eq!(trace[6], (27_000, u64::MAX));
+        assert_eq!(trace[7], (27_000, 27_000));
+    }
+
+    #[test]
     fn hystart_exits_on_ack_train() {
-        // ACK index 6 arrives 6 ms > 5 ms after the round start: ssthresh = cwnd =
+        // ACK index 6 arrives 6 ms > 5.5 ms after the round start: ssthresh = cwnd =
         // 20000 + 6·1000 = 26000 and no further growth.
         let tr = train_run(HystartDetect::Both, 20);
         assert_eq!(tr[5], (26_000, u64::MAX));

@@ -684,6 +684,25 @@ mod tests {
     }
 
     #[test]
+    fn slow_start_grows_in_every_round_not_every_other() {
+        // Linux tcp_vegas.c (header: "To avoid the performance penalty imposed by
+        // increasing cwnd only every-other RTT during slow start, we increase during every
+        // RTT during slow start, just like Reno"): tcp_vegas_cong_avoid slow-starts on
+        // every ACK between per-RTT decisions, and at a decision with diff <= gamma.
+        // Round 1 ends at the 3rd ACK (beg_snd_nxt 2 packets), round 2 runs on to ACK 8;
+        // RTT = baseRTT (diff 0): +1 packet on each of the 8 ACKs, 10 -> 18.
+        let mut v = primed(10, u64::MAX);
+        let mut una = 0;
+        let mut w = Vec::new();
+        for _ in 0..8 {
+            ack(&mut v, &mut una, 100 * MSS, 99_999);
+            w.push(v.cwnd() / MSS);
+        }
+        assert_eq!(w, [11, 12, 13, 14, 15, 16, 17, 18]);
+        assert_eq!(v.last_diff, Some(0));
+    }
+
+    #[test]
     fn fewer_than_three_samples_behaves_like_reno() {
         // Decision on the second ACK: cntRTT = 2 -> Reno. In CA at cwnd 20 Reno only
         // counts: cnt = 1 -> no change even though diff would be 6 (> beta).
