@@ -30,8 +30,11 @@ fn f64s(v: &Value) -> Vec<f64> {
         .unwrap_or_default()
 }
 
+/// One flow's RTT samples: its index and (time s, RTT ms) points.
+pub type FlowRtts = (usize, Vec<(f64, f64)>);
+
 /// RTT samples (time s, RTT ms) of every sender-side capture in `dir`, by flow index.
-pub fn rtt_from_captures(dir: &Path) -> Result<Vec<(usize, Vec<(f64, f64)>)>, String> {
+pub fn rtt_from_captures(dir: &Path) -> Result<Vec<FlowRtts>, String> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Ok(vec![]);
     };

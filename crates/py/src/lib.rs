@@ -78,7 +78,7 @@ fn expand(source_json: &str) -> Result<Expanded, ExpandError> {
         .map_err(|e| ExpandError::Other(format!("not a work source: {e}")))?;
     let items = match &source {
         Source::Study { name, quick } => scavenger_lab::study::study(name, *quick)
-            .map_err(ExpandError::Other)?
+            .map_err(|e| ExpandError::Other(e.to_string()))?
             .work_items(),
         Source::Plan { plan, force } => {
             let p = parse_plan(plan).map_err(ExpandError::Input)?;

@@ -168,7 +168,7 @@ struct Tcp<'a> {
 }
 
 fn tcp_header(t: Tcp) -> Vec<u8> {
-    debug_assert!(t.options.len() % 4 == 0);
+    debug_assert!(t.options.len().is_multiple_of(4));
     let len = 20 + t.options.len();
     let mut h = vec![0u8; 20];
     h[0..2].copy_from_slice(&t.sport.to_be_bytes());

@@ -110,6 +110,7 @@ fn read_pcap(b: &[u8]) -> Vec<Rec> {
 }
 
 /// Runs `cfg` with a packet log and a pcap tap; returns the log and the captures.
+#[allow(clippy::type_complexity)] // a test helper's tuple, read once by its callers
 fn capture(
     cfg: SimConfig,
 ) -> (
