@@ -1,19 +1,8 @@
 //! `scavenger score` end to end on two cells of the quick grid: the summary line, the
 //! files, resuming from the store, and bad input.
 
-use std::process::Command;
-
-fn scavenger(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_scavenger"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::scavenger;
 
 #[test]
 fn score_runs_two_cells_writes_the_report_and_resumes() {

@@ -1,26 +1,12 @@
 //! Issue 20, sharding without an engine: `--shard 0/2` and `--shard 1/2` merged are the
 //! unsharded store, and `merge` refuses what it must; `export` writes one row per run.
 
+mod common;
+use common::scavenger;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn scavenger(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_scavenger"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("scavenger-shard-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::tmpdir("shard", tag)
 }
 
 /// A plan of 6 settings × 2 seeds of a 2-second scenario.
