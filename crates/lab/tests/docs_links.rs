@@ -333,3 +333,131 @@ fn checker_reports_broken_references() {
     assert!(problems[3].starts_with("docs/kernel.md:1: no anchor \"gone\""));
     assert!(anchors_of("<a id=\"a\"></a> <a id=\"a\"></a>").is_err());
 }
+
+/// The three labelled bullets every entry carries: what the source says, what we do, why.
+const LABELS: [&str; 3] = ["Source", "We", "Why"];
+
+/// Files whose entries are still being restructured into the three labels (issue 16). Their
+/// missing labels are reported, not failed on. This list must shrink to empty: when a file
+/// is done, remove it here so that the test guards it.
+const PENDING: [&str; 8] = [
+    "ack-sample.md",
+    "dalbe.md",
+    "ebb.md",
+    "kernel.md",
+    "rledbat.md",
+    "simulator.md",
+    "testbed.md",
+    "vivace.md",
+];
+
+/// Each `<a id="..."></a>` entry of a deviations file with its text: from the line after the
+/// anchor to the next anchor line or the end of the file.
+fn entries_of(text: &str) -> Vec<(String, String)> {
+    let mut entries: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        let anchor = line
+            .trim()
+            .strip_prefix("<a id=\"")
+            .and_then(|r| r.strip_suffix("\"></a>"));
+        match (anchor, entries.last_mut()) {
+            (Some(a), _) => entries.push((a.to_string(), String::new())),
+            (None, Some((_, body))) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    entries
+}
+
+/// The entries of `file` that lack a `- **<label>**:` bullet (at the start of a line), as
+/// "docs/deviations/<file>#<anchor>: no **<label>** bullet", one per missing label.
+fn missing_labels(file: &str, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (anchor, body) in entries_of(text) {
+        for label in LABELS {
+            let bullet = format!("- **{label}**:");
+            if !body.lines().any(|l| l.starts_with(&bullet)) {
+                out.push(format!(
+                    "{PREFIX}{file}#{anchor}: no **{label}** bullet (`{bullet} …`)"
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_entry_says_source_we_why() {
+    let dir = repo_root().join("docs/deviations");
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .expect("docs/deviations/ exists")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md") && n != "README.md")
+        .collect();
+    names.sort();
+    for p in PENDING {
+        assert!(
+            names.iter().any(|n| n == p),
+            "PENDING names {p}, which is not in docs/deviations/"
+        );
+    }
+    let (mut failing, mut pending, mut entries) = (Vec::new(), Vec::new(), 0);
+    for name in &names {
+        let text = fs::read_to_string(dir.join(name)).unwrap();
+        entries += entries_of(&text).len();
+        let missing = missing_labels(name, &text);
+        if PENDING.contains(&name.as_str()) {
+            if missing.is_empty() {
+                eprintln!("note: {name} is complete; remove it from PENDING");
+            }
+            pending.extend(missing);
+        } else {
+            failing.extend(missing);
+        }
+    }
+    assert!(
+        entries > 200,
+        "only {entries} entries found; is the parser broken?"
+    );
+    if !pending.is_empty() {
+        eprintln!(
+            "pending (issue 16; not failed on): {} missing labels in {:?}:\n{}",
+            pending.len(),
+            PENDING,
+            pending.join("\n")
+        );
+    }
+    assert!(
+        failing.is_empty(),
+        "deviations entries without the three labels (write `- **Source**: …`, \
+         `- **We**: …`, `- **Why**: …`; see docs/deviations/README.md):\n{}",
+        failing.join("\n")
+    );
+}
+
+/// The label checker itself: each missing label of each entry is named, with file and anchor.
+#[test]
+fn label_checker_names_file_anchor_and_label() {
+    let text = "# T\n\nintro\n\n<a id=\"a-ok\"></a>\n## A\n\n- **Source**: RFC 1.\n  \
+                - **We**: nested, does not count\n- **We**: x.\n- **Why**: y.\n\n\
+                <a id=\"b-bad\"></a>\n## B\n\n- Source: unlabelled.\n- **We**: x.\n  \
+                - **Why**: indented, does not count\n";
+    assert_eq!(
+        entries_of(text)
+            .iter()
+            .map(|(a, _)| a.as_str())
+            .collect::<Vec<_>>(),
+        ["a-ok", "b-bad"]
+    );
+    let missing = missing_labels("x.md", text);
+    assert_eq!(
+        missing,
+        [
+            "docs/deviations/x.md#b-bad: no **Source** bullet (`- **Source**: …`)",
+            "docs/deviations/x.md#b-bad: no **Why** bullet (`- **Why**: …`)",
+        ]
+    );
+}
