@@ -1,0 +1,294 @@
+//! The census on the testbed: a server namespace running our HTTP server with a known
+//! congestion control per port, the census receiver on a TUN device in the client
+//! namespace, and the testbed's link emulator between them. Each run is one probe; the
+//! table compares the true algorithm with the inferred class.
+//!
+//! ```text
+//!  [server ns] HTTP :8000+i ─veth─ [router S] ═(emulator)═ [router C] ─veth─ [client ns] cen0 ⇒ receiver 10.2.200.2
+//! ```
+
+use super::classify::{classify, Class, Verdict};
+use super::probe::{self, Target};
+use super::receiver::ProbeConfig;
+use super::report::CensusRecord;
+use super::server::HttpServer;
+use crate::emulator::EmulatorConfig;
+use crate::error::TestbedError;
+use crate::{netns, Testbed};
+use scavenger_cc::{Dur, Rate};
+use scavenger_lab::scenario::Side;
+use scavenger_net::{LinkConfig, QueueLimit};
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+
+/// A bottleneck for the evaluation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkSpec {
+    pub name: &'static str,
+    pub down_mbps: u64,
+    pub up_mbps: u64,
+    pub rtt_ms: u64,
+}
+
+impl LinkSpec {
+    /// Ong 2020 §3.2's buffer, 2 × BDP of the downlink in 1500-byte packets, as bytes: the
+    /// census's small segments then get the same buffer in bytes as full-sized ones.
+    pub fn buffer_bytes(&self) -> u64 {
+        scavenger_lab::study::ong2020::buffer_packets(self.down_mbps as f64, self.rtt_ms) * 1500
+    }
+
+    fn config(&self, mbps: u64) -> LinkConfig {
+        LinkConfig::new(
+            Rate::from_mbps(mbps),
+            Dur::from_micros(self.rtt_ms * 500),
+            QueueLimit::Bytes(self.buffer_bytes()),
+        )
+    }
+}
+
+/// Ong 2020 Table 3.1's 8/1 Mbit/s row at 50 ms, and a 100 Mbit/s link at 50 ms.
+pub const LINKS: &[LinkSpec] = &[
+    LinkSpec {
+        name: "ong-8-1",
+        down_mbps: 8,
+        up_mbps: 1,
+        rtt_ms: 50,
+    },
+    LinkSpec {
+        name: "100mbit",
+        down_mbps: 100,
+        up_mbps: 100,
+        rtt_ms: 50,
+    },
+];
+
+pub fn link(name: &str) -> Result<LinkSpec, String> {
+    LINKS
+        .iter()
+        .find(|l| l.name == name)
+        .cloned()
+        .ok_or_else(|| {
+            format!(
+                "link {name:?}: unknown; the census evaluation has {}",
+                LINKS.iter().map(|l| l.name).collect::<Vec<_>>().join(", ")
+            )
+        })
+}
+
+/// The class each of the kernel's algorithms should get (Wang 2018 §3.1's examples:
+/// Reno linear, CUBIC polynomial, BBR rate-based); others are reported as found.
+pub fn expected(algorithm: &str) -> Option<Class> {
+    match algorithm {
+        "reno" => Some(Class::Linear),
+        "cubic" | "bic" => Some(Class::Polynomial),
+        "bbr" => Some(Class::RateBased),
+        _ => None,
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct EvalOptions {
+    pub links: Vec<LinkSpec>,
+    /// Kernel congestion control names.
+    pub algorithms: Vec<String>,
+    pub runs: u32,
+    pub cfg: ProbeConfig,
+    /// Size of the served page (the probe stops on its own limits first).
+    pub page_bytes: u64,
+    pub realtime: bool,
+}
+
+const RECEIVER: Ipv4Addr = Ipv4Addr::new(10, 2, 200, 2);
+const RECEIVER_GW: Ipv4Addr = Ipv4Addr::new(10, 2, 200, 1);
+const BASE_PORT: u16 = 8000;
+
+/// Runs every (link, algorithm, run); `each` sees every record as it is made.
+pub fn evaluate(
+    opts: &EvalOptions,
+    each: &mut dyn FnMut(&CensusRecord),
+) -> Result<Vec<CensusRecord>, TestbedError> {
+    let mut out = Vec::new();
+    for l in &opts.links {
+        run_link(opts, l, &mut |r| {
+            each(&r);
+            out.push(r);
+        })?;
+        if netns::stop_requested() {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+fn run_link(
+    opts: &EvalOptions,
+    l: &LinkSpec,
+    each: &mut dyn FnMut(CensusRecord),
+) -> Result<(), TestbedError> {
+    let cfg = EmulatorConfig {
+        forward: l.config(l.down_mbps),
+        reverse: l.config(l.up_mbps),
+        seed: 1,
+        flows: vec![],
+        log_limit: 0,
+    };
+    let tb = Testbed::start(
+        &[
+            ("server".into(), Side::Server),
+            ("client".into(), Side::Client),
+        ],
+        cfg,
+        opts.realtime,
+    )?;
+    let (srv, cli) = (tb.host("server").clone(), tb.host("client").clone());
+    // Cached metrics would start the next connection with the last one's ssthresh.
+    netns::sysctl(&srv.ns, "net.ipv4.tcp_no_metrics_save", "1")?;
+    netns::sysctl(&cli.ns, "net.ipv4.ip_forward", "1")?;
+    for k in [
+        "net.ipv4.conf.all.rp_filter",
+        "net.ipv4.conf.default.rp_filter",
+    ] {
+        netns::sysctl(&cli.ns, k, "0")?;
+    }
+    let tun = probe::open_tun(Some(&cli.ns), "cen0", RECEIVER_GW, RECEIVER)?;
+    netns::ip_batch(
+        Some(&tb.topo.router_client),
+        &[format!("route add 10.2.200.0/24 via {}", cli.addr)],
+    )?;
+    let mut servers = Vec::new();
+    for (i, a) in opts.algorithms.iter().enumerate() {
+        servers.push(HttpServer::start(
+            &srv.ns,
+            srv.addr,
+            BASE_PORT + i as u16,
+            a,
+        )?);
+    }
+    let mut port = 20000u16;
+    'runs: for run in 0..opts.runs {
+        for s in &servers {
+            if netns::stop_requested() {
+                break 'runs;
+            }
+            let url = format!("http://{}:{}/bytes/{}", s.addr, s.port, opts.page_bytes);
+            let target = Target {
+                url: url.clone(),
+                host: s.addr.to_string(),
+                addr: s.addr,
+                port: s.port,
+                path: format!("/bytes/{}", opts.page_bytes),
+            };
+            port = port.wrapping_add(1).max(20000);
+            let r = probe::run(&tun, &target, &opts.cfg, port);
+            let mut rec = record(&target, &opts.cfg, r);
+            rec.true_algorithm = Some(s.cc.clone());
+            rec.link = Some(l.name.to_string());
+            rec.run = Some(run + 1);
+            each(rec);
+        }
+    }
+    for mut s in servers {
+        let cc = s.cc.clone();
+        let seen = s.seen_cc.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        s.stop()?;
+        if let Some(bad) = seen.iter().find(|c| **c != cc) {
+            return Err(TestbedError::Inside(format!(
+                "the server for {cc} accepted a connection running {bad}"
+            )));
+        }
+    }
+    drop(tun);
+    tb.shutdown()?;
+    Ok(())
+}
+
+/// The record of one probe (classified, or the error as an unknown).
+pub fn record(
+    t: &Target,
+    cfg: &ProbeConfig,
+    r: Result<super::receiver::ProbeOutcome, super::receiver::ProbeError>,
+) -> CensusRecord {
+    let (verdict, end, outcome) = match r {
+        Ok(o) => {
+            let mut v = classify(&o.trace);
+            if v.class == Class::Unknown {
+                v.reason = format!("{}; {}", v.reason, o.end);
+            }
+            (v, o.end.to_string(), Some(o))
+        }
+        Err(e) => (
+            Verdict {
+                class: Class::Unknown,
+                confidence: 0.0,
+                reason: e.to_string(),
+                features: Default::default(),
+            },
+            e.to_string(),
+            None,
+        ),
+    };
+    CensusRecord {
+        url: t.url.clone(),
+        addr: format!("{}:{}", t.addr, t.port),
+        true_algorithm: None,
+        link: None,
+        run: None,
+        config: cfg.clone(),
+        verdict,
+        end,
+        outcome,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    }
+}
+
+/// The evaluation table (Markdown): per link and algorithm the inferred classes, then
+/// accuracy per expected class.
+pub fn table(records: &[CensusRecord]) -> String {
+    let classes = [
+        Class::Linear,
+        Class::Polynomial,
+        Class::RateBased,
+        Class::Unknown,
+    ];
+    let mut by: BTreeMap<(String, String), [u32; 4]> = BTreeMap::new();
+    for r in records {
+        let k = (
+            r.link.clone().unwrap_or_default(),
+            r.true_algorithm.clone().unwrap_or_default(),
+        );
+        let i = classes
+            .iter()
+            .position(|c| *c == r.verdict.class)
+            .expect("a class");
+        by.entry(k).or_default()[i] += 1;
+    }
+    let mut s = String::from(
+        "| link | true algorithm | runs | linear | polynomial | rate-based | unknown | expected | correct |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut acc: BTreeMap<&'static str, (u32, u32)> = BTreeMap::new();
+    for ((link, alg), n) in &by {
+        let runs: u32 = n.iter().sum();
+        let (exp, ok) = match expected(alg) {
+            Some(c) => {
+                let i = classes.iter().position(|x| *x == c).expect("a class");
+                let e = acc.entry(c.name()).or_default();
+                e.0 += n[i];
+                e.1 += runs;
+                (c.name().to_string(), format!("{}/{runs}", n[i]))
+            }
+            None => ("(as found)".into(), "—".into()),
+        };
+        s += &format!(
+            "| {link} | {alg} | {runs} | {} | {} | {} | {} | {exp} | {ok} |\n",
+            n[0], n[1], n[2], n[3]
+        );
+    }
+    s += "\n| class | correct | accuracy |\n|---|---|---|\n";
+    for (c, (ok, n)) in acc {
+        s += &format!(
+            "| {c} | {ok}/{n} | {:.0} % |\n",
+            100.0 * f64::from(ok) / f64::from(n.max(1))
+        );
+    }
+    s
+}
