@@ -583,6 +583,8 @@ impl Receiver {
         }
         if let Some(r) = self.trace.resume {
             if self.trace.rounds.len() > r + self.cfg.rounds_after_rto as usize {
+                // This packet opened one round too many: it is not part of the trace.
+                self.trace.rounds.pop();
                 self.finish(End::Enough);
                 return;
             }
