@@ -120,66 +120,141 @@ pub fn evaluate(
     Ok(out)
 }
 
+/// The census testbed of one link: servers (one port per algorithm) and the receiver's
+/// TUN device. Dropping it (or `shutdown`) stops the servers, closes the device and
+/// deletes the namespaces, in that order.
+pub struct CensusBed {
+    pub servers: Vec<HttpServer>,
+    pub tun: Option<probe::Tun>,
+    tb: Option<Testbed>,
+}
+
+impl CensusBed {
+    pub fn start(
+        l: &LinkSpec,
+        algorithms: &[String],
+        realtime: bool,
+    ) -> Result<CensusBed, TestbedError> {
+        let cfg = EmulatorConfig {
+            forward: l.config(l.down_mbps),
+            reverse: l.config(l.up_mbps),
+            seed: 1,
+            flows: vec![],
+            log_limit: 0,
+        };
+        let tb = Testbed::start(
+            &[
+                ("server".into(), Side::Server),
+                ("client".into(), Side::Client),
+            ],
+            cfg,
+            realtime,
+        )?;
+        let mut bed = CensusBed {
+            servers: Vec::new(),
+            tun: None,
+            tb: Some(tb),
+        };
+        let tb = bed.tb.as_ref().expect("just set");
+        let (srv, cli) = (tb.host("server").clone(), tb.host("client").clone());
+        // Cached metrics would start the next connection with the last one's ssthresh.
+        netns::sysctl(&srv.ns, "net.ipv4.tcp_no_metrics_save", "1")?;
+        netns::sysctl(&cli.ns, "net.ipv4.ip_forward", "1")?;
+        for k in [
+            "net.ipv4.conf.all.rp_filter",
+            "net.ipv4.conf.default.rp_filter",
+        ] {
+            netns::sysctl(&cli.ns, k, "0")?;
+        }
+        netns::ip_batch(
+            Some(&tb.topo.router_client),
+            &[format!("route add 10.2.200.0/24 via {}", cli.addr)],
+        )?;
+        bed.tun = Some(probe::open_tun(
+            Some(&cli.ns),
+            "cen0",
+            RECEIVER_GW,
+            RECEIVER,
+        )?);
+        for (i, a) in algorithms.iter().enumerate() {
+            let s = HttpServer::start(&srv.ns, srv.addr, BASE_PORT + i as u16, a)?;
+            bed.servers.push(s);
+        }
+        Ok(bed)
+    }
+
+    /// The testbed's namespace names (for checks that they are gone).
+    pub fn id(&self) -> String {
+        self.tb
+            .as_ref()
+            .map_or(String::new(), |t| t.topo.id.clone())
+    }
+
+    /// Target `path` on the server of algorithm number `i`.
+    pub fn target(&self, i: usize, path: &str) -> Target {
+        let s = &self.servers[i];
+        Target {
+            url: format!("http://{}:{}{path}", s.addr, s.port),
+            host: s.addr.to_string(),
+            addr: s.addr,
+            port: s.port,
+            path: path.to_string(),
+        }
+    }
+
+    pub fn tun(&self) -> &probe::Tun {
+        self.tun.as_ref().expect("until shutdown")
+    }
+
+    /// Stops everything; checks that every connection ran its server's algorithm.
+    pub fn shutdown(mut self) -> Result<(), TestbedError> {
+        let mut err = None;
+        for mut s in std::mem::take(&mut self.servers) {
+            let cc = s.cc.clone();
+            let seen = s.seen_cc.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            if let Err(e) = s.stop() {
+                err.get_or_insert(e);
+            }
+            if let Some(bad) = seen.iter().find(|c| **c != cc) {
+                err.get_or_insert(TestbedError::Inside(format!(
+                    "the server for {cc} accepted a connection running {bad}"
+                )));
+            }
+        }
+        self.tun = None;
+        if let Some(tb) = self.tb.take() {
+            tb.shutdown()?;
+        }
+        err.map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for CensusBed {
+    fn drop(&mut self) {
+        // Servers first (their threads live in the namespaces), then the device, then
+        // the testbed (emulator, namespaces).
+        self.servers.clear();
+        self.tun = None;
+        self.tb = None;
+    }
+}
+
 fn run_link(
     opts: &EvalOptions,
     l: &LinkSpec,
     each: &mut dyn FnMut(CensusRecord),
 ) -> Result<(), TestbedError> {
-    let cfg = EmulatorConfig {
-        forward: l.config(l.down_mbps),
-        reverse: l.config(l.up_mbps),
-        seed: 1,
-        flows: vec![],
-        log_limit: 0,
-    };
-    let tb = Testbed::start(
-        &[
-            ("server".into(), Side::Server),
-            ("client".into(), Side::Client),
-        ],
-        cfg,
-        opts.realtime,
-    )?;
-    let (srv, cli) = (tb.host("server").clone(), tb.host("client").clone());
-    // Cached metrics would start the next connection with the last one's ssthresh.
-    netns::sysctl(&srv.ns, "net.ipv4.tcp_no_metrics_save", "1")?;
-    netns::sysctl(&cli.ns, "net.ipv4.ip_forward", "1")?;
-    for k in [
-        "net.ipv4.conf.all.rp_filter",
-        "net.ipv4.conf.default.rp_filter",
-    ] {
-        netns::sysctl(&cli.ns, k, "0")?;
-    }
-    let tun = probe::open_tun(Some(&cli.ns), "cen0", RECEIVER_GW, RECEIVER)?;
-    netns::ip_batch(
-        Some(&tb.topo.router_client),
-        &[format!("route add 10.2.200.0/24 via {}", cli.addr)],
-    )?;
-    let mut servers = Vec::new();
-    for (i, a) in opts.algorithms.iter().enumerate() {
-        servers.push(HttpServer::start(
-            &srv.ns,
-            srv.addr,
-            BASE_PORT + i as u16,
-            a,
-        )?);
-    }
+    let bed = CensusBed::start(l, &opts.algorithms, opts.realtime)?;
     let mut port = 20000u16;
+    let path = format!("/bytes/{}", opts.page_bytes);
     'runs: for run in 0..opts.runs {
-        for s in &servers {
+        for (i, s) in bed.servers.iter().enumerate() {
             if netns::stop_requested() {
                 break 'runs;
             }
-            let url = format!("http://{}:{}/bytes/{}", s.addr, s.port, opts.page_bytes);
-            let target = Target {
-                url: url.clone(),
-                host: s.addr.to_string(),
-                addr: s.addr,
-                port: s.port,
-                path: format!("/bytes/{}", opts.page_bytes),
-            };
+            let target = bed.target(i, &path);
             port = port.wrapping_add(1).max(20000);
-            let r = probe::run(&tun, &target, &opts.cfg, port);
+            let r = probe::run(bed.tun(), &target, &opts.cfg, port);
             let mut rec = record(&target, &opts.cfg, r);
             rec.true_algorithm = Some(s.cc.clone());
             rec.link = Some(l.name.to_string());
@@ -187,19 +262,7 @@ fn run_link(
             each(rec);
         }
     }
-    for mut s in servers {
-        let cc = s.cc.clone();
-        let seen = s.seen_cc.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        s.stop()?;
-        if let Some(bad) = seen.iter().find(|c| **c != cc) {
-            return Err(TestbedError::Inside(format!(
-                "the server for {cc} accepted a connection running {bad}"
-            )));
-        }
-    }
-    drop(tun);
-    tb.shutdown()?;
-    Ok(())
+    bed.shutdown()
 }
 
 /// The record of one probe (classified, or the error as an unknown).
