@@ -22,7 +22,7 @@ pub struct CensusArgs {
     /// --testbed: runs per link and algorithm.
     #[arg(long, default_value_t = 10)]
     runs: u32,
-    /// --testbed: the servers' congestion controls (kernel names).
+    /// --testbed: the servers' congestion controls: kernel names (reno, cubic, bbr) or ours with a native BPF version (ledbat, yield, ledbat-plus-plus).
     #[arg(long, value_delimiter = ',', default_value = "reno,cubic,bbr")]
     algorithms: Vec<String>,
     /// --testbed: the links (ong-8-1, 100mbit).

@@ -125,7 +125,11 @@ pub fn evaluate(
 /// deletes the namespaces, in that order.
 pub struct CensusBed {
     pub servers: Vec<HttpServer>,
+    /// Each server's algorithm as asked for (ours by our name: `ledbat`, `yield`).
+    pub labels: Vec<String>,
     pub tun: Option<probe::Tun>,
+    /// Native BPF algorithms registered for this bed (unregistered after the servers).
+    natives: Vec<scavenger_kernel::manage::LoadGuard>,
     tb: Option<Testbed>,
 }
 
@@ -152,6 +156,8 @@ impl CensusBed {
         )?;
         let mut bed = CensusBed {
             servers: Vec::new(),
+            labels: algorithms.to_vec(),
+            natives: Vec::new(),
             tun: None,
             tb: Some(tb),
         };
@@ -177,7 +183,20 @@ impl CensusBed {
             RECEIVER,
         )?);
         for (i, a) in algorithms.iter().enumerate() {
-            let s = HttpServer::start(&srv.ns, srv.addr, BASE_PORT + i as u16, a)?;
+            // Ours with a native BPF version (LEDBAT, Yield, LEDBAT++) run as it,
+            // registered under a private name for this bed (docs/kernel.md).
+            let cc = match crate::run::native_for(a) {
+                Some(alg) => {
+                    let g = scavenger_kernel::manage::LoadGuard::new(alg, &[]).map_err(|e| {
+                        TestbedError::Inside(format!("cannot register {}: {e}", alg.name))
+                    })?;
+                    let n = g.name().to_string();
+                    bed.natives.push(g);
+                    n
+                }
+                None => a.clone(),
+            };
+            let s = HttpServer::start(&srv.ns, srv.addr, BASE_PORT + i as u16, &cc)?;
             bed.servers.push(s);
         }
         Ok(bed)
@@ -222,6 +241,7 @@ impl CensusBed {
             }
         }
         self.tun = None;
+        self.natives.clear();
         if let Some(tb) = self.tb.take() {
             tb.shutdown()?;
         }
@@ -235,6 +255,7 @@ impl Drop for CensusBed {
         // the testbed (emulator, namespaces).
         self.servers.clear();
         self.tun = None;
+        self.natives.clear();
         self.tb = None;
     }
 }
@@ -248,7 +269,7 @@ fn run_link(
     let mut port = 20000u16;
     let path = format!("/bytes/{}", opts.page_bytes);
     'runs: for run in 0..opts.runs {
-        for (i, s) in bed.servers.iter().enumerate() {
+        for i in 0..bed.servers.len() {
             if netns::stop_requested() {
                 break 'runs;
             }
@@ -256,7 +277,7 @@ fn run_link(
             port = port.wrapping_add(1).max(20000);
             let r = probe::run(bed.tun(), &target, &opts.cfg, port);
             let mut rec = record(&target, &opts.cfg, r);
-            rec.true_algorithm = Some(s.cc.clone());
+            rec.true_algorithm = Some(bed.labels[i].clone());
             rec.link = Some(l.name.to_string());
             rec.run = Some(run + 1);
             each(rec);

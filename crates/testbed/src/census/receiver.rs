@@ -480,17 +480,20 @@ impl Receiver {
     }
 
     /// Counts a data segment into the round it belongs to. A round starts with the first
-    /// packet one round length after the previous round's start, or after a silence once
-    /// the round is nearly over (ACK-clocked bursts; 1/10 of a round of slack).
+    /// packet one round length after the previous round's start, or with the first packet
+    /// after a silence of 1/10 of a round once half a round has passed (ACK-clocked
+    /// bursts: this tolerates a round length measured up to 50 % too long, e.g. when the
+    /// handshake's sample was delayed by a busy machine).
     fn count(&mut self, now: u64, bytes: u64, force_new: bool) {
         let p = self.round_ns();
         let g = p / 10;
         let new = match self.trace.rounds.last() {
             None => true,
             Some(r) => {
+                let rel = now - self.started;
                 force_new
-                    || now >= r.start_ns + p
-                    || (now + g >= r.start_ns + p && now - self.last_arrival >= g)
+                    || rel >= r.start_ns + p
+                    || (rel >= r.start_ns + p / 2 && now - self.last_arrival >= g)
             }
         };
         if new {
@@ -546,6 +549,14 @@ impl Receiver {
         let off = u64::from(s.seq.wrapping_sub(self.irs.wrapping_add(1)));
         let off = if off >= 1 << 31 { 0 } else { off };
 
+        // A second sample of the path's RTT: the request left at `request_at`, its first
+        // answer is here. The smaller sample sets the round length (a sample can only be
+        // delayed, never early).
+        if self.trace.rounds.is_empty() && self.request_tries == 1 {
+            if let Some(at) = self.request_at {
+                self.path_rtt = self.path_rtt.min(now.saturating_sub(at));
+            }
+        }
         // The forced RTO: discard everything until the server retransmits the first
         // unacknowledged segment a second time (its RTO retransmission).
         let mut resume = false;
@@ -924,6 +935,22 @@ mod tests {
         assert_eq!(r.end, Some(End::Enough));
         let last = drain(&mut r, t);
         assert!(tcp::parse(last.last().unwrap()).unwrap().has(RST));
+    }
+
+    #[test]
+    fn a_delayed_syn_ack_does_not_stretch_the_rounds() {
+        let mut r = rx();
+        drain(&mut r, 0);
+        // The SYN-ACK's sample is 250 ms (a busy machine), the path's RTT 50 ms.
+        r.on_packet(250 * MS, &seg(SYN | ACK, 0, &[], true));
+        let left = 250 * MS + RTT;
+        drain(&mut r, left);
+        let t1 = left + PATH;
+        let off = burst(&mut r, t1, 0, 10);
+        burst(&mut r, t1 + RTT + PATH, off, 20);
+        let w: Vec<u32> = r.trace.rounds.iter().map(|x| x.packets).collect();
+        assert_eq!(w, vec![10, 20]);
+        assert_eq!(r.round_ns(), RTT + PATH);
     }
 
     #[test]
