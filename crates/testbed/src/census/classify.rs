@@ -275,8 +275,7 @@ pub fn classify(t: &Trace) -> Verdict {
 
     // Not cut: did the window stay up for the three rounds after the loss (a rate-based
     // sender keeps its rate; a cwnd-based one that missed the loss would cut on the next)?
-    if let (false, Some(b), Some(l)) = (cut, f.beta_loss, t.loss) {
-        let _ = b;
+    if let (false, Some(_), Some(l)) = (cut, f.beta_loss, t.loss) {
         let w = f.window_at_loss.unwrap_or(1) as f64;
         let kept = (l + 1..(l + 4).min(end_growth))
             .filter_map(|i| t.w(i))
@@ -296,7 +295,7 @@ pub fn classify(t: &Trace) -> Verdict {
     let mut best = [Class::Linear, Class::Polynomial, Class::RateBased]
         .map(|c| (count(c), c))
         .to_vec();
-    best.sort_by(|a, b| b.0.cmp(&a.0));
+    best.sort_by_key(|b| std::cmp::Reverse(b.0));
     let measured = describe(&f);
     let (class, confidence, reason) = if votes.is_empty() {
         (
