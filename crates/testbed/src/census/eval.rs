@@ -367,6 +367,9 @@ pub fn table(records: &[CensusRecord]) -> String {
             n[0], n[1], n[2], n[3]
         );
     }
+    if acc.is_empty() {
+        return s;
+    }
     s += "\n| class | correct | accuracy |\n|---|---|---|\n";
     for (c, (ok, n)) in acc {
         s += &format!(
