@@ -15,6 +15,7 @@ mod plot;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod census;
 mod export;
 mod merge;
 mod ray;
@@ -169,6 +170,8 @@ enum Cmd {
     Receive(transfer::ReceiveArgs),
     /// Send files in the background: less-than-best-effort, or by a deadline (docs/transfer.md).
     Send(transfer::SendArgs),
+    /// Which congestion control does a web server run? A CAAI-style probe (Wang 2018 §3.1; docs/census.md).
+    Census(census::CensusArgs),
     /// Emulated testbed: network namespaces, the link emulator, real kernel TCP flows.
     Testbed {
         #[command(subcommand)]
@@ -441,6 +444,7 @@ fn main() -> ExitCode {
         }
         Cmd::Receive(a) => transfer::receive(a),
         Cmd::Send(a) => transfer::send(a),
+        Cmd::Census(a) => census::run(a),
         Cmd::Testbed { cmd } => scavenger_testbed::cli::run(cmd),
         Cmd::Kernel { cmd } => scavenger_kernel::cli::run(cmd),
         Cmd::Compare { a, b } => match check_comparable(&a, &b)

@@ -12,6 +12,7 @@
 //! - [`doctor`], [`bench`]: the CLI's other testbed commands.
 
 pub mod bench;
+pub mod census;
 pub mod cli;
 pub mod clock;
 pub mod datapath;

@@ -1,0 +1,214 @@
+//! `scavenger census URL...` and `scavenger census --testbed`: the CAAI-style census of
+//! Wang 2018 §3.1 (crates/testbed/src/census; docs/census.md).
+
+use scavenger_lab::store::write_atomic;
+use scavenger_testbed::census::eval::{self, EvalOptions};
+use scavenger_testbed::census::probe;
+use scavenger_testbed::census::receiver::ProbeConfig;
+use scavenger_testbed::census::report::{self, CensusRecord};
+use scavenger_testbed::{netns, sys};
+use std::net::Ipv4Addr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct CensusArgs {
+    /// http:// URLs to probe (https: not yet).
+    urls: Vec<String>,
+    /// Instead of URLs: the evaluation on the testbed (servers with known congestion
+    /// controls behind emulated links; root).
+    #[arg(long)]
+    testbed: bool,
+    /// --testbed: runs per link and algorithm.
+    #[arg(long, default_value_t = 10)]
+    runs: u32,
+    /// --testbed: the servers' congestion controls: kernel names (reno, cubic, bbr) or ours with a native BPF version (ledbat, yield, ledbat-plus-plus).
+    #[arg(long, value_delimiter = ',', default_value = "reno,cubic,bbr")]
+    algorithms: Vec<String>,
+    /// --testbed: the links (ong-8-1, 100mbit).
+    #[arg(long, value_delimiter = ',', default_value = "ong-8-1,100mbit")]
+    links: Vec<String>,
+    /// MSS announced to the server, bytes.
+    #[arg(long, default_value_t = 200)]
+    mss: u16,
+    /// Emulated RTT added to every ACK, ms.
+    #[arg(long, default_value_t = 300)]
+    rtt_ms: u64,
+    /// Round whose first new segment is dropped.
+    #[arg(long, default_value_t = 6)]
+    loss_round: u32,
+    /// Round from which ACKs are withheld until the server's RTO (Wang 2018: the 14th).
+    #[arg(long, default_value_t = 14)]
+    rto_round: u32,
+    /// Rounds watched after the RTO.
+    #[arg(long, default_value_t = 12)]
+    rounds_after_rto: u32,
+    /// Stop a probe after this many bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    max_bytes: u64,
+    /// Seconds to wait for a SYN-ACK, and for any packet once connected.
+    #[arg(long, default_value_t = 10)]
+    timeout_s: u64,
+    /// Print each probe's JSON record (one line each) instead of the text line.
+    #[arg(long)]
+    json: bool,
+    /// Write census-*.json records and census-*.svg plots here (and table.md with --testbed).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// --testbed: do not ask for SCHED_FIFO for the emulator thread.
+    #[arg(long)]
+    no_realtime: bool,
+}
+
+impl CensusArgs {
+    fn config(&self) -> Result<ProbeConfig, String> {
+        let c = ProbeConfig {
+            mss: self.mss,
+            rtt_ns: self.rtt_ms.saturating_mul(1_000_000),
+            loss_round: self.loss_round,
+            rto_round: self.rto_round,
+            rounds_after_rto: self.rounds_after_rto,
+            max_bytes: self.max_bytes,
+            connect_timeout_ns: self.timeout_s.saturating_mul(1_000_000_000),
+            idle_timeout_ns: self.timeout_s.saturating_mul(1_000_000_000),
+        };
+        c.validate()?;
+        Ok(c)
+    }
+}
+
+pub fn run(a: CensusArgs) -> ExitCode {
+    match run_inner(&a) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
+    let cfg = a.config()?;
+    if a.testbed && !a.urls.is_empty() {
+        return Err("give URLs or --testbed, not both".into());
+    }
+    if !a.testbed && a.urls.is_empty() {
+        return Err("no URL given (or --testbed for the evaluation)".into());
+    }
+    if a.runs == 0 {
+        return Err("runs = 0: must be ≥ 1".into());
+    }
+    // Parse every URL before touching the system: a typo fails at once.
+    let targets = a
+        .urls
+        .iter()
+        .map(|u| probe::parse_url(u))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !sys::is_root() {
+        return Err("the census needs root (its receiver runs on a TUN device)".into());
+    }
+    if let Some(d) = &a.out {
+        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    }
+    netns::install_signal_handlers();
+    let emit = |r: &CensusRecord| -> Result<(), String> {
+        if a.json {
+            println!("{}", serde_json::to_string(r).map_err(|e| e.to_string())?);
+        } else {
+            let prefix = match (&r.link, &r.true_algorithm, r.run) {
+                (Some(l), Some(t), Some(n)) => format!("{l} {t} run {n}: "),
+                _ => String::new(),
+            };
+            println!("{prefix}{}", report::line(&r.url, &r.verdict));
+        }
+        if let Some(d) = &a.out {
+            write_record(d, r)?;
+        }
+        Ok(())
+    };
+    if a.testbed {
+        let links = a
+            .links
+            .iter()
+            .map(|l| eval::link(l))
+            .collect::<Result<Vec<_>, _>>()?;
+        let opts = EvalOptions {
+            links,
+            algorithms: a.algorithms.clone(),
+            runs: a.runs,
+            cfg,
+            page_bytes: 1 << 30,
+            realtime: !a.no_realtime,
+        };
+        let mut err = None;
+        let recs = eval::evaluate(&opts, &mut |r| {
+            if let Err(e) = emit(r) {
+                err.get_or_insert(e);
+            }
+        })
+        .map_err(|e| e.to_string())?;
+        if let Some(e) = err {
+            return Err(e);
+        }
+        let t = eval::table(&recs);
+        if !a.json {
+            println!("\n{t}");
+        }
+        if let Some(d) = &a.out {
+            write_atomic(&d.join("table.md"), t.as_bytes())
+                .map_err(|e| format!("cannot write {}: {e}", d.join("table.md").display()))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let ip_forward = std::fs::read_to_string("/proc/sys/net/ipv4/ip_forward").unwrap_or_default();
+    if ip_forward.trim() != "1" {
+        return Err("the census receiver's packets are forwarded by this host's kernel: enable forwarding (sysctl -w net.ipv4.ip_forward=1) and, for servers beyond this host, NAT its address range (iptables -t nat -A POSTROUTING -s 10.254.0.0/16 -j MASQUERADE); docs/census.md".into());
+    }
+    let pid = std::process::id();
+    let octet = (pid % 250) as u8 + 1;
+    let tun = probe::open_tun(
+        None,
+        &format!("scvcen{}", pid % 1_000_000),
+        Ipv4Addr::new(10, 254, octet, 1),
+        Ipv4Addr::new(10, 254, octet, 2),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut failed = false;
+    for (i, t) in targets.iter().enumerate() {
+        let port = 40000 + (pid % 10000) as u16 + i as u16;
+        let r = probe::run(&tun, t, &cfg, port);
+        failed |= r.is_err();
+        emit(&eval::record(t, &cfg, r))?;
+        if netns::stop_requested() {
+            break;
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn write_record(dir: &Path, r: &CensusRecord) -> Result<(), String> {
+    let mut stem = format!("census-{}", report::file_stem(&r.url));
+    if let (Some(l), Some(t), Some(n)) = (&r.link, &r.true_algorithm, r.run) {
+        stem = format!("census-{l}-{t}-{n:02}");
+    }
+    let json = serde_json::to_vec_pretty(r).map_err(|e| e.to_string())?;
+    let p = dir.join(format!("{stem}.json"));
+    write_atomic(&p, &json).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    if let Some(o) = &r.outcome {
+        let title = match &r.true_algorithm {
+            Some(t) => format!("{t}: {} ({:.2})", r.verdict.class, r.verdict.confidence),
+            None => format!(
+                "{}: {} ({:.2})",
+                r.url, r.verdict.class, r.verdict.confidence
+            ),
+        };
+        let p = dir.join(format!("{stem}.svg"));
+        write_atomic(&p, report::plot(&title, &o.trace).as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,381 @@
+//! The census on the testbed: a server namespace running our HTTP server with a known
+//! congestion control per port, the census receiver on a TUN device in the client
+//! namespace, and the testbed's link emulator between them. Each run is one probe; the
+//! table compares the true algorithm with the inferred class.
+//!
+//! ```text
+//!  [server ns] HTTP :8000+i ─veth─ [router S] ═(emulator)═ [router C] ─veth─ [client ns] cen0 ⇒ receiver 10.2.200.2
+//! ```
+
+use super::classify::{classify, Class, Verdict};
+use super::probe::{self, Target};
+use super::receiver::ProbeConfig;
+use super::report::CensusRecord;
+use super::server::HttpServer;
+use crate::emulator::EmulatorConfig;
+use crate::error::TestbedError;
+use crate::{netns, Testbed};
+use scavenger_cc::{Dur, Rate};
+use scavenger_lab::scenario::Side;
+use scavenger_net::{LinkConfig, QueueLimit};
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+
+/// A bottleneck for the evaluation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkSpec {
+    pub name: &'static str,
+    pub down_mbps: u64,
+    pub up_mbps: u64,
+    pub rtt_ms: u64,
+}
+
+impl LinkSpec {
+    /// Ong 2020 §3.2's buffer, 2 × BDP of the downlink in 1500-byte packets, as bytes: the
+    /// census's small segments then get the same buffer in bytes as full-sized ones.
+    pub fn buffer_bytes(&self) -> u64 {
+        scavenger_lab::study::ong2020::buffer_packets(self.down_mbps as f64, self.rtt_ms) * 1500
+    }
+
+    fn config(&self, mbps: u64) -> LinkConfig {
+        LinkConfig::new(
+            Rate::from_mbps(mbps),
+            Dur::from_micros(self.rtt_ms * 500),
+            QueueLimit::Bytes(self.buffer_bytes()),
+        )
+    }
+}
+
+/// Ong 2020 Table 3.1's 8/1 Mbit/s row at 50 ms, and a 100 Mbit/s link at 50 ms.
+pub const LINKS: &[LinkSpec] = &[
+    LinkSpec {
+        name: "ong-8-1",
+        down_mbps: 8,
+        up_mbps: 1,
+        rtt_ms: 50,
+    },
+    LinkSpec {
+        name: "100mbit",
+        down_mbps: 100,
+        up_mbps: 100,
+        rtt_ms: 50,
+    },
+];
+
+pub fn link(name: &str) -> Result<LinkSpec, String> {
+    LINKS
+        .iter()
+        .find(|l| l.name == name)
+        .cloned()
+        .ok_or_else(|| {
+            format!(
+                "link {name:?}: unknown; the census evaluation has {}",
+                LINKS.iter().map(|l| l.name).collect::<Vec<_>>().join(", ")
+            )
+        })
+}
+
+/// The class each of the kernel's algorithms should get (Wang 2018 §3.1's examples:
+/// Reno linear, CUBIC polynomial, BBR rate-based); others are reported as found.
+pub fn expected(algorithm: &str) -> Option<Class> {
+    match algorithm {
+        "reno" => Some(Class::Linear),
+        "cubic" | "bic" => Some(Class::Polynomial),
+        "bbr" => Some(Class::RateBased),
+        _ => None,
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct EvalOptions {
+    pub links: Vec<LinkSpec>,
+    /// Kernel congestion control names.
+    pub algorithms: Vec<String>,
+    pub runs: u32,
+    pub cfg: ProbeConfig,
+    /// Size of the served page (the probe stops on its own limits first).
+    pub page_bytes: u64,
+    pub realtime: bool,
+}
+
+const RECEIVER: Ipv4Addr = Ipv4Addr::new(10, 2, 200, 2);
+const RECEIVER_GW: Ipv4Addr = Ipv4Addr::new(10, 2, 200, 1);
+const BASE_PORT: u16 = 8000;
+
+/// Runs every (link, algorithm, run); `each` sees every record as it is made.
+pub fn evaluate(
+    opts: &EvalOptions,
+    each: &mut dyn FnMut(&CensusRecord),
+) -> Result<Vec<CensusRecord>, TestbedError> {
+    let mut out = Vec::new();
+    for l in &opts.links {
+        run_link(opts, l, &mut |r| {
+            each(&r);
+            out.push(r);
+        })?;
+        if netns::stop_requested() {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// The census testbed of one link: servers (one port per algorithm) and the receiver's
+/// TUN device. Dropping it (or `shutdown`) stops the servers, closes the device and
+/// deletes the namespaces, in that order.
+pub struct CensusBed {
+    pub servers: Vec<HttpServer>,
+    /// Each server's algorithm as asked for (ours by our name: `ledbat`, `yield`).
+    pub labels: Vec<String>,
+    pub tun: Option<probe::Tun>,
+    /// Native BPF algorithms registered for this bed (unregistered after the servers).
+    natives: Vec<scavenger_kernel::manage::LoadGuard>,
+    tb: Option<Testbed>,
+}
+
+impl CensusBed {
+    pub fn start(
+        l: &LinkSpec,
+        algorithms: &[String],
+        realtime: bool,
+    ) -> Result<CensusBed, TestbedError> {
+        let cfg = EmulatorConfig {
+            forward: l.config(l.down_mbps),
+            reverse: l.config(l.up_mbps),
+            seed: 1,
+            flows: vec![],
+            log_limit: 0,
+        };
+        let tb = Testbed::start(
+            &[
+                ("server".into(), Side::Server),
+                ("client".into(), Side::Client),
+            ],
+            cfg,
+            realtime,
+        )?;
+        let mut bed = CensusBed {
+            servers: Vec::new(),
+            labels: algorithms.to_vec(),
+            natives: Vec::new(),
+            tun: None,
+            tb: Some(tb),
+        };
+        let tb = bed.tb.as_ref().expect("just set");
+        let (srv, cli) = (tb.host("server").clone(), tb.host("client").clone());
+        // Cached metrics would start the next connection with the last one's ssthresh.
+        netns::sysctl(&srv.ns, "net.ipv4.tcp_no_metrics_save", "1")?;
+        netns::sysctl(&cli.ns, "net.ipv4.ip_forward", "1")?;
+        for k in [
+            "net.ipv4.conf.all.rp_filter",
+            "net.ipv4.conf.default.rp_filter",
+        ] {
+            netns::sysctl(&cli.ns, k, "0")?;
+        }
+        netns::ip_batch(
+            Some(&tb.topo.router_client),
+            &[format!("route add 10.2.200.0/24 via {}", cli.addr)],
+        )?;
+        bed.tun = Some(probe::open_tun(
+            Some(&cli.ns),
+            "cen0",
+            RECEIVER_GW,
+            RECEIVER,
+        )?);
+        for (i, a) in algorithms.iter().enumerate() {
+            // Ours with a native BPF version (LEDBAT, Yield, LEDBAT++) run as it,
+            // registered under a private name for this bed (docs/kernel.md).
+            let cc = match crate::run::native_for(a) {
+                Some(alg) => {
+                    let g = scavenger_kernel::manage::LoadGuard::new(alg, &[]).map_err(|e| {
+                        TestbedError::Inside(format!("cannot register {}: {e}", alg.name))
+                    })?;
+                    let n = g.name().to_string();
+                    bed.natives.push(g);
+                    n
+                }
+                None => a.clone(),
+            };
+            let s = HttpServer::start(&srv.ns, srv.addr, BASE_PORT + i as u16, &cc)?;
+            bed.servers.push(s);
+        }
+        Ok(bed)
+    }
+
+    /// The testbed's namespace names (for checks that they are gone).
+    pub fn id(&self) -> String {
+        self.tb
+            .as_ref()
+            .map_or(String::new(), |t| t.topo.id.clone())
+    }
+
+    /// Target `path` on the server of algorithm number `i`.
+    pub fn target(&self, i: usize, path: &str) -> Target {
+        let s = &self.servers[i];
+        Target {
+            url: format!("http://{}:{}{path}", s.addr, s.port),
+            host: s.addr.to_string(),
+            addr: s.addr,
+            port: s.port,
+            path: path.to_string(),
+        }
+    }
+
+    pub fn tun(&self) -> &probe::Tun {
+        self.tun.as_ref().expect("until shutdown")
+    }
+
+    /// Stops everything; checks that every connection ran its server's algorithm.
+    pub fn shutdown(mut self) -> Result<(), TestbedError> {
+        let mut err = None;
+        for mut s in std::mem::take(&mut self.servers) {
+            let cc = s.cc.clone();
+            let seen = s.seen_cc.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            if let Err(e) = s.stop() {
+                err.get_or_insert(e);
+            }
+            if let Some(bad) = seen.iter().find(|c| **c != cc) {
+                err.get_or_insert(TestbedError::Inside(format!(
+                    "the server for {cc} accepted a connection running {bad}"
+                )));
+            }
+        }
+        self.tun = None;
+        self.natives.clear();
+        if let Some(tb) = self.tb.take() {
+            tb.shutdown()?;
+        }
+        err.map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for CensusBed {
+    fn drop(&mut self) {
+        // Servers first (their threads live in the namespaces), then the device, then
+        // the testbed (emulator, namespaces).
+        self.servers.clear();
+        self.tun = None;
+        self.natives.clear();
+        self.tb = None;
+    }
+}
+
+fn run_link(
+    opts: &EvalOptions,
+    l: &LinkSpec,
+    each: &mut dyn FnMut(CensusRecord),
+) -> Result<(), TestbedError> {
+    let bed = CensusBed::start(l, &opts.algorithms, opts.realtime)?;
+    let mut port = 20000u16;
+    let path = format!("/bytes/{}", opts.page_bytes);
+    'runs: for run in 0..opts.runs {
+        for i in 0..bed.servers.len() {
+            if netns::stop_requested() {
+                break 'runs;
+            }
+            let target = bed.target(i, &path);
+            port = port.wrapping_add(1).max(20000);
+            let r = probe::run(bed.tun(), &target, &opts.cfg, port);
+            let mut rec = record(&target, &opts.cfg, r);
+            rec.true_algorithm = Some(bed.labels[i].clone());
+            rec.link = Some(l.name.to_string());
+            rec.run = Some(run + 1);
+            each(rec);
+        }
+    }
+    bed.shutdown()
+}
+
+/// The record of one probe (classified, or the error as an unknown).
+pub fn record(
+    t: &Target,
+    cfg: &ProbeConfig,
+    r: Result<super::receiver::ProbeOutcome, super::receiver::ProbeError>,
+) -> CensusRecord {
+    let (verdict, end, outcome) = match r {
+        Ok(o) => {
+            let mut v = classify(&o.trace);
+            if v.class == Class::Unknown {
+                v.reason = format!("{}; {}", v.reason, o.end);
+            }
+            (v, o.end.to_string(), Some(o))
+        }
+        Err(e) => (
+            Verdict {
+                class: Class::Unknown,
+                confidence: 0.0,
+                reason: e.to_string(),
+                features: Default::default(),
+            },
+            e.to_string(),
+            None,
+        ),
+    };
+    CensusRecord {
+        url: t.url.clone(),
+        addr: format!("{}:{}", t.addr, t.port),
+        true_algorithm: None,
+        link: None,
+        run: None,
+        config: cfg.clone(),
+        verdict,
+        end,
+        outcome,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    }
+}
+
+/// The evaluation table (Markdown): per link and algorithm the inferred classes, then
+/// accuracy per expected class.
+pub fn table(records: &[CensusRecord]) -> String {
+    let classes = [
+        Class::Linear,
+        Class::Polynomial,
+        Class::RateBased,
+        Class::Unknown,
+    ];
+    let mut by: BTreeMap<(String, String), [u32; 4]> = BTreeMap::new();
+    for r in records {
+        let k = (
+            r.link.clone().unwrap_or_default(),
+            r.true_algorithm.clone().unwrap_or_default(),
+        );
+        let i = classes
+            .iter()
+            .position(|c| *c == r.verdict.class)
+            .expect("a class");
+        by.entry(k).or_default()[i] += 1;
+    }
+    let mut s = String::from(
+        "| link | true algorithm | runs | linear | polynomial | rate-based | unknown | expected | correct |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut acc: BTreeMap<&'static str, (u32, u32)> = BTreeMap::new();
+    for ((link, alg), n) in &by {
+        let runs: u32 = n.iter().sum();
+        let (exp, ok) = match expected(alg) {
+            Some(c) => {
+                let i = classes.iter().position(|x| *x == c).expect("a class");
+                let e = acc.entry(c.name()).or_default();
+                e.0 += n[i];
+                e.1 += runs;
+                (c.name().to_string(), format!("{}/{runs}", n[i]))
+            }
+            None => ("(as found)".into(), "—".into()),
+        };
+        s += &format!(
+            "| {link} | {alg} | {runs} | {} | {} | {} | {} | {exp} | {ok} |\n",
+            n[0], n[1], n[2], n[3]
+        );
+    }
+    if acc.is_empty() {
+        return s;
+    }
+    s += "\n| class | correct | accuracy |\n|---|---|---|\n";
+    for (c, (ok, n)) in acc {
+        s += &format!(
+            "| {c} | {ok}/{n} | {:.0} % |\n",
+            100.0 * f64::from(ok) / f64::from(n.max(1))
+        );
+    }
+    s
+}

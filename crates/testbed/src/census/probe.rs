@@ -1,0 +1,201 @@
+//! The census receiver on a TUN device: the device's kernel routes the server's packets
+//! to us (our address is on the far side of the device, so the kernel's own TCP never
+//! sees them) and forwards ours. Also URLs and the HTTP request.
+
+use super::receiver::{ProbeConfig, ProbeError, ProbeOutcome, Receiver};
+use crate::error::TestbedError;
+use crate::{netns, sys};
+use std::net::{Ipv4Addr, ToSocketAddrs};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::time::Instant;
+
+/// An http:// URL, resolved to an IPv4 address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub url: String,
+    pub host: String,
+    pub addr: Ipv4Addr,
+    pub port: u16,
+    pub path: String,
+}
+
+/// Parses `url` (http://HOST[:PORT][/PATH]) and resolves HOST to IPv4. https:// is
+/// refused: TLS over our own byte stream is not built yet.
+pub fn parse_url(url: &str) -> Result<Target, String> {
+    if url.starts_with("https://") {
+        return Err(format!(
+            "{url}: https is not supported yet (TLS over the census receiver's own TCP is not built); use an http:// URL"
+        ));
+    }
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("{url}: the URL must start with http://"))?;
+    let (hostport, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let (host, port) = match hostport.rsplit_once(':') {
+        Some((h, p)) => (
+            h,
+            p.parse::<u16>()
+                .map_err(|_| format!("{url}: port {p:?} is not a number 1..=65535"))?,
+        ),
+        None => (hostport, 80),
+    };
+    if host.is_empty() || port == 0 {
+        return Err(format!("{url}: no host (or port 0)"));
+    }
+    let addr = match host.parse::<Ipv4Addr>() {
+        Ok(a) => a,
+        Err(_) => (host, port)
+            .to_socket_addrs()
+            .map_err(|e| format!("{url}: cannot resolve {host}: {e}"))?
+            .find_map(|a| match a.ip() {
+                std::net::IpAddr::V4(v4) => Some(v4),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                format!("{url}: {host} has no IPv4 address (the census speaks IPv4 only)")
+            })?,
+    };
+    Ok(Target {
+        url: url.to_string(),
+        host: host.to_string(),
+        addr,
+        port,
+        path: path.to_string(),
+    })
+}
+
+/// The HTTP/1.1 GET of `t` (RFC 9112 §3; identity encoding, so the bytes on the wire
+/// are the page).
+pub fn request(t: &Target) -> Vec<u8> {
+    let host = if t.port == 80 {
+        t.host.clone()
+    } else {
+        format!("{}:{}", t.host, t.port)
+    };
+    format!(
+        "GET {} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: scavenger-census/{}\r\nAccept: */*\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n",
+        t.path,
+        env!("CARGO_PKG_VERSION")
+    )
+    .into_bytes()
+}
+
+/// A TUN device for the receiver: the receiver's address `local` is behind it.
+pub struct Tun {
+    pub fd: OwnedFd,
+    pub local: Ipv4Addr,
+}
+
+/// Creates TUN device `name` in namespace `ns` (or the current one) with address
+/// `gw`/24 up; the receiver uses `local` in the same /24. Forwarding must be on there.
+pub fn open_tun(
+    ns: Option<&str>,
+    name: &str,
+    gw: Ipv4Addr,
+    local: Ipv4Addr,
+) -> Result<Tun, TestbedError> {
+    let dev = name.to_string();
+    let what = format!("cannot create TUN device {name}");
+    let fd = match ns {
+        Some(ns) => netns::run_in(ns, move || {
+            sys::open_tun(&dev).map_err(|e| TestbedError::io(what, e))
+        })?,
+        None => sys::open_tun(&dev).map_err(|e| TestbedError::io(what, e))?,
+    };
+    netns::ip_batch(
+        ns,
+        &[
+            format!("addr add {gw}/24 dev {name}"),
+            format!("link set {name} up"),
+        ],
+    )?;
+    Ok(Tun { fd, local })
+}
+
+/// Runs one probe of `target` from `tun` until it ends (or a stop is requested).
+pub fn run(
+    tun: &Tun,
+    target: &Target,
+    cfg: &ProbeConfig,
+    local_port: u16,
+) -> Result<ProbeOutcome, ProbeError> {
+    let t0 = Instant::now();
+    let now = || t0.elapsed().as_nanos() as u64;
+    // Our ISS need not be unpredictable (RFC 9293 §3.4.1 guards against off-path
+    // attackers of long-lived connections; a probe lives seconds): the port is enough.
+    let iss = u32::from(local_port).wrapping_mul(2_654_435_761);
+    let mut rx = Receiver::new(
+        cfg.clone(),
+        (tun.local, local_port),
+        (target.addr, target.port),
+        request(target),
+        iss,
+    );
+    rx.start(now());
+    let fd = tun.fd.as_raw_fd();
+    let mut buf = vec![0u8; 65536];
+    loop {
+        let t = now();
+        while let Some(p) = rx.poll_transmit(t) {
+            // A full device queue loses the packet, as a network would.
+            let _ = sys::write_packet(fd, &p);
+        }
+        if rx.is_done() {
+            break;
+        }
+        if netns::stop_requested() {
+            rx.interrupt();
+            continue;
+        }
+        let wait = rx
+            .next_wakeup()
+            .map_or(100_000_000, |w| w.saturating_sub(t))
+            .min(100_000_000);
+        let _ = sys::wait_readable([fd], wait);
+        loop {
+            match sys::read_nb(fd, &mut buf) {
+                Ok(Some(n)) if n > 0 => rx.on_packet(now(), &buf[..n]),
+                _ => break,
+            }
+        }
+        rx.handle_timeout(now());
+    }
+    rx.finish_probe(now())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_parse() {
+        let t = parse_url("http://10.1.0.2:8001/bytes/100").unwrap();
+        assert_eq!(
+            (t.addr, t.port, t.path.as_str()),
+            (Ipv4Addr::new(10, 1, 0, 2), 8001, "/bytes/100")
+        );
+        let t = parse_url("http://127.0.0.1").unwrap();
+        assert_eq!((t.port, t.path.as_str()), (80, "/"));
+        assert!(parse_url("https://example.com/")
+            .unwrap_err()
+            .contains("https is not supported yet"));
+        assert!(parse_url("ftp://x")
+            .unwrap_err()
+            .contains("must start with http://"));
+        assert!(parse_url("http://h:99999/").unwrap_err().contains("port"));
+    }
+
+    #[test]
+    fn the_request_is_http_1_1_with_host() {
+        let t = parse_url("http://10.1.0.2:8001/x").unwrap();
+        let r = String::from_utf8(request(&t)).unwrap();
+        assert!(
+            r.starts_with("GET /x HTTP/1.1\r\nHost: 10.1.0.2:8001\r\n"),
+            "{r}"
+        );
+        assert!(r.ends_with("\r\n\r\n"));
+    }
+}

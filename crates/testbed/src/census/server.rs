@@ -1,0 +1,267 @@
+//! A small HTTP/1.1 server for the census evaluation: it listens in a namespace with the
+//! congestion control set on the listening socket (TCP_CONGESTION, inherited by every
+//! accepted connection) and serves generated pages:
+//!
+//! - `GET /bytes/N`: N bytes;
+//! - `GET /close-after/N`: announces 10·N bytes, sends N, then closes (a server that
+//!   closes early);
+//! - anything else: 404 with a short body.
+
+use crate::error::TestbedError;
+use crate::netns;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// A running server; stop it with `stop` (also on drop) before its namespace goes.
+pub struct HttpServer {
+    stop: Arc<AtomicBool>,
+    join: Option<JoinHandle<Result<(), TestbedError>>>,
+    pub addr: Ipv4Addr,
+    pub port: u16,
+    pub cc: String,
+    /// The congestion control each accepted connection reported (TCP_CONGESTION).
+    pub seen_cc: Arc<Mutex<Vec<String>>>,
+}
+
+fn listener(addr: Ipv4Addr, port: u16, cc: &str) -> std::io::Result<TcpListener> {
+    let cvt = |r: libc::c_int| {
+        if r < 0 {
+            Err(std::io::Error::last_os_error())
+        } else {
+            Ok(r)
+        }
+    };
+    // SAFETY: plain socket(2); the fd is owned at once.
+    let fd = unsafe {
+        OwnedFd::from_raw_fd(cvt(libc::socket(
+            libc::AF_INET,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+        ))?)
+    };
+    let one: libc::c_int = 1;
+    // SAFETY: setsockopt reads an int / `cc.len()` bytes from live buffers.
+    cvt(unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_REUSEADDR,
+            (&one as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    })?;
+    cvt(unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            cc.as_ptr().cast(),
+            cc.len() as libc::socklen_t,
+        )
+    })
+    .map_err(|e| std::io::Error::new(e.kind(), format!("setsockopt(TCP_CONGESTION, {cc}): {e}")))?;
+    let sa = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(addr).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    // SAFETY: bind with a sockaddr_in of the right length; listen on our fd.
+    cvt(unsafe {
+        libc::bind(
+            fd.as_raw_fd(),
+            (&sa as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        )
+    })?;
+    cvt(unsafe { libc::listen(fd.as_raw_fd(), 64) })?;
+    let l = TcpListener::from(fd);
+    l.set_nonblocking(true)?;
+    Ok(l)
+}
+
+impl HttpServer {
+    /// Starts a server on `addr:port` inside namespace `ns` with congestion control `cc`
+    /// (the kernel's name: reno, cubic, bbr, …).
+    pub fn start(
+        ns: &str,
+        addr: Ipv4Addr,
+        port: u16,
+        cc: &str,
+    ) -> Result<HttpServer, TestbedError> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let seen_cc = Arc::new(Mutex::new(Vec::new()));
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let (s, seen, cc_s) = (stop.clone(), seen_cc.clone(), cc.to_string());
+        let join = netns::spawn_in(ns, "scv-census-srv", move || {
+            let l = match listener(addr, port, &cc_s) {
+                Ok(l) => {
+                    let _ = ready_tx.send(Ok(()));
+                    l
+                }
+                Err(e) => {
+                    let msg = format!("census server on {addr}:{port} ({cc_s}): {e}");
+                    let _ = ready_tx.send(Err(msg.clone()));
+                    return Err(TestbedError::Inside(msg));
+                }
+            };
+            serve(l, s, seen)
+        })?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(msg)) => {
+                let _ = join.join();
+                return Err(TestbedError::Inside(msg));
+            }
+            Err(_) => {
+                let _ = join.join();
+                return Err(TestbedError::Inside(format!(
+                    "census server on {addr}:{port} did not start"
+                )));
+            }
+        }
+        Ok(HttpServer {
+            stop,
+            join: Some(join),
+            addr,
+            port,
+            cc: cc.to_string(),
+            seen_cc,
+        })
+    }
+
+    /// Stops accepting, ends every connection and joins the threads.
+    pub fn stop(&mut self) -> Result<(), TestbedError> {
+        self.stop.store(true, Ordering::SeqCst);
+        match self.join.take().map(|j| j.join()) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => Err(TestbedError::Inside("the census server panicked".into())),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+fn serve(
+    l: TcpListener,
+    stop: Arc<AtomicBool>,
+    seen: Arc<Mutex<Vec<String>>>,
+) -> Result<(), TestbedError> {
+    let mut conns: Vec<JoinHandle<()>> = Vec::new();
+    while !stop.load(Ordering::SeqCst) {
+        match l.accept() {
+            Ok((c, _)) => {
+                if let Ok(cc) = crate::sys::tcp_congestion(c.as_raw_fd()) {
+                    seen.lock().unwrap_or_else(|p| p.into_inner()).push(cc);
+                }
+                let s = stop.clone();
+                conns.push(std::thread::spawn(move || {
+                    let _ = handle(c, &s);
+                }));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(TestbedError::io("census server accept", e)),
+        }
+        conns.retain(|j| !j.is_finished());
+    }
+    for j in conns {
+        let _ = j.join();
+    }
+    Ok(())
+}
+
+/// What a request path asks for: (announced length, bytes actually sent, status).
+pub fn route(path: &str) -> (u64, u64, u16) {
+    let num = |p: &str| p.parse::<u64>().ok();
+    if let Some(n) = path.strip_prefix("/bytes/").and_then(num) {
+        (n, n, 200)
+    } else if let Some(n) = path.strip_prefix("/close-after/").and_then(num) {
+        (n.saturating_mul(10), n, 200)
+    } else {
+        (10, 10, 404)
+    }
+}
+
+fn handle(mut c: TcpStream, stop: &AtomicBool) -> std::io::Result<()> {
+    c.set_nonblocking(false)?;
+    c.set_read_timeout(Some(Duration::from_secs(10)))?;
+    c.set_write_timeout(Some(Duration::from_millis(200)))?;
+    let mut req = Vec::new();
+    let mut b = [0u8; 2048];
+    while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = c.read(&mut b)?;
+        if n == 0 || req.len() > 16 << 10 {
+            return Ok(());
+        }
+        req.extend_from_slice(&b[..n]);
+    }
+    let line = String::from_utf8_lossy(&req);
+    let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+    let (announced, send, status) = route(&path);
+    let reason = if status == 200 { "OK" } else { "Not Found" };
+    let head = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Length: {announced}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+    );
+    write_all(&mut c, head.as_bytes(), stop)?;
+    let chunk: Vec<u8> = b"scavenger census page\n"
+        .iter()
+        .copied()
+        .cycle()
+        .take(16 << 10)
+        .collect();
+    let mut left = send;
+    while left > 0 && !stop.load(Ordering::SeqCst) {
+        let n = left.min(chunk.len() as u64) as usize;
+        write_all(&mut c, &chunk[..n], stop)?;
+        left -= n as u64;
+    }
+    c.shutdown(std::net::Shutdown::Write)
+}
+
+/// write_all that gives up when asked to stop (a blocked write wakes every 200 ms).
+fn write_all(c: &mut TcpStream, mut buf: &[u8], stop: &AtomicBool) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        if stop.load(Ordering::SeqCst) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        match c.write(buf) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => buf = &buf[n..],
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes() {
+        assert_eq!(route("/bytes/1000"), (1000, 1000, 200));
+        assert_eq!(route("/close-after/100"), (1000, 100, 200));
+        assert_eq!(route("/nope"), (10, 10, 404));
+    }
+}
