@@ -1,21 +1,62 @@
-//! What the fuzz targets share: the congestion-control driver that turns fuzz bytes into a
-//! well-formed event sequence and checks the invariants after every call (s2n-quic fuzzes
-//! its controllers the same way).
+//! What the fuzz targets in `fuzz/` run (docs/fuzzing.md): the congestion-control driver
+//! that turns fuzz bytes into a well-formed event sequence and checks the invariants after
+//! every call (s2n-quic fuzzes its controllers the same way), and the parser harnesses.
+//! They live in the workspace so that a stable `cargo test` replays the committed corpora
+//! through the same functions (tests/corpora.rs) without nightly or an instrumented build.
 
-use libfuzzer_sys::arbitrary::{Result, Unstructured};
+use arbitrary::{Result, Unstructured};
 use scavenger_cc::{
-    algorithms, AckSample, CcInit, CongestionEvent, CongestionKind, Dur, ParamSet, Rate,
-    RateSample, Rng, RtoEvent, SentInfo, Time,
+    algorithms as registered, AckSample, CcInit, CongestionEvent, CongestionKind, Dur, ParamSet,
+    Rate, RateSample, Rng, RtoEvent, SentInfo, Time,
 };
 
 /// The largest window any algorithm may hold: 1 GiB, far past any path we simulate.
 pub const MAX_CWND: u64 = 1 << 30;
 
+/// The largest bandwidth-delay product of a driven path (capacity × base RTT): 64 MiB,
+/// 10 Gbit/s over 50 ms. Sixteen of these still fit under `MAX_CWND`, so a window that
+/// follows the samples (BBR's 2·BDP, Ebb's refill to the BDP, plus a queue) never trips
+/// the bound, and one that does has grown past anything its samples justify.
+pub const MAX_BDP: u64 = 64 << 20;
+
+/// The path the driver's samples are consistent with: a bottleneck of `capacity` bytes/s
+/// and a base RTT. Samples a link cannot produce (576 kB delivered in 1 µs, a queue longer
+/// than the bytes in flight can fill) would make a window "unbounded" only because the
+/// input said the path was unbounded (docs/fuzzing.md, "Physically possible samples").
+#[derive(Clone, Copy, Debug)]
+pub struct Path {
+    /// Bottleneck capacity, bytes per second.
+    pub capacity: u64,
+    pub base_rtt: Dur,
+}
+
+impl Path {
+    /// Base RTT 100 µs to 2 s, capacity 10 kB/s (80 kbit/s) to 1.25 GB/s (10 Gbit/s),
+    /// at most `MAX_BDP` per base RTT.
+    pub fn arbitrary(u: &mut Unstructured) -> Result<Path> {
+        let base_rtt = Dur(u.int_in_range(100_000u64..=2_000_000_000)?);
+        let cap_max = (MAX_BDP as f64 / base_rtt.secs_f64()).min(1.25e9) as u64;
+        let capacity = u.int_in_range(10_000u64..=cap_max.max(10_000))?;
+        Ok(Path { capacity, base_rtt })
+    }
+
+    /// The time `bytes` take to leave the bottleneck.
+    pub fn serialisation(&self, bytes: u64) -> Dur {
+        Dur((bytes as u128 * 1_000_000_000 / self.capacity as u128) as u64)
+    }
+}
+
+/// The `algorithms` target: [`drive`] on the input's bytes. An input too short for a whole
+/// sequence ends it early (not a finding).
+pub fn algorithms(data: &[u8]) {
+    let _ = drive(&mut Unstructured::new(data));
+}
+
 /// Runs one registered algorithm (chosen by the input) through a random but well-formed
 /// sequence of sends, ACKs, losses, ECN echoes and timeouts. Panics on a broken invariant:
 /// a window under one segment or over `MAX_CWND`, a NaN, an infinite or zero pacing rate.
 pub fn drive(u: &mut Unstructured) -> Result<()> {
-    let all = algorithms();
+    let all = registered();
     let alg = all[u.choose_index(all.len())?];
     let mss = u.int_in_range(536u64..=9000)?;
     let iw = u.int_in_range(1u64..=100)? * mss;
@@ -33,7 +74,7 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
     let (mut snd_una, mut snd_nxt, mut delivered) = (0u64, 0u64, 0u64);
     let mut in_recovery = false;
     let mut backoff = 0u32;
-    let base_rtt = Dur(u.int_in_range(100_000u64..=2_000_000_000)?);
+    let path = Path::arbitrary(u)?;
     let check = |cc: &dyn scavenger_cc::CongestionControl, what: &str| {
         let w = cc.cwnd();
         assert!(
@@ -90,9 +131,15 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
                 let prior = in_flight;
                 snd_una += acked;
                 delivered += acked;
-                let queue = Dur(u.int_in_range(0u64..=500_000_000)?);
-                let rtt = (acked > 0 && u.ratio(9u8, 10)?).then_some(base_rtt + queue);
-                let interval = Dur(u.int_in_range(1_000u64..=1_000_000_000)?);
+                // A queue can hold at most what is in flight: its delay is at most the
+                // in-flight bytes' serialisation time at the bottleneck.
+                let max_queue = path.serialisation(prior).nanos().min(500_000_000);
+                let queue = Dur(u.int_in_range(0..=max_queue)?);
+                let rtt = (acked > 0 && u.ratio(9u8, 10)?).then_some(path.base_rtt + queue);
+                // A delivery-rate sample is at most the capacity: its interval is at
+                // least the acknowledged bytes' serialisation time.
+                let interval =
+                    Dur(u.int_in_range(1_000u64..=1_000_000_000)?).max(path.serialisation(acked));
                 let hold = Dur(u.int_in_range(0u64..=40_000_000)?);
                 let ack = AckSample {
                     bytes_acked: acked,
