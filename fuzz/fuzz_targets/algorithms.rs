@@ -1,7 +1,4 @@
-//! Every registered algorithm under random, well-formed ACK/loss/ECN/RTO sequences.
+//! Every registered algorithm under random, well-formed ACK/loss/ECN/RTO sequences
+//! (scavenger_fuzzing::drive).
 #![no_main]
-use libfuzzer_sys::{arbitrary::Unstructured, fuzz_target};
-
-fuzz_target!(|data: &[u8]| {
-    let _ = scavenger_fuzz::drive(&mut Unstructured::new(data));
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| scavenger_fuzzing::algorithms(data));

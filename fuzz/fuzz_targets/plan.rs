@@ -1,3 +1,3 @@
-//! See scavenger_fuzz::plan.
+//! See scavenger_fuzzing::plan.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| scavenger_fuzz::plan(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| scavenger_fuzzing::plan(data));

@@ -1,3 +1,3 @@
-//! See scavenger_fuzz::scenario.
+//! See scavenger_fuzzing::scenario.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| scavenger_fuzz::scenario(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| scavenger_fuzzing::scenario(data));

@@ -1,3 +1,3 @@
-//! See scavenger_fuzz::trace.
+//! See scavenger_fuzzing::trace.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| scavenger_fuzz::trace(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| scavenger_fuzzing::trace(data));

@@ -1,4 +1,4 @@
-//! `scavenger export STORE --format csv|parquet [--out FILE]`: one row per run
+//! `scavenger export STORE --format csv|parquet [--out DIR]`: one row per run
 //! (scavenger_lab::table): key, label, parameters, seed, version, commit, metrics.
 
 use scavenger_lab::table::Table;
@@ -27,7 +27,16 @@ pub fn run(store: &Path, format: Format, out: Option<PathBuf>) -> Result<(), Str
             let path = store.join("results.parquet");
             write(&path, &bytes)?;
         }
-        Some(path) => write(&path, &bytes)?,
+        Some(dir) => {
+            // `--out` is a directory in every command: the file inside is named here.
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let name = match format {
+                Format::Csv => "results.csv",
+                Format::Parquet => "results.parquet",
+            };
+            write(&dir.join(name), &bytes)?;
+        }
     }
     Ok(())
 }

@@ -21,6 +21,9 @@ mod merge;
 mod ray;
 mod transfer;
 
+#[cfg(test)]
+mod cli_tests;
+
 use scavenger_lab::shard::Shard;
 use scavenger_lab::store_meta::{write_meta, StoreMeta};
 
@@ -63,12 +66,14 @@ struct Cli {
 enum Cmd {
     /// Run a scenario file on the simulator.
     Run {
+        /// The scenario file (TOML; examples/ has many, docs/scenarios.md describes them).
         scenario: PathBuf,
         /// Seed for the run's random number generator (default: the scenario's `seed`, else 1).
         #[arg(long)]
         seed: Option<u64>,
-        /// Write record.json (and series.csv when the scenario asks for time series) here.
-        #[arg(long)]
+        /// Output directory: record.json (and series.csv when the scenario asks for time
+        /// series, slowdown.json when it has a background flow) go here.
+        #[arg(long, value_name = "DIR", value_parser = out_dir)]
         out: Option<PathBuf>,
         /// Print the JSON result record on stdout instead of the table.
         #[arg(long)]
@@ -88,8 +93,9 @@ enum Cmd {
         /// A representative subset that runs in minutes.
         #[arg(long)]
         quick: bool,
-        /// Result store and report directory (default: results/STUDY or results/STUDY-quick).
-        #[arg(long)]
+        /// Output directory: the result store and its report (default: results/STUDY or
+        /// results/STUDY-quick).
+        #[arg(long, value_name = "DIR", value_parser = out_dir)]
         out: Option<PathBuf>,
         /// Re-run items already in the store; also writes into a store of another study
         /// or sweep (replacing its store.json).
@@ -105,8 +111,8 @@ enum Cmd {
     Sweep {
         /// The sweep plan (TOML).
         plan: PathBuf,
-        /// Result store and report directory.
-        #[arg(long)]
+        /// Output directory: the result store and its report.
+        #[arg(long, value_name = "DIR", value_parser = out_dir)]
         out: PathBuf,
         /// Re-run items already in the store; also runs scenarios past the cost bound and
         /// writes into a store of another study or sweep.
@@ -120,7 +126,8 @@ enum Cmd {
     },
     /// Join result stores (the shards of a study or sweep) by key into OUT.
     Merge {
-        /// The output store (created if needed; its records are kept).
+        /// The output store, a directory (created if needed; its records are kept).
+        #[arg(value_name = "OUT_DIR", value_parser = out_dir)]
         out: PathBuf,
         /// The stores to merge.
         #[arg(required = true)]
@@ -132,15 +139,21 @@ enum Cmd {
     },
     /// Write a result store as a table, one row per run (parameters, metrics, seed, version).
     Export {
+        /// The result store (the directory `reproduce`, `sweep` or `score` wrote).
         store: PathBuf,
+        /// csv (text, one header line) or parquet (for pandas, polars, DuckDB).
         #[arg(long, value_enum)]
         format: export::Format,
-        /// The output file (default: stdout for csv, STORE/results.parquet for parquet).
-        #[arg(long)]
+        /// Output directory: writes results.csv or results.parquet there (default: csv
+        /// to stdout, parquet to STORE/results.parquet).
+        #[arg(long, value_name = "DIR", value_parser = out_dir)]
         out: Option<PathBuf>,
     },
     /// Re-render the report of a result store written by `reproduce` or `sweep`.
-    Report { dir: PathBuf },
+    Report {
+        /// The result store's directory (its results.jsonl and store.json).
+        dir: PathBuf,
+    },
     /// LBE scorecard of an algorithm and parameter set over a designed grid (docs/scorecard.md).
     Score {
         /// A registered algorithm (omit with --all).
@@ -156,12 +169,15 @@ enum Cmd {
         /// Only cells whose id contains one of these (comma-separated).
         #[arg(long, value_delimiter = ',')]
         cells: Vec<String>,
-        /// Result store and report directory (default: results/score-NAME[-quick]).
-        #[arg(long)]
+        /// Output directory: the result store and the scorecard (default:
+        /// results/score-NAME[-quick]).
+        #[arg(long, value_name = "DIR", value_parser = out_dir)]
         out: Option<PathBuf>,
+        /// Re-run cells already in the store.
         #[arg(long)]
         force: bool,
-        #[arg(long)]
+        /// Parallel runs, at least 1 (default: all cores).
+        #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
     },
     /// List every algorithm with its parameters, defaults, units and sources.
@@ -183,16 +199,24 @@ enum Cmd {
         cmd: scavenger_kernel::cli::KernelCmd,
     },
     /// Compare two result records (record.json) or two result stores, per flow and metric.
-    Compare { a: PathBuf, b: PathBuf },
+    Compare {
+        /// The first record.json or result store (the reference).
+        a: PathBuf,
+        /// The second record.json or result store.
+        b: PathBuf,
+    },
     /// Plot one run over time: goodput, congestion window, RTT (from --pcap captures in
     /// the same directory) and queue, as HTML or SVG.
     Plot {
         /// A record.json, or the directory `scavenger run --out` wrote.
         record: PathBuf,
-        /// The file to write: .svg for one SVG, otherwise HTML (default: plot.html next to
-        /// the record).
-        #[arg(long)]
+        /// Output directory: writes plot.html (plot.svg with --svg) there (default: the
+        /// record's directory).
+        #[arg(long, value_name = "DIR", value_parser = out_dir)]
         out: Option<PathBuf>,
+        /// Write one stacked SVG (plot.svg) instead of the HTML page.
+        #[arg(long)]
+        svg: bool,
     },
     /// Run the simulator speed benchmark (one line per case).
     Bench {
@@ -361,16 +385,18 @@ fn main() -> ExitCode {
             finish(export::run(&store, format, out).map(|_| Outcome::Done))
         }
         Cmd::Report { dir } => finish(report(&dir)),
-        Cmd::Plot { record, out } => match plot::run(&record, out.as_deref()) {
-            Ok(path) => {
-                eprintln!("wrote {}", path.display());
-                ExitCode::SUCCESS
+        Cmd::Plot { record, out, svg } => {
+            match plot_file(&record, out, svg).and_then(|f| plot::run(&record, Some(&f))) {
+                Ok(path) => {
+                    eprintln!("wrote {}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(1)
-            }
-        },
+        }
         Cmd::Score {
             algorithm,
             params,
@@ -517,6 +543,38 @@ fn finish(r: Result<Outcome, String>) -> ExitCode {
 }
 
 /// `--jobs`: a number of parallel runs, at least one.
+/// `--out` (and merge's OUT): always a directory, created when needed. A path that
+/// exists and is not a directory is refused here, before any work, rather than failing
+/// after a long run.
+fn out_dir(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    if p.exists() && !p.is_dir() {
+        return Err(format!(
+            "\"{s}\" is a file; --out names an output directory (the files inside it are named by the command)"
+        ));
+    }
+    Ok(p)
+}
+
+/// The file `plot` writes: plot.html or plot.svg in `--out` (created), else next to the
+/// record.
+fn plot_file(record: &std::path::Path, out: Option<PathBuf>, svg: bool) -> Result<PathBuf, String> {
+    let name = if svg { "plot.svg" } else { "plot.html" };
+    let dir = match out {
+        Some(d) => {
+            std::fs::create_dir_all(&d)
+                .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+            d
+        }
+        None if record.is_dir() => record.to_path_buf(),
+        None => record
+            .parent()
+            .unwrap_or(std::path::Path::new("."))
+            .to_path_buf(),
+    };
+    Ok(dir.join(name))
+}
+
 fn parse_jobs(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(0) => Err("must be at least 1 (the number of runs at a time)".into()),

@@ -53,8 +53,10 @@ pub struct SendArgs {
     /// The receiver, HOST:PORT.
     #[arg(long)]
     to: String,
+    /// Pre-shared token the receiver expects (visible in `ps`; prefer --token-file).
     #[arg(long, conflicts_with = "token_file")]
     token: Option<String>,
+    /// File holding the token (one line).
     #[arg(long)]
     token_file: Option<PathBuf>,
     /// Congestion-control algorithm (`scavenger algorithms`). Default: ledbat-plus-plus

@@ -97,12 +97,14 @@ fn run_writes_two_captures_per_flow_and_plot_draws_four_panels() {
     assert!(html.contains("fg (cubic)") && html.contains("bg (ledbat)"));
     assert!(!html.contains("no data"), "every panel has data");
 
-    let svg = d.join("p.svg");
+    // --out is a directory (as in every command); --svg picks one stacked SVG.
+    let svg = d.join("p").join("plot.svg");
     let o = scavenger(&[
         "plot",
         dir.join("record.json").to_str().unwrap(),
         "--out",
-        svg.to_str().unwrap(),
+        d.join("p").to_str().unwrap(),
+        "--svg",
     ]);
     assert!(o.status.success());
     let s = std::fs::read_to_string(&svg).unwrap();

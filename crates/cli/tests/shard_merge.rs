@@ -160,14 +160,15 @@ fn export_writes_one_row_per_run() {
             .any(|c| c.starts_with("links.") && c.ends_with(".utilisation")),
         "{header:?}"
     );
-    let pq = d.join("t.parquet");
+    // --out is a directory, as in every command; the file inside is results.parquet.
+    let pq = d.join("t").join("results.parquet");
     let (c, _, e) = scavenger(&[
         "export",
         out.to_str().unwrap(),
         "--format",
         "parquet",
         "--out",
-        pq.to_str().unwrap(),
+        d.join("t").to_str().unwrap(),
     ]);
     assert_eq!(c, 0, "{e}");
     let bytes = std::fs::read(&pq).unwrap();

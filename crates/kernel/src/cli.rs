@@ -3,6 +3,7 @@
 use crate::agent::{self, AgentConfig};
 use crate::manage::{self, ALGS};
 use clap::Subcommand;
+use scavenger_cc::units::Dur;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -14,6 +15,7 @@ pub enum KernelCmd {
     /// Register one (e.g. `scv_ledbat` or `ledbat`) with optional NAME=VALUE parameters;
     /// it stays registered after this command exits (maps pinned under /sys/fs/bpf/scavenger).
     Load {
+        /// The kernel algorithm (`scv_ledbat`) or its crates/cc name (`ledbat`); see `list`.
         alg: String,
         /// Parameters as NAME=VALUE (same names, units and ranges as `scavenger algorithms`).
         params: Vec<String>,
@@ -21,6 +23,7 @@ pub enum KernelCmd {
     /// Unregister one and remove its pins (`all` for every registration of ours). A
     /// registration held by a running process (a test, a testbed run) is refused.
     Unload {
+        /// The kernel algorithm, or `all` for every registration of ours.
         alg: String,
         /// Also unregister registrations that a running process holds.
         #[arg(long)]
@@ -31,6 +34,7 @@ pub enum KernelCmd {
     /// Change a parameter live: every socket (default) or one socket by its cookie
     /// (SO_COOKIE; `ss -te` prints it as `sk:<hex>`).
     Set {
+        /// The registered kernel algorithm whose parameter changes.
         alg: String,
         /// NAME=VALUE
         assignment: String,
@@ -48,16 +52,18 @@ pub enum KernelCmd {
         alg: String,
         /// NAME=VALUE parameters of that algorithm.
         params: Vec<String>,
-        /// Stop after this many seconds.
-        #[arg(long)]
-        duration: Option<f64>,
-        /// Heartbeat age after which the shim falls back to Reno, in ms (at least 2·srtt is used).
-        #[arg(long, default_value_t = 200)]
-        stale_ms: u64,
-        /// Records wake the agent at most every this many µs (the agent's reaction delay at
-        /// high ACK rates against the CPU cost of wake-ups); slower paths wake it per ACK.
-        #[arg(long, default_value_t = 100)]
-        wake_us: u64,
+        /// Stop after this long, with a unit (e.g. 30s, 5min).
+        #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+        duration: Option<Dur>,
+        /// Heartbeat age after which the shim falls back to Reno, with a unit (at least
+        /// 2·srtt is used). Was `--stale-ms N`.
+        #[arg(long, value_name = "DURATION", default_value = "200ms", value_parser = parse_duration_arg, alias = "stale-ms")]
+        stale: Dur,
+        /// Records wake the agent at most this often, with a unit, 1us to 1s (the agent's
+        /// reaction delay at high ACK rates against the CPU cost of wake-ups); slower paths
+        /// wake it per ACK. Was `--wake-us N`.
+        #[arg(long, value_name = "DURATION", default_value = "100us", value_parser = parse_duration_arg, alias = "wake-us")]
+        wake: Dur,
         /// Wrap the algorithm in DA-LBE under this metacontroller (deadline, working-hours,
         /// cubic-mbc, vegas-mbc, linear-phantom), one controller per socket.
         #[arg(long)]
@@ -97,6 +103,12 @@ fn split_assignments(v: &[String]) -> Result<Vec<(String, String)>, String> {
             _ => Err(format!("parameter `{a}` is not NAME=VALUE")),
         })
         .collect()
+}
+
+/// A duration flag's value: a number with a unit. A bare number is refused (clap's
+/// message names the flag; ours the allowed units), since "200" could be ms or s.
+pub fn parse_duration_arg(s: &str) -> Result<Dur, String> {
+    scavenger_cc::units::parse_duration(s)
 }
 
 /// `--deadline DURATION`, if given.
@@ -342,8 +354,8 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
             alg,
             params,
             duration,
-            stale_ms,
-            wake_us,
+            stale,
+            wake,
             dalbe,
             dalbe_params,
             size,
@@ -351,11 +363,11 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
         } => {
             let mut cfg = AgentConfig::new(&alg);
             cfg.params = split_assignments(&params)?;
-            cfg.stale = scavenger_cc::units::Dur::from_millis(stale_ms);
-            if wake_us == 0 || wake_us > 1_000_000 {
-                return Err(format!("--wake-us {wake_us}: must be 1..=1000000 µs"));
+            cfg.stale = stale;
+            if wake < Dur::from_micros(1) || wake > Dur::from_secs(1) {
+                return Err(format!("--wake {wake}: must be 1us to 1s"));
             }
-            cfg.wake = scavenger_cc::units::Dur::from_micros(wake_us);
+            cfg.wake = wake;
             if let Some(controller) = dalbe {
                 let deadline = parse_deadline(deadline.as_deref())?;
                 cfg.dalbe = Some(crate::agent::DalbeConfig {
@@ -376,7 +388,7 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
             let st = agent::run(
                 &cfg,
                 &INTERRUPTED,
-                duration.map(Duration::from_secs_f64),
+                duration.map(|d| Duration::from_nanos(d.nanos())),
                 Default::default(),
             )?;
             println!(

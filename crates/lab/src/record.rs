@@ -104,36 +104,38 @@ impl RunRecord {
             "scenario {:?}  seed {}  {} {verb} in {:.3} s wall ({} {what})\n",
             self.scenario.name, self.seed, self.scenario.duration, self.wall_time_s, m.events
         );
-        out += &format!(
-            "{:<14} {:<12} {:>12} {:>12} {:>9} {:>9} {:>9} {:>8} {:>6} {:>10}\n",
+        // Units go in the header, numbers in the cells; each column is as wide as its
+        // widest entry, so the table stays aligned at any rate (10 Gbit/s is 10000.000).
+        let header = [
             "flow",
             "algorithm",
-            "goodput",
-            "throughput",
-            "rtt_mean",
-            "rtt_p95",
-            "fct",
-            "retrans",
-            "rto",
-            "cwnd"
-        );
+            "goodput Mbit/s",
+            "throughput Mbit/s",
+            "rtt mean ms",
+            "rtt p95 ms",
+            "fct s",
+            "retransmits",
+            "timeouts",
+            "cwnd bytes",
+        ];
+        let mut rows = vec![header.map(String::from)];
         for f in &m.flows {
-            let ms = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.1}ms"));
-            out += &format!(
-                "{:<14} {:<12} {:>12} {:>12} {:>9} {:>9} {:>9} {:>8} {:>6} {:>10}\n",
-                f.name,
-                f.algorithm,
-                format!("{:.3}Mbit/s", f.goodput_bps / 1e6),
-                format!("{:.3}Mbit/s", f.throughput_bps / 1e6),
+            let ms = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.1}"));
+            rows.push([
+                f.name.clone(),
+                f.algorithm.clone(),
+                format!("{:.3}", f.goodput_bps / 1e6),
+                format!("{:.3}", f.throughput_bps / 1e6),
                 ms(f.rtt_ms.mean),
                 ms(f.rtt_ms.p95),
                 f.completion_time_s
-                    .map_or("-".to_string(), |c| format!("{c:.3}s")),
-                f.retransmits,
-                f.timeouts,
-                f.final_cwnd_bytes
-            );
+                    .map_or("-".to_string(), |c| format!("{c:.3}")),
+                f.retransmits.to_string(),
+                f.timeouts.to_string(),
+                f.final_cwnd_bytes.to_string(),
+            ]);
         }
+        out += &aligned(&rows, 2);
         for l in &m.links {
             out += &format!(
                 "link {:<8} utilisation {:.1}%  drops {}  losses {}  queueing delay p50 {} p95 {} p99 {}\n",
@@ -158,4 +160,33 @@ impl RunRecord {
         }
         out
     }
+}
+
+/// Rows as text columns, each as wide as its widest cell: the first `left` columns
+/// left-aligned (names), the rest right-aligned (numbers).
+pub fn aligned<const N: usize>(rows: &[[String; N]], left: usize) -> String {
+    let mut width = [0usize; N];
+    for r in rows {
+        for (w, c) in width.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in rows {
+        let cells: Vec<String> = r
+            .iter()
+            .zip(width)
+            .enumerate()
+            .map(|(i, (c, w))| {
+                if i < left {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
+            .collect();
+        out += cells.join("  ").trim_end();
+        out.push('\n');
+    }
+    out
 }

@@ -89,22 +89,38 @@ impl Slowdown {
             "slowdown against the same run without {}:\n",
             self.background.join(", ")
         );
+        // Units in the header; columns as wide as their widest cell (aligned above 1 Gbit/s).
+        let mut rows = vec![[
+            "flow".to_string(),
+            "metric".to_string(),
+            "with".to_string(),
+            "alone".to_string(),
+            "slowdown ×".to_string(),
+        ]];
         for f in &self.flows {
-            let (w, a) = if f.metric == "completion_time_s" {
+            let (metric, w, a) = if f.metric == "completion_time_s" {
                 (
-                    format!("{:.3}s", f.with_background),
-                    format!("{:.3}s", f.alone),
+                    "completion time s",
+                    format!("{:.3}", f.with_background),
+                    format!("{:.3}", f.alone),
                 )
             } else {
                 (
-                    format!("{:.3}Mbit/s", f.with_background / 1e6),
-                    format!("{:.3}Mbit/s", f.alone / 1e6),
+                    "throughput Mbit/s",
+                    format!("{:.3}", f.with_background / 1e6),
+                    format!("{:.3}", f.alone / 1e6),
                 )
             };
-            out += &format!(
-                "  {:<14} {:<18} with {:>14}  alone {:>14}  slowdown {:.3}×\n",
-                f.flow, f.metric, w, a, f.slowdown
-            );
+            rows.push([
+                f.flow.clone(),
+                metric.to_string(),
+                w,
+                a,
+                format!("{:.3}", f.slowdown),
+            ]);
+        }
+        for line in crate::record::aligned(&rows, 2).lines() {
+            out += &format!("  {line}\n");
         }
         out
     }

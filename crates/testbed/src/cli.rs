@@ -9,12 +9,14 @@ use std::process::ExitCode;
 pub enum TestbedCmd {
     /// Run a scenario with real kernel TCP flows through the link emulator (root).
     Run {
+        /// The scenario file (TOML, as for `scavenger run`).
         scenario: PathBuf,
         /// Seed for the emulator's loss/AQM draws (default: the scenario's `seed`).
         #[arg(long)]
         seed: Option<u64>,
-        /// Write record.json, series.csv and the emulator's mahimahi logs here.
-        #[arg(long)]
+        /// Output directory: record.json, series.csv and the emulator's mahimahi logs go
+        /// here.
+        #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Print the JSON result record instead of the table.
         #[arg(long)]
@@ -32,9 +34,9 @@ pub enum TestbedCmd {
     /// Measure the emulator: forwarding throughput with no delay, and delay error at 100 Mbit/s, 50 ms
     /// (offered 95 and 50 Mbit/s).
     Bench {
-        /// Seconds per measurement.
-        #[arg(long, default_value_t = 5.0)]
-        secs: f64,
+        /// How long each measurement runs, with a unit (e.g. 5s). Was `--secs N`.
+        #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = scavenger_cc::units::parse_duration, alias = "secs")]
+        duration: scavenger_cc::Dur,
     },
 }
 
@@ -151,7 +153,8 @@ pub fn run(cmd: TestbedCmd) -> ExitCode {
                 ExitCode::from(1)
             }
         },
-        TestbedCmd::Bench { secs } => {
+        TestbedCmd::Bench { duration } => {
+            let secs = duration.secs_f64();
             netns::install_signal_handlers();
             let cases = [
                 (

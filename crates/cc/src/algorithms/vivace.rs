@@ -16,6 +16,8 @@
 //! - monitor intervals defined on our packets: docs/deviations/vivace.md#vivace-monitor-intervals
 //! - rate control details: docs/deviations/vivace.md#vivace-rate-control
 //! - window and RTO: docs/deviations/vivace.md#vivace-window-rto
+//! - the rate stays within reach of what was sent (a target at most `SENT_RATE_HEADROOM`
+//!   times the fastest rate an MI actually sent): docs/deviations/vivace.md#vivace-rate-bound
 
 use std::collections::VecDeque;
 
@@ -147,6 +149,14 @@ static PARAMS: &[ParamSpec] = &[
     ),
 ];
 
+/// The target rate is at most this many times the fastest rate any monitor interval
+/// actually sent (or the initial rate). Starting doubles an MI's rate as the previous one
+/// ends, so a sender that keeps up runs 2× ahead of its last measurement; 4 leaves room
+/// for an MI's packet count rounding. A sender held back by its window or its
+/// application does not keep doubling a rate it never reaches
+/// (docs/deviations/vivace.md#vivace-rate-bound).
+pub const SENT_RATE_HEADROOM: f64 = 4.0;
+
 fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
     // `INFO.resolve` checked every value against PARAMS, so the conversion cannot fail.
     let cfg = VivaceConfig::try_from(p).expect("vivace: parameters resolved against PARAMS");
@@ -235,6 +245,7 @@ struct Mi {
     epoch: u64,
     /// Sending rate, bytes/s.
     rate: f64,
+    start: Time,
     end: Time,
     seq_lo: u64,
     seq_hi: u64,
@@ -315,6 +326,9 @@ pub struct Vivace {
     lost_bytes: LostBytes,
     lost_total: u64,
     last_utility: f64,
+    /// The fastest rate an MI actually sent (its bytes over its length), bytes/s; starts
+    /// at the initial rate. Bounds the target (`SENT_RATE_HEADROOM`).
+    max_sent_rate: f64,
 }
 
 impl Vivace {
@@ -349,6 +363,7 @@ impl Vivace {
             lost_bytes: LostBytes::default(),
             lost_total: 0,
             last_utility: 0.0,
+            max_sent_rate: 0.0,
         }
     }
 
@@ -369,10 +384,26 @@ impl Vivace {
         self.first_up = self.rng.chance(0.5);
     }
 
+    /// A target rate within reach of what was sent (`SENT_RATE_HEADROOM`).
+    fn bounded(&self, rate: f64) -> f64 {
+        if self.max_sent_rate > 0.0 {
+            rate.min(SENT_RATE_HEADROOM * self.max_sent_rate)
+        } else {
+            rate
+        }
+    }
+
     fn open_mi(&mut self, now: Time, seq: u64) {
         let (Some(r), Some(srtt)) = (self.rate, self.srtt) else {
             return;
         };
+        // The previous MI has ended: what it sent over its length is final.
+        if let Some(m) = self.mis.back() {
+            let len = m.end.since(m.start).secs_f64();
+            if len > 0.0 {
+                self.max_sent_rate = self.max_sent_rate.max(m.sent as f64 / len);
+            }
+        }
         let (kind, rate) = match self.state {
             VivaceState::Starting => {
                 // Double the rate of the previous MI (the first MI runs at r).
@@ -394,6 +425,7 @@ impl Vivace {
             }
             VivaceState::Probing => (MiKind::Hold, r),
         };
+        let rate = self.bounded(rate);
         let len = srtt
             .mul_f64(self.mi_rtts)
             .max(Dur::from_secs_f64(10.0 * self.mss as f64 / rate));
@@ -401,6 +433,7 @@ impl Vivace {
             kind,
             epoch: self.epoch,
             rate,
+            start: now,
             end: now + len,
             seq_lo: seq,
             seq_hi: seq,
@@ -435,7 +468,10 @@ impl Vivace {
         } else {
             self.boundary_hits = 0;
         }
-        self.rate = Some(((r_mbps + delta) * 1e6 / 8.0).max(self.min_rate()));
+        self.rate = Some(
+            self.bounded((r_mbps + delta) * 1e6 / 8.0)
+                .max(self.min_rate()),
+        );
     }
 
     fn mi_done(&mut self, mi: Mi) {
@@ -500,7 +536,9 @@ impl CongestionControl for Vivace {
             );
             if self.rate.is_none() {
                 // Start at one initial window per RTT.
-                self.rate = Some(self.initial_cwnd as f64 / rtt.secs_f64());
+                let r0 = self.initial_cwnd as f64 / rtt.secs_f64();
+                self.rate = Some(r0);
+                self.max_sent_rate = r0;
             }
             let newest = ack.snd_una.saturating_sub(1);
             if let Some(mi) = self
@@ -684,6 +722,7 @@ mod tests {
             kind,
             epoch,
             rate: mbps(rate_mbps),
+            start: Time(0),
             end: Time(0),
             seq_lo: 0,
             seq_hi: 0,
@@ -781,5 +820,63 @@ mod tests {
         assert_eq!(v.mis.len(), 1);
         assert!((v.last_utility - 1.8660659830736148).abs() < 1e-12);
         assert_eq!(v.prev_start, Some((250_000.0, v.last_utility)));
+    }
+
+    /// The fuzz finding of issue 23 (docs/fuzzing.md): a sender that cannot send at
+    /// Vivace's rate (here two packets per 50 ms, window- or application-limited) with a
+    /// flat RTT and no loss. Each round's ACK completes the previous round's start MI,
+    /// whose utility, scored at its target rate, keeps rising, so the rate used to double
+    /// every MI without bound: after 40 MIs 2^40 × 250 kB/s and a window of terabytes.
+    /// Now the target stays within `SENT_RATE_HEADROOM` × the fastest rate an MI sent
+    /// (here the initial 250 kB/s, since 2 kB per 40 ms MI is 50 kB/s): at most 1 MB/s,
+    /// a window of at most 2 × 1 MB/s × 40 ms.
+    #[test]
+    fn a_rate_the_sender_never_reaches_does_not_keep_doubling() {
+        let mut v = vivace();
+        let rtt = Dur::from_millis(40);
+        // The first RTT sample sets r = 10 packets per 40 ms = 250 kB/s.
+        v.on_ack(
+            Time(0),
+            &AckSample {
+                rtt: Some(rtt),
+                ..AckSample::empty(MSS)
+            },
+        );
+        let mut seq = 0u64;
+        for round in 1..=40u64 {
+            let t = Time(round * 50_000_000);
+            // Two new packets open this round's MI (the previous one ended at +40 ms)...
+            for _ in 0..2 {
+                v.on_sent(
+                    t,
+                    &SentInfo {
+                        bytes: MSS,
+                        bytes_in_flight: 4 * MSS,
+                        retransmission: false,
+                        seq,
+                        app_limited: false,
+                    },
+                );
+                seq += MSS;
+            }
+            // ...then the ACK of the previous round's two completes the previous MI.
+            let una = seq - 2 * MSS;
+            v.on_ack(
+                t + Dur::from_millis(1),
+                &AckSample {
+                    rtt: (round > 1).then_some(rtt),
+                    snd_una: una,
+                    delivered: una,
+                    bytes_acked: if round > 1 { 2 * MSS } else { 0 },
+                    bytes_in_flight: 2 * MSS,
+                    prior_in_flight: 4 * MSS,
+                    ..AckSample::empty(MSS)
+                },
+            );
+            let r = v.pacing_rate().map_or(0, |r| r.bps()) as f64 / 8.0;
+            assert!(r <= 4.0 * 250_000.0, "round {round}: rate {r} B/s");
+        }
+        assert_eq!(v.state(), VivaceState::Starting, "utility never fell");
+        assert!(v.cwnd() <= 80_000, "cwnd {}", v.cwnd());
     }
 }
