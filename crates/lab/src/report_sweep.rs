@@ -60,12 +60,14 @@ fn numeric(value: &str) -> Option<(f64, String)> {
         })
 }
 
-/// The x axis of a sweep's plots: the one setting that varies, numeric when every value
-/// is a number with the same unit; otherwise one category per combination.
+/// The x axis of a sweep's plots: the first setting that varies, numeric when every value
+/// is a number with the same unit, else one category per value. The other settings that
+/// vary (crossed or zipped axes) make separate series: `rest` per label.
 struct Axis {
     title: String,
     xs: Vec<f64>,
     categories: Option<Vec<String>>,
+    rest: Vec<String>,
 }
 
 fn axis(labels: &[String]) -> Axis {
@@ -78,66 +80,69 @@ fn axis(labels: &[String]) -> Axis {
                 .collect()
         })
         .collect();
-    // The settings that take more than one value.
+    let value = |l: &[(String, String)], key: &str| -> String {
+        l.iter()
+            .find(|(k, _)| k == key)
+            .map_or(String::new(), |kv| kv.1.clone())
+    };
+    // The settings that take more than one value, in the plan's order.
     let mut varying: Vec<String> = Vec::new();
     for p in parsed.iter().flatten() {
-        let values: std::collections::BTreeSet<Option<&String>> = parsed
-            .iter()
-            .map(|l| l.iter().find(|(k, _)| *k == p.0).map(|kv| &kv.1))
-            .collect();
+        let values: std::collections::BTreeSet<String> =
+            parsed.iter().map(|l| value(l, &p.0)).collect();
         if values.len() > 1 && !varying.contains(&p.0) {
             varying.push(p.0.clone());
         }
     }
-    if varying.len() == 1 {
-        let key = &varying[0];
-        let nums: Option<Vec<(f64, String)>> = parsed
-            .iter()
-            .map(|l| {
-                l.iter()
-                    .find(|(k, _)| k == key)
-                    .and_then(|(_, v)| numeric(v))
-            })
-            .collect();
-        if let Some(nums) = nums {
-            if nums.iter().all(|n| n.1 == nums[0].1) {
-                let unit = &nums[0].1;
-                return Axis {
-                    title: if unit.is_empty() {
-                        key.clone()
-                    } else {
-                        format!("{key} ({unit})")
-                    },
-                    xs: nums.iter().map(|n| n.0).collect(),
-                    categories: None,
-                };
-            }
-        }
-    }
-    let names: Vec<String> = parsed
+    let Some(key) = varying.first() else {
+        return Axis {
+            title: "setting".into(),
+            xs: (0..labels.len()).map(|i| i as f64).collect(),
+            categories: Some(labels.to_vec()),
+            rest: vec![String::new(); labels.len()],
+        };
+    };
+    let rest = parsed
         .iter()
-        .zip(labels)
-        .map(|(l, label)| {
-            let v: Vec<String> = l
+        .map(|l| {
+            varying[1..]
                 .iter()
-                .filter(|(k, _)| varying.contains(k))
-                .map(|(_, v)| v.clone())
-                .collect();
-            if v.is_empty() {
-                label.clone()
+                .map(|k| format!("{k}={}", value(l, k)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .collect();
+    let nums: Option<Vec<(f64, String)>> = parsed.iter().map(|l| numeric(&value(l, key))).collect();
+    if let Some(nums) = nums.filter(|n| n.iter().all(|x| x.1 == n[0].1)) {
+        let unit = &nums[0].1;
+        return Axis {
+            title: if unit.is_empty() {
+                key.clone()
             } else {
-                v.join(", ")
-            }
+                format!("{key} ({unit})")
+            },
+            xs: nums.iter().map(|n| n.0).collect(),
+            categories: None,
+            rest,
+        };
+    }
+    let mut cats: Vec<String> = Vec::new();
+    let xs = parsed
+        .iter()
+        .map(|l| {
+            let v = value(l, key);
+            let i = cats.iter().position(|c| *c == v).unwrap_or_else(|| {
+                cats.push(v);
+                cats.len() - 1
+            });
+            i as f64
         })
         .collect();
     Axis {
-        title: if varying.is_empty() {
-            "setting".into()
-        } else {
-            varying.join(", ")
-        },
-        xs: (0..labels.len()).map(|i| i as f64).collect(),
-        categories: Some(names),
+        title: key.clone(),
+        xs,
+        categories: Some(cats),
+        rest,
     }
 }
 
@@ -224,20 +229,36 @@ pub fn sweep_report(name: &str, dir: &Path, labels: &[String]) -> Result<Rendere
     );
     md += &format!("{words}\n\n| setting | runs | flow | goodput (Mbit/s) | RTT mean (ms) | utilisation | queueing delay p95 (ms) | Jain's index |\n|---|---:|---|---:|---:|---:|---:|---:|\n");
 
+    // One series per flow and combination of the other varying settings.
+    let mut rests: Vec<&str> = Vec::new();
+    for r in &ax.rest {
+        if !rests.contains(&r.as_str()) {
+            rests.push(r);
+        }
+    }
     let mut plots = String::new();
     for m in METRICS {
-        let n = if m.per_flow { flow_names.len() } else { 1 };
-        let series: Vec<IntervalSeries> = (0..n)
-            .map(|i| IntervalSeries {
-                name: if m.per_flow {
-                    flow_names[i].clone()
+        let names: Vec<String> = if m.per_flow {
+            flow_names.clone()
+        } else {
+            vec!["bottleneck".into()]
+        };
+        let series: Vec<IntervalSeries> = names
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| rests.iter().map(move |rest| (i, n, *rest)))
+            .map(|(i, n, rest)| IntervalSeries {
+                name: if rest.is_empty() {
+                    n.clone()
                 } else {
-                    "bottleneck".into()
+                    format!("{n}, {rest}")
                 },
                 points: present
                     .iter()
                     .zip(&ax.xs)
-                    .filter_map(|(l, x)| {
+                    .zip(&ax.rest)
+                    .filter(|(_, r)| r.as_str() == rest)
+                    .filter_map(|((l, x), _)| {
                         let v: Vec<f64> = results.runs[l]
                             .iter()
                             .filter_map(|(_, r)| (m.of)(r, i))
@@ -352,17 +373,20 @@ mod tests {
         assert_eq!(a.title, "link.buffer (BDP)");
         assert_eq!(a.xs, vec![0.5, 1.0, 2.0]);
         assert!(a.categories.is_none());
-        // Two settings moving together, or mixed units: one category per combination.
+        // Crossed axes: x is the first setting, the others make series.
         let b = axis(&l(&[
-            "link.rate=8Mbit,link.reverse_rate=1Mbit",
-            "link.rate=24Mbit,link.reverse_rate=1.5Mbit",
+            "link.buffer=1BDP,link.rate=8Mbit,link.delay=25ms",
+            "link.buffer=2BDP,link.rate=8Mbit,link.delay=25ms",
+            "link.buffer=1BDP,link.rate=24Mbit,link.delay=10ms",
+            "link.buffer=2BDP,link.rate=24Mbit,link.delay=10ms",
         ]));
-        assert_eq!(b.title, "link.rate, link.reverse_rate");
-        assert_eq!(
-            b.categories.unwrap(),
-            vec!["8Mbit, 1Mbit".to_string(), "24Mbit, 1.5Mbit".to_string()]
-        );
+        assert_eq!(b.title, "link.buffer (BDP)");
+        assert_eq!(b.xs, vec![1.0, 2.0, 1.0, 2.0]);
+        assert_eq!(b.rest[0], "link.rate=8Mbit, link.delay=25ms");
+        assert_eq!(b.rest[2], "link.rate=24Mbit, link.delay=10ms");
+        // Mixed units: one category per value.
         let c = axis(&l(&["link.rate=500kbit", "link.rate=8Mbit"]));
-        assert!(c.categories.is_some());
+        assert_eq!(c.categories.unwrap(), vec!["500kbit", "8Mbit"]);
+        assert_eq!(c.xs, vec![0.0, 1.0]);
     }
 }

@@ -220,11 +220,7 @@ pub fn compare_paths(a: &Path, b: &Path) -> Result<String, String> {
     let mut all_rows: Vec<(String, Row)> = Vec::new();
     for (la, va) in &ra {
         if let Some((lb, vb)) = rb.iter().find(|(lb, _)| lb == la) {
-            all_rows.extend(
-                compare_records(va, vb)
-                    .into_iter()
-                    .map(|r| (la.clone(), r)),
-            );
+            all_rows.extend(compare_records(va, vb).into_iter().map(|r| (la.clone(), r)));
             out += &format!(
                 "== {la}\n{}\n",
                 table(
@@ -429,7 +425,11 @@ mod tests {
             .find(|l| l.starts_with("goodput Mbit/s"))
             .unwrap_or_else(|| panic!("{t}"));
         let cols: Vec<&str> = g.split_whitespace().collect();
-        assert_eq!(&cols[2..9], ["2", "50.0%", "50.0%", "0", "0", "2", "0"], "{g}");
+        assert_eq!(
+            &cols[2..9],
+            ["2", "50.0%", "50.0%", "0", "0", "2", "0"],
+            "{g}"
+        );
         assert!(t.find("goodput Mbit/s").unwrap() < t.find("== x seed 1").unwrap());
         assert!(
             t.contains("== x seed 1")
