@@ -221,7 +221,7 @@ pub fn sweep_report(name: &str, dir: &Path, labels: &[String]) -> Result<Rendere
         })
         .unwrap_or_default();
     let words = format!(
-        "Sweep {name}: {} of {} settings have runs ({runs} runs, {seeds_text} seeds per setting), varying {}. Flows: {}. The plots show each metric's mean over seeds with its 95 % confidence interval (Student's t with n − 1 degrees of freedom, sample standard deviation); the table gives medians over seeds.",
+        "Sweep {name}: {} of {} settings have runs ({runs} runs, {seeds_text} seeds per setting), varying {}. Flows: {}. The plots show each metric's mean over seeds with its 95 % confidence interval (Student's t with n − 1 degrees of freedom, sample standard deviation; where the seeds gave the same value it has no width and is not drawn); the table gives medians over seeds.",
         present.len(),
         labels.len(),
         ax.title,

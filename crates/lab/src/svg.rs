@@ -539,7 +539,15 @@ pub fn intervals(
     series: &[IntervalSeries],
     categories: Option<&[String]>,
 ) -> String {
-    let (w, h, ml, mr, mt, mb) = (560.0, 300.0, 60.0, 150.0, 30.0, 45.0);
+    // The legend names can be long ("cubic.1 (cubic), link.rate=10Mbit, …"): the plot
+    // widens to fit them (about 6 px a character at 11 px).
+    let longest = series
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mr = (30.0 + 6.0 * longest as f64).max(150.0);
+    let (w, h, ml, mt, mb) = (410.0 + mr, 300.0, 60.0, 30.0, 45.0);
     let mut svg = start(w, h, ml, mr, title);
     let all: Vec<(f64, f64, f64)> = series
         .iter()
