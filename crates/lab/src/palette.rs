@@ -56,8 +56,16 @@ pub fn algorithm_of(name: &str) -> Option<&'static str> {
     if let Some(a) = find(&lower) {
         return Some(a);
     }
+    // "fg.1 (ledbat)": a flow named by its role, its algorithm in parentheses.
+    if let Some(a) = lower
+        .rsplit_once('(')
+        .and_then(|(_, r)| r.split_once(')'))
+        .and_then(|(inner, _)| find(inner.trim()))
+    {
+        return Some(a);
+    }
     lower
-        .split(|c: char| c.is_whitespace() || "(),;:=".contains(c))
+        .split(|c: char| c.is_whitespace() || "(),;:=.".contains(c))
         .filter(|w| !w.is_empty())
         .find_map(|w| find(w).or_else(|| find(w.split('+').next().unwrap_or(""))))
 }
@@ -133,6 +141,10 @@ mod tests {
         assert_eq!(colour("cubic then evarate"), colour("cubic"));
         assert_eq!(colour("yield max_reduction=0"), colour("yield"));
         assert_eq!(algorithm_of("n=05"), None);
+        // A flow: its algorithm in parentheses wins over its name.
+        assert_eq!(algorithm_of("fg.1 (ledbat)"), Some("ledbat"));
+        assert_eq!(algorithm_of("cubic (vegas)"), Some("vegas"));
+        assert_eq!(algorithm_of("cubic.2"), Some("cubic"));
         // Not an algorithm: a colour outside the table, the same every time.
         let c = colour("n=05");
         assert!(!ALGORITHM_COLOURS.iter().any(|e| e.1 == c));

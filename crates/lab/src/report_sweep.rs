@@ -220,15 +220,6 @@ pub fn sweep_report(name: &str, dir: &Path, labels: &[String]) -> Result<Rendere
                 .collect()
         })
         .unwrap_or_default();
-    let words = format!(
-        "Sweep {name}: {} of {} settings have runs ({runs} runs, {seeds_text} seeds per setting), varying {}. Flows: {}. The plots show each metric's mean over seeds with its 95 % confidence interval (Student's t with n − 1 degrees of freedom, sample standard deviation; where the seeds gave the same value it has no width and is not drawn); the table gives medians over seeds.",
-        present.len(),
-        labels.len(),
-        ax.title,
-        if flow_names.is_empty() { "none".to_string() } else { flow_names.join(", ") }
-    );
-    md += &format!("{words}\n\n| setting | runs | flow | goodput (Mbit/s) | RTT mean (ms) | utilisation | queueing delay p95 (ms) | Jain's index |\n|---|---:|---|---:|---:|---:|---:|---:|\n");
-
     // One series per flow and combination of the other varying settings.
     let mut rests: Vec<&str> = Vec::new();
     for r in &ax.rest {
@@ -236,6 +227,20 @@ pub fn sweep_report(name: &str, dir: &Path, labels: &[String]) -> Result<Rendere
             rests.push(r);
         }
     }
+    let others = if rests.len() > 1 {
+        " on the x axis; each other combination of settings is a series of its own"
+    } else {
+        ""
+    };
+    let words = format!(
+        "Sweep {name}: {} of {} settings have runs ({runs} runs, {seeds_text} seeds per setting), varying {}{others}. Flows: {}. The plots show each metric's mean over seeds with its 95 % confidence interval (Student's t with n − 1 degrees of freedom, sample standard deviation; where the seeds gave the same value it has no width and is not drawn); the table gives medians over seeds.",
+        present.len(),
+        labels.len(),
+        ax.title,
+        if flow_names.is_empty() { "none".to_string() } else { flow_names.join(", ") }
+    );
+    md += &format!("{words}\n\n| setting | runs | flow | goodput (Mbit/s) | RTT mean (ms) | utilisation | queueing delay p95 (ms) | Jain's index |\n|---|---:|---|---:|---:|---:|---:|---:|\n");
+
     let mut plots = String::new();
     for m in METRICS {
         let names: Vec<String> = if m.per_flow {
