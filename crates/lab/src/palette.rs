@@ -120,7 +120,7 @@ fn shade(hex: &str, k: usize) -> String {
         return hex.to_string();
     }
     let ch = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).unwrap_or(0) as f64;
-    let step = (k + 1) / 2;
+    let step = k.div_ceil(2);
     let amount = (0.3 * step as f64).min(0.75);
     let towards = if k % 2 == 1 { 0.0 } else { 255.0 };
     let mix = |v: f64| (v + (towards - v) * amount).round() as u8;
