@@ -126,7 +126,7 @@ fn plain_summary(
         String::new()
     } else {
         format!(
-            " (mechanisms: {})",
+            ", with the mechanisms {},",
             mechanisms.into_iter().collect::<Vec<_>>().join(", ")
         )
     };
