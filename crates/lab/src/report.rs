@@ -1,10 +1,12 @@
-//! Reports: for a study, every published number beside ours with the difference, every
-//! claim checked with its evidence, and the plots the field expects; for a sweep, a table
-//! of medians per setting. Written as self-contained HTML (inline SVG), Markdown, CSV
-//! and a text summary.
+//! Reports: for a study, a summary in plain words (what was run, what matched, what did
+//! not and why), the plots the field expects, every claim checked with its evidence and
+//! every published number beside ours, the long tables last and folded; for a sweep
+//! (`report_sweep`), each metric against the swept setting. Written as self-contained
+//! HTML (inline SVG, no scripts), Markdown, CSV and a text summary. Plots colour each
+//! mechanism the same everywhere (`crate::palette`); sources go by their short names.
 
 use crate::store::{Store, Stored};
-use crate::study::{median, verdict, Claim, ClaimOutcome, Plot, Results, StudyDef, NOT_CHECKED};
+use crate::study::{verdict, Claim, ClaimOutcome, Plot, Published, Results, StudyDef, NOT_CHECKED};
 use crate::svg::{cdf, histogram, lines, scatter_with, Series2, XAxis};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
@@ -15,13 +17,13 @@ pub struct Rendered {
     pub files: Vec<PathBuf>,
 }
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
 
-fn f2(x: Option<f64>) -> String {
+pub(crate) fn f2(x: Option<f64>) -> String {
     x.map_or("–".to_string(), |v| {
         if v.abs() >= 100.0 {
             format!("{v:.0}")
@@ -31,9 +33,9 @@ fn f2(x: Option<f64>) -> String {
     })
 }
 
-const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f3f3f3}td.l,th.l{text-align:left}.close{background:#e6f4e6}.near{background:#fff6db}.differs{background:#fde4e4}.holds{color:#1a7f1a;font-weight:bold}.fails{color:#b00;font-weight:bold}.plots svg{margin:6px;border:1px solid #eee}";
+pub(crate) const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f3f3f3}td.l,th.l{text-align:left}.close{background:#e6f4e6}.near{background:#fff6db}.differs{background:#fde4e4}.holds{color:#1a7f1a;font-weight:bold}.fails{color:#b00;font-weight:bold}.plots svg{margin:6px;border:1px solid #eee}#summary p{max-width:60em;line-height:1.4}.explain{font-size:13px;color:#555}details{margin:1em 0}details>summary{cursor:pointer;font-weight:bold;font-size:1.1em}";
 
-fn write_file(
+pub(crate) fn write_file(
     dir: &Path,
     name: &str,
     content: &str,
@@ -47,7 +49,161 @@ fn write_file(
     Ok(())
 }
 
-/// Renders a study's report from the store in `dir`.
+/// What "close", "near" and "differs" mean, said wherever they are used.
+pub const VERDICTS_EXPLAINED: &str = "close: ours is within 10 % of the published number (within 10 percentage points when the number is itself a change in percent); near: within 25 % (25 points); differs: further apart; not checked: the experiment was not run (not part of this study's quick mode) or not all its runs are stored yet.";
+
+/// A study's source by its short name (docs/sources.md), e.g. "Ong 2020".
+pub fn source_name(def: &StudyDef) -> &'static str {
+    crate::study::STUDIES
+        .iter()
+        .find(|s| s.0 == def.name)
+        .and_then(|s| s.1.split(':').next())
+        .unwrap_or(def.name)
+}
+
+/// A published number's metric in words and units: "foreground transaction time (s)", or
+/// for a change against another experiment "change in foreground transaction time
+/// against newreno (%)".
+pub fn metric_words(def: &StudyDef, p: &Published) -> String {
+    let name = p.metric.name();
+    match &p.relative_to {
+        None => name,
+        Some(r) => {
+            let bare = name.split(" (").next().unwrap_or(&name);
+            let against = def
+                .experiment(r)
+                .map_or(r.as_str(), |e| e.mechanism.as_str());
+            format!("change in {bare} against {against} (%)")
+        }
+    }
+}
+
+/// The difference of ours from the published number, with its unit: percent of the
+/// published value, or percentage points for a number that is a change in percent.
+fn diff_words(p: &Published, d: Option<f64>) -> String {
+    d.map_or(String::new(), |d| {
+        if p.relative_to.is_some() {
+            format!("{d:+.1} points")
+        } else {
+            format!("{d:+.0} %")
+        }
+    })
+}
+
+/// One published number with ours beside it.
+struct Row<'a> {
+    p: &'a Published,
+    ours: Option<f64>,
+    verdict: &'static str,
+    diff: Option<f64>,
+    runs: usize,
+}
+
+/// The plain-language summary: what was run, what matched, what did not and why. Each
+/// sentence is computed from the results.
+fn plain_summary(
+    def: &StudyDef,
+    found: usize,
+    stale: usize,
+    rows: &[Row],
+    claims: &[(&Claim, ClaimOutcome)],
+) -> Vec<String> {
+    let src = source_name(def);
+    let count = |v: &str| rows.iter().filter(|r| r.verdict == v).count();
+    let (close, near, differs, unchecked) = (
+        count("close"),
+        count("near"),
+        count("differs"),
+        count(NOT_CHECKED),
+    );
+    let expected = def.experiments.len() * def.seeds.len();
+    let mechanisms: std::collections::BTreeSet<&str> = def
+        .experiments
+        .iter()
+        .filter_map(|e| crate::palette::algorithm_of(&e.mechanism))
+        .collect();
+    let mech = if mechanisms.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", with the mechanisms {},",
+            mechanisms.into_iter().collect::<Vec<_>>().join(", ")
+        )
+    };
+    let mut out = vec![format!(
+        "We ran {} of {src}'s experiments{}{mech} on the simulator, each with {} seed{}: {found} of {expected} runs are stored{}.{}",
+        def.experiments.len(),
+        if def.quick { " in quick mode (a representative subset)" } else { "" },
+        def.seeds.len(),
+        if def.seeds.len() == 1 { "" } else { "s" },
+        if found < expected { " (the study was stopped early; run the same command again to finish it)" } else { "" },
+        if stale > 0 { format!(" {stale} stored runs from other versions or studies were ignored.") } else { String::new() },
+    )];
+    let checked = close + near + differs;
+    out.push(if checked == 0 {
+        format!("None of the {} numbers {src} publishes could be checked: their experiments have no complete runs here.", rows.len())
+    } else {
+        format!(
+            "Of the {} numbers {src} publishes, we checked {checked}: {close} are close to ours (within 10 %), {near} near (within 25 %) and {differs} differ by more; {unchecked} were not checked because their experiments are not part of this run{}.",
+            rows.len(),
+            if def.quick { " (quick mode)" } else { "" },
+        )
+    });
+    let mut worst: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.verdict == "differs" && r.diff.is_some_and(f64::is_finite))
+        .collect();
+    worst.sort_by(|a, b| b.diff.unwrap().abs().total_cmp(&a.diff.unwrap().abs()));
+    if !worst.is_empty() {
+        let list: Vec<String> = worst
+            .iter()
+            .take(3)
+            .map(|r| {
+                format!(
+                    "{} in {} ({} {}: published {}, ours {}, {})",
+                    metric_words(def, r.p),
+                    r.p.experiment,
+                    src,
+                    r.p.source,
+                    f2(Some(r.p.value)),
+                    f2(r.ours),
+                    diff_words(r.p, r.diff)
+                )
+            })
+            .collect();
+        out.push(format!(
+            "The largest differences: {}. docs/reproduction.md discusses why each differs (set-up choices the source leaves open are listed under \"Set-up choices\").",
+            list.join("; ")
+        ));
+    }
+    let holds = claims.iter().filter(|c| c.1.holds == Some(true)).count();
+    let fails: Vec<&(&Claim, ClaimOutcome)> =
+        claims.iter().filter(|c| c.1.holds == Some(false)).collect();
+    let mut s = format!(
+        "Of its {} qualitative claims, {holds} hold in our runs, {} do not and {} were not checked.",
+        claims.len(),
+        fails.len(),
+        claims.len() - holds - fails.len()
+    );
+    for (c, o) in fails.iter().take(3) {
+        let _ = write!(
+            s,
+            " Does not hold: \"{}\" ({src} {}), because {}.",
+            c.text,
+            c.source,
+            o.evidence.trim_end_matches('.')
+        );
+    }
+    if fails.len() > 3 {
+        let _ = write!(s, " The claims table lists the other {}.", fails.len() - 3);
+    }
+    out.push(s);
+    out
+}
+
+/// Renders a study's report from the store in `dir`: report.html (summary, plots,
+/// tables, the long tables last and folded), report.md, published-vs-ours.csv and
+/// summary.txt.
 pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     let stored = Store::read(dir)?;
     let expected: HashSet<String> = def.work_items().into_iter().map(|w| w.key).collect();
@@ -55,6 +211,7 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
         Results::from_stored(&stored, |s: &Stored| expected.contains(&s.key))?.expect(def);
     let found: usize = results.runs.values().map(Vec::len).sum();
     let stale = stored.len().saturating_sub(found);
+    let src = source_name(def);
 
     // Published numbers beside ours. A number whose experiments are not all complete (a
     // study stopped early) is not checked: a median of the runs that happen to be stored
@@ -72,10 +229,16 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
         let (v, d) = verdict(p, ours);
         *counts.entry(v).or_default() += 1;
         let n = results.values(&p.experiment, p.metric).len();
-        rows.push((p, ours, v, d, n));
+        rows.push(Row {
+            p,
+            ours,
+            verdict: v,
+            diff: d,
+            runs: n,
+        });
     }
     results.take_incomplete();
-    let claim_rows: Vec<(&crate::study::Claim, crate::study::ClaimOutcome)> = def
+    let claim_rows: Vec<(&Claim, ClaimOutcome)> = def
         .claims
         .iter()
         .map(|c| (c, check_claim(c, &results, def.seeds.len())))
@@ -88,14 +251,11 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
         .iter()
         .filter(|(_, o)| o.holds == Some(false))
         .count();
+    let plain = plain_summary(def, found, stale, &rows, &claim_rows);
+    let title = format!("{}{}", def.title, if def.quick { " (quick)" } else { "" });
 
     let mut summary = String::new();
-    let _ = writeln!(
-        summary,
-        "{}{}",
-        def.title,
-        if def.quick { " (quick)" } else { "" }
-    );
+    let _ = writeln!(summary, "{title}");
     let _ = writeln!(
         summary,
         "runs: {found} of {} expected ({} experiments × {} seeds){}",
@@ -122,34 +282,24 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
         claim_rows.len() - holds - fails
     );
     let _ = writeln!(summary);
+    let _ = writeln!(summary, "{VERDICTS_EXPLAINED}");
+    let _ = writeln!(summary);
     let _ = writeln!(
         summary,
-        "{:<10} {:<44} {:<34} {:>9} {:>9} {:>8}  verdict",
-        "source", "experiment", "metric", "published", "ours", "diff"
+        "{:<28} {:<44} {:<52} {:>9} {:>9} {:>12}  verdict",
+        "source", "experiment", "metric", "published", "ours", "difference"
     );
-    for (p, ours, v, d, _) in rows.iter().filter(|r| r.1.is_some()) {
-        let metric = if p.relative_to.is_some() {
-            format!("{} Δ% vs ref", p.metric.key())
-        } else {
-            p.metric.name().to_string()
-        };
-        let diff = d.map_or("".into(), |d| {
-            if p.relative_to.is_some() {
-                format!("{d:+.1}pp")
-            } else {
-                format!("{d:+.0}%")
-            }
-        });
+    for r in rows.iter().filter(|r| r.ours.is_some()) {
         let _ = writeln!(
             summary,
-            "{:<10} {:<44} {:<34} {:>9} {:>9} {:>8}  {}",
-            p.source,
-            p.experiment,
-            metric,
-            f2(Some(p.value)),
-            f2(*ours),
-            diff,
-            v
+            "{:<28} {:<44} {:<52} {:>9} {:>9} {:>12}  {}",
+            format!("{src} {}", r.p.source),
+            r.p.experiment,
+            metric_words(def, r.p),
+            f2(Some(r.p.value)),
+            f2(r.ours),
+            diff_words(r.p, r.diff),
+            r.verdict
         );
     }
     let _ = writeln!(summary);
@@ -161,37 +311,16 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
         };
         let _ = writeln!(
             summary,
-            "[{mark}] {} ({}): {}",
+            "[{mark}] {} ({src} {}): {}",
             c.text, c.source, o.evidence
         );
     }
 
-    // Markdown and CSV tables.
-    let mut md = format!(
-        "# {}{}\n\n",
-        def.title,
-        if def.quick { " (quick)" } else { "" }
-    );
+    // The CSV is for programs: keys and bare numbers, as before.
     let mut csv =
         String::from("source,experiment,metric,relative_to,published,ours,runs,diff,verdict\n");
-    md += &format!("{}\n\n## Published numbers and ours\n\n| source | experiment | metric | published | ours (median) | runs | diff | verdict |\n|---|---|---|---:|---:|---:|---:|---|\n", summary.lines().take(4).collect::<Vec<_>>().join("  \n"));
-    for (p, ours, v, d, n) in &rows {
-        let metric = if let Some(r) = &p.relative_to {
-            format!("{} (% vs {r})", p.metric.name())
-        } else {
-            p.metric.name().to_string()
-        };
-        md += &format!(
-            "| {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
-            p.source,
-            p.experiment,
-            metric,
-            f2(Some(p.value)),
-            f2(*ours),
-            n,
-            d.map_or("".into(), |d| format!("{d:+.1}")),
-            v
-        );
+    for r in &rows {
+        let p = r.p;
         csv += &format!(
             "{},{},{},{},{},{},{},{},{}\n",
             p.source,
@@ -199,16 +328,22 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
             p.metric.key(),
             p.relative_to.clone().unwrap_or_default(),
             p.value,
-            ours.map_or(String::new(), |x| x.to_string()),
-            n,
-            d.map_or(String::new(), |x| x.to_string()),
-            v
+            r.ours.map_or(String::new(), |x| x.to_string()),
+            r.runs,
+            r.diff.map_or(String::new(), |x| x.to_string()),
+            r.verdict
         );
     }
-    md += "\n## Claims\n\n";
+
+    // Markdown: the same order as the HTML, without plots.
+    let mut md = format!("# {title}\n\n## Summary\n\n");
+    for s in &plain {
+        md += &format!("{s}\n\n");
+    }
+    md += &format!("*{VERDICTS_EXPLAINED}*\n\n## Claims\n\n");
     for (c, o) in &claim_rows {
         md += &format!(
-            "- **{}** {} ({}): {}\n",
+            "- **{}** {} ({src} {}): {}\n",
             match o.holds {
                 Some(true) => "holds",
                 Some(false) => "does not hold",
@@ -219,20 +354,66 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
             o.evidence
         );
     }
+    let md_table = |rows: &mut dyn Iterator<Item = &Row>| {
+        let mut t = String::from("| source | experiment | metric | published | ours (median over runs) | runs | difference | verdict |\n|---|---|---|---:|---:|---:|---:|---|\n");
+        for r in rows {
+            t += &format!(
+                "| {src} {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
+                r.p.source,
+                r.p.experiment,
+                metric_words(def, r.p),
+                f2(Some(r.p.value)),
+                f2(r.ours),
+                r.runs,
+                diff_words(r.p, r.diff),
+                r.verdict
+            );
+        }
+        t
+    };
+    md += "\n## Published numbers we checked\n\n";
+    md += &md_table(&mut rows.iter().filter(|r| r.ours.is_some()));
     md += "\n## Set-up choices\n\n";
     for n in &def.notes {
         md += &format!("- {n}\n");
     }
+    md += &format!(
+        "\n<details><summary>All {} published numbers, with those not checked</summary>\n\n",
+        rows.len()
+    );
+    md += &md_table(&mut rows.iter());
+    md += "\n</details>\n";
 
-    // HTML with plots.
+    // HTML: summary, plots, tables, the long tables last and folded.
     let mut html = format!("<!doctype html><html><head><meta charset=\"utf-8\"><title>{}</title><style>{CSS}</style></head><body>", esc(def.title));
     html += &format!(
-        "<h1>{}{}</h1><pre>{}</pre>",
-        esc(def.title),
-        if def.quick { " (quick)" } else { "" },
-        esc(&summary.lines().take(4).collect::<Vec<_>>().join("\n"))
+        "<h1>{}</h1><section id=\"summary\"><h2>Summary</h2>",
+        esc(&title)
     );
-    html += "<h2>Claims</h2><ul>";
+    for s in &plain {
+        html += &format!("<p>{}</p>", esc(s));
+    }
+    html += &format!(
+        "<p class=\"explain\">{}</p><p class=\"counts\">{}</p></section>",
+        esc(VERDICTS_EXPLAINED),
+        esc(&summary
+            .lines()
+            .skip(1)
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" · "))
+    );
+    let mut groups: BTreeMap<&str, Vec<&crate::study::Experiment>> = BTreeMap::new();
+    for e in &def.experiments {
+        groups.entry(e.group.as_str()).or_default().push(e);
+    }
+    html += "<section id=\"plots\">";
+    for plot in &def.plots {
+        html += &plot_section(plot, &groups, &results);
+    }
+    html += &variation_section(def, &results);
+    html += &time_series_section(def, &results);
+    html += "</section><section id=\"tables\"><h2>Claims</h2><table><tr><th class=l>verdict</th><th class=l>claim</th><th class=l>source</th><th class=l>evidence</th></tr>";
     for (c, o) in &claim_rows {
         let (cls, word) = match o.holds {
             Some(true) => ("holds", "holds"),
@@ -240,41 +421,39 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
             None => ("", "not checked"),
         };
         html += &format!(
-            "<li><span class=\"{cls}\">{word}</span>: {} <i>({})</i><br><small>{}</small></li>",
+            "<tr><td class=\"l {cls}\">{word}</td><td class=l>{}</td><td class=l>{src} {}</td><td class=l><small>{}</small></td></tr>",
             esc(c.text),
             esc(c.source),
             esc(&o.evidence)
         );
     }
-    html += "</ul><h2>Published numbers and ours</h2><table><tr><th class=l>source</th><th class=l>experiment</th><th class=l>metric</th><th>published</th><th>ours</th><th>runs</th><th>diff</th><th class=l>verdict</th></tr>";
-    for (p, ours, v, d, n) in &rows {
-        let metric = if let Some(r) = &p.relative_to {
-            format!("{} (% vs {r})", p.metric.name())
-        } else {
-            p.metric.name().to_string()
-        };
-        html += &format!("<tr class=\"{}\"><td class=l>{}</td><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{}</td><td>{n}</td><td>{}</td><td class=l>{v}</td></tr>", v.replace(' ', "-"), esc(p.source), esc(&p.experiment), esc(&metric), f2(Some(p.value)), f2(*ours), d.map_or("".into(), |d| format!("{d:+.1}")));
-    }
     html += "</table>";
-    let mut groups: BTreeMap<&str, Vec<&crate::study::Experiment>> = BTreeMap::new();
-    for e in &def.experiments {
-        groups.entry(e.group.as_str()).or_default().push(e);
-    }
-    for plot in &def.plots {
-        html += &plot_section(plot, &groups, &results);
-    }
-    html += &variation_section(def, &results);
-    html += &time_series_section(def, &results);
+    let html_table = |rows: &mut dyn Iterator<Item = &Row>| {
+        let mut t = String::from("<table><tr><th class=l>source</th><th class=l>experiment</th><th class=l>metric</th><th>published</th><th>ours (median over runs)</th><th>runs</th><th>difference</th><th class=l>verdict</th></tr>");
+        for r in rows {
+            t += &format!("<tr class=\"{}\"><td class=l>{src} {}</td><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=l>{}</td></tr>", r.verdict.replace(' ', "-"), esc(r.p.source), esc(&r.p.experiment), esc(&metric_words(def, r.p)), f2(Some(r.p.value)), f2(r.ours), r.runs, diff_words(r.p, r.diff), r.verdict);
+        }
+        t + "</table>"
+    };
+    html += &format!(
+        "<h2>Published numbers we checked</h2><p class=\"explain\">{}</p>",
+        esc(VERDICTS_EXPLAINED)
+    );
+    html += &html_table(&mut rows.iter().filter(|r| r.ours.is_some()));
     html += "<h2>Set-up choices</h2><ul>";
     for n in &def.notes {
         html += &format!("<li>{}</li>", esc(n));
     }
-    html += "</ul><h2>All experiments (medians over runs)</h2><table><tr><th class=l>experiment</th><th>runs</th>";
+    html += "</ul></section>";
+    html += &format!("<details id=\"experiments\"><summary>All {} experiments: medians over runs</summary><table><tr><th class=l>experiment</th><th class=l>mechanism</th><th>runs</th>", def.experiments.len());
     for m in &def.table {
         html += &format!("<th>{}</th>", esc(&m.name()));
     }
     for m in &def.cv {
-        html += &format!("<th>CV of {}</th>", esc(&m.name()));
+        html += &format!(
+            "<th>coefficient of variation of {}</th>",
+            esc(m.name().split(" (").next().unwrap_or(""))
+        );
     }
     html += "</tr>";
     for e in &def.experiments {
@@ -282,7 +461,11 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
         if n == 0 {
             continue;
         }
-        html += &format!("<tr><td class=l>{}</td><td>{n}</td>", esc(&e.id));
+        html += &format!(
+            "<tr><td class=l>{}</td><td class=l>{}</td><td>{n}</td>",
+            esc(&e.id),
+            esc(&e.mechanism)
+        );
         for m in &def.table {
             html += &format!("<td>{}</td>", f2(results.median(&e.id, *m)));
         }
@@ -296,7 +479,13 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
         }
         html += "</tr>";
     }
-    html += "</table></body></html>\n";
+    html += "</table></details>";
+    html += &format!(
+        "<details id=\"all-published\"><summary>All {} published numbers, with those not checked</summary>",
+        rows.len()
+    );
+    html += &html_table(&mut rows.iter());
+    html += "</details></body></html>\n";
 
     let mut files = Vec::new();
     write_file(dir, "report.html", &html, &mut files)?;
@@ -346,8 +535,13 @@ fn variation_section(def: &StudyDef, results: &Results) -> String {
             .collect();
         if !v.is_empty() {
             html += &histogram(
-                &format!("CV of {} ({} experiments)", m.name(), v.len()),
-                "coefficient of variation",
+                &format!(
+                    "{} ({} experiments)",
+                    m.name().split(" (").next().unwrap_or(""),
+                    v.len()
+                ),
+                "coefficient of variation over seeds",
+                "experiments",
                 &v,
                 12,
             );
@@ -380,7 +574,7 @@ fn time_series_section(def: &StudyDef, results: &Results) -> String {
             .iter()
             .enumerate()
             .map(|(i, fl)| Series2 {
-                name: fl.name.clone(),
+                name: format!("{} ({})", fl.name, fl.algorithm),
                 points: s
                     .time_s
                     .iter()
@@ -394,19 +588,19 @@ fn time_series_section(def: &StudyDef, results: &Results) -> String {
     html += &lines(
         "goodput per flow",
         "time (s)",
-        "Mbit/s",
+        "goodput (Mbit/s)",
         &per_flow(&|i, k| s.flow_goodput_bps[i][k] / 1e6),
     );
     html += &lines(
         "congestion window per flow",
         "time (s)",
-        "KiB",
+        "window (KiB)",
         &per_flow(&|i, k| s.flow_cwnd_bytes[i][k] as f64 / 1024.0),
     );
     html += &lines(
         "bottleneck queue",
         "time (s)",
-        "packets",
+        "queue (packets)",
         &[Series2 {
             name: "queue".into(),
             points: s
@@ -475,82 +669,4 @@ fn plot_section(
     html + "</div>"
 }
 
-/// A sweep's report: per setting, the median over seeds of each flow's goodput and RTT,
-/// the bottleneck's utilisation and queueing delay, and Jain's index.
-pub fn sweep_report(name: &str, dir: &Path, labels: &[String]) -> Result<Rendered, String> {
-    let stored = Store::read(dir)?;
-    let results = Results::from_stored(&stored, |s| labels.contains(&s.label))?;
-    let mut md = format!("# Sweep {name}\n\n| setting | runs | flow | goodput (Mbit/s) | RTT mean (ms) | utilisation | queueing p95 (ms) | Jain |\n|---|---:|---|---:|---:|---:|---:|---:|\n");
-    let mut csv =
-        String::from("setting,runs,flow,goodput_mbps,rtt_mean_ms,utilisation,qdelay_p95_ms,jain\n");
-    let mut summary = format!(
-        "sweep {name}: {} settings, {} runs\n",
-        results.runs.len(),
-        results.runs.values().map(Vec::len).sum::<usize>()
-    );
-    for l in labels {
-        let Some(rs) = results.runs.get(l) else {
-            continue;
-        };
-        let util = median(
-            &rs.iter()
-                .map(|(_, r)| r.links[0].utilisation)
-                .collect::<Vec<_>>(),
-        );
-        let q95 = median(
-            &rs.iter()
-                .filter_map(|(_, r)| r.links[0].qdelay_ms.p95)
-                .collect::<Vec<_>>(),
-        );
-        let jain = median(
-            &rs.iter()
-                .filter_map(|(_, r)| r.jain.first().map(|j| j.index))
-                .collect::<Vec<_>>(),
-        );
-        let names: Vec<String> = rs[0].1.flows.iter().map(|f| f.name.clone()).collect();
-        for (i, fname) in names.iter().enumerate() {
-            let g = median(
-                &rs.iter()
-                    .filter_map(|(_, r)| r.flows.get(i).map(|f| f.goodput_bps / 1e6))
-                    .collect::<Vec<_>>(),
-            );
-            let rtt = median(
-                &rs.iter()
-                    .filter_map(|(_, r)| r.flows.get(i).and_then(|f| f.rtt_ms.mean))
-                    .collect::<Vec<_>>(),
-            );
-            md += &format!(
-                "| `{l}` | {} | {fname} | {} | {} | {} | {} | {} |\n",
-                rs.len(),
-                f2(g),
-                f2(rtt),
-                f2(util),
-                f2(q95),
-                f2(jain)
-            );
-            csv += &format!(
-                "\"{l}\",{},{fname},{},{},{},{},{}\n",
-                rs.len(),
-                g.unwrap_or(f64::NAN),
-                rtt.unwrap_or(f64::NAN),
-                util.unwrap_or(f64::NAN),
-                q95.unwrap_or(f64::NAN),
-                jain.unwrap_or(f64::NAN)
-            );
-            let _ = writeln!(
-                summary,
-                "{l:<50} {fname:<12} goodput {:>8} Mbit/s  rtt {:>8} ms  util {:>5}  q95 {:>7} ms",
-                f2(g),
-                f2(rtt),
-                f2(util),
-                f2(q95)
-            );
-        }
-    }
-    let html = format!("<!doctype html><html><head><meta charset=\"utf-8\"><title>{0}</title><style>{CSS}</style></head><body><pre>{1}</pre></body></html>\n", esc(name), esc(&summary));
-    let mut files = Vec::new();
-    write_file(dir, "report.md", &md, &mut files)?;
-    write_file(dir, "report.csv", &csv, &mut files)?;
-    write_file(dir, "report.html", &html, &mut files)?;
-    Ok(Rendered { summary, files })
-}
+pub use crate::report_sweep::sweep_report;

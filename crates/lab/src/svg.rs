@@ -1,5 +1,11 @@
 //! Minimal inline-SVG plots for self-contained HTML reports (no scripts, no network).
+//!
+//! Every plot is an `<svg class="plot">` with its axes in `<g class="axes">` (the frame,
+//! ticks, and the titles `x-title` and `y-title`) and its key in `<g class="legend">`, so
+//! that tests (and the browser test) can check each plot has both. Series are coloured by
+//! their mechanism through the shared palette (`crate::palette`).
 
+use crate::palette::{styles, Style};
 use std::fmt::Write;
 
 pub struct Series2 {
@@ -7,10 +13,12 @@ pub struct Series2 {
     pub points: Vec<(f64, f64)>,
 }
 
-const PALETTE: &[&str] = &[
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf",
-];
+/// One series with a mean and a 95 % interval per x (a sweep's metric over seeds).
+pub struct IntervalSeries {
+    pub name: String,
+    /// (x, mean, half-width of the interval); a half-width of 0 draws no bar.
+    pub points: Vec<(f64, f64, f64)>,
+}
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -22,7 +30,7 @@ fn esc(s: &str) -> String {
 /// The document's opening tag and the title, centred over the plot area.
 fn start(w: f64, h: f64, ml: f64, mr: f64, title: &str) -> String {
     let mut svg = String::new();
-    let _ = write!(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
+    let _ = write!(svg, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">");
     let _ = write!(
         svg,
         "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
@@ -34,13 +42,63 @@ fn start(w: f64, h: f64, ml: f64, mr: f64, title: &str) -> String {
 
 /// Closes a plot that has nothing to draw.
 fn no_data(mut svg: String) -> String {
-    svg += "<text x=\"20\" y=\"60\">no data</text></svg>";
+    svg += "<text class=\"no-data\" x=\"20\" y=\"60\">no data</text></svg>";
     svg
 }
 
-/// The plot area's frame: left and top margins `ml`, `mt`, size `pw` × `ph`.
+/// The plot area's frame: left and top margins `ml`, `mt`, size `pw` × `ph`. Opens the
+/// axes group, which `axis_titles` closes.
 fn frame(svg: &mut String, ml: f64, mt: f64, pw: f64, ph: f64) {
-    let _ = write!(svg, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
+    let _ = write!(svg, "<g class=\"axes\"><rect x=\"{ml}\" y=\"{mt}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#444\"/>");
+}
+
+/// How a legend entry shows its series.
+#[derive(Clone, Copy)]
+enum Key {
+    Dot,
+    Line,
+    Bar,
+}
+
+/// The legend: one entry per series, right of the plot area (`x` its left edge).
+fn legend(svg: &mut String, x: f64, mt: f64, entries: &[(&str, &Style)], key: Key) {
+    svg.push_str("<g class=\"legend\">");
+    for (i, (name, st)) in entries.iter().enumerate() {
+        let ly = mt + 12.0 + i as f64 * 15.0;
+        let col = &st.colour;
+        let _ = match key {
+            Key::Dot => write!(
+                svg,
+                "<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{col}\"/>",
+                x + 12.0,
+                ly - 4.0
+            ),
+            Key::Line => write!(svg, "<line x1=\"{}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"{col}\" stroke-width=\"2\"{}/>", x + 6.0, x + 18.0, dash_attr(st), y = ly - 4.0),
+            Key::Bar => write!(
+                svg,
+                "<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"8\" fill=\"{col}\"/>",
+                x + 7.0,
+                ly - 8.0
+            ),
+        };
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\">{}</text>",
+            x + 22.0,
+            ly,
+            esc(name)
+        );
+    }
+    svg.push_str("</g>");
+}
+
+/// ` stroke-dasharray="…"` for a dashed style, nothing for a solid one.
+fn dash_attr(st: &Style) -> String {
+    if st.dash.is_empty() {
+        String::new()
+    } else {
+        format!(" stroke-dasharray=\"{}\"", st.dash)
+    }
 }
 
 /// The axis titles: `xlabel` under the plot area `(ml, mt, pw, ph)` of a plot `h` high,
@@ -54,14 +112,14 @@ fn axis_titles(
 ) {
     let _ = write!(
         svg,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        "<text class=\"x-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
         ml + pw / 2.0,
         h - 8.0,
         esc(xlabel)
     );
     let _ = write!(
         svg,
-        "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+        "<text class=\"y-title\" transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text></g>",
         mt + ph / 2.0,
         esc(ylabel)
     );
@@ -242,8 +300,9 @@ pub fn scatter_with(
         y_gridline(&mut svg, sy(t), t, ml, pw);
     }
     axis_titles(&mut svg, xlabel, ylabel, (ml, mt, pw, ph), h);
-    for (i, s) in series.iter().enumerate() {
-        let col = PALETTE[i % PALETTE.len()];
+    let st = styles(&series.iter().map(|s| &s.name).collect::<Vec<_>>());
+    for (s, st) in series.iter().zip(&st) {
+        let col = &st.colour;
         if let Some(((cx, cy), (rx, ry), ang)) = confidence_ellipse(&s.points) {
             // Sample the ellipse in data space and map each point, since the axes scale
             // differently.
@@ -262,7 +321,7 @@ pub fn scatter_with(
                     )
                 })
                 .collect();
-            let _ = write!(svg, "<polygon points=\"{}\" fill=\"{col}\" fill-opacity=\"0.12\" stroke=\"{col}\" stroke-opacity=\"0.6\"/>", pts.join(" "));
+            let _ = write!(svg, "<polygon points=\"{}\" fill=\"{col}\" fill-opacity=\"0.12\" stroke=\"{col}\" stroke-opacity=\"0.6\"{}/>", pts.join(" "), dash_attr(st));
         }
         for (x, y) in &s.points {
             let _ = write!(
@@ -272,17 +331,9 @@ pub fn scatter_with(
                 sy(*y)
             );
         }
-        let ly = mt + 12.0 + i as f64 * 15.0;
-        let _ = write!(
-            svg,
-            "<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{col}\"/><text x=\"{}\" y=\"{}\">{}</text>",
-            w - mr + 12.0,
-            ly - 4.0,
-            w - mr + 20.0,
-            ly,
-            esc(&s.name)
-        );
     }
+    let entries: Vec<(&str, &Style)> = series.iter().map(|s| s.name.as_str()).zip(&st).collect();
+    legend(&mut svg, w - mr, mt, &entries, Key::Dot);
     svg += "</svg>";
     svg
 }
@@ -325,8 +376,9 @@ pub fn cdf(title: &str, xlabel: &str, series: &[Series2]) -> String {
         (ml, mt, pw, ph),
         h,
     );
-    for (i, s) in series.iter().enumerate() {
-        let col = PALETTE[i % PALETTE.len()];
+    let st = styles(&series.iter().map(|s| &s.name).collect::<Vec<_>>());
+    for (s, st) in series.iter().zip(&st) {
+        let col = &st.colour;
         let mut v: Vec<f64> = s
             .points
             .iter()
@@ -343,12 +395,13 @@ pub fn cdf(title: &str, xlabel: &str, series: &[Series2]) -> String {
         pts.push(format!("{:.1},{:.1}", sx(x1), sy(1.0)));
         let _ = write!(
             svg,
-            "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.5\"/>",
-            pts.join(" ")
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.5\"{}/>",
+            pts.join(" "),
+            dash_attr(st)
         );
-        let ly = mt + 12.0 + i as f64 * 15.0;
-        let _ = write!(svg, "<line x1=\"{}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"{col}\" stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">{}</text>", w - mr + 6.0, w - mr + 18.0, w - mr + 22.0, ly, esc(&s.name), y = ly - 4.0);
     }
+    let entries: Vec<(&str, &Style)> = series.iter().map(|s| s.name.as_str()).zip(&st).collect();
+    legend(&mut svg, w - mr, mt, &entries, Key::Line);
     svg += "</svg>";
     svg
 }
@@ -384,8 +437,9 @@ pub fn lines(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> Str
         y_gridline(&mut svg, sy(t), t, ml, pw);
     }
     axis_titles(&mut svg, xlabel, ylabel, (ml, mt, pw, ph), h);
-    for (i, s) in series.iter().enumerate() {
-        let col = PALETTE[i % PALETTE.len()];
+    let st = styles(&series.iter().map(|s| &s.name).collect::<Vec<_>>());
+    for (s, st) in series.iter().zip(&st) {
+        let col = &st.colour;
         let pts: Vec<String> = s
             .points
             .iter()
@@ -394,19 +448,26 @@ pub fn lines(title: &str, xlabel: &str, ylabel: &str, series: &[Series2]) -> Str
             .collect();
         let _ = write!(
             svg,
-            "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.2\"/>",
-            pts.join(" ")
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.2\"{}/>",
+            pts.join(" "),
+            dash_attr(st)
         );
-        let ly = mt + 12.0 + i as f64 * 15.0;
-        let _ = write!(svg, "<line x1=\"{}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"{col}\" stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">{}</text>", w - mr + 6.0, w - mr + 18.0, w - mr + 22.0, ly, esc(&s.name), y = ly - 4.0);
     }
+    let entries: Vec<(&str, &Style)> = series.iter().map(|s| s.name.as_str()).zip(&st).collect();
+    legend(&mut svg, w - mr, mt, &entries, Key::Line);
     svg += "</svg>";
     svg
 }
 
 /// Histogram of values in `bins` equal-width bins (coefficients of variation over
-/// experiments).
-pub fn histogram(title: &str, xlabel: &str, values: &[f64], bins: usize) -> String {
+/// experiments). `series_name` says what is counted, for the legend.
+pub fn histogram(
+    title: &str,
+    xlabel: &str,
+    series_name: &str,
+    values: &[f64],
+    bins: usize,
+) -> String {
     let (w, h, ml, mr, mt, mb) = (420.0, 240.0, 50.0, 20.0, 30.0, 45.0);
     let mut svg = start(w, h, ml, mr, title);
     let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
@@ -430,9 +491,14 @@ pub fn histogram(title: &str, xlabel: &str, values: &[f64], bins: usize) -> Stri
     let (pw, ph) = (w - ml - mr, h - mt - mb);
     let bw = pw / bins as f64;
     frame(&mut svg, ml, mt, pw, ph);
+    // Not a mechanism's series: a neutral colour outside the palette.
+    let bar = Style {
+        colour: "#5b7083".into(),
+        dash: "",
+    };
     for (i, c) in counts.iter().enumerate() {
         let bh = *c as f64 / top * ph;
-        let _ = write!(svg, "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{c}</title></rect>", ml + i as f64 * bw + 1.0, mt + ph - bh, (bw - 2.0).max(1.0), bh, PALETTE[0]);
+        let _ = write!(svg, "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{c}</title></rect>", ml + i as f64 * bw + 1.0, mt + ph - bh, (bw - 2.0).max(1.0), bh, bar.colour);
     }
     for k in 0..=4 {
         let x = lo + (hi.max(lo + width) - lo) * k as f64 / 4.0;
@@ -444,7 +510,122 @@ pub fn histogram(title: &str, xlabel: &str, values: &[f64], bins: usize) -> Stri
             fmt_tick(x)
         );
     }
-    let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", ml + pw / 2.0, h - 8.0, esc(xlabel), ml - 4.0, mt + 10.0, top);
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+        ml - 4.0,
+        mt + 10.0,
+        top
+    );
+    axis_titles(&mut svg, xlabel, "count", (ml, mt, pw, ph), h);
+    legend(
+        &mut svg,
+        ml + pw - 130.0,
+        mt,
+        &[(series_name, &bar)],
+        Key::Bar,
+    );
+    svg += "</svg>";
+    svg
+}
+
+/// Means with 95 % intervals against a numeric x (a sweep's metric against the swept
+/// setting): a line through each series' means, a bar per interval. With `categories`,
+/// x is the index of a category and the ticks are its names.
+pub fn intervals(
+    title: &str,
+    xlabel: &str,
+    ylabel: &str,
+    series: &[IntervalSeries],
+    categories: Option<&[String]>,
+) -> String {
+    // The legend names can be long ("cubic.1 (cubic), link.rate=10Mbit, …"): the plot
+    // widens to fit them (about 6 px a character at 11 px).
+    let longest = series
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mr = (30.0 + 6.0 * longest as f64).max(150.0);
+    let (w, h, ml, mt, mb) = (410.0 + mr, 300.0, 60.0, 30.0, 45.0);
+    let mut svg = start(w, h, ml, mr, title);
+    let all: Vec<(f64, f64, f64)> = series
+        .iter()
+        .flat_map(|s| s.points.iter().copied())
+        .filter(|p| p.0.is_finite() && p.1.is_finite() && p.2.is_finite())
+        .collect();
+    if all.is_empty() {
+        return no_data(svg);
+    }
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for (x, m, hw) in &all {
+        x0 = x0.min(*x);
+        x1 = x1.max(*x);
+        y0 = y0.min(m - hw);
+        y1 = y1.max(m + hw);
+    }
+    // Room at the ends so the first and last bars are not on the frame.
+    let px = if x1 > x0 { (x1 - x0) * 0.06 } else { 0.5 };
+    let (x0, x1) = (x0 - px, x1 + px);
+    let y0 = y0.min(0.0);
+    let y1 = if y1 > y0 {
+        y1 + (y1 - y0) * 0.05
+    } else {
+        y0 + 1.0
+    };
+    let (pw, ph) = (w - ml - mr, h - mt - mb);
+    let sx = |x: f64| ml + (x - x0) / (x1 - x0) * pw;
+    let sy = |y: f64| mt + ph - (y - y0) / (y1 - y0) * ph;
+    frame(&mut svg, ml, mt, pw, ph);
+    match categories {
+        Some(names) => {
+            for (i, n) in names.iter().enumerate() {
+                let x = sx(i as f64);
+                let _ = write!(svg, "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{mt}\" y2=\"{}\" stroke=\"#ddd\"/><text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"9\">{}</text>", mt + ph, mt + ph + 14.0, esc(n));
+            }
+        }
+        None => {
+            for t in linear_ticks(x0, x1) {
+                x_gridline(&mut svg, sx(t), t, mt, ph);
+            }
+        }
+    }
+    for t in linear_ticks(y0, y1) {
+        y_gridline(&mut svg, sy(t), t, ml, pw);
+    }
+    axis_titles(&mut svg, xlabel, ylabel, (ml, mt, pw, ph), h);
+    let st = styles(&series.iter().map(|s| &s.name).collect::<Vec<_>>());
+    for (s, st) in series.iter().zip(&st) {
+        let col = &st.colour;
+        let pts: Vec<&(f64, f64, f64)> = s
+            .points
+            .iter()
+            .filter(|p| p.0.is_finite() && p.1.is_finite() && p.2.is_finite())
+            .collect();
+        let line: Vec<String> = pts
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", sx(p.0), sy(p.1)))
+            .collect();
+        let _ = write!(
+            svg,
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.5\"{}/>",
+            line.join(" "),
+            dash_attr(st)
+        );
+        for (x, m, hw) in pts {
+            let (x, lo, hi) = (sx(*x), sy(m - hw), sy(m + hw));
+            if *hw > 0.0 {
+                let _ = write!(svg, "<path class=\"interval\" d=\"M{x:.1},{lo:.1}V{hi:.1}M{:.1},{lo:.1}h8M{:.1},{hi:.1}h8\" stroke=\"{col}\" fill=\"none\"/>", x - 4.0, x - 4.0);
+            }
+            let _ = write!(
+                svg,
+                "<circle cx=\"{x:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{col}\"/>",
+                sy(*m)
+            );
+        }
+    }
+    let entries: Vec<(&str, &Style)> = series.iter().map(|s| s.name.as_str()).zip(&st).collect();
+    legend(&mut svg, w - mr, mt, &entries, Key::Line);
     svg += "</svg>";
     svg
 }
@@ -517,7 +698,7 @@ mod tests {
 
     #[test]
     fn histogram_counts_every_value_once() {
-        let s = histogram("h", "cv", &[0.0, 0.1, 0.1, 0.2, 0.4], 4);
+        let s = histogram("h", "cv", "experiments", &[0.0, 0.1, 0.1, 0.2, 0.4], 4);
         // Bins of width 0.1 over [0, 0.4]: counts 1, 2, 1, 1 (the maximum lands in the last).
         let counts: Vec<usize> = s
             .split("<title>")
@@ -562,5 +743,84 @@ mod tests {
         assert!(s.starts_with("<svg") && s.ends_with("</svg>") && s.contains("<polyline"));
         // Two samples: steps at 0, 0.5 and 1 of the plot height (y = 30 + 225 − p·225).
         assert!(s.contains(",142.5") && s.contains(",30.0"), "{s}");
+    }
+
+    fn one(name: &str, pts: Vec<(f64, f64)>) -> Series2 {
+        Series2 {
+            name: name.into(),
+            points: pts,
+        }
+    }
+
+    #[test]
+    fn every_plot_has_axes_titles_and_a_legend() {
+        let pts = vec![(1.0, 2.0), (2.0, 3.0), (3.0, 5.0)];
+        let plots = [
+            scatter("s", "x", "y", &[one("ledbat", pts.clone())]),
+            cdf("c", "x", &[one("ledbat", pts.clone())]),
+            lines("l", "x", "y", &[one("ledbat", pts.clone())]),
+            histogram("h", "x", "experiments", &[0.1, 0.2], 4),
+            intervals(
+                "i",
+                "x",
+                "y",
+                &[IntervalSeries {
+                    name: "ledbat".into(),
+                    points: vec![(1.0, 2.0, 0.5), (2.0, 3.0, 0.0)],
+                }],
+                None,
+            ),
+        ];
+        for p in &plots {
+            assert!(p.starts_with("<svg class=\"plot\""), "{p}");
+            for part in [
+                "<g class=\"axes\">",
+                "class=\"x-title\"",
+                "class=\"y-title\"",
+                "<g class=\"legend\">",
+            ] {
+                assert_eq!(p.matches(part).count(), 1, "{part} in {p}");
+            }
+            // The axes group closes before the series are drawn.
+            assert_eq!(p.matches("<g").count(), p.matches("</g>").count());
+        }
+        // LEDBAT is LEDBAT's colour in each of them.
+        for p in &plots[..3] {
+            assert!(p.contains("#ff7f0e"), "{p}");
+        }
+    }
+
+    #[test]
+    fn intervals_draw_a_bar_only_where_there_is_one() {
+        let s = intervals(
+            "i",
+            "buffer (BDP)",
+            "goodput (Mbit/s)",
+            &[
+                IntervalSeries {
+                    name: "cubic".into(),
+                    points: vec![(0.5, 2.0, 0.5), (1.0, 3.0, 0.0), (2.0, 3.5, 0.2)],
+                },
+                IntervalSeries {
+                    name: "ledbat".into(),
+                    points: vec![(0.5, 1.0, 0.1)],
+                },
+            ],
+            None,
+        );
+        assert_eq!(s.matches("class=\"interval\"").count(), 3);
+        assert_eq!(s.matches("<polyline").count(), 2);
+        assert!(s.contains(">cubic<") && s.contains(">ledbat<"));
+        let c = intervals(
+            "i",
+            "setting",
+            "y",
+            &[IntervalSeries {
+                name: "f".into(),
+                points: vec![(0.0, 1.0, 0.1), (1.0, 2.0, 0.1)],
+            }],
+            Some(&["a=1".to_string(), "a=2".to_string()]),
+        );
+        assert!(c.contains(">a=1<") && c.contains(">a=2<"));
     }
 }

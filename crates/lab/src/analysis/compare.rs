@@ -217,8 +217,10 @@ pub fn compare_paths(a: &Path, b: &Path) -> Result<String, String> {
     }
     let mut out = String::new();
     let mut paired = 0;
+    let mut all_rows: Vec<(String, Row)> = Vec::new();
     for (la, va) in &ra {
         if let Some((lb, vb)) = rb.iter().find(|(lb, _)| lb == la) {
+            all_rows.extend(compare_records(va, vb).into_iter().map(|r| (la.clone(), r)));
             out += &format!(
                 "== {la}\n{}\n",
                 table(
@@ -238,7 +240,108 @@ pub fn compare_paths(a: &Path, b: &Path) -> Result<String, String> {
     if unpaired > 0 {
         out += &format!("({unpaired} results without a partner were left out)\n");
     }
-    Ok(out)
+    Ok(format!(
+        "{}\nPer run:\n\n{out}",
+        aggregate_table(a, b, paired, &all_rows)
+    ))
+}
+
+/// How a difference is judged: the thresholds of the studies' reports.
+fn closeness(d: f64) -> &'static str {
+    if d.abs() <= 10.0 {
+        "close"
+    } else if d.abs() <= 25.0 {
+        "near"
+    } else {
+        "differs"
+    }
+}
+
+/// One metric's differences over every paired run and item.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aggregate {
+    pub metric: String,
+    /// Pairs with a value on both sides.
+    pub pairs: usize,
+    /// Of those, pairs with no percentage (A is zero and B is not).
+    pub undefined: usize,
+    pub median_abs_pct: Option<f64>,
+    /// The largest |B − A| / |A| in percent, and the run and item where it is.
+    pub max_abs_pct: Option<(f64, String)>,
+    pub close: usize,
+    pub near: usize,
+    pub differs: usize,
+}
+
+/// Per metric, in the order metrics first appear: the median and largest relative
+/// difference over every paired run and item, and how many are close, near or differ.
+pub fn aggregate(rows: &[(String, Row)]) -> Vec<Aggregate> {
+    let mut order: Vec<&str> = Vec::new();
+    for (_, r) in rows {
+        if !order.contains(&r.metric.as_str()) {
+            order.push(&r.metric);
+        }
+    }
+    order
+        .into_iter()
+        .map(|m| {
+            let both: Vec<&(String, Row)> = rows
+                .iter()
+                .filter(|(_, r)| r.metric == m && r.a.is_some() && r.b.is_some())
+                .collect();
+            let mut d: Vec<(f64, String)> = both
+                .iter()
+                .filter_map(|(run, r)| {
+                    r.diff_pct()
+                        .filter(|x| x.is_finite())
+                        .map(|x| (x, format!("{run}, {}", r.item)))
+                })
+                .collect();
+            let count = |v: &str| d.iter().filter(|x| closeness(x.0) == v).count();
+            let (close, near, differs) = (count("close"), count("near"), count("differs"));
+            let abs: Vec<f64> = d.iter().map(|x| x.0.abs()).collect();
+            d.sort_by(|x, y| y.0.abs().total_cmp(&x.0.abs()));
+            Aggregate {
+                metric: m.to_string(),
+                pairs: both.len(),
+                undefined: both.len() - abs.len(),
+                median_abs_pct: crate::study::median(&abs),
+                max_abs_pct: d.first().map(|x| (x.0.abs(), x.1.clone())),
+                close,
+                near,
+                differs,
+            }
+        })
+        .collect()
+}
+
+/// The aggregate as text, first in `compare`'s output for two stores.
+fn aggregate_table(a: &Path, b: &Path, paired: usize, rows: &[(String, Row)]) -> String {
+    let mut out = format!(
+        "A: {}\nB: {}\n{paired} runs paired by label and seed. Per metric over every paired run, flow and link: the median and largest |B − A| / |A|, and how many are close (within 10 %), near (within 25 %) or differ (further); \"no %\" counts pairs where A is 0 and B is not.\n\n",
+        a.display(),
+        b.display()
+    );
+    out += &format!(
+        "{:<18} {:>6} {:>12} {:>10} {:>6} {:>5} {:>8} {:>5}  largest at\n",
+        "metric", "pairs", "median |Δ|", "max |Δ|", "close", "near", "differs", "no %"
+    );
+    let pct = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.1}%"));
+    for g in aggregate(rows) {
+        out += &format!(
+            "{:<18} {:>6} {:>12} {:>10} {:>6} {:>5} {:>8} {:>5}  {}\n",
+            g.metric,
+            g.pairs,
+            pct(g.median_abs_pct),
+            pct(g.max_abs_pct.as_ref().map(|m| m.0)),
+            g.close,
+            g.near,
+            g.differs,
+            g.undefined,
+            g.max_abs_pct.as_ref().map_or("", |m| m.1.as_str())
+        );
+    }
+    out
 }
 
 #[cfg(test)]
@@ -315,6 +418,19 @@ mod tests {
         }
         let t = compare_paths(&root.join("a"), &root.join("b")).unwrap();
         assert_eq!(t.matches("+50.0%").count(), 2, "{t}");
+        // The aggregate comes first: goodput differs by 50 % in both runs.
+        let agg = t.split("Per run:").next().unwrap();
+        let g = agg
+            .lines()
+            .find(|l| l.starts_with("goodput Mbit/s"))
+            .unwrap_or_else(|| panic!("{t}"));
+        let cols: Vec<&str> = g.split_whitespace().collect();
+        assert_eq!(
+            &cols[2..9],
+            ["2", "50.0%", "50.0%", "0", "0", "2", "0"],
+            "{g}"
+        );
+        assert!(t.find("goodput Mbit/s").unwrap() < t.find("== x seed 1").unwrap());
         assert!(
             t.contains("== x seed 1")
                 && t.contains("== x seed 2")
@@ -336,5 +452,30 @@ mod tests {
             .unwrap_err()
             .contains("neither"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn aggregate_counts_close_near_and_differs_per_metric() {
+        let row = |m: &str, a: f64, b: f64| Row {
+            item: "flow f".into(),
+            metric: m.into(),
+            a: Some(a),
+            b: Some(b),
+        };
+        let rows = vec![
+            ("r1".to_string(), row("m", 100.0, 105.0)),
+            ("r2".to_string(), row("m", 100.0, 80.0)),
+            ("r3".to_string(), row("m", 100.0, 150.0)),
+            ("r4".to_string(), row("m", 0.0, 1.0)),
+            ("r1".to_string(), row("n", 1.0, 1.0)),
+        ];
+        let g = aggregate(&rows);
+        assert_eq!(g.len(), 2);
+        // |Δ| = 5, 20, 50 % (median 20); the fourth pair has no percentage.
+        assert_eq!((g[0].pairs, g[0].undefined), (4, 1));
+        assert_eq!(g[0].median_abs_pct, Some(20.0));
+        assert_eq!(g[0].max_abs_pct, Some((50.0, "r3, flow f".to_string())));
+        assert_eq!((g[0].close, g[0].near, g[0].differs), (1, 1, 1));
+        assert_eq!((g[1].metric.as_str(), g[1].close), ("n", 1));
     }
 }
