@@ -31,9 +31,9 @@ pub struct CensusArgs {
     /// MSS announced to the server, bytes.
     #[arg(long, default_value_t = 200)]
     mss: u16,
-    /// Emulated RTT added to every ACK, ms.
-    #[arg(long, default_value_t = 300)]
-    rtt_ms: u64,
+    /// Emulated RTT added to every ACK (a duration with its unit, e.g. 300ms).
+    #[arg(long, value_name = "DURATION", default_value = "300ms", value_parser = scavenger_cc::units::parse_duration)]
+    rtt: scavenger_cc::units::Dur,
     /// Round whose first new segment is dropped.
     #[arg(long, default_value_t = 6)]
     loss_round: u32,
@@ -46,14 +46,14 @@ pub struct CensusArgs {
     /// Stop a probe after this many bytes.
     #[arg(long, default_value_t = 16 << 20)]
     max_bytes: u64,
-    /// Seconds to wait for a SYN-ACK, and for any packet once connected.
-    #[arg(long, default_value_t = 10)]
-    timeout_s: u64,
+    /// How long to wait for a SYN-ACK, and for any packet once connected (e.g. 10s).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = scavenger_cc::units::parse_duration)]
+    timeout: scavenger_cc::units::Dur,
     /// Print each probe's JSON record (one line each) instead of the text line.
     #[arg(long)]
     json: bool,
-    /// Write census-*.json records and census-*.svg plots here (and table.md with --testbed).
-    #[arg(long)]
+    /// Output directory: census-*.json records and census-*.svg plots (and table.md with --testbed).
+    #[arg(long, value_name = "DIR", value_parser = crate::out_dir)]
     out: Option<PathBuf>,
     /// --testbed: do not ask for SCHED_FIFO for the emulator thread.
     #[arg(long)]
@@ -64,13 +64,13 @@ impl CensusArgs {
     fn config(&self) -> Result<ProbeConfig, String> {
         let c = ProbeConfig {
             mss: self.mss,
-            rtt_ns: self.rtt_ms.saturating_mul(1_000_000),
+            rtt_ns: self.rtt.nanos(),
             loss_round: self.loss_round,
             rto_round: self.rto_round,
             rounds_after_rto: self.rounds_after_rto,
             max_bytes: self.max_bytes,
-            connect_timeout_ns: self.timeout_s.saturating_mul(1_000_000_000),
-            idle_timeout_ns: self.timeout_s.saturating_mul(1_000_000_000),
+            connect_timeout_ns: self.timeout.nanos(),
+            idle_timeout_ns: self.timeout.nanos(),
         };
         c.validate()?;
         Ok(c)

@@ -75,12 +75,14 @@ fn no_flag_carries_its_unit_in_its_name() {
 
 #[test]
 fn durations_take_units_and_bare_numbers_are_refused_naming_the_flag() {
-    let cases: [&[&str]; 5] = [
+    let cases: [&[&str]; 7] = [
         &["kernel", "agent", "ledbat", "--duration"],
         &["kernel", "agent", "ledbat", "--stale"],
         &["kernel", "agent", "ledbat", "--wake"],
         &["testbed", "bench", "--duration"],
         &["send", "f", "--to", "h:1", "--deadline"],
+        &["census", "http://10.0.0.1/", "--rtt"],
+        &["census", "http://10.0.0.1/", "--timeout"],
     ];
     for c in cases {
         let flag = c.last().unwrap();
