@@ -14,6 +14,7 @@
 pub mod bench;
 pub mod cli;
 pub mod clock;
+pub mod cpu_bench;
 pub mod datapath;
 pub mod doctor;
 pub mod emulator;
