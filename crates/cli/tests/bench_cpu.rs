@@ -57,7 +57,11 @@ fn bench_cpu_prints_one_line_per_case_and_leaves_nothing_behind() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
     );
-    assert!(leftovers(pid).is_empty(), "left behind: {:?}", leftovers(pid));
+    assert!(
+        leftovers(pid).is_empty(),
+        "left behind: {:?}",
+        leftovers(pid)
+    );
     if !out.status.success() && stderr.contains("the BPF cases cannot run") {
         eprintln!("SKIPPED (bench --cpu): {stderr}");
         return;
@@ -70,7 +74,12 @@ fn bench_cpu_prints_one_line_per_case_and_leaves_nothing_behind() {
         .collect();
     assert_eq!(
         names,
-        ["cc=cubic", "cc=scv_ledbat", "cc=shim+ledbat@100us", "cc=quic+cubic"],
+        [
+            "cc=cubic",
+            "cc=scv_ledbat",
+            "cc=shim+ledbat@100us",
+            "cc=quic+cubic"
+        ],
         "{stdout}"
     );
     let field = |l: &str, k: &str| -> f64 {
@@ -86,7 +95,10 @@ fn bench_cpu_prints_one_line_per_case_and_leaves_nothing_behind() {
         // Under the token bucket's 0.2 Gbit/s (plus its 64 KiB burst), and moving.
         assert!(gbps > 0.0 && gbps < 0.25, "{l}");
         assert!(field(l, "sender_cpu_s_per_gb") > 0.0, "{l}");
-        assert!(field(l, "total_cpu_s_per_gb") >= field(l, "sender_cpu_s_per_gb"), "{l}");
+        assert!(
+            field(l, "total_cpu_s_per_gb") >= field(l, "sender_cpu_s_per_gb"),
+            "{l}"
+        );
     }
     // Only the shim case has an agent.
     assert!(field(lines[2], "agent_cpu_s_per_gb") > 0.0, "{}", lines[2]);
