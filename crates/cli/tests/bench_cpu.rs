@@ -101,7 +101,7 @@ fn bench_cpu_prints_one_line_per_case_and_leaves_nothing_behind() {
         );
     }
     // Only the shim case has an agent.
-    assert!(field(lines[2], "agent_cpu_s_per_gb") > 0.0, "{}", lines[2]);
+    assert!(field(lines[3], "agent_cpu_s_per_gb") > 0.0, "{}", lines[3]);
     assert_eq!(field(lines[0], "agent_cpu_s_per_gb"), 0.0);
     assert!(stdout.starts_with("# bench --cpu: kernel "), "{stdout}");
 }
