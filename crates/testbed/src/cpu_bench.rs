@@ -168,7 +168,7 @@ impl CpuRow {
 }
 
 fn rate_label(bps: u64) -> String {
-    if bps % 1_000_000_000 == 0 {
+    if bps.is_multiple_of(1_000_000_000) {
         format!("{}Gbit", bps / 1_000_000_000)
     } else {
         format!("{}Mbit", bps as f64 / 1e6)
@@ -477,7 +477,7 @@ impl Drop for Scratch {
 /// as it is done. Everything it creates (namespaces, registrations, the agent, child
 /// processes, files) is removed on every exit path, SIGINT included.
 pub fn run(cfg: &CpuBenchConfig, line: &mut dyn FnMut(&CpuRow)) -> Result<Vec<CpuRow>, String> {
-    if cfg.reps == 0 || !(cfg.secs > 0.0) || cfg.rates_bps.is_empty() {
+    if cfg.reps == 0 || cfg.secs.is_nan() || cfg.secs <= 0.0 || cfg.rates_bps.is_empty() {
         return Err(format!(
             "bench --cpu needs reps ≥ 1 (got {}), seconds > 0 (got {}) and a rate",
             cfg.reps, cfg.secs
