@@ -157,8 +157,21 @@ def run(scenario: Scenario, seed: Optional[int] = None, force: bool = False) -> 
 def load_store(path: Union[str, os.PathLike]):
     """A result store as a DataFrame, one row per run: key, label, the sweep's
     parameters (``param.*``), seed, version, commit, then every metric (``flows.NAME.*``,
-    ``links.0.*``, ``jain.*``), through Arrow. The same table as ``scavenger export``."""
-    return _core.table(os.fspath(path)).to_pandas()
+    ``links.0.*``, ``jain.*``), through Arrow. The same table as ``scavenger export``.
+
+    The columns are pandas' Arrow-backed dtypes (``double[pyarrow]``,
+    ``string[pyarrow]``, ...): each column keeps the buffers the Rust core filled, without
+    a copy. ``df.convert_dtypes(dtype_backend="numpy_nullable")`` or ``.astype`` gives
+    NumPy columns where a library needs them."""
+    return _frame(_core.table(os.fspath(path)))
+
+
+def _frame(batch):
+    """A pyarrow RecordBatch (or Table) as a DataFrame without copying its buffers:
+    ``types_mapper=pd.ArrowDtype`` wraps each Arrow array in an ``ArrowExtensionArray``,
+    where the default conversion copies into NumPy blocks (and consolidates them)."""
+    pd = _pd()
+    return batch.to_pandas(types_mapper=pd.ArrowDtype)
 
 
 def _run_source(source: str, out: str, executor, jobs, force, address, shard, progress):

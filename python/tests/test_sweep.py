@@ -16,7 +16,7 @@ def test_sweep_dataframe_and_resume(tmp_path, plan, capsys):
     assert {"param.link.delay", "param.flow.b.params.target", "seed", "version", "commit",
             "flows.a.goodput_bps", "flows.b.rtt_ms.mean"} <= set(df.columns)
     assert sorted(df["param.link.delay"].unique()) == ["10ms", "20ms", "30ms"]
-    assert df["flows.a.goodput_bps"].dtype == "float64"
+    assert str(df["flows.a.goodput_bps"].dtype) == "double[pyarrow]"
     capsys.readouterr()
     # Resumes: nothing to run the second time, and the store is unchanged.
     before = (out / "results.jsonl").read_bytes()

@@ -15,6 +15,7 @@ mod plot;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod bench_cpu;
 mod census;
 mod export;
 mod merge;
@@ -222,8 +223,10 @@ enum Cmd {
     Bench {
         /// Run only this case (each case runs in its own process so peak memory is per case).
         /// Without it: cases a-d; the large cases e, f and g of issue 21 run only when named.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "cpu")]
         case: Option<String>,
+        #[command(flatten)]
+        cpu: bench_cpu::CpuArgs,
     },
 }
 
@@ -485,7 +488,8 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Cmd::Bench { case } => match case {
+        Cmd::Bench { cpu, .. } if cpu.cpu => bench_cpu::run(&cpu),
+        Cmd::Bench { case, .. } => match case {
             Some(name) => match CASES.iter().find(|c| c.name == name) {
                 Some(c) => {
                     println!("{}", run_case(c));

@@ -15,6 +15,7 @@ pub mod bench;
 pub mod census;
 pub mod cli;
 pub mod clock;
+pub mod cpu_bench;
 pub mod datapath;
 pub mod doctor;
 pub mod emulator;
