@@ -388,11 +388,13 @@ impl ReceiveWindowControl for Rledbat {
         // now (receiver TS clock) − TSecr. Only the first segment echoing a (newer) TSval
         // gives a sample: the segments sent after it in the same burst would add their
         // serialisation behind it (UC3M module `tsecr_already_checked`).
+        let mut sample = None;
         if let Some(ecr) = s.ts_ecr {
             if self.last_ecr.is_none_or(|l| ecr > l) {
                 self.last_ecr = Some(ecr);
                 if s.ts_now >= ecr {
                     let rtt = s.ts_now - ecr;
+                    sample = Some(rtt);
                     self.est.update(now, rtt);
                     self.last_rtt = Some(rtt);
                     self.rtt_samples += 1;
@@ -410,15 +412,25 @@ impl ReceiveWindowControl for Rledbat {
                 self.tsv_hgh = s.ts_val;
             }
         }
-        let q = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
-        self.queuing_delay = q;
-
         if let Phase::Frozen { until } = self.clock.phase {
             if now < until {
+                self.queuing_delay = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
                 return; // LEDBAT++ slowdown: RLWND held at slowdown_window
             }
             self.clock.phase = Phase::RampUp;
+            // The ramp judges the queue from samples taken from here on: the
+            // current-delay filter still holds samples of segments sent before the
+            // slowdown, which measured the queue the slowdown was meant to drain, and
+            // ended the ramp at once (issue 18, case 3;
+            // docs/deviations/rledbat.md#rledbat-ramp-filter).
+            self.est.current.reset();
+            if let Some(rtt) = sample {
+                self.est.current.update(rtt);
+            }
         }
+        let q = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
+        self.queuing_delay = q;
+
         let holding = self.hold_until.is_some_and(|t| now < t);
         if retransmission && !holding {
             // RFC 9840: a retransmission is a loss signal; LEDBAT++/RFC 6817 halve the
@@ -796,6 +808,28 @@ mod tests {
         r.on_data(at(52), &seg(6, 14, 52));
         assert_eq!(r.retransmissions(), 2);
         assert!(close(r.window_pkts(), w / 4.0));
+    }
+
+    #[test]
+    fn the_ramp_after_a_slowdown_ignores_delay_samples_from_before_it() {
+        // As periodic_slowdown_cycle, but the queue of the initial slow start is still
+        // there when the slowdown begins: the filter holds four 146 ms samples (q = 46 ms
+        // > 3/4 TARGET = 45 ms) and none arrives during the freeze.
+        let mut r = make(RledbatConfig::default());
+        let mut f = Feed::new();
+        f.data(&mut r, 100, 36, 100);
+        for k in 0..4 {
+            f.data(&mut r, 997 + k, 0, 146);
+        }
+        assert_eq!(r.next_slowdown(), Some(at(1292)));
+        f.data(&mut r, 1292, 1, 146);
+        assert_eq!(r.phase(), Phase::Frozen { until: at(1584) });
+        // The segment that ends the freeze echoes an old TSval (no sample). The ramp
+        // starts from an empty filter (q = 0) and grows by GAIN = 1/2 (issue 18, case 3);
+        // it used to end at once on the stale 46 ms.
+        f.data(&mut r, 1584, 1, 1584);
+        assert_eq!((r.window_pkts(), r.phase()), (2.5, Phase::RampUp));
+        assert_eq!(r.queuing_delay(), 0.0);
     }
 
     #[test]
