@@ -542,6 +542,13 @@ impl CongestionControl for Ebb {
 
     fn pacing_rate(&self) -> Option<Rate> {
         let base = self.base?;
+        if self.phase == Phase::Refill && self.capacity > Rate::ZERO {
+            // A refill (or the restore after a slowdown) jumps the window to the
+            // remembered BDP: paced at the remembered rate it fills the pipe in one
+            // round without a queue, which the foreign-queue test would read as another
+            // flow's (docs/ebb.md#foreign).
+            return Some(self.capacity);
+        }
         let gain = if self.phase == Phase::SlowStart {
             2.0 * self.cfg.pacing_gain
         } else {
