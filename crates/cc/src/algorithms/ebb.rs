@@ -16,14 +16,17 @@
 //! Window rules at each round end, with `bdp = C·base`. A round right after a window
 //! change makes no decision: it carries the packets sent before the change.
 //! - within a round, as soon as the minimum of the last 8 RTT samples is more than
-//!   `2·target` above base: the same `(target/q)²` cut at once (fast yield).
+//!   `2·target` above base: the same `(target/q)²` cut at once (fast yield); with
+//!   `foreign` > 0, also to `min_cwnd` at once when that minimum is more than `foreign`
+//!   above the queue Ebb's own window explains (docs/ebb.md#foreign).
 //! - `q > target` (yield, goal "yield"): up to `2·target` the queue may be our own probe:
 //!   `cwnd ← cwnd·(base + target/2)/(base + q)`, which drains it to target/2 if we are
 //!   alone (goal "no queue"). Above, someone else queues: `cwnd ← cwnd·min(md,
 //!   (target/q)²)`, so that a foreground's slow start meets an almost empty link.
 //! - `q ≤ refill` and `cwnd < bdp` (refill, goal "come back fast"): the queue is empty
 //!   though we are below the remembered BDP, so the link has spare room:
-//!   `cwnd ← bdp`, paced at `pacing_gain·cwnd/base`.
+//!   `cwnd ← bdp` (or `refill_growth·cwnd` if smaller); with `foreign` on, paced at `C`
+//!   for that round and the held one after it, so the jump fills the pipe without a burst.
 //! - otherwise `cwnd ← cwnd + 1 segment` (probe, so that `C` can grow).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
@@ -150,7 +153,7 @@ pub struct EbbConfig {
     /// Rounds between base-delay refreshes (slowdowns): 64.
     pub slowdown_every: u32,
     /// Queueing delay beyond Ebb's own that sends it to the floor within the round:
-    /// 2 ms (zero: off).
+    /// 2 ms (zero: off; docs/ebb.md#foreign).
     pub foreign: Dur,
     /// Refill to min(BDP, refill_growth · cwnd); 0: to the BDP at once.
     pub refill_growth: f64,
@@ -542,11 +545,13 @@ impl CongestionControl for Ebb {
 
     fn pacing_rate(&self) -> Option<Rate> {
         let base = self.base?;
-        if self.phase == Phase::Refill && self.capacity > Rate::ZERO {
+        if self.cfg.foreign > Dur::ZERO && self.phase == Phase::Refill && self.capacity > Rate::ZERO
+        {
             // A refill (or the restore after a slowdown) jumps the window to the
             // remembered BDP: paced at the remembered rate it fills the pipe in one
             // round without a queue, which the foreign-queue test would read as another
-            // flow's (docs/ebb.md#foreign).
+            // flow's (docs/ebb.md#foreign). Only with that test on (`foreign = 0ms`
+            // is variant 9 of docs/ebb.md, pacing included).
             return Some(self.capacity);
         }
         let gain = if self.phase == Phase::SlowStart {
@@ -756,6 +761,7 @@ mod tests {
         // is 4 000 bytes at 2 MB/s = 2 ms; 8 samples 4.5 ms above base exceed it by more
         // than foreign = 2 ms: to min_cwnd at once, although 4.5 ms < 2·target.
         let mut e = ebb(104, 16);
+        e.cfg.foreign = Dur::from_millis(2);
         e.round_end = 1_000_000;
         for _ in 0..8 {
             e.on_ack(Time::ZERO, &ack(10, 54_500));
@@ -763,6 +769,7 @@ mod tests {
         assert_eq!((e.cwnd(), e.phase), (2 * MSS, Phase::Yield));
         // 3.5 ms is within 2 ms of the own 2 ms: no decision within the round.
         let mut e = ebb(104, 16);
+        e.cfg.foreign = Dur::from_millis(2);
         e.round_end = 1_000_000;
         for _ in 0..8 {
             e.on_ack(Time::ZERO, &ack(10, 53_500));
