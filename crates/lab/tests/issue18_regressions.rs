@@ -46,7 +46,7 @@ fn case1_deadline_over_cubic_takes_back_the_link_after_the_foreground() {
         "the foreground finishes: {:?}",
         fg.completion_time_s
     );
-    // From 30 s to 60 s: was 0.45 Mbit/s (6 % of the link); now 7.3 Mbit/s.
+    // From 30 s to 60 s: was 0.48 Mbit/s (6 % of the link); now 7.57 Mbit/s.
     let bytes = bg(&at60).delivered_bytes - bg(&at30).delivered_bytes;
     let bps = bytes as f64 * 8.0 / 30.0;
     assert!(
@@ -69,9 +69,10 @@ fn case2_yield_alone_on_a_half_bdp_buffer_uses_the_link() {
 
 /// Case 3: rLEDBAT (a CUBIC sender, the rLEDBAT receiver) alone on 100/100 Mbit/s,
 /// 50 ms, 2·BDP got 0.40 of the link: the ramp after its first periodic slowdown ended at
-/// once, because the receiver's current-delay filter still held samples of the queue its
-/// initial slow start had built; LEDBAT++'s additive increase at GAIN 1/3 then takes
-/// ⅓ segment per RTT (crates/cc/src/receivers/rledbat.rs,
+/// once: the 2-RTT freeze was timed from the slowdown's start, while the sender still
+/// filled the window advertised before it, so the queue of the initial slow start was
+/// still there; LEDBAT++'s additive increase at GAIN 1/3 then takes ⅓ segment per RTT.
+/// Now 88.0 Mbit/s (crates/cc/src/receivers/rledbat.rs,
 /// docs/deviations/rledbat.md#rledbat-ramp-filter).
 #[test]
 fn case3_rledbat_alone_at_100_mbit_ramps_back_after_its_first_slowdown() {
