@@ -16,14 +16,17 @@
 //! Window rules at each round end, with `bdp = C·base`. A round right after a window
 //! change makes no decision: it carries the packets sent before the change.
 //! - within a round, as soon as the minimum of the last 8 RTT samples is more than
-//!   `2·target` above base: the same `(target/q)²` cut at once (fast yield).
+//!   `2·target` above base: the same `(target/q)²` cut at once (fast yield); with
+//!   `foreign` > 0, also to `min_cwnd` at once when that minimum is more than `foreign`
+//!   above the queue Ebb's own window explains (docs/ebb.md#foreign).
 //! - `q > target` (yield, goal "yield"): up to `2·target` the queue may be our own probe:
 //!   `cwnd ← cwnd·(base + target/2)/(base + q)`, which drains it to target/2 if we are
 //!   alone (goal "no queue"). Above, someone else queues: `cwnd ← cwnd·min(md,
 //!   (target/q)²)`, so that a foreground's slow start meets an almost empty link.
 //! - `q ≤ refill` and `cwnd < bdp` (refill, goal "come back fast"): the queue is empty
 //!   though we are below the remembered BDP, so the link has spare room:
-//!   `cwnd ← bdp`, paced at `pacing_gain·cwnd/base`.
+//!   `cwnd ← bdp` (or `refill_growth·cwnd` if smaller); with `foreign` on, paced at `C`
+//!   for that round and the held one after it, so the jump fills the pipe without a burst.
 //! - otherwise `cwnd ← cwnd + 1 segment` (probe, so that `C` can grow).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
@@ -103,6 +106,25 @@ static PARAMS: &[ParamSpec] = &[
         source: "docs/ebb.md#parameters (Linux paces at 120 % of cwnd/srtt)",
     },
     ParamSpec {
+        name: "foreign",
+        kind: ParamKind::Duration {
+            min: Dur::ZERO,
+            max: Dur::from_secs(1),
+        },
+        default: ParamValue::Dur(Dur::from_millis(2)),
+        unit: "ms",
+        doc: "queueing delay beyond Ebb's own (window above the remembered BDP, at the remembered rate) that counts as another flow's and sends Ebb to min_cwnd within the round; 0 = off",
+        source: "docs/ebb.md#foreign",
+    },
+    ParamSpec {
+        name: "refill_growth",
+        kind: ParamKind::Float { min: 0.0, max: 1000.0 },
+        default: ParamValue::Float(0.0),
+        unit: "",
+        doc: "refill to min(remembered BDP, refill_growth · cwnd); 0 = straight to the remembered BDP",
+        source: "docs/ebb.md#refill",
+    },
+    ParamSpec {
         name: "slowdown_every",
         kind: ParamKind::Int { min: 4, max: 100_000 },
         default: ParamValue::Int(64),
@@ -130,6 +152,11 @@ pub struct EbbConfig {
     pub pacing_gain: f64,
     /// Rounds between base-delay refreshes (slowdowns): 64.
     pub slowdown_every: u32,
+    /// Queueing delay beyond Ebb's own that sends it to the floor within the round:
+    /// 2 ms (zero: off; docs/ebb.md#foreign).
+    pub foreign: Dur,
+    /// Refill to min(BDP, refill_growth · cwnd); 0: to the BDP at once.
+    pub refill_growth: f64,
 }
 
 impl Default for EbbConfig {
@@ -142,6 +169,8 @@ impl Default for EbbConfig {
             bw_rounds: 10,
             pacing_gain: 1.25,
             slowdown_every: 64,
+            foreign: Dur::from_millis(2),
+            refill_growth: 0.0,
         }
     }
 }
@@ -158,6 +187,8 @@ impl TryFrom<&ParamSet> for EbbConfig {
             bw_rounds: r.usize("bw_rounds")?,
             pacing_gain: r.f64("pacing_gain")?,
             slowdown_every: r.u64("slowdown_every")? as u32, // the spec table caps it
+            foreign: r.dur("foreign")?,
+            refill_growth: r.f64("refill_growth")?,
         })
     }
 }
@@ -272,6 +303,17 @@ impl Ebb {
         Some(min - self.base?)
     }
 
+    /// The queueing delay Ebb's own window accounts for: what it holds above the
+    /// remembered BDP, drained at the remembered rate (zero before an estimate).
+    fn own_queue(&self) -> Dur {
+        let bdp = self.bdp();
+        if bdp == 0 || self.capacity == Rate::ZERO || self.cwnd <= bdp {
+            return Dur::ZERO;
+        }
+        let secs = (self.cwnd - bdp) as f64 * 8.0 / self.capacity.bps() as f64;
+        Dur::from_secs_f64(secs)
+    }
+
     /// Queueing delay of the round just ended.
     fn round_queue(&self) -> Option<Dur> {
         match (self.round_min, self.base) {
@@ -357,7 +399,12 @@ impl Ebb {
             self.phase = Phase::Yield;
         } else if q <= self.cfg.refill && self.cwnd < self.bdp() {
             // Refill (docs/ebb.md#refill).
-            self.cwnd = self.bdp();
+            let g = self.cfg.refill_growth;
+            self.cwnd = if g > 0.0 {
+                self.scale(self.cwnd, g).min(self.bdp())
+            } else {
+                self.bdp()
+            };
             self.hold = true;
             self.phase = Phase::Refill;
         } else if ack.cwnd_limited {
@@ -379,10 +426,22 @@ impl Ebb {
         };
         let t = self.cfg.target.nanos() as f64;
         let qn = q.nanos() as f64;
-        if qn <= 2.0 * t {
+        // A queue Ebb's own window does not explain is another flow's (docs/ebb.md#foreign):
+        // a foreground's slow start adds its whole window to a link Ebb already fills,
+        // and CUBIC's HyStart (4 ms at most RTTs) or BBR's full-pipe test end it early
+        // if Ebb waits for 2·target. To the floor at once.
+        let foreign = self.cfg.foreign > Dur::ZERO
+            && self.bdp() > 0
+            && q > self.own_queue() + self.cfg.foreign;
+        if qn <= 2.0 * t && !foreign {
             return false;
         }
-        self.cwnd = self.scale(self.cwnd, self.cfg.md.min((t / qn) * (t / qn)));
+        let k = if foreign {
+            0.0
+        } else {
+            self.cfg.md.min((t / qn) * (t / qn))
+        };
+        self.cwnd = self.scale(self.cwnd, k);
         self.phase = Phase::Yield;
         self.hold = true;
         self.round_min = None;
@@ -486,6 +545,15 @@ impl CongestionControl for Ebb {
 
     fn pacing_rate(&self) -> Option<Rate> {
         let base = self.base?;
+        if self.cfg.foreign > Dur::ZERO && self.phase == Phase::Refill && self.capacity > Rate::ZERO
+        {
+            // A refill (or the restore after a slowdown) jumps the window to the
+            // remembered BDP: paced at the remembered rate it fills the pipe in one
+            // round without a queue, which the foreign-queue test would read as another
+            // flow's (docs/ebb.md#foreign). Only with that test on (`foreign = 0ms`
+            // is variant 9 of docs/ebb.md, pacing included).
+            return Some(self.capacity);
+        }
         let gain = if self.phase == Phase::SlowStart {
             2.0 * self.cfg.pacing_gain
         } else {
@@ -685,6 +753,36 @@ mod tests {
         round(&mut e, &[50_000]);
         assert_eq!((e.cwnd(), e.phase), (100 * MSS, Phase::Refill));
         assert_eq!(e.until_slowdown, 64);
+    }
+
+    #[test]
+    fn a_queue_its_own_window_does_not_explain_sends_ebb_to_the_floor() {
+        // C = 16 Mbit/s, base 50 ms: bdp = 100 segments. At 104 segments Ebb's own queue
+        // is 4 000 bytes at 2 MB/s = 2 ms; 8 samples 4.5 ms above base exceed it by more
+        // than foreign = 2 ms: to min_cwnd at once, although 4.5 ms < 2·target.
+        let mut e = ebb(104, 16);
+        e.cfg.foreign = Dur::from_millis(2);
+        e.round_end = 1_000_000;
+        for _ in 0..8 {
+            e.on_ack(Time::ZERO, &ack(10, 54_500));
+        }
+        assert_eq!((e.cwnd(), e.phase), (2 * MSS, Phase::Yield));
+        // 3.5 ms is within 2 ms of the own 2 ms: no decision within the round.
+        let mut e = ebb(104, 16);
+        e.cfg.foreign = Dur::from_millis(2);
+        e.round_end = 1_000_000;
+        for _ in 0..8 {
+            e.on_ack(Time::ZERO, &ack(10, 53_500));
+        }
+        assert_eq!(e.cwnd(), 104 * MSS);
+    }
+
+    #[test]
+    fn refill_growth_bounds_the_jump() {
+        let mut e = ebb(2, 16);
+        e.cfg.refill_growth = 2.0;
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), 4 * MSS);
     }
 
     #[test]

@@ -404,23 +404,34 @@ fn delay_threshold_extension_fires_on_standing_queues_only() {
         ..Knobs::default()
     };
     let mut w = newreno(k, 1);
+    // Each ACK covers one segment; a round ends when snd_una reaches the snd_nxt
+    // (una + 10 segments) of the ACK that ended the round before.
     let a = |una: u64, rtt_ms: u64| AckSample {
         rtt: Some(Dur::from_millis(rtt_ms)),
-        ..ack_at(una, una, 1, MSS)
+        ..ack_at(una, una + 10 * MSS, 1, MSS)
     };
-    // min RTT 30 ms; 35 ms is not above 30 + 5: NewReno slow-starts 20 -> 21 -> 22.
+    // The first ACK ends the empty round 0 (min RTT 30 ms); the next round ends at 11.
     w.on_ack(Time(1), &a(MSS, 30));
-    w.on_ack(Time(2), &a(2 * MSS, 35));
-    assert_eq!((w.cwnd(), w.info().delay_phantom_ecn), (22 * MSS, 0));
-    // 36 ms > 35 ms: phantom ECN, NewReno halves 22 -> 11.
-    w.on_ack(Time(3), &a(3 * MSS, 36));
+    // Round 1: every other sample held 50 ms by a delayed-ACK timer. The round's
+    // minimum is 30 ms, not above 30 + 5: no phantom ECN, NewReno slow-starts 20 -> 31.
+    for i in 2..=11 {
+        w.on_ack(Time(i), &a(i * MSS, if i % 2 == 0 { 80 } else { 30 }));
+    }
+    assert_eq!((w.cwnd(), w.info().delay_phantom_ecn), (31 * MSS, 0));
+    // Round 2 (ends at 21): every sample 36 ms, a standing queue of 6 ms > 5 ms; the
+    // round's last ACK fires the phantom ECN and NewReno halves 40 -> 20 segments.
+    for i in 12..=20 {
+        w.on_ack(Time(i), &a(i * MSS, 36));
+    }
+    assert_eq!((w.cwnd(), w.info().delay_phantom_ecn), (40 * MSS, 0));
+    w.on_ack(Time(21), &a(21 * MSS, 36));
     assert_eq!(
         (
             w.cwnd(),
             w.info().delay_phantom_ecn,
             w.info().phantom_reductions
         ),
-        (11 * MSS, 1, 1)
+        (20 * MSS, 1, 1)
     );
 }
 

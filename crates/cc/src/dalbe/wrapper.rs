@@ -22,6 +22,10 @@ pub struct DaLbe {
     /// Linux CWR state, left when snd_una passes it (tcp_fastretrans_alert, "CWR is to
     /// be held something *above* high_seq is ACKed").
     cwr_high: Option<u64>,
+    /// The delay knob's round: it ends when snd_una reaches this right edge (snd_nxt
+    /// at the round's start), and the smallest RTT sample seen in it.
+    delay_round_end: u64,
+    delay_round_min: Option<Dur>,
 }
 
 impl DaLbe {
@@ -36,6 +40,8 @@ impl DaLbe {
             info: DaLbeInfo::default(),
             started: false,
             cwr_high: None,
+            delay_round_end: 0,
+            delay_round_min: None,
         }
     }
 
@@ -186,6 +192,26 @@ impl CongestionControl for DaLbe {
             }
         }
         let k = self.knobs;
+        if let Some(r) = ack.rtt {
+            self.delay_round_min = Some(self.delay_round_min.map_or(r, |m| m.min(r)));
+        }
+        let mut standing = false;
+        if ack.snd_una >= self.delay_round_end {
+            // The delay knob judges a standing queue: the smallest RTT sample of a
+            // whole round trip above min RTT + threshold (docs/dalbe.md#delay-knob).
+            // A single sample is not a queue: at a 2-3 segment window the receiver
+            // holds every other ACK for its delayed-ACK timer (40 ms and more), and
+            // reading that as queueing delay kept the flow at 2-3 segments for good
+            // (issue 18, case 1; on the kernel too). Wallenburg 2018's controllers read
+            // delay through the smoothed RTT (§3.5.3), never a single ACK's sample.
+            let round_min = self.delay_round_min.take();
+            self.delay_round_end = ack.snd_nxt;
+            if let (Some(th), Some(r), Some(base)) =
+                (k.delay_ecn_threshold, round_min, self.info.rtt_min)
+            {
+                standing = r > base + th;
+            }
+        }
         if k.enabled && !ack.ecn_ce {
             // Wallenburg 2018 notes §4.2: p_eff = min(1, P · max(1, packets in ACK)), on every ACK
             // (fast and slow path, Wallenburg 2018 §3.6.1).
@@ -202,15 +228,9 @@ impl CongestionControl for DaLbe {
                     }
                 }
             }
-            if !fire {
-                if let (Some(th), Some(r), Some(base)) =
-                    (k.delay_ecn_threshold, ack.rtt, self.info.rtt_min)
-                {
-                    if r > base + th {
-                        self.info.delay_phantom_ecn += 1;
-                        fire = true;
-                    }
-                }
+            if !fire && standing {
+                self.info.delay_phantom_ecn += 1;
+                fire = true;
             }
             // The ECE response (tcp_enter_cwr -> ssthresh()) happens only from the Open
             // state: in recovery or an ongoing CWR the phantom ECN is absorbed.

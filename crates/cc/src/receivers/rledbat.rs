@@ -287,6 +287,9 @@ pub struct Rledbat {
     tsv_hgh: u64,
     /// No window change before this time (after a retransmission-triggered halving).
     hold_until: Option<Time>,
+    /// The right edge advertised before the current slowdown: the sender may fill it,
+    /// so the slowdown's freeze is timed from when data reaches it.
+    freeze_edge: Option<u64>,
     retransmissions: u64,
     rtt_samples: u64,
 }
@@ -318,6 +321,7 @@ impl Rledbat {
             rcv_hgh: None,
             tsv_hgh: 0,
             hold_until: None,
+            freeze_edge: None,
             retransmissions: 0,
             rtt_samples: 0,
         }
@@ -388,11 +392,13 @@ impl ReceiveWindowControl for Rledbat {
         // now (receiver TS clock) − TSecr. Only the first segment echoing a (newer) TSval
         // gives a sample: the segments sent after it in the same burst would add their
         // serialisation behind it (UC3M module `tsecr_already_checked`).
+        let mut sample = None;
         if let Some(ecr) = s.ts_ecr {
             if self.last_ecr.is_none_or(|l| ecr > l) {
                 self.last_ecr = Some(ecr);
                 if s.ts_now >= ecr {
                     let rtt = s.ts_now - ecr;
+                    sample = Some(rtt);
                     self.est.update(now, rtt);
                     self.last_rtt = Some(rtt);
                     self.rtt_samples += 1;
@@ -410,15 +416,39 @@ impl ReceiveWindowControl for Rledbat {
                 self.tsv_hgh = s.ts_val;
             }
         }
-        let q = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
-        self.queuing_delay = q;
-
         if let Phase::Frozen { until } = self.clock.phase {
+            if let Some(edge) = self.freeze_edge {
+                if s.rcv_nxt < edge {
+                    // The sender may still fill the window advertised before the
+                    // slowdown (the right edge never moves left): the slowdown has not
+                    // taken effect yet, so its 2 RTTs have not started
+                    // (docs/deviations/rledbat.md#rledbat-ramp-filter).
+                    self.clock.phase = Phase::Frozen {
+                        until: now + self.rtt().mul_f64(self.clock.slowdown_rtts),
+                    };
+                    self.queuing_delay = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
+                    return;
+                }
+                self.freeze_edge = None;
+            }
             if now < until {
+                self.queuing_delay = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
                 return; // LEDBAT++ slowdown: RLWND held at slowdown_window
             }
             self.clock.phase = Phase::RampUp;
+            // The ramp judges the queue from samples taken from here on: the
+            // current-delay filter still holds samples of segments sent before the
+            // slowdown, which measured the queue the slowdown was meant to drain, and
+            // ended the ramp at once (issue 18, case 3;
+            // docs/deviations/rledbat.md#rledbat-ramp-filter).
+            self.est.current.reset();
+            if let Some(rtt) = sample {
+                self.est.current.update(rtt);
+            }
         }
+        let q = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
+        self.queuing_delay = q;
+
         let holding = self.hold_until.is_some_and(|t| now < t);
         if retransmission && !holding {
             // RFC 9840: a retransmission is a loss signal; LEDBAT++/RFC 6817 halve the
@@ -463,6 +493,8 @@ impl ReceiveWindowControl for Rledbat {
                 if self.clock.next_slowdown.is_some_and(|t| now >= t) {
                     // LEDBAT++ periodic slowdown: remember RLWND as ssthresh, RLWND = 2
                     // packets, frozen for 2 RTTs.
+                    self.freeze_edge =
+                        Some(s.rcv_nxt.saturating_sub(s.bytes) + self.w.floor() as u64 * self.mss);
                     self.ssthresh = self.w;
                     self.w = self.slowdown_window;
                     self.clock.slowdown_start = Some(now);
@@ -799,6 +831,31 @@ mod tests {
     }
 
     #[test]
+    fn the_ramp_after_a_slowdown_ignores_delay_samples_from_before_it() {
+        // As periodic_slowdown_cycle, but the queue of the initial slow start is still
+        // there when the slowdown begins: the filter holds four 146 ms samples (q = 46 ms
+        // > 3/4 TARGET = 45 ms) and none arrives during the freeze.
+        let mut r = make(RledbatConfig::default());
+        let mut f = Feed::new();
+        f.data(&mut r, 100, 36, 100);
+        for k in 0..4 {
+            f.data(&mut r, 997 + k, 0, 146);
+        }
+        assert_eq!(r.next_slowdown(), Some(at(1292)));
+        f.data(&mut r, 1292, 1, 146);
+        // The sender fills the 20 segments advertised before (right edge 56 segments) at
+        // 1.3 s: the freeze lasts 2 RTTs (filtered 146 ms) from then, to 1.592 s.
+        f.data(&mut r, 1300, 19, 146);
+        assert_eq!(r.phase(), Phase::Frozen { until: at(1592) });
+        // The segment that ends the freeze echoes an old TSval (no sample). The ramp
+        // starts from an empty filter (q = 0) and grows by GAIN = 1/2 (issue 18, case 3);
+        // it used to end at once on the stale 46 ms.
+        f.data(&mut r, 1592, 1, 1592);
+        assert_eq!((r.window_pkts(), r.phase()), (2.5, Phase::RampUp));
+        assert_eq!(r.queuing_delay(), 0.0);
+    }
+
+    #[test]
     fn periodic_slowdown_cycle() {
         let mut r = make(RledbatConfig::default());
         let mut f = Feed::new();
@@ -816,28 +873,32 @@ mod tests {
         for k in 0..4 {
             f.data(&mut r, 1100 + k, 0, 100);
         }
-        // At 1.292 s: ssthresh = 20, RLWND = 2, frozen for 2·100 ms.
+        // At 1.292 s: ssthresh = 20, RLWND = 2, frozen for 2·100 ms once the sender has
+        // used the 20 segments advertised before (right edge 36 + 20 = 56 segments).
         f.data(&mut r, 1292, 1, 100);
         assert_eq!(
             (r.rwnd(), r.phase()),
             (2 * MSS, Phase::Frozen { until: at(1492) })
         );
         assert!(close(r.ssthresh_pkts(), 20.0));
-        f.data(&mut r, 1491, 10, 100);
+        // The sender fills the old window up to 56 segments at 1.3 s: 2 RTTs from then.
+        f.data(&mut r, 1300, 19, 100);
+        assert_eq!(r.phase(), Phase::Frozen { until: at(1500) });
+        f.data(&mut r, 1499, 10, 100);
         assert_eq!(r.window_pkts(), 2.0);
-        // From 1.492 s: slow start with GAIN 1/2: 4 segments → 4 packets.
-        f.data(&mut r, 1492, 4, 100);
+        // From 1.5 s: slow start with GAIN 1/2: 4 segments → 4 packets.
+        f.data(&mut r, 1500, 4, 100);
         assert_eq!((r.window_pkts(), r.phase()), (4.0, Phase::RampUp));
-        // Up to ssthresh 20: 32 more segments; the ramp ends at 1.692 s. Duration
-        // 1.292 → 1.692 = 400 ms; next slowdown 9·400 ms later: 5.292 s.
+        // Up to ssthresh 20: 32 more segments; the ramp ends at 1.7 s. Duration
+        // 1.292 → 1.7 = 408 ms; next slowdown 9·408 ms later: 5.372 s.
         f.data(&mut r, 1600, 28, 100);
         assert_eq!(r.window_pkts(), 18.0);
-        f.data(&mut r, 1692, 4, 100);
+        f.data(&mut r, 1700, 4, 100);
         assert_eq!(
             (r.window_pkts(), r.phase()),
             (20.0, Phase::CongestionAvoidance)
         );
-        assert_eq!(r.next_slowdown(), Some(at(5292)));
+        assert_eq!(r.next_slowdown(), Some(at(5372)));
         assert_eq!(r.slowdowns(), 1);
     }
 }
