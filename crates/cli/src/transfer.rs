@@ -144,7 +144,7 @@ pub fn receive(a: ReceiveArgs) -> ExitCode {
     };
     let r = transfer::receive(&opts, |addr, fp| {
         // One line a script (or a test) can read, then the human note.
-        println!("listening on {addr} fingerprint {fp}");
+        print_line(&format!("listening on {addr} fingerprint {fp}"));
         eprintln!("senders pin this receiver with: --fingerprint {fp}");
     });
     match r {
@@ -229,7 +229,7 @@ pub fn send(a: SendArgs) -> ExitCode {
                 );
             }
             if a.json {
-                println!("{}", summary_json(&s));
+                print_line(&summary_json(&s));
             } else {
                 eprintln!(
                     "sent {} file(s), {} bytes in {:.1} s ({:.1} Mbit/s), {}",
@@ -312,5 +312,15 @@ fn show_progress(p: &Progress, done: &std::sync::atomic::AtomicBool) {
     }
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+}
+
+/// One line to stdout. A reader that went away (`scavenger send --json | head -c0`) must not
+/// turn a finished transfer into a panic: say so on stderr and carry on, the files are in place.
+fn print_line(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+        eprintln!("warning: cannot write to stdout ({e}); the line was: {line}");
     }
 }
