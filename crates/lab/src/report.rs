@@ -52,6 +52,16 @@ pub(crate) fn write_file(
 /// What "close", "near" and "differs" mean, said wherever they are used.
 pub const VERDICTS_EXPLAINED: &str = "close: ours is within 10 % of the published number (within 10 percentage points when the number is itself a change in percent); near: within 25 % (25 points); differs: further apart; not checked: the experiment was not run (not part of this study's quick mode) or not all its runs are stored yet.";
 
+/// Where a claim or number comes from, for a reader: "Ong 2020 §4.2". A claim of our own
+/// cites our docs ("docs/dalbe.md §4 (ours)"), which the source's name must not prefix.
+pub fn cite(src: &str, section: &str) -> String {
+    if section.starts_with("docs/") {
+        section.to_string()
+    } else {
+        format!("{src} {section}")
+    }
+}
+
 /// A study's source by its short name (docs/sources.md), e.g. "Ong 2020".
 pub fn source_name(def: &StudyDef) -> &'static str {
     crate::study::STUDIES
@@ -188,9 +198,9 @@ fn plain_summary(
     for (c, o) in fails.iter().take(3) {
         let _ = write!(
             s,
-            " Does not hold: \"{}\" ({src} {}), because {}.",
+            " Does not hold: \"{}\" ({}), because {}.",
             c.text,
-            c.source,
+            cite(src, c.source),
             o.evidence.trim_end_matches('.')
         );
     }
@@ -311,8 +321,10 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
         };
         let _ = writeln!(
             summary,
-            "[{mark}] {} ({src} {}): {}",
-            c.text, c.source, o.evidence
+            "[{mark}] {} ({}): {}",
+            c.text,
+            cite(src, c.source),
+            o.evidence
         );
     }
 
@@ -343,14 +355,14 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
     md += &format!("*{VERDICTS_EXPLAINED}*\n\n## Claims\n\n");
     for (c, o) in &claim_rows {
         md += &format!(
-            "- **{}** {} ({src} {}): {}\n",
+            "- **{}** {} ({}): {}\n",
             match o.holds {
                 Some(true) => "holds",
                 Some(false) => "does not hold",
                 None => "not checked",
             },
             c.text,
-            c.source,
+            cite(src, c.source),
             o.evidence
         );
     }
@@ -421,9 +433,9 @@ pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
             None => ("", "not checked"),
         };
         html += &format!(
-            "<tr><td class=\"l {cls}\">{word}</td><td class=l>{}</td><td class=l>{src} {}</td><td class=l><small>{}</small></td></tr>",
+            "<tr><td class=\"l {cls}\">{word}</td><td class=l>{}</td><td class=l>{}</td><td class=l><small>{}</small></td></tr>",
             esc(c.text),
-            esc(c.source),
+            esc(&cite(src, c.source)),
             esc(&o.evidence)
         );
     }
@@ -670,3 +682,17 @@ fn plot_section(
 }
 
 pub use crate::report_sweep::sweep_report;
+
+#[cfg(test)]
+mod tests {
+    use super::cite;
+
+    #[test]
+    fn a_source_section_is_prefixed_with_the_source_and_our_own_docs_are_not() {
+        assert_eq!(cite("Ong 2020", "§4.2, Fig 4.1"), "Ong 2020 §4.2, Fig 4.1");
+        assert_eq!(
+            cite("Wallenburg 2018", "docs/dalbe.md §4 (ours)"),
+            "docs/dalbe.md §4 (ours)"
+        );
+    }
+}
