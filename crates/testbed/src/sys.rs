@@ -7,7 +7,7 @@ use nix::fcntl::{self, OFlag};
 use nix::sched::{self, CloneFlags};
 use nix::sys::stat::Mode;
 use std::io;
-use std::net::{Ipv4Addr, TcpStream};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
@@ -155,9 +155,8 @@ fn setsockopt_bytes(fd: RawFd, level: libc::c_int, opt: libc::c_int, val: &[u8])
     .map(|_| ())
 }
 
-/// A TCP connection to `addr:port` from the calling thread's namespace whose congestion
-/// control is set to `cc` before the SYN is sent.
-pub fn tcp_connect(addr: Ipv4Addr, port: u16, cc: &str) -> io::Result<TcpStream> {
+/// A TCP socket of the calling thread's namespace whose congestion control is `cc`.
+fn tcp_socket(cc: &str) -> io::Result<OwnedFd> {
     // SAFETY: plain socket(2); the fd is owned by `sock` at once.
     let sock = unsafe {
         OwnedFd::from_raw_fd(cvt(libc::socket(
@@ -173,14 +172,25 @@ pub fn tcp_connect(addr: Ipv4Addr, port: u16, cc: &str) -> io::Result<TcpStream>
         cc.as_bytes(),
     )
     .map_err(|e| io::Error::new(e.kind(), format!("setsockopt(TCP_CONGESTION, {cc}): {e}")))?;
-    let sa = libc::sockaddr_in {
+    Ok(sock)
+}
+
+fn sockaddr_in(addr: Ipv4Addr, port: u16) -> libc::sockaddr_in {
+    libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
         sin_port: port.to_be(),
         sin_addr: libc::in_addr {
             s_addr: u32::from(addr).to_be(),
         },
         sin_zero: [0; 8],
-    };
+    }
+}
+
+/// A TCP connection to `addr:port` from the calling thread's namespace whose congestion
+/// control is set to `cc` before the SYN is sent.
+pub fn tcp_connect(addr: Ipv4Addr, port: u16, cc: &str) -> io::Result<TcpStream> {
+    let sock = tcp_socket(cc)?;
+    let sa = sockaddr_in(addr, port);
     // SAFETY: connect with a sockaddr_in of the right length.
     cvt(unsafe {
         libc::connect(
@@ -190,6 +200,32 @@ pub fn tcp_connect(addr: Ipv4Addr, port: u16, cc: &str) -> io::Result<TcpStream>
         )
     })?;
     Ok(TcpStream::from(sock))
+}
+
+/// A non-blocking listener on `addr:port` (SO_REUSEADDR) in the calling thread's namespace
+/// whose accepted connections inherit the congestion control `cc`.
+pub fn tcp_listen(addr: Ipv4Addr, port: u16, cc: &str) -> io::Result<TcpListener> {
+    let sock = tcp_socket(cc)?;
+    setsockopt_bytes(
+        sock.as_raw_fd(),
+        libc::SOL_SOCKET,
+        libc::SO_REUSEADDR,
+        &1i32.to_ne_bytes(),
+    )?;
+    let sa = sockaddr_in(addr, port);
+    // SAFETY: bind with a sockaddr_in of the right length; listen on our fd.
+    cvt(unsafe {
+        libc::bind(
+            sock.as_raw_fd(),
+            (&sa as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        )
+    })?;
+    // SAFETY: listen(2) on our own fd.
+    cvt(unsafe { libc::listen(sock.as_raw_fd(), 64) })?;
+    let l = TcpListener::from(sock);
+    l.set_nonblocking(true)?;
+    Ok(l)
 }
 
 /// The congestion control a socket uses.

@@ -11,7 +11,7 @@ use crate::error::TestbedError;
 use crate::netns;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -28,65 +28,6 @@ pub struct HttpServer {
     pub seen_cc: Arc<Mutex<Vec<String>>>,
 }
 
-fn listener(addr: Ipv4Addr, port: u16, cc: &str) -> std::io::Result<TcpListener> {
-    let cvt = |r: libc::c_int| {
-        if r < 0 {
-            Err(std::io::Error::last_os_error())
-        } else {
-            Ok(r)
-        }
-    };
-    // SAFETY: plain socket(2); the fd is owned at once.
-    let fd = unsafe {
-        OwnedFd::from_raw_fd(cvt(libc::socket(
-            libc::AF_INET,
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-            0,
-        ))?)
-    };
-    let one: libc::c_int = 1;
-    // SAFETY: setsockopt reads an int / `cc.len()` bytes from live buffers.
-    cvt(unsafe {
-        libc::setsockopt(
-            fd.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_REUSEADDR,
-            (&one as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    })?;
-    cvt(unsafe {
-        libc::setsockopt(
-            fd.as_raw_fd(),
-            libc::IPPROTO_TCP,
-            libc::TCP_CONGESTION,
-            cc.as_ptr().cast(),
-            cc.len() as libc::socklen_t,
-        )
-    })
-    .map_err(|e| std::io::Error::new(e.kind(), format!("setsockopt(TCP_CONGESTION, {cc}): {e}")))?;
-    let sa = libc::sockaddr_in {
-        sin_family: libc::AF_INET as libc::sa_family_t,
-        sin_port: port.to_be(),
-        sin_addr: libc::in_addr {
-            s_addr: u32::from(addr).to_be(),
-        },
-        sin_zero: [0; 8],
-    };
-    // SAFETY: bind with a sockaddr_in of the right length; listen on our fd.
-    cvt(unsafe {
-        libc::bind(
-            fd.as_raw_fd(),
-            (&sa as *const libc::sockaddr_in).cast(),
-            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
-        )
-    })?;
-    cvt(unsafe { libc::listen(fd.as_raw_fd(), 64) })?;
-    let l = TcpListener::from(fd);
-    l.set_nonblocking(true)?;
-    Ok(l)
-}
-
 impl HttpServer {
     /// Starts a server on `addr:port` inside namespace `ns` with congestion control `cc`
     /// (the kernel's name: reno, cubic, bbr, …).
@@ -101,7 +42,7 @@ impl HttpServer {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (s, seen, cc_s) = (stop.clone(), seen_cc.clone(), cc.to_string());
         let join = netns::spawn_in(ns, "scv-census-srv", move || {
-            let l = match listener(addr, port, &cc_s) {
+            let l = match crate::sys::tcp_listen(addr, port, &cc_s) {
                 Ok(l) => {
                     let _ = ready_tx.send(Ok(()));
                     l
