@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A short real fuzz run (CI: .ci/run calls this when nightly and cargo-fuzz are installed).
+# A short real fuzz run (CI: .ci/run calls this, installing nightly and cargo-fuzz if missing).
 # Each target starts from a copy of its committed corpus and regressions, then fuzzes for
 # FUZZ_SECONDS (default 20). FUZZ_TARGETS picks the targets (default: algorithms trace,
 # which build without lab in about a minute; the parser targets need lab and take much

@@ -46,6 +46,46 @@ impl Path {
     }
 }
 
+/// The receiver's side of one-way delays: a one-way delay is the echoed segment's arrival
+/// on the receiver's clock minus its send time (now − echo RTT). Arrivals are serialised
+/// at the bottleneck: each is at least the acknowledged bytes' serialisation time after the
+/// one before. Without that, a receive rate (PropRate and EvaRate divide bytes by
+/// receiver-clock time, Wang 2018 §4.4.1) could exceed the capacity without bound: the
+/// driver once drew each one-way delay independently, and PropRate's window reached 30 GB
+/// on a 37 MB/s path (docs/fuzzing.md, "Physically possible samples").
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReceiverClock {
+    /// Arrival of the newest delivered segment, in the sender's time base (ns).
+    last_arrival: Option<u64>,
+    /// The receiver clock's offset from the sender's: the first one drawn, then fixed
+    /// (clocks do not jump).
+    offset: Option<i64>,
+}
+
+impl ReceiverClock {
+    /// The one-way delay an ACK of `acked` bytes at `now` carries, for an echoed segment
+    /// sent `echo` ago that met `queue` of queueing delay; `offset` is the drawn clock
+    /// offset (used only on the first call).
+    pub fn owd(
+        &mut self,
+        path: &Path,
+        now: Time,
+        echo: Dur,
+        queue: Dur,
+        acked: u64,
+        offset: i64,
+    ) -> i64 {
+        let sent_at = now.nanos().saturating_sub(echo.nanos());
+        let forward = sent_at + path.base_rtt.nanos() / 2 + queue.nanos();
+        let arrival = match self.last_arrival {
+            Some(a) => forward.max(a + path.serialisation(acked).nanos()),
+            None => forward,
+        };
+        self.last_arrival = Some(arrival);
+        (arrival - sent_at) as i64 + *self.offset.get_or_insert(offset)
+    }
+}
+
 /// The `algorithms` target: [`drive`] on the input's bytes. An input too short for a whole
 /// sequence ends it early (not a finding).
 pub fn algorithms(data: &[u8]) {
@@ -75,6 +115,7 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
     let mut in_recovery = false;
     let mut backoff = 0u32;
     let path = Path::arbitrary(u)?;
+    let mut receiver = ReceiverClock::default();
     let check = |cc: &dyn scavenger_cc::CongestionControl, what: &str| {
         let w = cc.cwnd();
         assert!(
@@ -141,12 +182,20 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
                 let interval =
                     Dur(u.int_in_range(1_000u64..=1_000_000_000)?).max(path.serialisation(acked));
                 let hold = Dur(u.int_in_range(0u64..=40_000_000)?);
+                let owd_draw = u
+                    .ratio(3u8, 4)?
+                    .then_some(u.int_in_range(-1_000_000_000i64..=1_000_000_000)?);
+                let owd = match (owd_draw, rtt) {
+                    (Some(offset), Some(r)) => {
+                        Some(receiver.owd(&path, now, r + hold, queue, acked, offset))
+                    }
+                    // No echo, no send time to subtract: no one-way delay.
+                    _ => None,
+                };
                 let ack = AckSample {
                     bytes_acked: acked,
                     rtt,
-                    owd: u
-                        .ratio(3u8, 4)?
-                        .then_some(u.int_in_range(-1_000_000_000i64..=1_000_000_000)?),
+                    owd,
                     ts_echo_rtt: rtt.map(|r| r + hold),
                     delivered,
                     rate: (acked > 0 && u.ratio(1u8, 2)?).then_some(RateSample {
@@ -270,5 +319,45 @@ pub fn plan(data: &[u8]) {
         if n <= 64 {
             let _ = p.expand();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Compressed ACKs (all at the same instant, as after an ACK-path stall) still carry
+    /// receiver arrivals spaced by the bottleneck: the receive rate over any run of them is
+    /// at most the capacity, and the first drawn clock offset stays.
+    #[test]
+    fn receive_rate_from_one_way_delays_is_at_most_the_capacity() {
+        let path = Path {
+            capacity: 1_000_000,
+            base_rtt: Dur(40_000_000),
+        };
+        let mut rc = ReceiverClock::default();
+        let now = Time(5_000_000_000);
+        let echo = Dur(40_000_000);
+        // Receiver time of an arrival = send time + owd, as the sampler computes it.
+        let recv = |owd: i64| (now.nanos() - echo.nanos()) as i64 + owd;
+        let first = recv(rc.owd(&path, now, echo, Dur::ZERO, 1500, -7));
+        let mut bytes = 0u64;
+        let mut last = first;
+        for i in 0..100 {
+            // A different offset each time: only the first is kept.
+            last = recv(rc.owd(&path, now, echo, Dur::ZERO, 9000, i));
+            bytes += 9000;
+        }
+        let secs = (last - first) as f64 / 1e9;
+        assert!(secs > 0.0);
+        let rate = bytes as f64 / secs;
+        assert!(
+            rate <= path.capacity as f64 * 1.000_001,
+            "receive rate {rate} B/s"
+        );
+        // 900 kB at 1 MB/s: 0.9 s, exactly, from the first arrival.
+        assert_eq!(last - first, 900_000_000);
+        // The first arrival's one-way delay: half the base RTT plus the first offset.
+        assert_eq!(first - (now.nanos() - echo.nanos()) as i64, 20_000_000 - 7);
     }
 }
