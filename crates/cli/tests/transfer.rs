@@ -9,11 +9,41 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-fn tempdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("scavenger-cli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch directory under the system's temp dir, removed when dropped: the test's
+/// 64 MB file pair must not stay behind, whether the test passes or panics.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("scavenger-cli-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+/// A child process killed when dropped (a failed assertion must not leave a receiver
+/// listening).
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 fn hex(b: &[u8]) -> String {
@@ -26,7 +56,7 @@ fn len(p: &Path) -> u64 {
 
 #[test]
 fn a_sender_killed_mid_way_resumes_and_completes_with_the_right_hash() {
-    let (src, dst) = (tempdir("kill-src"), tempdir("kill-dst"));
+    let (src, dst) = (Scratch::new("kill-src"), Scratch::new("kill-dst"));
     let mut x = 0x2545_f491_4f6c_dd1du64;
     let data: Vec<u8> = (0..64_000_000)
         .map(|_| {
@@ -43,17 +73,19 @@ fn a_sender_killed_mid_way_resumes_and_completes_with_the_right_hash() {
     std::fs::write(&tok, "s3cret\n").unwrap();
     let exe = env!("CARGO_BIN_EXE_scavenger");
 
-    let mut recv = Command::new(exe)
-        .args(["receive", "--listen", "127.0.0.1:0", "--dir"])
-        .arg(&dst)
-        .arg("--token-file")
-        .arg(&tok)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut recv = KillOnDrop(
+        Command::new(exe)
+            .args(["receive", "--listen", "127.0.0.1:0", "--dir"])
+            .arg(&*dst)
+            .arg("--token-file")
+            .arg(&tok)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let mut line = String::new();
-    BufReader::new(recv.stdout.take().unwrap())
+    BufReader::new(recv.0.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
     // "listening on ADDR fingerprint FP"
@@ -87,19 +119,19 @@ fn a_sender_killed_mid_way_resumes_and_completes_with_the_right_hash() {
         }
         c
     };
-    let mut first = send(false).spawn().unwrap();
+    let mut first = KillOnDrop(send(false).spawn().unwrap());
     let part = dst.join(".big.bin.part");
     let t0 = Instant::now();
     while len(&part) < 8_000_000 {
         assert!(
-            first.try_wait().unwrap().is_none(),
+            first.0.try_wait().unwrap().is_none(),
             "the sender finished before it was killed"
         );
         assert!(t0.elapsed() < Duration::from_secs(120), "no progress");
         std::thread::sleep(Duration::from_millis(5));
     }
-    first.kill().unwrap(); // SIGKILL
-    first.wait().unwrap();
+    first.0.kill().unwrap(); // SIGKILL
+    first.0.wait().unwrap();
     assert!(
         !dst.join("big.bin").exists(),
         "a partial file appeared under its name"
@@ -121,8 +153,8 @@ fn a_sender_killed_mid_way_resumes_and_completes_with_the_right_hash() {
     assert!(!part.exists() && !dst.join(".big.bin.chunks").exists());
 
     // SIGTERM stops the receiver cleanly (exit status 0).
-    unsafe { libc::kill(recv.id() as i32, libc::SIGTERM) };
-    let st = recv.wait().unwrap();
+    unsafe { libc::kill(recv.0.id() as i32, libc::SIGTERM) };
+    let st = recv.0.wait().unwrap();
     assert!(st.success(), "{st:?}");
 }
 
