@@ -21,6 +21,7 @@ mod export;
 mod merge;
 mod ray;
 mod transfer;
+mod validate;
 
 #[cfg(test)]
 mod cli_tests;
@@ -189,6 +190,8 @@ enum Cmd {
     Send(transfer::SendArgs),
     /// Which congestion control does a web server run? A CAAI-style probe (Wang 2018 §3.1; docs/census.md).
     Census(census::CensusArgs),
+    /// The simulator against kernel TCP on the testbed, scenario by scenario (root; docs/validation.md).
+    Validate(validate::ValidateArgs),
     /// Emulated testbed: network namespaces, the link emulator, real kernel TCP flows.
     Testbed {
         #[command(subcommand)]
@@ -474,6 +477,7 @@ fn main() -> ExitCode {
         Cmd::Receive(a) => transfer::receive(a),
         Cmd::Send(a) => transfer::send(a),
         Cmd::Census(a) => census::run(a),
+        Cmd::Validate(a) => validate::run(a),
         Cmd::Testbed { cmd } => scavenger_testbed::cli::run(cmd),
         Cmd::Kernel { cmd } => scavenger_kernel::cli::run(cmd),
         Cmd::Compare { a, b } => match check_comparable(&a, &b)

@@ -24,6 +24,7 @@ pub mod study;
 pub mod svg;
 pub mod table;
 pub mod toml_fields;
+pub mod validate;
 pub mod work;
 
 pub use datapath::{Datapath, DatapathError, Simulator};

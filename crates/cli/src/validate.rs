@@ -1,0 +1,116 @@
+//! `scavenger validate [--quick] [--out DIR]`: the simulator against kernel TCP on the
+//! testbed, scenario by scenario (crates/lab/src/validate.rs; docs/validation.md).
+
+use scavenger_lab::store::write_atomic;
+use scavenger_lab::validate::{self, Figure, Plan};
+use scavenger_lab::Simulator;
+use scavenger_testbed::datapath::TestbedDatapath;
+use scavenger_testbed::run::RunOptions;
+use scavenger_testbed::sys;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct ValidateArgs {
+    /// The CI subset: 50 ms only, shorter runs, two testbed repetitions (under 10 minutes
+    /// for the default algorithms).
+    #[arg(long)]
+    quick: bool,
+    /// Algorithms to compare (scenario names: newreno runs as the kernel's reno). Default:
+    /// newreno, cubic, bbr; our LBE algorithms run natively in BPF (ledbat, yield,
+    /// ledbat-plus-plus) or through the shim (the others).
+    #[arg(long, value_delimiter = ',', default_value = "newreno,cubic,bbr")]
+    algorithms: Vec<String>,
+    /// Testbed repetitions per scenario (seeds 1..=N; default 3, or 2 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100))]
+    reps: Option<u64>,
+    /// Fail (exit status 1) when a newreno, cubic or bbr figure differs from the testbed's
+    /// median by more than this many per cent.
+    #[arg(long, value_name = "PCT", default_value_t = 20.0)]
+    fail_above: f64,
+    /// Output directory: validate.txt (the table), validate.csv and the run records.
+    #[arg(long, value_name = "DIR", value_parser = crate::out_dir)]
+    out: Option<PathBuf>,
+    /// Do not ask for SCHED_FIFO for the emulator thread.
+    #[arg(long)]
+    no_realtime: bool,
+}
+
+pub fn run(a: ValidateArgs) -> ExitCode {
+    match go(a) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn go(a: ValidateArgs) -> Result<ExitCode, String> {
+    if !(a.fail_above.is_finite() && a.fail_above >= 0.0) {
+        return Err(format!(
+            "--fail-above {}: a percentage ≥ 0 is allowed",
+            a.fail_above
+        ));
+    }
+    let plan = Plan {
+        algorithms: a.algorithms.clone(),
+        quick: a.quick,
+    };
+    let cases = validate::cases(&plan).map_err(|e| e.to_string())?;
+    if !sys::is_root() {
+        return Err("validate needs root: the testbed side runs kernel TCP in network namespaces (see `scavenger testbed doctor`)".into());
+    }
+    let reps = a.reps.unwrap_or(if a.quick { 2 } else { 3 });
+    let testbed = TestbedDatapath {
+        options: RunOptions {
+            realtime: !a.no_realtime,
+            ..RunOptions::default()
+        },
+    };
+    let total = cases.len() as u64 * (1 + reps);
+    let mut done = 0u64;
+    let runs = validate::run(&cases, &Simulator, &testbed, reps, |case, dp, seed| {
+        done += 1;
+        eprintln!("[{done}/{total}] {case} on {dp} (seed {seed})");
+    })
+    .map_err(|e| e.to_string())?;
+    let figs: Vec<Figure> = runs
+        .iter()
+        .flat_map(|(c, s, t)| validate::figures(c, s, t))
+        .collect();
+    let table = validate::table(&figs);
+    print!("{table}");
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
+        let w = |name: &str, text: &[u8]| {
+            write_atomic(&dir.join(name), text)
+                .map_err(|e| format!("--out {}: writing {name}: {e}", dir.display()))
+        };
+        w("validate.txt", table.as_bytes())?;
+        w("validate.csv", validate::csv(&figs).as_bytes())?;
+        let mut lines = String::new();
+        for (_, s, t) in &runs {
+            for r in std::iter::once(s).chain(t) {
+                lines.push_str(&serde_json::to_string(r).map_err(|e| e.to_string())?);
+                lines.push('\n');
+            }
+        }
+        w("records.jsonl", lines.as_bytes())?;
+    }
+    let fails = validate::failures(&figs, a.fail_above);
+    if fails.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for f in &fails {
+            eprintln!(
+                "validate: {} {} differs by {:.1} % (bound {} %)",
+                f.case,
+                f.metric,
+                f.diff_pct(),
+                a.fail_above
+            );
+        }
+        Ok(ExitCode::FAILURE)
+    }
+}

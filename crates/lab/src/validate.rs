@@ -1,0 +1,459 @@
+//! `scavenger validate` (issue 17, docs/validation.md): the same scenarios on the simulator
+//! and on the testbed (kernel TCP between namespaces through the link emulator), one table
+//! of figures with the difference between the two, and a pass/fail bound on the kernel's
+//! own algorithms.
+//!
+//! The scenarios are Ong 2020's baseline access link (Table 3.1: 8 Mbit/s down, 1 Mbit/s
+//! up; §3.2: a buffer of 2 × BDP) at 50 and 350 ms, and for each algorithm:
+//! - `alone`: one bulk flow of the algorithm (its share of the link, its mean RTT);
+//! - `short-fg`: the algorithm as a background from 0 s beside Ong 2020's 2469 KiB NewReno
+//!   foreground from 10 s (§3.3 scenario 1: the foreground's completion time, the
+//!   background's share, its mean RTT);
+//! - `fair4`: four flows of the algorithm started 2 s apart (Jain's index over the last
+//!   half of the run).
+//!
+//! Both datapaths are [`Datapath`]s, so this module runs and compares without knowing
+//! which is which; the CLI passes the simulator and the testbed. The testbed is repeated
+//! (`reps` seeds: its run-to-run spread is the real system's); the simulator runs once per
+//! case (deterministic where there is no random loss).
+
+use crate::builder::{Buffer, FlowBuilder, LinkBuilder, ScenarioBuilder};
+use crate::datapath::{Datapath, DatapathError};
+use crate::record::RunRecord;
+use crate::scenario::Scenario;
+use crate::study::ong2020::buffer_packets;
+use crate::InputError;
+use scavenger_cc::{Dur, Rate};
+use std::fmt::Write as _;
+
+/// The algorithms whose figures decide pass or fail: Linux's own (`newreno` runs as the
+/// kernel's `reno`). LBE algorithms run through BPF or the shim are reported, and their
+/// differences explained in docs/validation.md, but do not fail the run.
+pub const KERNEL_BUILTINS: &[&str] = &["newreno", "cubic", "bbr"];
+
+/// Ong 2020 Table 3.1's baseline link.
+const DOWN_BPS: u64 = 8_000_000;
+const UP_BPS: u64 = 1_000_000;
+/// Ong 2020 §3.3: the short foreground download, 2469 KiB, from 10 s.
+const FG_BYTES: u64 = 2469 * 1024;
+const FG_START_S: u64 = 10;
+
+/// One scenario of the comparison.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// `KIND/RTTms/ALGORITHM`, e.g. `short-fg/50ms/cubic`.
+    pub id: String,
+    pub kind: Kind,
+    pub algorithm: String,
+    pub rtt_ms: u64,
+    pub scenario: Scenario,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Alone,
+    ShortFg,
+    Fair4,
+}
+
+impl Kind {
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Alone => "alone",
+            Kind::ShortFg => "short-fg",
+            Kind::Fair4 => "fair4",
+        }
+    }
+}
+
+/// Which cases: `quick` is the CI subset (50 ms only, shorter runs).
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub algorithms: Vec<String>,
+    pub quick: bool,
+}
+
+/// The cases of `plan`, in the order they run.
+pub fn cases(plan: &Plan) -> Result<Vec<Case>, InputError> {
+    let rtts: &[u64] = if plan.quick { &[50] } else { &[50, 350] };
+    let mut out = Vec::new();
+    for &rtt in rtts {
+        for alg in &plan.algorithms {
+            for kind in [Kind::Alone, Kind::ShortFg, Kind::Fair4] {
+                out.push(case(kind, alg, rtt, plan.quick)?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn case(kind: Kind, alg: &str, rtt_ms: u64, quick: bool) -> Result<Case, InputError> {
+    let id = format!("{}/{rtt_ms}ms/{alg}", kind.label());
+    // Long enough for slow start and a few loss cycles at 350 ms; quick runs keep CI
+    // under ten minutes with two testbed repetitions.
+    let secs = match (kind, quick) {
+        (Kind::Alone, true) => 15,
+        (Kind::Alone, false) => 30,
+        (Kind::ShortFg, true) => 25,
+        (Kind::ShortFg, false) => 40,
+        (Kind::Fair4, true) => 25,
+        (Kind::Fair4, false) => 60,
+    };
+    let link = LinkBuilder::new(Rate::from_bps(DOWN_BPS), Dur::from_micros(rtt_ms * 500))
+        .reverse_rate(Rate::from_bps(UP_BPS))
+        .buffer(Buffer::Packets(buffer_packets(8.0, rtt_ms) as u32));
+    let mut sc = ScenarioBuilder::new(&format!("validate {id}"), Dur::from_secs(secs)).link(link);
+    match kind {
+        Kind::Alone => sc = sc.flow(FlowBuilder::tcp("bg", alg)),
+        Kind::ShortFg => {
+            sc = sc.flow(FlowBuilder::tcp("bg", alg)).flow(
+                FlowBuilder::tcp("fg", "newreno")
+                    .start(Dur::from_secs(FG_START_S))
+                    .size_bytes(FG_BYTES),
+            )
+        }
+        Kind::Fair4 => {
+            let names = ["f1", "f2", "f3", "f4"];
+            for (i, n) in names.iter().enumerate() {
+                sc = sc.flow(FlowBuilder::tcp(n, alg).start(Dur::from_secs(2 * i as u64)));
+            }
+            sc = sc.jain(
+                "all",
+                &names,
+                Dur::from_secs(secs / 2),
+                Dur::from_secs(secs),
+            );
+        }
+    }
+    Ok(Case {
+        id,
+        kind,
+        algorithm: alg.to_string(),
+        rtt_ms,
+        scenario: sc.build()?,
+    })
+}
+
+/// One compared number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    pub case: String,
+    pub algorithm: String,
+    pub metric: &'static str,
+    pub sim: f64,
+    /// One value per testbed repetition, in run order.
+    pub testbed: Vec<f64>,
+}
+
+impl Figure {
+    pub fn testbed_median(&self) -> f64 {
+        let mut v = self.testbed.clone();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n == 0 {
+            f64::NAN
+        } else if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
+    }
+
+    /// The simulator's difference from the testbed's median, in per cent of the median
+    /// (the kernel is the reference). NaN when the median is 0 or missing.
+    pub fn diff_pct(&self) -> f64 {
+        let m = self.testbed_median();
+        if m == 0.0 || !m.is_finite() || !self.sim.is_finite() {
+            f64::NAN
+        } else {
+            (self.sim - m) / m * 100.0
+        }
+    }
+
+    /// Within `pct` per cent (a figure that cannot be compared is not within).
+    pub fn within(&self, pct: f64) -> bool {
+        self.diff_pct().abs() <= pct
+    }
+}
+
+/// The figures one case gives from one record (`None` where the record lacks them, e.g. a
+/// foreground that did not finish).
+fn values(case: &Case, r: &RunRecord) -> Vec<(&'static str, Option<f64>)> {
+    let flow = |name: &str| r.metrics.flows.iter().find(|f| f.name == name);
+    let share = |name: &str| flow(name).map(|f| f.goodput_bps / DOWN_BPS as f64);
+    let rtt = |name: &str| flow(name).and_then(|f| f.rtt_ms.mean);
+    match case.kind {
+        Kind::Alone => vec![("share of link", share("bg")), ("mean RTT ms", rtt("bg"))],
+        Kind::ShortFg => vec![
+            (
+                "foreground completion s",
+                flow("fg").and_then(|f| f.completion_time_s),
+            ),
+            ("background share", share("bg")),
+            ("background mean RTT ms", rtt("bg")),
+        ],
+        Kind::Fair4 => vec![(
+            "Jain's index",
+            r.metrics
+                .jain
+                .iter()
+                .find(|j| j.name == "all")
+                .map(|j| j.index),
+        )],
+    }
+}
+
+/// The figures of one case: the simulator's record against the testbed's repetitions.
+/// A value missing from a record is NaN, so the figure shows as not comparable.
+pub fn figures(case: &Case, sim: &RunRecord, testbed: &[RunRecord]) -> Vec<Figure> {
+    let s = values(case, sim);
+    let t: Vec<_> = testbed.iter().map(|r| values(case, r)).collect();
+    s.iter()
+        .enumerate()
+        .map(|(i, (metric, v))| Figure {
+            case: case.id.clone(),
+            algorithm: case.algorithm.clone(),
+            metric,
+            sim: v.unwrap_or(f64::NAN),
+            testbed: t.iter().map(|tv| tv[i].1.unwrap_or(f64::NAN)).collect(),
+        })
+        .collect()
+}
+
+/// Runs every case: the simulator once (seed 1), the testbed `reps` times (seeds 1..=reps).
+/// `progress` hears each run as it starts.
+pub fn run(
+    cases: &[Case],
+    sim: &dyn Datapath,
+    testbed: &dyn Datapath,
+    reps: u64,
+    mut progress: impl FnMut(&str, &str, u64),
+) -> Result<Vec<(Case, RunRecord, Vec<RunRecord>)>, DatapathError> {
+    let mut out = Vec::new();
+    for c in cases {
+        progress(&c.id, sim.name(), 1);
+        let s = sim.run(&c.scenario, 1)?;
+        let mut t = Vec::new();
+        for seed in 1..=reps {
+            progress(&c.id, testbed.name(), seed);
+            t.push(testbed.run(&c.scenario, seed)?);
+        }
+        out.push((c.clone(), s, t));
+    }
+    Ok(out)
+}
+
+fn num(v: f64) -> String {
+    if !v.is_finite() {
+        "-".into()
+    } else if v.abs() >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// The table: scenario, algorithm, metric, simulator, testbed median [range], difference;
+/// then the summary line `validate within_10pct=K/N within_20pct=M/N`.
+pub fn table(figs: &[Figure]) -> String {
+    let rows: Vec<[String; 6]> = figs
+        .iter()
+        .map(|f| {
+            let lo = f.testbed.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = f.testbed.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let d = f.diff_pct();
+            [
+                f.case.clone(),
+                f.algorithm.clone(),
+                f.metric.to_string(),
+                num(f.sim),
+                format!("{} [{}–{}]", num(f.testbed_median()), num(lo), num(hi)),
+                if d.is_finite() {
+                    format!("{d:+.1} %")
+                } else {
+                    "-".into()
+                },
+            ]
+        })
+        .collect();
+    let head = [
+        "scenario",
+        "algorithm",
+        "metric",
+        "simulator",
+        "testbed median [range]",
+        "difference",
+    ];
+    let mut w = head.map(|h| h.chars().count());
+    for r in &rows {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut s = String::new();
+    let line = |s: &mut String, cells: &[String]| {
+        let mut l = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            let pad = w[i] - c.chars().count();
+            if i >= 3 {
+                l.push_str(&" ".repeat(pad));
+                l.push_str(c);
+            } else {
+                l.push_str(c);
+                l.push_str(&" ".repeat(pad));
+            }
+            l.push_str("  ");
+        }
+        let _ = writeln!(s, "{}", l.trim_end());
+    };
+    line(&mut s, &head.map(String::from));
+    for r in &rows {
+        line(&mut s, r);
+    }
+    let _ = writeln!(s, "{}", summary(figs));
+    s
+}
+
+/// `validate within_10pct=K/N within_20pct=M/N`.
+pub fn summary(figs: &[Figure]) -> String {
+    let n = figs.len();
+    let k = figs.iter().filter(|f| f.within(10.0)).count();
+    let m = figs.iter().filter(|f| f.within(20.0)).count();
+    format!("validate within_10pct={k}/{n} within_20pct={m}/{n}")
+}
+
+/// The kernel built-ins' figures that differ by more than `pct` per cent (or cannot be
+/// compared): a non-empty list fails the run.
+pub fn failures(figs: &[Figure], pct: f64) -> Vec<&Figure> {
+    figs.iter()
+        .filter(|f| KERNEL_BUILTINS.contains(&f.algorithm.as_str()) && !f.within(pct))
+        .collect()
+}
+
+/// CSV of the figures, one row per figure and testbed repetition columns joined by `;`.
+pub fn csv(figs: &[Figure]) -> String {
+    let mut s = String::from(
+        "scenario,algorithm,metric,simulator,testbed_median,testbed_runs,difference_pct\n",
+    );
+    for f in figs {
+        let runs: Vec<String> = f.testbed.iter().map(|v| format!("{v}")).collect();
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{}",
+            f.case,
+            f.algorithm,
+            f.metric,
+            f.sim,
+            f.testbed_median(),
+            runs.join(";"),
+            f.diff_pct()
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::datapath::Simulator;
+
+    fn plan(quick: bool) -> Plan {
+        Plan {
+            algorithms: vec!["cubic".into(), "ledbat".into()],
+            quick,
+        }
+    }
+
+    #[test]
+    fn quick_has_50ms_only_and_full_adds_350ms() {
+        let q = cases(&plan(true)).unwrap();
+        assert_eq!(q.len(), 6);
+        assert!(q.iter().all(|c| c.rtt_ms == 50));
+        let f = cases(&plan(false)).unwrap();
+        assert_eq!(f.len(), 12);
+        assert_eq!(f.iter().filter(|c| c.rtt_ms == 350).count(), 6);
+        assert_eq!(q[1].id, "short-fg/50ms/cubic");
+    }
+
+    #[test]
+    fn an_unknown_algorithm_is_an_input_error_naming_it() {
+        let p = Plan {
+            algorithms: vec!["nope".into()],
+            quick: true,
+        };
+        let e = cases(&p).unwrap_err().to_string();
+        assert!(e.contains("nope"), "{e}");
+    }
+
+    #[test]
+    fn median_difference_and_bounds() {
+        let f = Figure {
+            case: "c".into(),
+            algorithm: "cubic".into(),
+            metric: "m",
+            sim: 11.0,
+            testbed: vec![12.0, 8.0, 10.0],
+        };
+        assert_eq!(f.testbed_median(), 10.0);
+        assert!((f.diff_pct() - 10.0).abs() < 1e-9);
+        assert!(f.within(10.0) && !f.within(9.9));
+        let even = Figure {
+            testbed: vec![8.0, 12.0],
+            ..f.clone()
+        };
+        assert_eq!(even.testbed_median(), 10.0);
+        let missing = Figure {
+            sim: f64::NAN,
+            ..f.clone()
+        };
+        assert!(!missing.within(1e9));
+        let lbe = Figure {
+            algorithm: "ledbat".into(),
+            sim: 100.0,
+            ..f.clone()
+        };
+        let figs = vec![f.clone(), missing.clone(), lbe];
+        // The LBE figure is off by 900 % but only built-ins fail the run.
+        let fails = failures(&figs, 20.0);
+        assert_eq!(fails.len(), 1);
+        assert!(fails[0].sim.is_nan());
+        assert_eq!(summary(&figs), "validate within_10pct=1/3 within_20pct=1/3");
+    }
+
+    /// The simulator against itself: every figure is there and agrees exactly, and the
+    /// table ends with the summary line.
+    #[test]
+    fn simulator_against_itself_agrees_everywhere() {
+        let p = Plan {
+            algorithms: vec!["cubic".into()],
+            quick: true,
+        };
+        let cs = cases(&p).unwrap();
+        let mut seen = Vec::new();
+        let runs = run(&cs, &Simulator, &Simulator, 2, |c, _, seed| {
+            seen.push((c.to_string(), seed))
+        })
+        .unwrap();
+        assert_eq!(seen.len(), 3 * 3);
+        let figs: Vec<Figure> = runs.iter().flat_map(|(c, s, t)| figures(c, s, t)).collect();
+        assert_eq!(figs.len(), 2 + 3 + 1);
+        for f in &figs {
+            assert!(f.sim.is_finite() && f.sim > 0.0, "{f:?}");
+            assert_eq!(f.diff_pct(), 0.0, "{f:?}");
+        }
+        let fct = figs
+            .iter()
+            .find(|f| f.metric == "foreground completion s")
+            .unwrap();
+        // 2469 KiB at no more than 8 Mbit/s: at least 2.5 s.
+        assert!(fct.sim > 2.5, "{fct:?}");
+        let t = table(&figs);
+        assert!(
+            t.trim_end()
+                .ends_with("validate within_10pct=6/6 within_20pct=6/6"),
+            "{t}"
+        );
+        assert!(failures(&figs, 20.0).is_empty());
+        assert_eq!(csv(&figs).lines().count(), 7);
+    }
+}
