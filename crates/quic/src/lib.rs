@@ -19,6 +19,7 @@ mod delivery;
 mod factory;
 mod recovery;
 mod sample;
+pub mod sim;
 mod stats;
 pub mod transfer;
 
