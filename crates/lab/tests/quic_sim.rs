@@ -60,36 +60,71 @@ fn bg_share(r: &RunRecord) -> f64 {
     bg_b / (bg_b + fg_b)
 }
 
+/// Where the foreground starts, as an offset from 10 s: eight phases 200 ms apart.
+///
+/// One start time is not enough. The foreground's slow start ends either with a large
+/// overshoot (about 57 drops; the background then gets about 16 % while it runs, FTT
+/// about 3.02 s) or with a small one (6 drops; about 22-26 %, FTT 3.3-3.5 s), depending
+/// on the queue at the instant it arrives, over TCP as over QUIC: TCP LEDBAT++ alone gives
+/// 0.160 at 10.2 s and 0.264 at 10.4 s. A single-start comparison measures which mode
+/// each run fell into (docs/quic.md, "QUIC in the simulator").
+const PHASES_MS: [u64; 8] = [0, 200, 400, 600, 800, 1000, 1200, 1400];
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
+}
+
+/// Background share and foreground completion time at each phase.
+fn phases(bg_transport: &str) -> (Vec<f64>, Vec<f64>) {
+    let (mut share, mut ftt) = (vec![], vec![]);
+    for ms in PHASES_MS {
+        let text = ong_baseline("ledbat-plus-plus", bg_transport)
+            .replace("start = \"10s\"", &format!("start = \"{}ms\"", 10_000 + ms));
+        let r = run(&text, 1);
+        let (bg, fg) = (flow(&r, "bg"), flow(&r, "fg"));
+        eprintln!(
+            "{bg_transport:4} fg start {:.1} s: bg share {:.3}, fg FTT {:.3} s, fg drops {}, bg {:.2} Mbit/s over the run, bg RTT p50 {:.1} ms",
+            fg.start_s,
+            bg_share(&r),
+            fg.completion_time_s.expect("fg completes"),
+            fg.retransmits,
+            bg.goodput_bps / 1e6,
+            bg.rtt_ms.p50.unwrap_or(f64::NAN),
+        );
+        assert!(
+            bg.goodput_bps > 1e6,
+            "{bg_transport}: the background moved data"
+        );
+        share.push(bg_share(&r));
+        ftt.push(fg.completion_time_s.expect("fg completes"));
+    }
+    (share, ftt)
+}
+
 #[test]
 fn quic_ledbat_plus_plus_yields_to_tcp_cubic_as_tcp_ledbat_plus_plus_does() {
-    let tcp = run(&ong_baseline("ledbat-plus-plus", "tcp"), 1);
-    let quic = run(&ong_baseline("ledbat-plus-plus", "quic"), 1);
-    for (name, r) in [("tcp", &tcp), ("quic", &quic)] {
-        let (bg, fg) = (flow(r, "bg"), flow(r, "fg"));
-        eprintln!(
-            "{name}: bg goodput {:.2} Mbit/s rtt p50 {:?} ms cwnd {} retrans {} | fg ftt {:?} s | bg share during fg {:.3}",
-            bg.goodput_bps / 1e6,
-            bg.rtt_ms.p50,
-            bg.final_cwnd_bytes,
-            bg.retransmits,
-            fg.completion_time_s,
-            bg_share(r)
-        );
+    let (s_tcp, f_tcp) = phases("tcp");
+    let (s_quic, f_quic) = phases("quic");
+    for (what, tcp, quic) in [("bg share", &s_tcp, &s_quic), ("fg FTT", &f_tcp, &f_quic)] {
+        for (stat, f) in [("mean", mean as fn(&[f64]) -> f64), ("median", median)] {
+            let (t, q) = (f(tcp), f(quic));
+            eprintln!(
+                "{what} {stat}: tcp {t:.3}, quic {q:.3} ({:+.1} %)",
+                (q / t - 1.0) * 100.0
+            );
+            assert!(
+                (q - t).abs() <= 0.2 * t,
+                "{what} ({stat} over {} foreground start phases): quic {q:.3}, tcp {t:.3}",
+                PHASES_MS.len()
+            );
+        }
     }
-    // The QUIC background did move data and its controller was driven.
-    assert!(flow(&quic, "bg").goodput_bps > 1e6);
-    assert!(flow(&quic, "bg").rtt_ms.samples > 100);
-    let (s_tcp, s_quic) = (bg_share(&tcp), bg_share(&quic));
-    let ftt = |r: &RunRecord| flow(r, "fg").completion_time_s.expect("fg completes");
-    let (f_tcp, f_quic) = (ftt(&tcp), ftt(&quic));
-    assert!(
-        (s_quic - s_tcp).abs() <= 0.2 * s_tcp,
-        "background share during the foreground: quic {s_quic:.3}, tcp {s_tcp:.3}"
-    );
-    assert!(
-        (f_quic - f_tcp).abs() <= 0.2 * f_tcp,
-        "foreground completion time: with a quic background {f_quic:.3} s, tcp {f_tcp:.3} s"
-    );
 }
 
 #[test]

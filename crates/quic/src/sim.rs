@@ -10,10 +10,10 @@
 //!   of its own; rustls and quinn's token code get a fixed wall time (`FixedTime`).
 //! - randomness: both endpoints' RNGs (connection IDs, packet-number skips, transport
 //!   parameter grease) are seeded from the run's seed and the flow's index.
-//! - sizes: the TLS 1.3 handshake uses Ed25519 and X25519 only, whose signature and key
-//!   shares have one length, without session tickets or resumption; the bytes rustls
-//!   draws from the system RNG (randoms, key shares) change packet contents, never their
-//!   lengths (docs/deviations/quic.md#sim-handshake-crypto).
+//! - sizes: the TLS 1.3 handshake uses Ed25519 (a fixed key and certificate) and X25519
+//!   only, whose signature and key shares have one length, without session tickets or
+//!   resumption; the bytes rustls draws from the system RNG (randoms, key shares) change
+//!   packet contents, never their lengths (docs/deviations/quic.md#sim-handshake-crypto).
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering::Relaxed;
@@ -115,19 +115,39 @@ fn provider() -> Arc<CryptoProvider> {
 
 const SERVER_NAME: &str = "scavenger-sim-server";
 
-/// The server's Ed25519 certificate, made once per process (its length is the same
-/// every time; its bytes are not, and do not need to be).
-fn identity() -> &'static (CertificateDer<'static>, Vec<u8>) {
-    static ID: OnceLock<(CertificateDer<'static>, Vec<u8>)> = OnceLock::new();
-    ID.get_or_init(|| {
-        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ED25519)
-            .expect("ring generates Ed25519 keys");
-        let cert = rcgen::CertificateParams::new(vec![SERVER_NAME.to_string()])
-            .expect("a valid DNS name")
+/// The simulated server's Ed25519 key (PKCS#8, `openssl genpkey -algorithm ed25519`).
+/// A key of the simulator's own, never used outside it: fixed so that the certificate is
+/// the same bytes in every process (Ed25519 signatures are deterministic), not only the
+/// same length.
+const SIM_SERVER_KEY: [u8; 48] = [
+    0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+    0xb3, 0x2a, 0x77, 0x9c, 0xae, 0x66, 0x61, 0xba, 0x98, 0xcc, 0x66, 0x4e, 0x52, 0xb4, 0xcc, 0x43,
+    0x62, 0x99, 0xc3, 0xb4, 0x3e, 0x03, 0x4e, 0xb3, 0x53, 0x21, 0x72, 0x70, 0x09, 0x2d, 0x9b, 0x7f,
+];
+
+/// The server's self-signed certificate, made once per process from `SIM_SERVER_KEY`
+/// with a fixed serial number and rcgen's fixed default validity.
+fn identity() -> &'static CertificateDer<'static> {
+    static ID: OnceLock<CertificateDer<'static>> = OnceLock::new();
+    ID.get_or_init(sim_certificate)
+}
+
+fn sim_certificate() -> CertificateDer<'static> {
+    {
+        let key = rcgen::KeyPair::from_pkcs8_der_and_sign_algo(
+            &PrivatePkcs8KeyDer::from(&SIM_SERVER_KEY[..]),
+            &rcgen::PKCS_ED25519,
+        )
+        .expect("a valid Ed25519 PKCS#8 key");
+        let mut params =
+            rcgen::CertificateParams::new(vec![SERVER_NAME.to_string()]).expect("a valid DNS name");
+        params.serial_number = Some(rcgen::SerialNumber::from(1u64));
+        params
             .self_signed(&key)
-            .expect("self-signing with Ed25519");
-        (cert.der().clone(), key.serialize_der())
-    })
+            .expect("self-signing with Ed25519")
+            .der()
+            .clone()
+    }
 }
 
 /// The client trusts the simulated server's certificate as it is (there is no one to
@@ -189,8 +209,8 @@ fn tls_client() -> QuicClientConfig {
 }
 
 fn tls_server() -> QuicServerConfig {
-    let (cert, key) = identity();
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.clone()));
+    let cert = identity();
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(SIM_SERVER_KEY.to_vec()));
     let mut tls = rustls::ServerConfig::builder_with_details(provider(), Arc::new(FixedTime))
         .with_protocol_versions(&[&rustls::version::TLS13])
         .expect("ring supports TLS 1.3")
@@ -567,6 +587,12 @@ mod tests {
         // quinn never makes an instant before ours; one would read as time zero.
         let before = clock::to_instant(Time(10)) - Duration::from_nanos(20);
         assert_eq!(clock::to_time(before), Time::ZERO);
+    }
+
+    #[test]
+    fn the_sim_servers_certificate_is_the_same_bytes_every_time() {
+        // What makes the handshake's sizes (and contents) independent of the process.
+        assert_eq!(sim_certificate(), sim_certificate());
     }
 
     #[test]

@@ -134,6 +134,12 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, String> {
                 ))
             }
         }
+        if f.transport == scavenger_lab::scenario::Transport::Quic {
+            // Not silently kernel TCP: QUIC between the namespaces is not built yet.
+            return Err(format!(
+                "{who}: transport = \"quic\" is not supported by the testbed yet (kernel TCP only; the simulator runs QUIC flows)"
+            ));
+        }
         let info = scavenger_cc::find(&f.algorithm)
             .ok_or_else(|| format!("{who}: unknown algorithm {}", f.algorithm))?;
         let defaults = ParamSet::defaults(info.params);
