@@ -625,7 +625,7 @@ mod tests {
                 sizes.push(d.1.len());
                 batch.push(d);
             }
-            now = now + Dur::from_millis(1);
+            now += Dur::from_millis(1);
             for (from, payload) in batch {
                 let to = if from == End::Client {
                     End::Server
