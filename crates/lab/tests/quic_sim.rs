@@ -174,6 +174,42 @@ size = "2MB"
     assert!(q.conservation.holds(), "{:?}", q.conservation);
 }
 
+/// An upload (data on the reverse link) from a host with its own access delay, beside a
+/// TCP download: the datagrams take the same paths as a TCP flow's segments and ACKs.
+/// (CUBIC, not LEDBAT++: the upload's ACKs queue behind the download on the forward
+/// link, and an RTT-based LBE upload rightly yields to that, docs/quic.md.)
+#[test]
+fn a_quic_upload_with_access_delay_completes_and_its_rtt_includes_the_access_delay() {
+    let text = r#"
+duration = "20s"
+[link]
+rate = "8Mbit"
+reverse_rate = "2Mbit"
+delay = "25ms"
+buffer = "70 packets"
+[[flow]]
+name = "up"
+algorithm = "cubic"
+transport = "quic"
+direction = "upload"
+extra_delay = "10ms"
+size = "1MB"
+[[flow]]
+name = "down"
+algorithm = "cubic"
+"#;
+    let r = run(text, 5);
+    let up = flow(&r, "up");
+    assert_eq!(up.delivered_bytes, 1_000_000, "{up:?}");
+    assert!(up.completion_time_s.is_some());
+    // Base RTT 50 ms + 2 × 10 ms of access delay.
+    let p50 = up.rtt_ms.p50.unwrap();
+    assert!(p50 >= 70.0, "{p50} ms");
+    assert!(up.conservation.holds(), "{:?}", up.conservation);
+    // Its data crossed the reverse link.
+    assert!(r.metrics.links[1].tx_bytes > 1_000_000);
+}
+
 #[test]
 fn a_bad_transport_is_an_error_naming_the_field_and_the_choices() {
     let bad = ong_baseline("ledbat-plus-plus", "sctp");

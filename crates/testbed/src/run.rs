@@ -717,6 +717,11 @@ mod tests {
         let sc =
             scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\nparams = { beta = 0.5 }\n").unwrap();
         assert!(plan_flows(&sc).err().unwrap().contains("params"));
+        // QUIC runs in the simulator only, never silently as kernel TCP.
+        let sc =
+            scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\ntransport = \"quic\"\n").unwrap();
+        let e = plan_flows(&sc).err().unwrap();
+        assert!(e.contains("transport") && e.contains("quic"), "{e}");
         // Algorithms the kernel lacks go through the scv_shim agent (when the BPF objects
         // are built; otherwise the error says how to build them).
         let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nname = \"a\"\nalgorithm = \"vegas\"\n[[flow]]\nname = \"b\"\nalgorithm = \"cdg\"\n").unwrap();
