@@ -137,6 +137,73 @@ pub struct FlowSpec {
     /// record so that scenarios without the field keep their keys.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack_model: Option<AckModelChoice>,
+    /// `transport = "tcp" | "quic"`: the simulator's TCP model, or two quinn-proto
+    /// endpoints with the algorithm inside quinn (docs/quic.md, "QUIC in the
+    /// simulator"). Left out of the record for TCP, so TCP records keep their keys.
+    #[serde(skip_serializing_if = "Transport::is_tcp")]
+    pub transport: Transport,
+}
+
+/// What carries a flow's data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    #[default]
+    Tcp,
+    Quic,
+}
+
+impl Transport {
+    fn is_tcp(&self) -> bool {
+        *self == Transport::Tcp
+    }
+
+    /// The flow keys that configure the simulator's TCP model and mean nothing to quinn
+    /// (its initial window, pacing, ACK policy and ECN are its own).
+    const TCP_ONLY: [&'static str; 8] = [
+        "initial_window",
+        "pacing",
+        "delayed_ack",
+        "ack_model",
+        "clock_offset",
+        "ecn",
+        "receiver",
+        "dalbe",
+    ];
+
+    fn parse(f: &Fields, kind: FlowKind, mss: u32) -> Result<Self, InputError> {
+        let t = match f.str("transport")? {
+            None | Some("tcp") => return Ok(Transport::Tcp),
+            Some("quic") => Transport::Quic,
+            Some(other) => {
+                return Err(f.err(
+                    "transport",
+                    format!("\"{other}\" is not a transport; allowed: \"tcp\" or \"quic\""),
+                ))
+            }
+        };
+        if matches!(kind, FlowKind::Cbr { .. }) {
+            return Err(f.err(
+                "transport",
+                "\"quic\" carries a congestion-controlled stream; a datagram (kind = \"cbr\") flow has none",
+            ));
+        }
+        if let Some(k) = Self::TCP_ONLY.iter().find(|k| f.raw(k).is_some()) {
+            return Err(f.err(
+                k,
+                "configures the simulator's TCP model and does not apply to transport = \"quic\" (docs/quic.md, \"QUIC in the simulator\")",
+            ));
+        }
+        // A 1500-byte MTU carries MSS 1448 over TCP with timestamps (52 header bytes) and a
+        // 1472-byte UDP payload; quinn needs at least 1200.
+        if mss + 24 < 1200 || mss + 24 > u16::MAX as u32 {
+            return Err(f.err(
+                "mss",
+                format!("{mss} gives a QUIC datagram of {} bytes; transport = \"quic\" needs 1176..=65511 (a 1200..=65535-byte UDP payload)", mss + 24),
+            ));
+        }
+        Ok(t)
+    }
 }
 
 /// The simulated receiver's delayed-ACK model, as a scenario names it.
@@ -958,6 +1025,7 @@ fn parse_flow(
         "mean_size",
         "size_dist",
         "pareto_shape",
+        "transport",
     ])?;
     let (direction, host_delay, from, to) = flow_path(f, hosts)?;
     let kind = parse_kind(f)?;
@@ -1110,6 +1178,7 @@ fn parse_flow(
         deadline: f.dur("deadline")?,
         dalbe: parse_dalbe(f)?,
         receiver: parse_receiver(f)?,
+        transport: Transport::parse(f, kind, mss)?,
     };
     if template.deadline.is_some() && template.size_bytes.is_none() {
         return Err(f.err(
@@ -1326,6 +1395,20 @@ impl Scenario {
                         algorithm,
                         params: r.params.clone(),
                     });
+                }
+                if f.transport == Transport::Quic {
+                    // One datagram per MTU: the TCP segment plus its 52 header bytes,
+                    // less IPv4 and UDP (28), which the links count as `header`.
+                    fc.header = 28;
+                    fc.endpoints = Some(
+                        scavenger_quic::sim::QuicSimConfig {
+                            algorithm: info,
+                            params: f.params.clone(),
+                            max_udp_payload: (f.mss + 24) as u16,
+                            receive_window: f.rwnd_bytes,
+                        }
+                        .factory(),
+                    );
                 }
                 if let Some(d) = &f.dalbe {
                     let ctrl = scavenger_cc::dalbe::find_controller(&d.controller)

@@ -264,6 +264,7 @@ impl Controller for ScavengerController {
         }
         self.rto_backoff = 0;
         use std::sync::atomic::Ordering::Relaxed;
+        self.stats.last_rtt_ns.store(rtt.nanos(), Relaxed);
         self.stats.samples.fetch_add(1, Relaxed);
         self.stats
             .missing_sends

@@ -11,6 +11,9 @@
 //! - `transfer`: `scavenger send` / `receive`, a background file transfer on top
 //!   (docs/transfer.md).
 //!
+//! - `sim`: QUIC in the simulator, two quinn-proto endpoints in virtual time behind
+//!   `scavenger_sim::endpoint::PacketEndpoints` (a scenario flow's `transport = "quic"`).
+//!
 //! What differs from the TCP datapaths is in docs/quic.md.
 
 pub mod ack_frequency;
@@ -19,6 +22,7 @@ mod delivery;
 mod factory;
 mod recovery;
 mod sample;
+pub mod sim;
 mod stats;
 pub mod transfer;
 

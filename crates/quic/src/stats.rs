@@ -22,6 +22,10 @@ pub struct AdapterStats {
     pub max_window: AtomicU64,
     /// Acknowledged packets whose transmit record was missing (delivery.rs).
     pub missing_sends: AtomicU64,
+    /// The window the algorithm reported last, bytes.
+    pub window: AtomicU64,
+    /// The RTT of the latest sample, ns (the simulator records one per sample).
+    pub last_rtt_ns: AtomicU64,
 }
 
 impl AdapterStats {
@@ -36,6 +40,7 @@ impl AdapterStats {
         if old != new {
             self.window_changes.fetch_add(1, Relaxed);
         }
+        self.window.store(new, Relaxed);
         self.min_window.fetch_min(new, Relaxed);
         self.max_window.fetch_max(new, Relaxed);
     }

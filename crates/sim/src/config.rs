@@ -62,6 +62,10 @@ pub struct FlowConfig {
     /// advertise min(`rwnd`, its window) without moving the right edge left, and the
     /// sender honours the advertised edge. `None`: the static `rwnd`.
     pub receiver: Option<ReceiverControl>,
+    /// Runs the flow as two packet endpoints (QUIC, built by the scenario layer) whose
+    /// datagrams cross the links, instead of the TCP model (`crate::endpoint`). `header`
+    /// is then the IP + UDP header of each datagram.
+    pub endpoints: Option<crate::endpoint::EndpointFactory>,
 }
 
 /// A receive-side controller and its parameters.
@@ -135,6 +139,7 @@ impl FlowConfig {
             stop: None,
             traffic: Traffic::Tcp,
             receiver: None,
+            endpoints: None,
         }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod delack;
+pub mod endpoint;
 pub mod engine;
 pub mod packet;
 pub mod pcap;

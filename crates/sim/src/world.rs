@@ -3,6 +3,7 @@
 //! and loss. Each flow may add its own access delay on the sender side.
 
 use crate::config::{Direction, SimConfig, Traffic};
+use crate::endpoint::{End, EndpointFlow, EndpointInit};
 use crate::engine::{Event, EventQueue};
 use crate::packet::{Kind, Packet};
 use crate::receiver::{DataOutcome, Receiver, ReceiverConfig};
@@ -43,6 +44,8 @@ struct Flow {
     cbr_rng: Rng,
     cbr_owd: scavenger_net::Histogram,
     stopped: bool,
+    /// Packet-endpoint flows (QUIC): the endpoints; `sender` stays `None`.
+    ep: Option<EndpointFlow>,
 }
 
 struct SeriesState {
@@ -147,6 +150,7 @@ impl Simulation {
                     cbr_rng: Rng::derive(seed, 2000 + i as u64),
                     cbr_owd: scavenger_net::Histogram::new(),
                     stopped: false,
+                    ep: None,
                 }
             })
             .collect();
@@ -281,6 +285,9 @@ impl Simulation {
         if let Some(s) = flow.sender.as_mut() {
             s.stop();
         }
+        if let Some(ep) = flow.ep.as_mut() {
+            ep.eps.stop(self.now);
+        }
     }
 
     fn on_cbr_send(&mut self, f: usize) {
@@ -327,6 +334,17 @@ impl Simulation {
         if self.flows[f].stopped {
             return;
         }
+        if let Some(make) = &self.cfg.flows[f].endpoints {
+            let init = EndpointInit {
+                flow: f as u32,
+                now: self.now,
+                seed: self.cfg.seed,
+                size: self.cfg.flows[f].size,
+            };
+            self.flows[f].ep = Some(EndpointFlow::new(make(&init)));
+            self.pump_endpoints(f);
+            return;
+        }
         let fc = &self.cfg.flows[f];
         let total_segs = fc.size.map(|s| s.div_ceil(fc.mss as u64).max(1) as u32);
         let last_seg_len = fc.size.map_or(fc.mss, |s| {
@@ -370,6 +388,10 @@ impl Simulation {
     }
 
     fn try_send(&mut self, f: usize) {
+        if self.flows[f].ep.is_some() {
+            self.pump_endpoints(f);
+            return;
+        }
         let now = self.now;
         loop {
             let Some(s) = self.flows[f].sender.as_mut() else {
@@ -439,6 +461,9 @@ impl Simulation {
     }
 
     fn count_drop(&mut self, p: &Packet) {
+        if let Some(ep) = self.flows[p.flow as usize].ep.as_mut() {
+            ep.dropped(p);
+        }
         let c = &mut self.flows[p.flow as usize].counters;
         match p.kind {
             Kind::Data => c.data_dropped += p.wire as u64,
@@ -498,6 +523,10 @@ impl Simulation {
     fn on_data_arrival(&mut self, p: Packet) {
         self.tapped(TapPoint::ReceiverIn, &p);
         let f = p.flow as usize;
+        if self.flows[f].ep.is_some() {
+            self.endpoint_arrival(p);
+            return;
+        }
         if matches!(self.cfg.flows[f].traffic, Traffic::Cbr { .. }) {
             let flow = &mut self.flows[f];
             flow.cbr_owd
@@ -547,11 +576,75 @@ impl Simulation {
         self.tapped(TapPoint::SenderIn, &p);
         let f = p.flow as usize;
         self.flows[f].counters.ack_received += p.wire as u64;
+        if self.flows[f].ep.is_some() {
+            self.endpoint_arrival(p);
+            return;
+        }
         let Some(s) = self.flows[f].sender.as_mut() else {
             return;
         };
         s.on_ack(self.now, &p);
         self.try_send(f);
+    }
+
+    /// Sends what flow `f`'s endpoints have to send now and arms their next timer (the
+    /// flow's `Send` event, which for these flows means "the endpoints have work due").
+    fn pump_endpoints(&mut self, f: usize) {
+        let now = self.now;
+        let header = self.cfg.flows[f].header;
+        let ep = self.flows[f].ep.as_mut().expect("an endpoint flow");
+        if ep.eps.next_timeout().is_some_and(|t| t <= now) {
+            ep.eps.handle_timeout(now);
+        }
+        while let Some((from, p)) = self.flows[f]
+            .ep
+            .as_mut()
+            .expect("started")
+            .next_packet(now, f as u32, header)
+        {
+            match from {
+                End::Client => self.route_data(f, p),
+                End::Server => {
+                    self.tapped(TapPoint::ReceiverOut, &p);
+                    self.flows[f].counters.ack_sent += p.wire as u64;
+                    self.enqueue(1 - self.data_link(f), p);
+                }
+            }
+        }
+        let flow = &mut self.flows[f];
+        // A timer still due now was just handled: run it again a nanosecond later rather
+        // than at this instant, so that no pair of endpoints can hold the clock still.
+        let next = flow.ep.as_mut().expect("started").eps.next_timeout();
+        let next = next.map(|t| t.max(now + scavenger_cc::Dur(1)));
+        arm(
+            &mut self.q,
+            &mut flow.send_wake,
+            next,
+            Event::Send(f as u32),
+        );
+    }
+
+    /// A datagram of an endpoint flow reached its end (after the host's tap).
+    fn endpoint_arrival(&mut self, p: Packet) {
+        let f = p.flow as usize;
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let ep = flow.ep.as_mut().expect("an endpoint flow");
+        ep.arrive(now, &p);
+        if p.kind == Kind::Data {
+            let status = ep.eps.status();
+            let st = &mut flow.receiver.stats;
+            st.data_pkts += 1;
+            st.data_wire_bytes += p.wire as u64;
+            st.unique_bytes = status.delivered;
+            if status.delivered > 0 {
+                st.first_byte.get_or_insert(now);
+            }
+            if status.finished && st.completed_at.is_none() {
+                st.completed_at = Some(now);
+            }
+        }
+        self.pump_endpoints(f);
     }
 
     fn on_rto(&mut self, f: usize) {
@@ -606,7 +699,12 @@ impl Simulation {
             let rx = f.receiver.stats.unique_bytes;
             st.out.flow_goodput_bps[i].push((rx - st.last_rx[i]) as f64 * 8.0 / bin);
             st.last_rx[i] = rx;
-            st.out.flow_cwnd_bytes[i].push(f.sender.as_ref().map_or(0, |s| s.cwnd()));
+            let cwnd = match (&f.sender, &f.ep) {
+                (Some(s), _) => s.cwnd(),
+                (None, Some(ep)) => ep.eps.status().cwnd,
+                (None, None) => 0,
+            };
+            st.out.flow_cwnd_bytes[i].push(cwnd);
             let bins = st.out.time_s.len();
             if let Some(s) = f.sender.as_mut() {
                 let tr = &mut st.out.flow_trace[i];
@@ -684,8 +782,20 @@ impl Simulation {
                         0.0
                     }
                 };
-                let (sent, rtt, retrans, frs, tos, cwnd, ecn) = match f.sender.as_ref() {
-                    Some(s) => (
+                let (sent, rtt, retrans, frs, tos, cwnd, ecn) = match (&f.sender, &f.ep) {
+                    (None, Some(ep)) => {
+                        let st = ep.eps.status();
+                        (
+                            ep.sent_wire_bytes,
+                            stats_from(&ep.rtt, 1e-6),
+                            st.lost_packets,
+                            st.loss_reductions,
+                            st.timeouts,
+                            st.cwnd,
+                            st.ecn_reductions,
+                        )
+                    }
+                    (Some(s), _) => (
                         s.stats.data_wire_bytes_sent,
                         stats_from(&s.stats.rtt, 1e-6),
                         s.stats.retransmits,
@@ -694,7 +804,7 @@ impl Simulation {
                         s.cwnd(),
                         s.stats.ecn_responses,
                     ),
-                    None => (
+                    (None, None) => (
                         f.counters.cbr_sent_bytes,
                         stats_from(&scavenger_net::Histogram::new(), 1e-6),
                         0,

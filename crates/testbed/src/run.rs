@@ -134,6 +134,12 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, String> {
                 ))
             }
         }
+        if f.transport == scavenger_lab::scenario::Transport::Quic {
+            // Not silently kernel TCP: QUIC between the namespaces is not built yet.
+            return Err(format!(
+                "{who}: transport = \"quic\" is not supported by the testbed yet (kernel TCP only; the simulator runs QUIC flows)"
+            ));
+        }
         let info = scavenger_cc::find(&f.algorithm)
             .ok_or_else(|| format!("{who}: unknown algorithm {}", f.algorithm))?;
         let defaults = ParamSet::defaults(info.params);
@@ -711,6 +717,11 @@ mod tests {
         let sc =
             scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\nparams = { beta = 0.5 }\n").unwrap();
         assert!(plan_flows(&sc).err().unwrap().contains("params"));
+        // QUIC runs in the simulator only, never silently as kernel TCP.
+        let sc =
+            scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\ntransport = \"quic\"\n").unwrap();
+        let e = plan_flows(&sc).err().unwrap();
+        assert!(e.contains("transport") && e.contains("quic"), "{e}");
         // Algorithms the kernel lacks go through the scv_shim agent (when the BPF objects
         // are built; otherwise the error says how to build them).
         let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nname = \"a\"\nalgorithm = \"vegas\"\n[[flow]]\nname = \"b\"\nalgorithm = \"cdg\"\n").unwrap();
