@@ -163,6 +163,59 @@ fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
     Box::new(Vivace::new(&cfg, init))
 }
 
+/// What a utility function sees of one finished monitor interval. The machinery here
+/// (monitor intervals, starting, gradient ascent, the rate bound) is shared by every
+/// PCC utility: Vivace's own and PCC Proteus's (`proteus.rs`).
+#[derive(Clone, Copy, Debug)]
+pub struct MiStats<'a> {
+    /// The MI's target sending rate, Mbit/s (10^6 bit/s).
+    pub rate_mbps: f64,
+    /// Lost bytes over sent bytes, at most 1.
+    pub loss: f64,
+    /// (ACK time s, RTT s) of the RTT samples the MI received, in ACK order.
+    pub rtts: &'a [(f64, f64)],
+    /// The MI ran in the starting phase (rate doubling).
+    pub starting: bool,
+    /// The MI's planned length, s.
+    pub duration_s: f64,
+}
+
+/// A PCC utility function: scores each finished monitor interval, in MI order. It may
+/// keep state across MIs (Proteus's noise tolerance does).
+pub trait MiUtility: Clone + std::fmt::Debug + Send {
+    /// The registry name of the algorithm this utility makes.
+    fn name(&self) -> &'static str;
+    fn score(&mut self, mi: &MiStats) -> f64;
+    /// Extra trace variables of the utility.
+    fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// Vivace-latency's utility (Vivace §3) with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VivaceUtility {
+    pub t: f64,
+    pub b: f64,
+    pub c: f64,
+    pub threshold: f64,
+}
+
+impl MiUtility for VivaceUtility {
+    fn name(&self) -> &'static str {
+        "vivace"
+    }
+    fn score(&mut self, mi: &MiStats) -> f64 {
+        utility(
+            mi.rate_mbps,
+            slope(mi.rtts),
+            mi.loss,
+            self.t,
+            self.b,
+            self.c,
+            self.threshold,
+        )
+    }
+}
+
 /// PCC Vivace's parameters. Defaults: Dong et al., NSDI 2018 (Vivace) unless noted; the
 /// same values as the `PARAMS` table.
 #[derive(Clone, Debug, PartialEq)]
@@ -294,12 +347,10 @@ pub fn slope(pts: &[(f64, f64)]) -> f64 {
     pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>() / sxx
 }
 
+/// The PCC sender: Vivace's rate control around a utility `U` (Vivace's own by default).
 #[derive(Clone, Debug)]
-pub struct Vivace {
-    t: f64,
-    b: f64,
-    c: f64,
-    threshold: f64,
+pub struct Vivace<U: MiUtility = VivaceUtility> {
+    utility: U,
     epsilon: f64,
     theta0: f64,
     omega0: f64,
@@ -333,11 +384,22 @@ pub struct Vivace {
 
 impl Vivace {
     pub fn new(cfg: &VivaceConfig, init: CcInit) -> Vivace {
-        Vivace {
+        let u = VivaceUtility {
             t: cfg.utility_exponent,
             b: cfg.latency_coefficient,
             c: cfg.loss_coefficient,
             threshold: cfg.rtt_gradient_threshold,
+        };
+        Vivace::with_utility(cfg, u, init)
+    }
+}
+
+impl<U: MiUtility> Vivace<U> {
+    /// Vivace's rate control (`cfg`'s ε, θ₀, ω₀, δ, MI length, window guard) scoring MIs
+    /// with `utility`; `cfg`'s utility fields are not used.
+    pub fn with_utility(cfg: &VivaceConfig, utility: U, init: CcInit) -> Vivace<U> {
+        Vivace {
+            utility,
             epsilon: cfg.epsilon,
             theta0: cfg.theta0,
             omega0: cfg.boundary_initial,
@@ -481,15 +543,13 @@ impl Vivace {
         } else {
             (mi.lost as f64 / mi.sent as f64).min(1.0)
         };
-        let u = utility(
-            x,
-            slope(&mi.rtts),
+        let u = self.utility.score(&MiStats {
+            rate_mbps: x,
             loss,
-            self.t,
-            self.b,
-            self.c,
-            self.threshold,
-        );
+            rtts: &mi.rtts,
+            starting: mi.kind == MiKind::Start,
+            duration_s: mi.end.since(mi.start).secs_f64(),
+        });
         self.last_utility = u;
         if mi.epoch != self.epoch {
             return;
@@ -523,9 +583,9 @@ impl Vivace {
     }
 }
 
-impl CongestionControl for Vivace {
+impl<U: MiUtility + 'static> CongestionControl for Vivace<U> {
     fn name(&self) -> &'static str {
-        "vivace"
+        self.utility.name()
     }
 
     fn on_ack(&mut self, now: Time, ack: &AckSample) {
@@ -630,6 +690,7 @@ impl CongestionControl for Vivace {
                 0.0
             },
         ));
+        self.utility.trace(out);
     }
 }
 
