@@ -169,10 +169,10 @@ pub const MIN_CWND: u64 = 2;
 /// integer mean of the two middle values. `v` must be sorted and not empty.
 fn median_i64(v: &[i64]) -> i64 {
     let n = v.len();
-    if n % 2 == 0 {
-        (v[n / 2 - 1] + v[n / 2]) / 2
-    } else {
+    if n % 2 == 1 {
         v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2
     }
 }
 

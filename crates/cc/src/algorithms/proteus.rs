@@ -11,6 +11,10 @@
 //! - Proteus-H (hybrid): primary below a rate threshold, scavenger above it
 //!   (CalculateUtilityHybrid).
 //!
+//! Decisions (authors' code `CanMakeDecision`): a scavenger probes 2 pairs of MIs and
+//! moves only when both agree; a primary probes 3 and moves up on a majority, down only
+//! when all 3 say so.
+//!
 //! Noise tolerance (Proteus §5; `PrepareStatistics` in the authors' code): the RTT gradient
 //! and deviation of an MI count only when they stand out of the noise: (1) the MI's RTT
 //! regression must fit better than the slope it reports (RMS residual / mean RTT <
@@ -21,7 +25,7 @@
 //! 1 ms is ignored.
 //!
 //! Differences from the source (the reasoning is in docs/deviations/proteus.md):
-//! - one probing pair per decision, Vivace's rule: docs/deviations/proteus.md#proteus-probing-pairs
+//! - probing pairs and their agreement rule: docs/deviations/proteus.md#proteus-probing-pairs
 //! - MI statistics from our Vivace MIs (target rate, RTT over ACK time, every sample
 //!   reliable): docs/deviations/proteus.md#proteus-mi-statistics
 //! - Proteus-H's threshold default: docs/deviations/proteus.md#proteus-hybrid-threshold
@@ -214,6 +218,13 @@ pub fn proteus(cfg: &ProteusConfig, init: CcInit) -> Vivace<ProteusUtility> {
         init,
     )
 }
+
+/// Probing pairs per decision: a scavenger's (kNumIntervalGroupsInProbingScavenger) and
+/// a primary's (kNumIntervalGroupsInProbingPrimary).
+pub const SCAVENGER_PAIRS: usize = 2;
+pub const PRIMARY_PAIRS: usize = 3;
+/// Vivace's probing step ε (the code's kProbingStepSize), for Proteus-H's switch.
+const EPSILON: f64 = 0.05;
 
 /// MIs of RTT history for the trend tests (kRttHistoryLen).
 pub const RTT_HISTORY: usize = 6;
@@ -470,6 +481,33 @@ impl MiUtility for ProteusUtility {
         }
     }
 
+    /// Proteus-H probes as a scavenger when its higher probing rate r(1 + ε) exceeds the
+    /// threshold (`EnterProbing`).
+    fn probe_pairs(&self, rate_mbps: f64) -> usize {
+        match self.cfg.mode {
+            Mode::Scavenger => SCAVENGER_PAIRS,
+            Mode::Primary => PRIMARY_PAIRS,
+            Mode::Hybrid(th) if rate_mbps * (1.0 + EPSILON) > th => SCAVENGER_PAIRS,
+            Mode::Hybrid(_) => PRIMARY_PAIRS,
+        }
+    }
+
+    /// `CanMakeDecision`: a scavenger moves when most pairs favour the lower rate or all
+    /// favour the higher one; a primary when most favour the higher rate or all the lower.
+    fn decides(&self, increases: usize, pairs: usize) -> bool {
+        let decreases = pairs - increases;
+        let scavenger = match self.cfg.mode {
+            Mode::Scavenger => true,
+            Mode::Primary => false,
+            Mode::Hybrid(_) => pairs == SCAVENGER_PAIRS,
+        };
+        if scavenger {
+            decreases > pairs / 2 || increases == pairs
+        } else {
+            increases > pairs / 2 || decreases == pairs
+        }
+    }
+
     fn score(&mut self, mi: &MiStats) -> f64 {
         let st = RttStats::of(mi.rtts);
         self.tolerance(&st);
@@ -694,6 +732,21 @@ mod tests {
         // 10 Mbit/s ≥ 10: scavenger.
         let hi = h.score(&mi(10.0, &rtts, false));
         assert!((hi - (X10 - 90.0 - dev * 10.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn decision_rules_of_scavenger_primary_and_hybrid() {
+        let s = util(Mode::Scavenger);
+        // Two pairs: only agreement moves.
+        assert!(s.decides(0, 2) && s.decides(2, 2) && !s.decides(1, 2));
+        let p = util(Mode::Primary);
+        // Three pairs: up on a majority, down only when all three say so.
+        assert!(p.decides(2, 3) && p.decides(3, 3) && p.decides(0, 3) && !p.decides(1, 3));
+        // A scavenger's rule with three pairs leans the other way.
+        assert!(s.decides(1, 3) && !s.decides(2, 3));
+        assert_eq!((s.probe_pairs(5.0), p.probe_pairs(5.0)), (2, 3));
+        let h = util(Mode::Hybrid(10.0));
+        assert_eq!((h.probe_pairs(9.0), h.probe_pairs(9.6)), (3, 2));
     }
 
     #[test]

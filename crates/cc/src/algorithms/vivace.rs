@@ -186,6 +186,15 @@ pub trait MiUtility: Clone + std::fmt::Debug + Send {
     /// The registry name of the algorithm this utility makes.
     fn name(&self) -> &'static str;
     fn score(&mut self, mi: &MiStats) -> f64;
+    /// Probing pairs per decision at base rate `rate_mbps` (Vivace: 1).
+    fn probe_pairs(&self, _rate_mbps: f64) -> usize {
+        1
+    }
+    /// With several pairs: whether `increases` of `pairs` pairs that favour the higher
+    /// rate are enough to move (in the majority's direction).
+    fn decides(&self, _increases: usize, _pairs: usize) -> bool {
+        true
+    }
     /// Extra trace variables of the utility.
     fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
@@ -347,6 +356,9 @@ pub fn slope(pts: &[(f64, f64)]) -> f64 {
     pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>() / sxx
 }
 
+/// One probing pair's (rate B/s, utility) at r(1+ε) and at r(1−ε).
+type ProbePair = ((f64, f64), (f64, f64));
+
 /// The PCC sender: Vivace's rate control around a utility `U` (Vivace's own by default).
 #[derive(Clone, Debug)]
 pub struct Vivace<U: MiUtility = VivaceUtility> {
@@ -370,6 +382,9 @@ pub struct Vivace<U: MiUtility = VivaceUtility> {
     first_up: bool,
     up: Option<(f64, f64)>,
     down: Option<(f64, f64)>,
+    /// Probing pairs of this cycle and the (up, down) results of those finished.
+    cycle_pairs: usize,
+    pairs_done: Vec<ProbePair>,
     amplifier: f64,
     last_dir: Option<bool>,
     boundary_hits: u32,
@@ -418,6 +433,8 @@ impl<U: MiUtility> Vivace<U> {
             first_up: true,
             up: None,
             down: None,
+            cycle_pairs: 1,
+            pairs_done: Vec::new(),
             amplifier: 0.0,
             last_dir: None,
             boundary_hits: 0,
@@ -444,6 +461,9 @@ impl<U: MiUtility> Vivace<U> {
         self.up = None;
         self.down = None;
         self.first_up = self.rng.chance(0.5);
+        self.pairs_done.clear();
+        let r_mbps = self.rate.map_or(0.0, |r| r * 8.0 / 1e6);
+        self.cycle_pairs = self.utility.probe_pairs(r_mbps).max(1);
     }
 
     /// A target rate within reach of what was sent (`SENT_RATE_HEADROOM`).
@@ -476,8 +496,13 @@ impl<U: MiUtility> Vivace<U> {
                     .map(|m| 2.0 * m.rate);
                 (MiKind::Start, last.unwrap_or(r))
             }
-            VivaceState::Probing if self.probes_started < 2 => {
-                let up = (self.probes_started == 0) == self.first_up;
+            VivaceState::Probing if (self.probes_started as usize) < 2 * self.cycle_pairs => {
+                let even = self.probes_started & 1 == 0;
+                if self.probes_started > 0 && even {
+                    // Each further pair draws its own order (PCC-Uspace pcc_sender.cpp).
+                    self.first_up = self.rng.chance(0.5);
+                }
+                let up = even == self.first_up;
                 self.probes_started += 1;
                 if up {
                     (MiKind::Up, r * (1.0 + self.epsilon))
@@ -507,10 +532,39 @@ impl<U: MiUtility> Vivace<U> {
 
     /// One online-learning decision from the two probing MIs (Vivace §4).
     fn decide(&mut self, up: (f64, f64), down: (f64, f64)) {
-        let Some(r) = self.rate else { return };
         let to_mbps = |x: f64| x * 8.0 / 1e6;
         // γ = (u₊ − u₋) / (r₊ − r₋) = (u₊ − u₋) / (2εr), utility per Mbit/s.
         let gamma = (up.1 - down.1) / (to_mbps(up.0) - to_mbps(down.0));
+        self.step(gamma);
+    }
+
+    /// A decision from several probing pairs (PCC-Uspace `CanMakeDecision`,
+    /// `ComputeRateChange` in PROBING): the utility's rule says whether the pairs agree
+    /// enough; if so the rate moves in the majority's direction with γ = the mean, over all
+    /// pairs, of |u₊ − u₋| of the pairs on that side, over the first pair's rate gap.
+    /// Otherwise nothing changes and probing starts again.
+    fn decide_pairs(&mut self, pairs: &[ProbePair]) {
+        let increases = pairs.iter().filter(|(u, d)| u.1 > d.1).count();
+        if !self.utility.decides(increases, pairs.len()) {
+            return;
+        }
+        let inc = increases > pairs.len() - increases;
+        let du: f64 = pairs
+            .iter()
+            .filter(|(u, d)| (u.1 > d.1) == inc)
+            .map(|(u, d)| (u.1 - d.1).abs())
+            .sum::<f64>()
+            / pairs.len() as f64;
+        let (u0, d0) = pairs[0];
+        let dr = (u0.0 - d0.0) * 8.0 / 1e6;
+        self.step(if inc { du / dr } else { -du / dr });
+    }
+
+    /// Moves the rate by the gradient γ (utility per Mbit/s) with the confidence
+    /// amplifier and the dynamic change boundary (Vivace §4).
+    fn step(&mut self, gamma: f64) {
+        let Some(r) = self.rate else { return };
+        let to_mbps = |x: f64| x * 8.0 / 1e6;
         let dir = gamma >= 0.0;
         // Confidence amplifier: consecutive decisions in the same direction.
         if self.last_dir == Some(dir) {
@@ -573,8 +627,19 @@ impl<U: MiUtility> Vivace<U> {
             MiKind::Hold => {}
         }
         if let (Some(up), Some(down)) = (self.up, self.down) {
-            self.decide(up, down);
-            self.new_probe_cycle();
+            if self.cycle_pairs == 1 {
+                self.decide(up, down);
+                self.new_probe_cycle();
+                return;
+            }
+            self.up = None;
+            self.down = None;
+            self.pairs_done.push((up, down));
+            if self.pairs_done.len() >= self.cycle_pairs {
+                let pairs = std::mem::take(&mut self.pairs_done);
+                self.decide_pairs(&pairs);
+                self.new_probe_cycle();
+            }
         }
     }
 
@@ -769,6 +834,73 @@ mod tests {
         v.decide((mbps(11.0), 1.0), (mbps(10.0), 1.3));
         assert!((v.rate.unwrap() - mbps(11.415)).abs() < 1e-6);
         assert_eq!(v.amplifier, 1.0);
+    }
+
+    /// Several probing pairs (Proteus's rule, PCC-Uspace `CanMakeDecision` /
+    /// `ComputeRateChange`): a scavenger moves only when both pairs agree, with γ the
+    /// mean over the pairs of |u₊ − u₋| on the agreeing side over the first pair's gap.
+    #[test]
+    fn several_probing_pairs_move_only_when_the_utility_rule_agrees() {
+        use crate::algorithms::proteus::{Mode, ProteusConfig, ProteusUtility};
+        let sender = |mode| {
+            let u = ProteusUtility::new(ProteusConfig {
+                mode,
+                ..ProteusConfig::default()
+            });
+            let mut v = Vivace::with_utility(
+                &VivaceConfig::default(),
+                u,
+                CcInit {
+                    now: Time(0),
+                    mss: MSS,
+                    initial_cwnd: 10 * MSS,
+                    rng: Rng::new(3),
+                },
+            );
+            v.srtt = Some(Dur::from_millis(40));
+            v.rate = Some(mbps(10.0));
+            v
+        };
+        let up = |u| (mbps(10.5), u);
+        let down = |u| (mbps(9.5), u);
+        // Scavenger, both pairs favour the higher rate: γ = (0.3 + 0.2)/2 / 1.0 = 0.25,
+        // m = 1, within ω₀·r = 0.5 → 10.25 Mbit/s.
+        let mut s = sender(Mode::Scavenger);
+        s.decide_pairs(&[(up(1.3), down(1.0)), (up(1.2), down(1.0))]);
+        assert!((s.rate.unwrap() - mbps(10.25)).abs() < 1e-6);
+        // The pairs disagree: no move.
+        let mut s = sender(Mode::Scavenger);
+        s.decide_pairs(&[(up(1.3), down(1.0)), (up(0.9), down(1.0))]);
+        assert_eq!(s.rate, Some(mbps(10.0)));
+        // Both favour the lower rate: γ = −(0.3 + 0.1)/2 = −0.2 → 9.8 Mbit/s.
+        let mut s = sender(Mode::Scavenger);
+        s.decide_pairs(&[(up(1.0), down(1.3)), (up(1.0), down(1.1))]);
+        assert!((s.rate.unwrap() - mbps(9.8)).abs() < 1e-6);
+        // Primary, 2 of 3 favour the higher rate: γ = (0.3 + 0.2)/3 → 10.1667 Mbit/s.
+        let mut p = sender(Mode::Primary);
+        p.decide_pairs(&[
+            (up(1.3), down(1.0)),
+            (up(1.2), down(1.0)),
+            (up(0.9), down(1.0)),
+        ]);
+        assert!((p.rate.unwrap() - mbps(10.0 + 0.5 / 3.0)).abs() < 1e-6);
+        // Primary, 2 of 3 favour the lower rate: not all three, no move.
+        let mut p = sender(Mode::Primary);
+        p.decide_pairs(&[
+            (up(1.0), down(1.3)),
+            (up(1.0), down(1.2)),
+            (up(1.1), down(1.0)),
+        ]);
+        assert_eq!(p.rate, Some(mbps(10.0)));
+        // The cycle's pair count comes from the utility: 2 (scavenger), 3 (primary),
+        // Proteus-H by its higher probing rate against the threshold.
+        let mut h = sender(Mode::Hybrid(10.0));
+        h.new_probe_cycle();
+        assert_eq!(h.cycle_pairs, 2); // 10 · 1.05 > 10
+        h.rate = Some(mbps(9.0));
+        h.new_probe_cycle();
+        assert_eq!(h.cycle_pairs, 3); // 9.45 ≤ 10
+        assert_eq!(vivace().cycle_pairs, 1);
     }
 
     fn mi(
