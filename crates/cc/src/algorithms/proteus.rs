@@ -1,12 +1,11 @@
 //! PCC Proteus (Meng, Rozen Schiff, Godfrey, Schapira, "PCC Proteus: Scavenger Transport
 //! And Beyond", SIGCOMM 2020): Vivace's online-learning rate control (`vivace.rs`, reused
-//! as is) with Proteus's utilities and its RTT-noise tolerance.
+//! through its `MiUtility` hooks) with Proteus's utilities and its RTT-noise tolerance.
 //!
 //! - Proteus-S (scavenger): u = x^0.9 − b·x·max(0, dRTT/dt) − c·x·L − d·x·σ(RTT), with
 //!   x in Mbit/s, b = 900, c = 11.35, d = 0.0015 per µs of RTT standard deviation in the
-//!   MI (Proteus §4; authors' code `pcc_utility_manager.cpp` CalculateUtilityScavenger).
-//!   The deviation term is the "latency deviation as a signal of competition": a primary
-//!   flow's arrival makes RTTs fluctuate before they trend up.
+//!   MI (authors' code `pcc_utility_manager.cpp`, CalculateUtilityScavenger).
+//!   The deviation term is the paper's "latency deviation as a signal of competition".
 //! - Proteus-P (primary): the same without the deviation term (CalculateUtilityVivace).
 //! - Proteus-H (hybrid): primary below a rate threshold, scavenger above it
 //!   (CalculateUtilityHybrid).
@@ -15,7 +14,7 @@
 //! moves only when both agree; a primary probes 3 and moves up on a majority, down only
 //! when all 3 say so.
 //!
-//! Noise tolerance (Proteus §5; `PrepareStatistics` in the authors' code): the RTT gradient
+//! Noise tolerance (the paper's "noise tolerance"; `PrepareStatistics` in the authors' code): the RTT gradient
 //! and deviation of an MI count only when they stand out of the noise: (1) the MI's RTT
 //! regression must fit better than the slope it reports (RMS residual / mean RTT <
 //! |gradient|); (2) over the last 6 MIs' mean RTTs a trend line is fitted and its slope
@@ -43,7 +42,7 @@ pub static SCAVENGER: AlgorithmInfo = AlgorithmInfo {
     aliases: &["pcc-proteus-s", "proteus"],
     summary:
         "PCC Proteus-S: Vivace's rate control with a scavenger utility (RTT deviation penalty)",
-    source: "Meng et al., PCC Proteus, SIGCOMM 2020 §4-5; PCC-Uspace pcc_utility_manager.cpp",
+    source: "Meng et al., PCC Proteus, SIGCOMM 2020; PCC-Uspace pcc_utility_manager.cpp",
     params: PARAMS,
     build: build_s,
 };
@@ -52,7 +51,7 @@ pub static PRIMARY: AlgorithmInfo = AlgorithmInfo {
     name: "proteus-p",
     aliases: &["pcc-proteus-p"],
     summary: "PCC Proteus-P: Vivace's utility with Proteus's RTT-noise tolerance",
-    source: "Meng et al., PCC Proteus, SIGCOMM 2020 §4-5; PCC-Uspace pcc_utility_manager.cpp",
+    source: "Meng et al., PCC Proteus, SIGCOMM 2020; PCC-Uspace pcc_utility_manager.cpp",
     params: PARAMS,
     build: build_p,
 };
@@ -61,7 +60,8 @@ pub static HYBRID: AlgorithmInfo = AlgorithmInfo {
     name: "proteus-h",
     aliases: &["pcc-proteus-h"],
     summary: "PCC Proteus-H: primary utility below a rate threshold, scavenger above it",
-    source: "Meng et al., PCC Proteus, SIGCOMM 2020 §4.3; PCC-Uspace pcc_utility_manager.cpp",
+    source:
+        "Meng et al., PCC Proteus, SIGCOMM 2020 (hybrid mode); PCC-Uspace pcc_utility_manager.cpp",
     params: PARAMS_H,
     build: build_h,
 };
@@ -129,7 +129,7 @@ static PARAMS_H: &[ParamSpec] = &[
         10.0,
         "Mbit/s",
         "Proteus-H: primary utility below this sending rate, scavenger above",
-        "Proteus §4.3 (a per-flow threshold); the default is ours",
+        "Meng et al. 2020 (hybrid mode: a per-flow threshold); the default is ours",
     ),
 ];
 
@@ -143,7 +143,7 @@ pub enum Mode {
 }
 
 /// Proteus's utility parameters. Defaults: the authors' code (PCC-Uspace commit 2ca1811,
-/// `src/pcc/pcc_utility_manager.cpp`), as the paper's §4 gives them.
+/// `src/pcc/pcc_utility_manager.cpp`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProteusConfig {
     pub mode: Mode,
