@@ -196,11 +196,18 @@ pub fn theil_sen(points: &[(u64, i64)]) -> Option<i64> {
     Some(median_i64(&s))
 }
 
-/// r(t) = ⌊⌊t/1000⌋/α⌋³ + ⌊⌊t/1000⌋/β⌋ + r₀, packets/s, t in µs (`increase_cwnd`).
+/// r(t) = ⌊⌊t/1000⌋/α⌋³ + ⌊⌊t/1000⌋/β⌋ + r₀, packets/s, t in µs (`increase_cwnd`);
+/// saturating instead of the module's wrap-around after hours of growth.
 pub fn target_rate(t_us: u64, alpha_ms: u64, beta_ms: u64, r0: u64) -> u64 {
     let ms = t_us / 1000;
-    (ms / alpha_ms).pow(3) + ms / beta_ms + r0
+    (ms / alpha_ms)
+        .saturating_pow(3)
+        .saturating_add(ms / beta_ms)
+        .saturating_add(r0)
 }
+
+/// Linux's default `snd_cwnd_clamp` (`~0U`), packets: the window never exceeds it.
+pub const CWND_CLAMP: u64 = u32::MAX as u64;
 
 #[derive(Clone, Debug)]
 pub struct Flexis {
@@ -298,10 +305,12 @@ impl Flexis {
         if r1 == 0 {
             return;
         }
-        self.cwnd = self.cwnd.max(r1 * min_rtt / 1_000_000);
+        self.cwnd = self
+            .cwnd
+            .max((r1.saturating_mul(min_rtt) / 1_000_000).min(CWND_CLAMP));
         // Pacing ratio r(t + minRTT)/r(t), in percent, rounded up.
         let r2 = target_rate(t1 + min_rtt, a, b, self.r0);
-        self.pacing_pct = (r2 * 100).div_ceil(r1);
+        self.pacing_pct = r2.saturating_mul(100).div_ceil(r1);
     }
 
     /// One RTT sample (`tcp_flexis_cong_avoid`).
@@ -496,6 +505,8 @@ mod tests {
         assert_eq!(target_rate(1_500_000, 100, 10, 250), 3775);
         // Below one millisecond nothing is added.
         assert_eq!(target_rate(999, 100, 10, 250), 250);
+        // Days of growth saturate instead of overflowing.
+        assert_eq!(target_rate(u64::MAX, 100, 10, 250), u64::MAX);
     }
 
     #[test]
