@@ -42,6 +42,10 @@ pub const ALGORITHM_COLOURS: &[(&str, &str)] = &[
     ("imtcp-bg", "#b5cf6b"),
     ("linear-phantom", "#e7969c"),
     ("working-hours", "#a55194"),
+    ("proteus-s", "#6b6ecf"),
+    ("proteus-p", "#cedb9c"),
+    ("proteus-h", "#8ca252"),
+    ("flexis", "#e7ba52"),
 ];
 
 /// Colours for names that are not algorithms; none is in the table above.

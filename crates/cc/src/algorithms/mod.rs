@@ -11,6 +11,7 @@ pub mod cubic;
 pub mod ebb;
 pub mod eclipse;
 pub mod evarate;
+pub mod flexis;
 pub mod flower;
 pub mod fourcp;
 pub mod imtcp_bg;
@@ -20,6 +21,7 @@ pub mod ledbat_presets;
 pub mod newreno;
 pub mod nice;
 pub mod proprate;
+pub mod proteus;
 pub mod tcp_lp;
 pub mod vegas;
 pub mod vivace;
@@ -52,4 +54,8 @@ pub static ALL: &[&AlgorithmInfo] = &[
     &evarate::INFO_PLUS,
     &proprate::INFO,
     &vivace::INFO,
+    &proteus::SCAVENGER,
+    &proteus::PRIMARY,
+    &proteus::HYBRID,
+    &flexis::INFO,
 ];

@@ -163,6 +163,68 @@ fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
     Box::new(Vivace::new(&cfg, init))
 }
 
+/// What a utility function sees of one finished monitor interval. The machinery here
+/// (monitor intervals, starting, gradient ascent, the rate bound) is shared by every
+/// PCC utility: Vivace's own and PCC Proteus's (`proteus.rs`).
+#[derive(Clone, Copy, Debug)]
+pub struct MiStats<'a> {
+    /// The MI's target sending rate, Mbit/s (10^6 bit/s).
+    pub rate_mbps: f64,
+    /// Lost bytes over sent bytes, at most 1.
+    pub loss: f64,
+    /// (ACK time s, RTT s) of the RTT samples the MI received, in ACK order.
+    pub rtts: &'a [(f64, f64)],
+    /// The MI ran in the starting phase (rate doubling).
+    pub starting: bool,
+    /// The MI's planned length, s.
+    pub duration_s: f64,
+}
+
+/// A PCC utility function: scores each finished monitor interval, in MI order. It may
+/// keep state across MIs (Proteus's noise tolerance does).
+pub trait MiUtility: Clone + std::fmt::Debug + Send {
+    /// The registry name of the algorithm this utility makes.
+    fn name(&self) -> &'static str;
+    fn score(&mut self, mi: &MiStats) -> f64;
+    /// Probing pairs per decision at base rate `rate_mbps` (Vivace: 1).
+    fn probe_pairs(&self, _rate_mbps: f64) -> usize {
+        1
+    }
+    /// With several pairs: whether `increases` of `pairs` pairs that favour the higher
+    /// rate are enough to move (in the majority's direction).
+    fn decides(&self, _increases: usize, _pairs: usize) -> bool {
+        true
+    }
+    /// Extra trace variables of the utility.
+    fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// Vivace-latency's utility (Vivace §3) with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VivaceUtility {
+    pub t: f64,
+    pub b: f64,
+    pub c: f64,
+    pub threshold: f64,
+}
+
+impl MiUtility for VivaceUtility {
+    fn name(&self) -> &'static str {
+        "vivace"
+    }
+    fn score(&mut self, mi: &MiStats) -> f64 {
+        utility(
+            mi.rate_mbps,
+            slope(mi.rtts),
+            mi.loss,
+            self.t,
+            self.b,
+            self.c,
+            self.threshold,
+        )
+    }
+}
+
 /// PCC Vivace's parameters. Defaults: Dong et al., NSDI 2018 (Vivace) unless noted; the
 /// same values as the `PARAMS` table.
 #[derive(Clone, Debug, PartialEq)]
@@ -294,12 +356,13 @@ pub fn slope(pts: &[(f64, f64)]) -> f64 {
     pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>() / sxx
 }
 
+/// One probing pair's (rate B/s, utility) at r(1+ε) and at r(1−ε).
+type ProbePair = ((f64, f64), (f64, f64));
+
+/// The PCC sender: Vivace's rate control around a utility `U` (Vivace's own by default).
 #[derive(Clone, Debug)]
-pub struct Vivace {
-    t: f64,
-    b: f64,
-    c: f64,
-    threshold: f64,
+pub struct Vivace<U: MiUtility = VivaceUtility> {
+    utility: U,
     epsilon: f64,
     theta0: f64,
     omega0: f64,
@@ -319,6 +382,9 @@ pub struct Vivace {
     first_up: bool,
     up: Option<(f64, f64)>,
     down: Option<(f64, f64)>,
+    /// Probing pairs of this cycle and the (up, down) results of those finished.
+    cycle_pairs: usize,
+    pairs_done: Vec<ProbePair>,
     amplifier: f64,
     last_dir: Option<bool>,
     boundary_hits: u32,
@@ -333,11 +399,22 @@ pub struct Vivace {
 
 impl Vivace {
     pub fn new(cfg: &VivaceConfig, init: CcInit) -> Vivace {
-        Vivace {
+        let u = VivaceUtility {
             t: cfg.utility_exponent,
             b: cfg.latency_coefficient,
             c: cfg.loss_coefficient,
             threshold: cfg.rtt_gradient_threshold,
+        };
+        Vivace::with_utility(cfg, u, init)
+    }
+}
+
+impl<U: MiUtility> Vivace<U> {
+    /// Vivace's rate control (`cfg`'s ε, θ₀, ω₀, δ, MI length, window guard) scoring MIs
+    /// with `utility`; `cfg`'s utility fields are not used.
+    pub fn with_utility(cfg: &VivaceConfig, utility: U, init: CcInit) -> Vivace<U> {
+        Vivace {
+            utility,
             epsilon: cfg.epsilon,
             theta0: cfg.theta0,
             omega0: cfg.boundary_initial,
@@ -356,6 +433,8 @@ impl Vivace {
             first_up: true,
             up: None,
             down: None,
+            cycle_pairs: 1,
+            pairs_done: Vec::new(),
             amplifier: 0.0,
             last_dir: None,
             boundary_hits: 0,
@@ -382,6 +461,9 @@ impl Vivace {
         self.up = None;
         self.down = None;
         self.first_up = self.rng.chance(0.5);
+        self.pairs_done.clear();
+        let r_mbps = self.rate.map_or(0.0, |r| r * 8.0 / 1e6);
+        self.cycle_pairs = self.utility.probe_pairs(r_mbps).max(1);
     }
 
     /// A target rate within reach of what was sent (`SENT_RATE_HEADROOM`).
@@ -414,8 +496,13 @@ impl Vivace {
                     .map(|m| 2.0 * m.rate);
                 (MiKind::Start, last.unwrap_or(r))
             }
-            VivaceState::Probing if self.probes_started < 2 => {
-                let up = (self.probes_started == 0) == self.first_up;
+            VivaceState::Probing if (self.probes_started as usize) < 2 * self.cycle_pairs => {
+                let even = self.probes_started & 1 == 0;
+                if self.probes_started > 0 && even {
+                    // Each further pair draws its own order (PCC-Uspace pcc_sender.cpp).
+                    self.first_up = self.rng.chance(0.5);
+                }
+                let up = even == self.first_up;
                 self.probes_started += 1;
                 if up {
                     (MiKind::Up, r * (1.0 + self.epsilon))
@@ -445,10 +532,39 @@ impl Vivace {
 
     /// One online-learning decision from the two probing MIs (Vivace §4).
     fn decide(&mut self, up: (f64, f64), down: (f64, f64)) {
-        let Some(r) = self.rate else { return };
         let to_mbps = |x: f64| x * 8.0 / 1e6;
         // γ = (u₊ − u₋) / (r₊ − r₋) = (u₊ − u₋) / (2εr), utility per Mbit/s.
         let gamma = (up.1 - down.1) / (to_mbps(up.0) - to_mbps(down.0));
+        self.step(gamma);
+    }
+
+    /// A decision from several probing pairs (PCC-Uspace `CanMakeDecision`,
+    /// `ComputeRateChange` in PROBING): the utility's rule says whether the pairs agree
+    /// enough; if so the rate moves in the majority's direction with γ = the mean, over all
+    /// pairs, of |u₊ − u₋| of the pairs on that side, over the first pair's rate gap.
+    /// Otherwise nothing changes and probing starts again.
+    fn decide_pairs(&mut self, pairs: &[ProbePair]) {
+        let increases = pairs.iter().filter(|(u, d)| u.1 > d.1).count();
+        if !self.utility.decides(increases, pairs.len()) {
+            return;
+        }
+        let inc = increases > pairs.len() - increases;
+        let du: f64 = pairs
+            .iter()
+            .filter(|(u, d)| (u.1 > d.1) == inc)
+            .map(|(u, d)| (u.1 - d.1).abs())
+            .sum::<f64>()
+            / pairs.len() as f64;
+        let (u0, d0) = pairs[0];
+        let dr = (u0.0 - d0.0) * 8.0 / 1e6;
+        self.step(if inc { du / dr } else { -du / dr });
+    }
+
+    /// Moves the rate by the gradient γ (utility per Mbit/s) with the confidence
+    /// amplifier and the dynamic change boundary (Vivace §4).
+    fn step(&mut self, gamma: f64) {
+        let Some(r) = self.rate else { return };
+        let to_mbps = |x: f64| x * 8.0 / 1e6;
         let dir = gamma >= 0.0;
         // Confidence amplifier: consecutive decisions in the same direction.
         if self.last_dir == Some(dir) {
@@ -481,15 +597,13 @@ impl Vivace {
         } else {
             (mi.lost as f64 / mi.sent as f64).min(1.0)
         };
-        let u = utility(
-            x,
-            slope(&mi.rtts),
+        let u = self.utility.score(&MiStats {
+            rate_mbps: x,
             loss,
-            self.t,
-            self.b,
-            self.c,
-            self.threshold,
-        );
+            rtts: &mi.rtts,
+            starting: mi.kind == MiKind::Start,
+            duration_s: mi.end.since(mi.start).secs_f64(),
+        });
         self.last_utility = u;
         if mi.epoch != self.epoch {
             return;
@@ -513,8 +627,19 @@ impl Vivace {
             MiKind::Hold => {}
         }
         if let (Some(up), Some(down)) = (self.up, self.down) {
-            self.decide(up, down);
-            self.new_probe_cycle();
+            if self.cycle_pairs == 1 {
+                self.decide(up, down);
+                self.new_probe_cycle();
+                return;
+            }
+            self.up = None;
+            self.down = None;
+            self.pairs_done.push((up, down));
+            if self.pairs_done.len() >= self.cycle_pairs {
+                let pairs = std::mem::take(&mut self.pairs_done);
+                self.decide_pairs(&pairs);
+                self.new_probe_cycle();
+            }
         }
     }
 
@@ -523,9 +648,9 @@ impl Vivace {
     }
 }
 
-impl CongestionControl for Vivace {
+impl<U: MiUtility + 'static> CongestionControl for Vivace<U> {
     fn name(&self) -> &'static str {
-        "vivace"
+        self.utility.name()
     }
 
     fn on_ack(&mut self, now: Time, ack: &AckSample) {
@@ -630,6 +755,7 @@ impl CongestionControl for Vivace {
                 0.0
             },
         ));
+        self.utility.trace(out);
     }
 }
 
@@ -708,6 +834,73 @@ mod tests {
         v.decide((mbps(11.0), 1.0), (mbps(10.0), 1.3));
         assert!((v.rate.unwrap() - mbps(11.415)).abs() < 1e-6);
         assert_eq!(v.amplifier, 1.0);
+    }
+
+    /// Several probing pairs (Proteus's rule, PCC-Uspace `CanMakeDecision` /
+    /// `ComputeRateChange`): a scavenger moves only when both pairs agree, with γ the
+    /// mean over the pairs of |u₊ − u₋| on the agreeing side over the first pair's gap.
+    #[test]
+    fn several_probing_pairs_move_only_when_the_utility_rule_agrees() {
+        use crate::algorithms::proteus::{Mode, ProteusConfig, ProteusUtility};
+        let sender = |mode| {
+            let u = ProteusUtility::new(ProteusConfig {
+                mode,
+                ..ProteusConfig::default()
+            });
+            let mut v = Vivace::with_utility(
+                &VivaceConfig::default(),
+                u,
+                CcInit {
+                    now: Time(0),
+                    mss: MSS,
+                    initial_cwnd: 10 * MSS,
+                    rng: Rng::new(3),
+                },
+            );
+            v.srtt = Some(Dur::from_millis(40));
+            v.rate = Some(mbps(10.0));
+            v
+        };
+        let up = |u| (mbps(10.5), u);
+        let down = |u| (mbps(9.5), u);
+        // Scavenger, both pairs favour the higher rate: γ = (0.3 + 0.2)/2 / 1.0 = 0.25,
+        // m = 1, within ω₀·r = 0.5 → 10.25 Mbit/s.
+        let mut s = sender(Mode::Scavenger);
+        s.decide_pairs(&[(up(1.3), down(1.0)), (up(1.2), down(1.0))]);
+        assert!((s.rate.unwrap() - mbps(10.25)).abs() < 1e-6);
+        // The pairs disagree: no move.
+        let mut s = sender(Mode::Scavenger);
+        s.decide_pairs(&[(up(1.3), down(1.0)), (up(0.9), down(1.0))]);
+        assert_eq!(s.rate, Some(mbps(10.0)));
+        // Both favour the lower rate: γ = −(0.3 + 0.1)/2 = −0.2 → 9.8 Mbit/s.
+        let mut s = sender(Mode::Scavenger);
+        s.decide_pairs(&[(up(1.0), down(1.3)), (up(1.0), down(1.1))]);
+        assert!((s.rate.unwrap() - mbps(9.8)).abs() < 1e-6);
+        // Primary, 2 of 3 favour the higher rate: γ = (0.3 + 0.2)/3 → 10.1667 Mbit/s.
+        let mut p = sender(Mode::Primary);
+        p.decide_pairs(&[
+            (up(1.3), down(1.0)),
+            (up(1.2), down(1.0)),
+            (up(0.9), down(1.0)),
+        ]);
+        assert!((p.rate.unwrap() - mbps(10.0 + 0.5 / 3.0)).abs() < 1e-6);
+        // Primary, 2 of 3 favour the lower rate: not all three, no move.
+        let mut p = sender(Mode::Primary);
+        p.decide_pairs(&[
+            (up(1.0), down(1.3)),
+            (up(1.0), down(1.2)),
+            (up(1.1), down(1.0)),
+        ]);
+        assert_eq!(p.rate, Some(mbps(10.0)));
+        // The cycle's pair count comes from the utility: 2 (scavenger), 3 (primary),
+        // Proteus-H by its higher probing rate against the threshold.
+        let mut h = sender(Mode::Hybrid(10.0));
+        h.new_probe_cycle();
+        assert_eq!(h.cycle_pairs, 2); // 10 · 1.05 > 10
+        h.rate = Some(mbps(9.0));
+        h.new_probe_cycle();
+        assert_eq!(h.cycle_pairs, 3); // 9.45 ≤ 10
+        assert_eq!(vivace().cycle_pairs, 1);
     }
 
     fn mi(

@@ -46,6 +46,8 @@ pub const LBE: &[&str] = &[
     "4cp",
     "imtcp-bg",
     "ebb",
+    "proteus-s",
+    "flexis",
 ];
 
 /// The algorithm under test and its parameters.
