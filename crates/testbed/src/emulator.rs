@@ -105,11 +105,21 @@ pub struct EmulatorReport {
     pub packets: u64,
     pub write_errors: u64,
     /// Whether the emulator thread ran under SCHED_FIFO (or why not).
-    pub realtime: Result<(), String>,
+    pub realtime: Result<(), NotRealtime>,
     /// CPU seconds the emulator thread used (user + system, including the kernel work
     /// of writing into the TUN devices) and the wall seconds it ran.
     pub cpu_s: f64,
     pub wall_s: f64,
+}
+
+/// Why the emulator thread runs at normal priority (recorded as `realtime_note`).
+/// (`Arc`: the report is `Clone`, an `io::Error` is not.)
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum NotRealtime {
+    #[error("not requested")]
+    NotRequested,
+    #[error("SCHED_FIFO not allowed ({0}); running at normal priority")]
+    Refused(#[source] std::sync::Arc<std::io::Error>),
 }
 
 impl Emulator {
@@ -296,7 +306,11 @@ impl Emulator {
             .min()
     }
 
-    pub fn report(mut self, write_errors: u64, realtime: Result<(), String>) -> EmulatorReport {
+    pub fn report(
+        mut self,
+        write_errors: u64,
+        realtime: Result<(), NotRealtime>,
+    ) -> EmulatorReport {
         for d in &self.dirs {
             for p in d
                 .link
@@ -342,10 +356,9 @@ pub fn run_io(
     realtime: bool,
 ) -> EmulatorReport {
     let rt = if realtime {
-        sys::set_realtime(50)
-            .map_err(|e| format!("SCHED_FIFO not allowed ({e}); running at normal priority"))
+        sys::set_realtime(50).map_err(|e| NotRealtime::Refused(e.into()))
     } else {
-        Err("not requested".into())
+        Err(NotRealtime::NotRequested)
     };
     sys::set_min_timer_slack();
     let (cpu0, wall0) = (sys::thread_cpu_seconds(), std::time::Instant::now());
@@ -418,6 +431,16 @@ pub fn write_mahimahi(log: &[LogRecord], w: &mut dyn std::io::Write) -> std::io:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_realtime_note_is_the_old_text() {
+        assert_eq!(NotRealtime::NotRequested.to_string(), "not requested");
+        let e = NotRealtime::Refused(std::io::Error::from_raw_os_error(libc::EPERM).into());
+        assert_eq!(
+            e.to_string(),
+            "SCHED_FIFO not allowed (Operation not permitted (os error 1)); running at normal priority"
+        );
+    }
     use crate::packet::header_checksum;
     use scavenger_cc::Rate;
     use scavenger_net::{QdiscConfig, QueueLimit};
