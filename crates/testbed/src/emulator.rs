@@ -13,7 +13,7 @@ use crate::sys;
 use scavenger_cc::{Dur, Rng, Time};
 use scavenger_net::{DelayLine, Histogram, Link, LinkConfig, LinkStats, WirePacket};
 use std::collections::HashMap;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -362,7 +362,7 @@ pub fn run_io(
     };
     sys::set_min_timer_slack();
     let (cpu0, wall0) = (sys::thread_cpu_seconds(), std::time::Instant::now());
-    let fds = [tuns.0.as_raw_fd(), tuns.1.as_raw_fd()];
+    let fds = [tuns.0.as_fd(), tuns.1.as_fd()];
     let out_fd = [fds[1], fds[0]];
     let mut write_errors = 0u64;
     // Wake at least this often to notice `stop`.

@@ -11,7 +11,6 @@ use scavenger_cc::{Dur, Time};
 use scavenger_net::Histogram;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddrV4, TcpListener, TcpStream};
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -116,36 +115,11 @@ pub struct ReceiverReport {
 /// Aborts instead of closing gracefully: an orphaned socket still sending would keep
 /// its namespace alive long after `ip netns del` (notes §1 "lingering object").
 fn abort(s: &TcpStream) {
-    let b = linger_bytes(libc::linger {
+    let l = libc::linger {
         l_onoff: 1,
         l_linger: 0,
-    });
-    let _ = setsockopt_raw(s.as_raw_fd(), libc::SOL_SOCKET, libc::SO_LINGER, &b);
-}
-
-fn linger_bytes(l: libc::linger) -> [u8; 8] {
-    let mut b = [0u8; 8];
-    b[..4].copy_from_slice(&l.l_onoff.to_ne_bytes());
-    b[4..].copy_from_slice(&l.l_linger.to_ne_bytes());
-    b
-}
-
-fn setsockopt_raw(fd: i32, level: i32, opt: i32, val: &[u8]) -> std::io::Result<()> {
-    // SAFETY: passes `val` with its exact length.
-    let r = unsafe {
-        libc::setsockopt(
-            fd,
-            level,
-            opt,
-            val.as_ptr().cast(),
-            val.len() as libc::socklen_t,
-        )
     };
-    if r < 0 {
-        Err(std::io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
+    let _ = nix::sys::socket::setsockopt(s, nix::sys::socket::sockopt::Linger, &l);
 }
 
 /// Starts the receiver of `plan`: it is listening when this returns.
@@ -285,7 +259,7 @@ pub fn start_sender(
 }
 
 fn sample(s: &TcpStream, t: Time, rep: &mut SenderReport) {
-    if let Ok(info) = sys::tcp_info(s.as_raw_fd()) {
+    if let Ok(info) = sys::tcp_info(s) {
         let prev = rep.samples.last().map(|x| x.info.ca_state);
         // TCP_CA_CWR = 2, TCP_CA_Recovery = 3 (include/net/tcp.h enum tcp_ca_state).
         if info.ca_state == 3 && prev != Some(3) {
@@ -324,7 +298,7 @@ fn send(
         }
     })?;
     rep.connected_at = Some(clock.now());
-    rep.cc_in_use = sys::tcp_congestion(s.as_raw_fd()).unwrap_or_default();
+    rep.cc_in_use = sys::tcp_congestion(&s).unwrap_or_default();
     if rep.cc_in_use != p.kernel_cc {
         abort(&s);
         return Err(FlowError::WrongCc {

@@ -6,7 +6,7 @@ use super::receiver::{ProbeConfig, ProbeError, ProbeOutcome, Receiver};
 use crate::error::TestbedError;
 use crate::{netns, sys};
 use std::net::{Ipv4Addr, ToSocketAddrs};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::time::Instant;
 
 /// An http:// URL, resolved to an IPv4 address.
@@ -162,7 +162,7 @@ pub fn run(
         iss,
     );
     rx.start(now());
-    let fd = tun.fd.as_raw_fd();
+    let fd = tun.fd.as_fd();
     let mut buf = vec![0u8; 65536];
     loop {
         let t = now();
