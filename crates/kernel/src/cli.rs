@@ -462,6 +462,19 @@ mod tests {
         assert_eq!(parse_cookie("0x2a").unwrap(), 42);
         let e = parse_cookie("cookie").unwrap_err().to_string();
         assert!(e.contains("--cookie") && e.contains("cookie"), "{e}");
+        assert_eq!(
+            CliError::BadWake(Dur::from_secs(2)).to_string(),
+            format!("--wake {}: must be 1us to 1s", Dur::from_secs(2))
+        );
+        // `unload all` lists every refusal, one per line.
+        let refused = CliError::Refused(vec![
+            manage::ManageError::UnloadNeedsRoot,
+            manage::ManageError::UnloadNeedsRoot,
+        ]);
+        assert_eq!(
+            refused.to_string(),
+            "unregistering needs root\nunregistering needs root"
+        );
     }
 
     #[test]

@@ -109,7 +109,10 @@ pub enum RunError {
     },
     /// The agent refused the flow's algorithm, parameters or DA-LBE settings.
     #[error("flow \"{flow}\": {source}")]
-    Agent { flow: String, source: AgentError },
+    Agent {
+        flow: String,
+        source: Box<AgentError>,
+    },
     #[error("flow \"{flow}\": flows through the scv_shim agent must share algorithm, params, dalbe, size and deadline on the testbed (one agent per run)")]
     ShimSettingsDiffer { flow: String },
     #[error("flow \"{flow}\": flows using {alg} must have the same `params` on the testbed (one global parameter set per BPF algorithm)")]
@@ -127,10 +130,10 @@ pub enum RunError {
     #[error("cannot register {alg}: {source}")]
     Register {
         alg: &'static str,
-        source: ManageError,
+        source: Box<ManageError>,
     },
     #[error("cannot start the scv_shim agent: {0}")]
-    AgentStart(#[source] AgentError),
+    AgentStart(#[source] Box<AgentError>),
     #[error("too many flows for the testbed's port plan")]
     TooManyFlows,
     /// SIGINT or SIGTERM (`netns::install_signal_handlers`).
@@ -148,7 +151,7 @@ pub enum RunError {
     #[error(transparent)]
     Flow(#[from] endpoints::FlowError),
     #[error(transparent)]
-    Manage(#[from] ManageError),
+    Manage(Box<ManageError>),
     #[error(transparent)]
     Testbed(#[from] TestbedError),
 }
@@ -233,7 +236,7 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, RunError> {
             });
             cfg.resolve().map_err(|source| RunError::Agent {
                 flow: flow(),
-                source,
+                source: Box::new(source),
             })?;
             match &agent {
                 // The rest of the agent's settings (seed, staleness) are the run's.
@@ -380,7 +383,7 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, RunE
         let g = scavenger_kernel::manage::LoadGuard::new(alg, params).map_err(|source| {
             RunError::Register {
                 alg: alg.name,
-                source,
+                source: Box::new(source),
             }
         })?;
         for cc in ccs.iter_mut().filter(|c| *c == alg.name) {
@@ -395,7 +398,8 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, RunE
     }
     let agent_cfg = match agent_cfg {
         Some(mut cfg) => {
-            let shim = scavenger_kernel::manage::find("scv_shim")?;
+            let shim = scavenger_kernel::manage::find("scv_shim")
+                .map_err(|e| RunError::Manage(Box::new(e)))?;
             cfg.shim = Some(rename(shim, &[])?);
             Some(cfg)
         }
@@ -403,7 +407,7 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, RunE
     };
     // Declared after the registrations so that it stops before they are undone.
     let _agent = match agent_cfg {
-        Some(cfg) => Some(AgentHandle::spawn(cfg).map_err(RunError::AgentStart)?),
+        Some(cfg) => Some(AgentHandle::spawn(cfg).map_err(|e| RunError::AgentStart(Box::new(e)))?),
         None => None,
     };
     if sc.flows.len() > (32768 - FIRST_PORT as usize) {
