@@ -72,7 +72,7 @@ impl CensusArgs {
             connect_timeout_ns: self.timeout.nanos(),
             idle_timeout_ns: self.timeout.nanos(),
         };
-        c.validate()?;
+        c.validate().map_err(|e| e.to_string())?;
         Ok(c)
     }
 }
@@ -102,7 +102,7 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
     let targets = a
         .urls
         .iter()
-        .map(|u| probe::parse_url(u))
+        .map(|u| probe::parse_url(u).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
     if !sys::is_root() {
         return Err("the census needs root (its receiver runs on a TUN device)".into());
@@ -130,7 +130,7 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
         let links = a
             .links
             .iter()
-            .map(|l| eval::link(l))
+            .map(|l| eval::link(l).map_err(|e| e.to_string()))
             .collect::<Result<Vec<_>, _>>()?;
         let opts = EvalOptions {
             links,

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use scavenger_cc::{Dur, Rate, Time};
 use scavenger_net::{LinkConfig, QueueLimit};
 use scavenger_testbed::emulator::EmulatorConfig;
-use scavenger_testbed::endpoints::{self, FlowPlan, ReceiverReport, SenderReport, BIN};
+use scavenger_testbed::endpoints::{self, FlowError, FlowPlan, ReceiverReport, SenderReport, BIN};
 use scavenger_testbed::{netns, sys, Testbed};
 use sha2::{Digest, Sha256};
 
@@ -106,8 +106,8 @@ impl Drop for Proc {
 /// joined on drop.
 struct CubicFlow {
     stop: Arc<AtomicBool>,
-    sender: Option<JoinHandle<Result<SenderReport, String>>>,
-    receiver: Option<JoinHandle<Result<ReceiverReport, String>>>,
+    sender: Option<JoinHandle<Result<SenderReport, FlowError>>>,
+    receiver: Option<JoinHandle<Result<ReceiverReport, FlowError>>>,
 }
 
 impl CubicFlow {

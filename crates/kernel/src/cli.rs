@@ -96,33 +96,66 @@ pub enum KernelCmd {
     },
 }
 
-fn split_assignments(v: &[String]) -> Result<Vec<(String, String)>, String> {
+/// What is wrong with a `scavenger kernel` command line, or what failed running it.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("parameter `{0}` is not NAME=VALUE")]
+    NotAssignment(String),
+    #[error("--cookie {0:?} is not a number (decimal or 0x hex)")]
+    BadCookie(String),
+    /// `why` is the duration parser's message.
+    #[error("--deadline {text:?}: {why}")]
+    BadDeadline { text: String, why: String },
+    #[error("give --size BYTES and/or --deadline DURATION (or --clear)")]
+    NoGoal,
+    #[error("--clear needs --cookie")]
+    ClearNeedsCookie,
+    #[error("--wake {0}: must be 1us to 1s")]
+    BadWake(Dur),
+    #[error("--dalbe-param, --size and --deadline need --dalbe CONTROLLER")]
+    DalbeFlagsWithoutDalbe,
+    /// `unload all`: the registrations that were refused, one per line.
+    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
+    Refused(Vec<manage::ManageError>),
+    #[error(transparent)]
+    Manage(#[from] manage::ManageError),
+    #[error(transparent)]
+    Agent(#[from] agent::AgentError),
+}
+
+fn split_assignments(v: &[String]) -> Result<Vec<(String, String)>, CliError> {
     v.iter()
         .map(|a| match a.split_once('=') {
             Some((n, x)) if !n.is_empty() => Ok((n.trim().to_string(), x.trim().to_string())),
-            _ => Err(format!("parameter `{a}` is not NAME=VALUE")),
+            _ => Err(CliError::NotAssignment(a.clone())),
         })
         .collect()
 }
 
 /// A duration flag's value: a number with a unit. A bare number is refused (clap's
 /// message names the flag; ours the allowed units), since "200" could be ms or s.
+/// (A clap value parser; the text is crates/cc's `parse_duration` message.)
 pub fn parse_duration_arg(s: &str) -> Result<Dur, String> {
     scavenger_cc::units::parse_duration(s)
 }
 
 /// `--deadline DURATION`, if given.
-fn parse_deadline(d: Option<&str>) -> Result<Option<scavenger_cc::units::Dur>, String> {
-    d.map(|d| scavenger_cc::units::parse_duration(d).map_err(|e| format!("--deadline {d:?}: {e}")))
-        .transpose()
+fn parse_deadline(d: Option<&str>) -> Result<Option<scavenger_cc::units::Dur>, CliError> {
+    d.map(|d| {
+        scavenger_cc::units::parse_duration(d).map_err(|why| CliError::BadDeadline {
+            text: d.to_string(),
+            why,
+        })
+    })
+    .transpose()
 }
 
-fn parse_cookie(s: &str) -> Result<u64, String> {
+fn parse_cookie(s: &str) -> Result<u64, CliError> {
     let r = match s.strip_prefix("0x") {
         Some(h) => u64::from_str_radix(h, 16),
         None => s.parse(),
     };
-    r.map_err(|_| format!("--cookie {s:?} is not a number (decimal or 0x hex)"))
+    r.map_err(|_| CliError::BadCookie(s.to_string()))
 }
 
 /// The agent's heartbeat age, from the shim's pinned heartbeat map.
@@ -172,7 +205,7 @@ pub fn run(cmd: KernelCmd) -> ExitCode {
     }
 }
 
-fn run_inner(cmd: KernelCmd) -> Result<(), String> {
+fn run_inner(cmd: KernelCmd) -> Result<(), CliError> {
     match cmd {
         KernelCmd::List => {
             if let Err(e) = crate::objects::built() {
@@ -213,7 +246,7 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
                         refused.push(e);
                         continue;
                     }
-                    Err(e) => return Err(e),
+                    Err(e) => return Err(e.into()),
                 };
                 if u.was_registered {
                     println!(
@@ -234,7 +267,7 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
             if refused.is_empty() {
                 Ok(())
             } else {
-                Err(refused.join("\n"))
+                Err(CliError::Refused(refused))
             }
         }
         KernelCmd::Status => {
@@ -307,7 +340,7 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
                 return Ok(());
             }
             if size.is_none() && deadline.is_none() {
-                return Err("give --size BYTES and/or --deadline DURATION (or --clear)".into());
+                return Err(CliError::NoGoal);
             }
             let deadline = parse_deadline(deadline.as_deref())?;
             crate::agent::set_goal(c, scavenger_cc::dalbe::FlowGoal { size, deadline })?;
@@ -329,7 +362,7 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
             let (name, value) = split_assignments(std::slice::from_ref(&assignment))?.remove(0);
             let cookie = cookie.as_deref().map(parse_cookie).transpose()?;
             if clear {
-                let c = cookie.ok_or("--clear needs --cookie")?;
+                let c = cookie.ok_or(CliError::ClearNeedsCookie)?;
                 manage::clear_override(&a, c)?;
                 println!("{}: socket {c} follows the global parameters again", a.name);
                 return Ok(());
@@ -365,7 +398,7 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
             cfg.params = split_assignments(&params)?;
             cfg.stale = stale;
             if wake < Dur::from_micros(1) || wake > Dur::from_secs(1) {
-                return Err(format!("--wake {wake}: must be 1us to 1s"));
+                return Err(CliError::BadWake(wake));
             }
             cfg.wake = wake;
             if let Some(controller) = dalbe {
@@ -377,7 +410,7 @@ fn run_inner(cmd: KernelCmd) -> Result<(), String> {
                     deadline,
                 });
             } else if !dalbe_params.is_empty() || size.is_some() || deadline.is_some() {
-                return Err("--dalbe-param, --size and --deadline need --dalbe CONTROLLER".into());
+                return Err(CliError::DalbeFlagsWithoutDalbe);
             }
             cfg.resolve()?;
             catch_sigint();
@@ -420,13 +453,28 @@ mod tests {
                 ("gain".into(), "0.5".into())
             ]
         );
-        let e = split_assignments(&["target".into()]).unwrap_err();
+        let e = split_assignments(&["target".into()])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`target` is not NAME=VALUE"), "{e}");
         assert!(split_assignments(&["=3".into()]).is_err());
         assert_eq!(parse_cookie("42").unwrap(), 42);
         assert_eq!(parse_cookie("0x2a").unwrap(), 42);
-        let e = parse_cookie("cookie").unwrap_err();
+        let e = parse_cookie("cookie").unwrap_err().to_string();
         assert!(e.contains("--cookie") && e.contains("cookie"), "{e}");
+        assert_eq!(
+            CliError::BadWake(Dur::from_secs(2)).to_string(),
+            format!("--wake {}: must be 1us to 1s", Dur::from_secs(2))
+        );
+        // `unload all` lists every refusal, one per line.
+        let refused = CliError::Refused(vec![
+            manage::ManageError::UnloadNeedsRoot,
+            manage::ManageError::UnloadNeedsRoot,
+        ]);
+        assert_eq!(
+            refused.to_string(),
+            "unregistering needs root\nunregistering needs root"
+        );
     }
 
     #[test]
@@ -438,7 +486,7 @@ mod tests {
             "scv_ledbatpp"
         );
         assert_eq!(manage::find("SHIM").unwrap().name, "scv_shim");
-        let e = manage::find("cubic").err().unwrap();
+        let e = manage::find("cubic").err().unwrap().to_string();
         assert!(
             e.contains("unknown kernel algorithm `cubic`") && e.contains("scv_yield"),
             "{e}"

@@ -25,7 +25,7 @@ pub mod tcp;
 /// `None` when they can. Tests print the reason and skip.
 pub fn unavailable_reason() -> Option<String> {
     if let Err(e) = objects::built() {
-        return Some(e);
+        return Some(e.to_string());
     }
     if !sys::is_root() {
         return Some("not running as root: BPF struct_ops registration needs root".into());

@@ -42,6 +42,46 @@ struct Api {
     rb_free: RbFree,
 }
 
+/// Why libbpf.so.1 cannot be used at all (kept for the process: it does not change).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unavailable {
+    #[error("cannot open libbpf.so.1: install libbpf1 (apt-get install libbpf1 or libbpf-dev; see docs/kernel.md)")]
+    NoLibrary,
+    /// The library is older than the 1.x ABI declared above.
+    #[error("libbpf.so.1 lacks {0}")]
+    MissingSymbol(&'static str),
+}
+
+/// A libbpf call that failed; each names the object, map or call.
+#[derive(Debug, thiserror::Error)]
+pub enum LibbpfError {
+    #[error(transparent)]
+    Unavailable(#[from] Unavailable),
+    #[error("libbpf could not open the object: {0}")]
+    Open(#[source] std::io::Error),
+    /// `log` is the tail of libbpf's log (the verifier's output).
+    #[error(
+        "libbpf could not load the object (error {code}); libbpf/verifier log (last lines):\n{log}"
+    )]
+    Load { code: i32, log: String },
+    #[error("the object has no map named {0}")]
+    NoMap(String),
+    #[error("map {0} has no descriptor")]
+    NoFd(String),
+    /// `hint` explains a common errno (EEXIST: the name is taken), or is empty.
+    #[error("registering {name} failed: {source}{hint}")]
+    Register {
+        name: String,
+        source: std::io::Error,
+        hint: &'static str,
+    },
+    #[error("ring_buffer__new failed: {0}")]
+    RingBufferNew(#[source] std::io::Error),
+    /// `code` is libbpf's negative return value (-errno).
+    #[error("ring_buffer__poll failed: {0}")]
+    Poll(i32),
+}
+
 /// libbpf's log of the last load (verifier output), for error messages.
 static LOG: Mutex<String> = Mutex::new(String::new());
 
@@ -68,26 +108,26 @@ unsafe extern "C" fn capture(_level: c_int, fmt: *const c_char, ap: *mut c_void)
     n
 }
 
-fn sym<T: Copy>(lib: *mut c_void, name: &str) -> Result<T, String> {
+fn sym<T: Copy>(lib: *mut c_void, name: &'static str) -> Result<T, Unavailable> {
     let c = CString::new(name).unwrap();
     // SAFETY: lib is a live handle from dlopen; the symbol's type is the libbpf 1.x ABI
     // declared above (checked against /usr/include/bpf/libbpf.h of libbpf 1.1.2).
     let p = unsafe { libc::dlsym(lib, c.as_ptr()) };
     if p.is_null() {
-        return Err(format!("libbpf.so.1 lacks {name}"));
+        return Err(Unavailable::MissingSymbol(name));
     }
     // SAFETY: T is a function-pointer type of pointer size.
     Ok(unsafe { std::mem::transmute_copy::<*mut c_void, T>(&p) })
 }
 
-fn api() -> Result<&'static Api, String> {
-    static API: std::sync::OnceLock<Result<Api, String>> = std::sync::OnceLock::new();
+fn api() -> Result<&'static Api, Unavailable> {
+    static API: std::sync::OnceLock<Result<Api, Unavailable>> = std::sync::OnceLock::new();
     API.get_or_init(|| {
         let name = CString::new("libbpf.so.1").unwrap();
         // SAFETY: dlopen with a NUL-terminated name; the handle is kept for the process.
         let lib = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
         if lib.is_null() {
-            return Err("cannot open libbpf.so.1: install libbpf1 (apt-get install libbpf1 or libbpf-dev; see docs/kernel.md)".into());
+            return Err(Unavailable::NoLibrary);
         }
         Ok(Api {
             open_mem: sym(lib, "bpf_object__open_mem")?,
@@ -105,7 +145,7 @@ fn api() -> Result<&'static Api, String> {
         })
     })
     .as_ref()
-    .map_err(|e| e.clone())
+    .map_err(Unavailable::clone)
 }
 
 /// A loaded (verified) BPF object. Dropping it closes libbpf's descriptors; maps and
@@ -118,7 +158,7 @@ pub struct Object {
 
 impl Object {
     /// Opens and loads an ELF object held in memory. Errors carry libbpf's log.
-    pub fn load(elf: &[u8]) -> Result<Object, String> {
+    pub fn load(elf: &[u8]) -> Result<Object, LibbpfError> {
         let api = api()?;
         // libbpf may keep pointers into the buffer until close, so own a copy.
         let buf = elf.to_vec();
@@ -134,10 +174,7 @@ impl Object {
         let obj =
             unsafe { (api.open_mem)(buf.as_ptr() as *const c_void, buf.len(), std::ptr::null()) };
         if obj.is_null() {
-            return Err(format!(
-                "libbpf could not open the object: {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(LibbpfError::Open(std::io::Error::last_os_error()));
         }
         let o = Object {
             api,
@@ -157,47 +194,51 @@ impl Object {
                 .rev()
                 .collect::<Vec<_>>()
                 .join("\n");
-            return Err(format!("libbpf could not load the object (error {r}); libbpf/verifier log (last lines):\n{tail}"));
+            return Err(LibbpfError::Load { code: r, log: tail });
         }
         Ok(o)
     }
 
-    fn map(&self, name: &str) -> Result<*mut c_void, String> {
+    fn map(&self, name: &str) -> Result<*mut c_void, LibbpfError> {
         let c = CString::new(name).unwrap();
         // SAFETY: obj is live; the returned map is owned by it.
         let m = unsafe { (self.api.find_map)(self.obj, c.as_ptr()) };
         if m.is_null() {
-            Err(format!("the object has no map named {name}"))
+            Err(LibbpfError::NoMap(name.into()))
         } else {
             Ok(m)
         }
     }
 
     /// The descriptor of a map (owned by the object: valid until drop).
-    pub fn map_fd(&self, name: &str) -> Result<RawFd, String> {
+    pub fn map_fd(&self, name: &str) -> Result<RawFd, LibbpfError> {
         let m = self.map(name)?;
         // SAFETY: m belongs to the live object.
         let fd = unsafe { (self.api.map_fd)(m) };
         if fd < 0 {
-            return Err(format!("map {name} has no descriptor"));
+            return Err(LibbpfError::NoFd(name.into()));
         }
         Ok(fd)
     }
 
     /// Registers the struct_ops map `name` with the kernel. The registration stays after
     /// this process exits; undo it with a delete of key 0 on the map.
-    pub fn register_struct_ops(&self, name: &str) -> Result<(), String> {
+    pub fn register_struct_ops(&self, name: &str) -> Result<(), LibbpfError> {
         let m = self.map(name)?;
         // SAFETY: m is a struct_ops map of the loaded object.
         let link = unsafe { (self.api.attach)(m) };
         if link.is_null() {
-            let e = std::io::Error::last_os_error();
-            let hint = if e.raw_os_error() == Some(libc::EEXIST) {
+            let source = std::io::Error::last_os_error();
+            let hint = if source.raw_os_error() == Some(libc::EEXIST) {
                 " (a congestion control with this name is already registered)"
             } else {
                 ""
             };
-            return Err(format!("registering {name} failed: {e}{hint}"));
+            return Err(LibbpfError::Register {
+                name: name.into(),
+                source,
+                hint,
+            });
         }
         // SAFETY: link is live; disconnect makes destroy free it without unregistering.
         unsafe {
@@ -227,26 +268,27 @@ impl RingBuffer {
     /// # Safety
     /// `ctx` must be what `cb` expects and stay valid (and not be used elsewhere while
     /// `poll` runs) for the whole life of the returned object.
-    pub unsafe fn new(map_fd: RawFd, cb: SampleFn, ctx: *mut c_void) -> Result<RingBuffer, String> {
+    pub unsafe fn new(
+        map_fd: RawFd,
+        cb: SampleFn,
+        ctx: *mut c_void,
+    ) -> Result<RingBuffer, LibbpfError> {
         let api = api()?;
         // SAFETY: map_fd is a ring buffer map; cb/ctx follow libbpf's contract (the caller
         // keeps ctx alive for the life of this object).
         let rb = unsafe { (api.rb_new)(map_fd, cb, ctx, std::ptr::null()) };
         if rb.is_null() {
-            return Err(format!(
-                "ring_buffer__new failed: {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(LibbpfError::RingBufferNew(std::io::Error::last_os_error()));
         }
         Ok(RingBuffer { api, rb })
     }
 
     /// Consumes available records, waiting up to `timeout_ms`. Returns the number consumed.
-    pub fn poll(&self, timeout_ms: i32) -> Result<usize, String> {
+    pub fn poll(&self, timeout_ms: i32) -> Result<usize, LibbpfError> {
         // SAFETY: rb is live.
         let n = unsafe { (self.api.rb_poll)(self.rb, timeout_ms) };
         if n < 0 && n != -libc::EINTR {
-            return Err(format!("ring_buffer__poll failed: {n}"));
+            return Err(LibbpfError::Poll(n));
         }
         Ok(n.max(0) as usize)
     }
@@ -256,5 +298,29 @@ impl Drop for RingBuffer {
     fn drop(&mut self) {
         // SAFETY: rb is live and freed once.
         unsafe { (self.api.rb_free)(self.rb) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_taken_name_says_so() {
+        let e = LibbpfError::Register {
+            name: "scv_yield".into(),
+            source: std::io::Error::from_raw_os_error(libc::EEXIST),
+            hint: " (a congestion control with this name is already registered)",
+        };
+        let m = e.to_string();
+        assert!(
+            m.starts_with("registering scv_yield failed: File exists")
+                && m.ends_with("(a congestion control with this name is already registered)"),
+            "{m}"
+        );
+        assert_eq!(
+            LibbpfError::from(Unavailable::MissingSymbol("ring_buffer__new")).to_string(),
+            "libbpf.so.1 lacks ring_buffer__new"
+        );
     }
 }

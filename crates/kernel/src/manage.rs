@@ -13,12 +13,13 @@
 //! /sys/fs/bpf/scavenger-<pid>/): two processes, or two guards in one, never touch each
 //! other's registration, and a user's `kernel load scv_ledbat` is never replaced.
 
-use crate::libbpf::Object;
-use crate::objects;
-use crate::owner::Owner;
-use crate::params::{self, Layout, Values};
+use crate::libbpf::{LibbpfError, Object};
+use crate::objects::{self, ObjectError};
+use crate::owner::{Owner, OwnerError};
+use crate::params::{self, Layout, ParamError, Values};
 use crate::sys;
 use std::fs;
+use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -26,6 +27,85 @@ use std::sync::atomic::{AtomicU32, Ordering};
 pub const BPFFS: &str = "/sys/fs/bpf";
 pub const PIN_ROOT: &str = "/sys/fs/bpf/scavenger";
 const AVAILABLE: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
+
+/// Why registering, unregistering or inspecting a congestion control failed. Each names
+/// the registration, the file or map, and what the system said.
+#[derive(Debug, thiserror::Error)]
+pub enum ManageError {
+    /// Not in the catalogue (`ALGS`).
+    #[error("unknown kernel algorithm `{name}`; known: {}", catalogue())]
+    UnknownAlg { name: String },
+    /// Neither in the catalogue nor a private registration found on the machine.
+    #[error("unknown kernel algorithm `{name}`; known: {}, and private registrations listed by `scavenger kernel status`", catalogue())]
+    UnknownTarget { name: String },
+    /// A pin of the registration cannot be opened: it is not loaded.
+    #[error("{name} is not loaded (cannot open {}: {source}); run `scavenger kernel load {alg}`", path.display())]
+    NotLoaded {
+        name: String,
+        alg: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error(
+        "registering a BPF congestion control needs root (CAP_BPF + CAP_NET_ADMIN); run as root"
+    )]
+    LoadNeedsRoot,
+    #[error("unregistering needs root")]
+    UnloadNeedsRoot,
+    /// Parameters given for the shim, whose parameters are the agent's.
+    #[error("{alg} takes no parameters (the agent's algorithm does)")]
+    TakesNoParams { alg: &'static str },
+    #[error("{name} is already registered{}; `scavenger kernel unload {name}` first", owner.map(|o| format!(" ({})", o.describe())).unwrap_or_default())]
+    AlreadyRegistered { name: String, owner: Option<Owner> },
+    #[error("cannot mount bpffs at {dir}: {source}")]
+    Bpffs {
+        dir: &'static str,
+        source: io::Error,
+    },
+    #[error("cannot create {}: {source}", dir.display())]
+    CreateDir { dir: PathBuf, source: io::Error },
+    #[error("pinning {map} at {}: {source}", path.display())]
+    Pin {
+        map: String,
+        path: PathBuf,
+        source: io::Error,
+    },
+    /// A live process holds the registration and unloading was not forced.
+    #[error("{name} is {}: refusing to unregister it under a running process (stop that process, or use --force)", owner.describe())]
+    Held { name: String, owner: Owner },
+    #[error("unregistering {name}: {source}")]
+    Unregister { name: String, source: io::Error },
+    #[error("listing BPF maps: {0}")]
+    ListMaps(#[source] io::Error),
+    #[error("{name} is still listed in {file} after unregistering")]
+    StillRegistered { name: String, file: &'static str },
+    #[error("{name} has no parameters")]
+    NoParams { name: String },
+    /// `kernel set` on the shim.
+    #[error("{name} has no parameters; set them on the agent")]
+    NoParamsSetOnAgent { name: String },
+    #[error("reading parameters: {0}")]
+    ReadParams(#[source] io::Error),
+    #[error("writing parameters: {0}")]
+    WriteParams(#[source] io::Error),
+    #[error("writing the override of socket {cookie}: {source}")]
+    WriteOverride { cookie: u64, source: io::Error },
+    #[error("socket {cookie} has no override: {source}")]
+    NoOverride { cookie: u64, source: io::Error },
+    #[error(transparent)]
+    Object(#[from] ObjectError),
+    #[error(transparent)]
+    Libbpf(#[from] LibbpfError),
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    #[error(transparent)]
+    Owner(#[from] OwnerError),
+}
+
+/// The catalogue's names, for "known: ..." in messages.
+fn catalogue() -> String {
+    ALGS.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+}
 
 /// A congestion control this crate can register.
 pub struct NativeAlg {
@@ -84,7 +164,7 @@ pub static ALGS: &[NativeAlg] = &[
 
 /// Finds an algorithm by kernel name ("scv_ledbat") or by the crates/cc name it follows
 /// ("ledbat"), case-insensitively.
-pub fn find(name: &str) -> Result<&'static NativeAlg, String> {
+pub fn find(name: &str) -> Result<&'static NativeAlg, ManageError> {
     let n = name.to_ascii_lowercase();
     ALGS.iter()
         .find(|a| {
@@ -92,12 +172,7 @@ pub fn find(name: &str) -> Result<&'static NativeAlg, String> {
                 || a.layout.is_some_and(|l| l.cc_name == n)
                 || a.name.trim_start_matches("scv_") == n
         })
-        .ok_or_else(|| {
-            format!(
-                "unknown kernel algorithm `{name}`; known: {}",
-                ALGS.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
-            )
-        })
+        .ok_or_else(|| ManageError::UnknownAlg { name: name.into() })
 }
 
 impl NativeAlg {
@@ -128,7 +203,7 @@ impl NativeAlg {
         v
     }
     /// Opens a pin of its shared registration.
-    pub fn open_pinned(&'static self, what: &str) -> Result<OwnedFd, String> {
+    pub fn open_pinned(&'static self, what: &str) -> Result<OwnedFd, ManageError> {
         Target::shared(self).open_pinned(what)
     }
 }
@@ -223,32 +298,27 @@ impl Target {
 
     /// The target a kernel name stands for: a catalogue name is its shared registration,
     /// a private name is found among the pins (or, without pins, in the kernel's list).
-    pub fn by_name(name: &str) -> Result<Target, String> {
+    pub fn by_name(name: &str) -> Result<Target, ManageError> {
         if let Ok(a) = find(name) {
             return Ok(Target::shared(a));
         }
         if let Some(f) = discover().into_iter().find(|f| f.target.name == name) {
             return Ok(f.target);
         }
-        Err(format!(
-            "unknown kernel algorithm `{name}`; known: {}, and private registrations listed by `scavenger kernel status`",
-            ALGS.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
-        ))
+        Err(ManageError::UnknownTarget { name: name.into() })
     }
 
     fn map_pin(&self, what: &str) -> PathBuf {
         self.pin_dir.join(what)
     }
 
-    pub fn open_pinned(&self, what: &str) -> Result<OwnedFd, String> {
-        let p = self.map_pin(what);
-        sys::obj_get(&p).map_err(|e| {
-            format!(
-                "{} is not loaded (cannot open {}: {e}); run `scavenger kernel load {}`",
-                self.name,
-                p.display(),
-                self.alg.name
-            )
+    pub fn open_pinned(&self, what: &str) -> Result<OwnedFd, ManageError> {
+        let path = self.map_pin(what);
+        sys::obj_get(&path).map_err(|source| ManageError::NotLoaded {
+            name: self.name.clone(),
+            alg: self.alg.name,
+            path,
+            source,
         })
     }
 
@@ -411,10 +481,10 @@ pub fn is_registered(name: &str) -> bool {
     available().iter().any(|n| n == name)
 }
 
-fn preflight() -> Result<(), String> {
+fn preflight() -> Result<(), ManageError> {
     objects::built()?;
     if !sys::is_root() {
-        return Err("registering a BPF congestion control needs root (CAP_BPF + CAP_NET_ADMIN); run as root".into());
+        return Err(ManageError::LoadNeedsRoot);
     }
     Ok(())
 }
@@ -422,33 +492,28 @@ fn preflight() -> Result<(), String> {
 /// Registers `alg` under its shared name with parameters `user` (NAME=VALUE pairs,
 /// validated against the crates/cc table), to persist after this process
 /// (`scavenger kernel load`). Returns the pin directory.
-pub fn load(alg: &'static NativeAlg, user: &[(String, String)]) -> Result<PathBuf, String> {
+pub fn load(alg: &'static NativeAlg, user: &[(String, String)]) -> Result<PathBuf, ManageError> {
     load_target(&Target::shared(alg), user, Owner::this_process(false))
 }
 
 /// Registers `t` with parameters `user`, recording `owner` with its pins.
-pub fn load_target(t: &Target, user: &[(String, String)], owner: Owner) -> Result<PathBuf, String> {
+pub fn load_target(
+    t: &Target,
+    user: &[(String, String)],
+    owner: Owner,
+) -> Result<PathBuf, ManageError> {
     let alg = t.alg;
     let values = match alg.layout {
         Some(l) => Some(l.resolve(user)?),
-        None if !user.is_empty() => {
-            return Err(format!(
-                "{} takes no parameters (the agent's algorithm does)",
-                alg.name
-            ))
-        }
+        None if !user.is_empty() => return Err(ManageError::TakesNoParams { alg: alg.name }),
         None => None,
     };
     preflight()?;
     if is_registered(&t.name) {
-        let by = t
-            .owner()
-            .map(|o| format!(" ({})", o.describe()))
-            .unwrap_or_default();
-        return Err(format!(
-            "{} is already registered{by}; `scavenger kernel unload {}` first",
-            t.name, t.name
-        ));
+        return Err(ManageError::AlreadyRegistered {
+            name: t.name.clone(),
+            owner: t.owner(),
+        });
     }
     let elf = objects::object(alg.object)?;
     let elf = if t.name == alg.name {
@@ -458,28 +523,31 @@ pub fn load_target(t: &Target, user: &[(String, String)], owner: Owner) -> Resul
     };
     let obj = Object::load(&elf)?;
     sys::ensure_bpffs(Path::new(BPFFS))
-        .map_err(|e| format!("cannot mount bpffs at {BPFFS}: {e}"))?;
+        .map_err(|source| ManageError::Bpffs { dir: BPFFS, source })?;
     let dir = &t.pin_dir;
     if dir.exists() {
         // Stale pins of an earlier load whose registration is gone: replace them.
         remove_pins(t);
     }
-    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let result = (|| {
+    fs::create_dir_all(dir).map_err(|source| ManageError::CreateDir {
+        dir: dir.clone(),
+        source,
+    })?;
+    let result = (|| -> Result<(), ManageError> {
         if let (Some(v), Some(_)) = (values, alg.layout) {
             let fd = obj.map_fd(&alg.map_name("par"))?;
             let b = unsafe_borrow(fd);
             sys::map_update(&b, &0u32.to_ne_bytes(), &params::values_to_bytes(&v))
-                .map_err(|e| format!("writing parameters: {e}"))?;
+                .map_err(ManageError::WriteParams)?;
         }
         // The owner first: a registration is never visible without one.
         owner.pin(&dir.join("owner"))?;
         for (pin, map) in alg.pinned_maps() {
             let fd = obj.map_fd(&map)?;
-            sys::obj_pin(fd, &dir.join(&pin))
-                .map_err(|e| format!("pinning {map} at {}: {e}", dir.join(&pin).display()))?;
+            let path = dir.join(&pin);
+            sys::obj_pin(fd, &path).map_err(|source| ManageError::Pin { map, path, source })?;
         }
-        obj.register_struct_ops(alg.name)
+        Ok(obj.register_struct_ops(alg.name)?)
     })();
     if let Err(e) = result {
         remove_pins(t);
@@ -528,24 +596,23 @@ pub enum Force {
 }
 
 /// Unregisters the shared registration of `alg` (see `unload_target`).
-pub fn unload(alg: &'static NativeAlg) -> Result<Unloaded, String> {
+pub fn unload(alg: &'static NativeAlg) -> Result<Unloaded, ManageError> {
     unload_target(&Target::shared(alg), Force::No)
 }
 
 /// Unregisters `t` (through its pin, or by finding its struct_ops map by the name it
 /// registers when the pins are gone, e.g. after a crashed test) and removes its pins.
 /// A registration held by another live process is refused unless `force`.
-pub fn unload_target(t: &Target, force: Force) -> Result<Unloaded, String> {
+pub fn unload_target(t: &Target, force: Force) -> Result<Unloaded, ManageError> {
     if !sys::is_root() {
-        return Err("unregistering needs root".into());
+        return Err(ManageError::UnloadNeedsRoot);
     }
     if let Some(o) = t.owner().filter(|o| o.protects()) {
         if force == Force::No {
-            return Err(format!(
-                "{} is {}: refusing to unregister it under a running process (stop that process, or use --force)",
-                t.name,
-                o.describe()
-            ));
+            return Err(ManageError::Held {
+                name: t.name.clone(),
+                owner: o,
+            });
         }
     }
     let was = is_registered(&t.name);
@@ -557,14 +624,19 @@ pub fn unload_target(t: &Target, force: Force) -> Result<Unloaded, String> {
             Err(e)
                 if e.raw_os_error() == Some(libc::ENOENT)
                     || e.raw_os_error() == Some(libc::EINVAL) => {}
-            Err(e) => return Err(format!("unregistering {}: {e}", t.name)),
+            Err(source) => {
+                return Err(ManageError::Unregister {
+                    name: t.name.clone(),
+                    source,
+                })
+            }
         }
     }
     if is_registered(&t.name) {
         // No (working) pin: find the struct_ops map that registers this name. Several
         // maps share the map name (every private registration of an algorithm is
         // `scv_ledbat`…), so match the congestion control's name in the map's value.
-        for (info, fd) in sys::all_maps().map_err(|e| format!("listing BPF maps: {e}"))? {
+        for (info, fd) in sys::all_maps().map_err(ManageError::ListMaps)? {
             if info.map_type == sys::MAP_TYPE_STRUCT_OPS
                 && sys::struct_ops_cc_name(&fd, info.value_size).as_deref() == Some(&t.name)
             {
@@ -574,10 +646,10 @@ pub fn unload_target(t: &Target, force: Force) -> Result<Unloaded, String> {
     }
     remove_pins(t);
     if is_registered(&t.name) {
-        return Err(format!(
-            "{} is still listed in {AVAILABLE} after unregistering",
-            t.name
-        ));
+        return Err(ManageError::StillRegistered {
+            name: t.name.clone(),
+            file: AVAILABLE,
+        });
     }
     Ok(Unloaded {
         was_registered: was,
@@ -647,7 +719,7 @@ pub fn clean_dead() -> Cleaned {
         if f.is_dead_leftover() {
             match unload_target(&f.target, Force::No) {
                 Ok(_) => c.removed.push(f.describe()),
-                Err(e) => c.errors.push(e),
+                Err(e) => c.errors.push(e.to_string()),
             }
         } else {
             c.kept.push(f.describe());
@@ -657,16 +729,17 @@ pub fn clean_dead() -> Cleaned {
 }
 
 /// Current parameters of a loaded algorithm: the global set, or a socket's override.
-pub fn read_params(t: &Target, cookie: Option<u64>) -> Result<Values, String> {
+pub fn read_params(t: &Target, cookie: Option<u64>) -> Result<Values, ManageError> {
     let Some(_) = t.alg.layout else {
-        return Err(format!("{} has no parameters", t.name));
+        return Err(ManageError::NoParams {
+            name: t.name.clone(),
+        });
     };
     let mut buf = vec![0u8; params::SLOTS * 8];
     match cookie {
         None => {
             let fd = t.open_pinned("par")?;
-            sys::map_lookup(&fd, &0u32.to_ne_bytes(), &mut buf)
-                .map_err(|e| format!("reading parameters: {e}"))?;
+            sys::map_lookup(&fd, &0u32.to_ne_bytes(), &mut buf).map_err(ManageError::ReadParams)?;
         }
         Some(c) => {
             let fd = t.open_pinned("ovr")?;
@@ -685,12 +758,11 @@ pub fn set_param(
     name: &str,
     value: &str,
     cookie: Option<u64>,
-) -> Result<Values, String> {
+) -> Result<Values, ManageError> {
     let Some(layout) = t.alg.layout else {
-        return Err(format!(
-            "{} has no parameters; set them on the agent",
-            t.name
-        ));
+        return Err(ManageError::NoParamsSetOnAgent {
+            name: t.name.clone(),
+        });
     };
     let cur = read_params(t, cookie)?;
     let new = layout.apply(cur, name, value)?;
@@ -698,23 +770,22 @@ pub fn set_param(
     match cookie {
         None => {
             let fd = t.open_pinned("par")?;
-            sys::map_update(&fd, &0u32.to_ne_bytes(), &bytes)
-                .map_err(|e| format!("writing parameters: {e}"))?;
+            sys::map_update(&fd, &0u32.to_ne_bytes(), &bytes).map_err(ManageError::WriteParams)?;
         }
         Some(c) => {
             let fd = t.open_pinned("ovr")?;
             sys::map_update(&fd, &c.to_ne_bytes(), &bytes)
-                .map_err(|e| format!("writing the override of socket {c}: {e}"))?;
+                .map_err(|source| ManageError::WriteOverride { cookie: c, source })?;
         }
     }
     Ok(new)
 }
 
 /// Removes a socket's override (it then follows the global set again).
-pub fn clear_override(t: &Target, cookie: u64) -> Result<(), String> {
+pub fn clear_override(t: &Target, cookie: u64) -> Result<(), ManageError> {
     let fd = t.open_pinned("ovr")?;
     sys::map_delete(&fd, &cookie.to_ne_bytes())
-        .map_err(|e| format!("socket {cookie} has no override: {e}"))
+        .map_err(|source| ManageError::NoOverride { cookie, source })
 }
 
 /// The BPF side's counters (`enum scv_stat` in bpf/scv_common.bpf.h).
@@ -734,7 +805,7 @@ pub struct Stats {
     pub ring_drops: u64,
 }
 
-pub fn stats(t: &Target) -> Result<Stats, String> {
+pub fn stats(t: &Target) -> Result<Stats, ManageError> {
     let fd = t.open_pinned("sts")?;
     let get = |k: u32| -> u64 {
         let mut v = [0u8; 8];
@@ -817,12 +888,18 @@ pub struct LoadGuard {
 }
 
 impl LoadGuard {
-    pub fn new(alg: &'static NativeAlg, user: &[(String, String)]) -> Result<LoadGuard, String> {
+    pub fn new(
+        alg: &'static NativeAlg,
+        user: &[(String, String)],
+    ) -> Result<LoadGuard, ManageError> {
         LoadGuard::with_target(Target::private(alg), user)
     }
 
     /// Registers `target` held by this process (others cannot unload it without force).
-    pub fn with_target(target: Target, user: &[(String, String)]) -> Result<LoadGuard, String> {
+    pub fn with_target(
+        target: Target,
+        user: &[(String, String)],
+    ) -> Result<LoadGuard, ManageError> {
         load_target(&target, user, Owner::this_process(true))?;
         Ok(LoadGuard { target })
     }
@@ -832,7 +909,7 @@ impl LoadGuard {
         &self.target.name
     }
 
-    pub fn stats(&self) -> Result<Stats, String> {
+    pub fn stats(&self) -> Result<Stats, ManageError> {
         stats(&self.target)
     }
 
@@ -841,7 +918,7 @@ impl LoadGuard {
         name: &str,
         value: &str,
         cookie: Option<u64>,
-    ) -> Result<Values, String> {
+    ) -> Result<Values, ManageError> {
         set_param(&self.target, name, value, cookie)
     }
 }
@@ -851,5 +928,59 @@ impl Drop for LoadGuard {
         if let Err(e) = unload_target(&self.target, Force::No) {
             eprintln!("warning: unloading {} failed: {e}", self.target.name);
         }
+    }
+}
+
+/// Callers that still carry errors as text (the testbed's run loop) take these with `?`.
+impl From<ManageError> for String {
+    fn from(e: ManageError) -> String {
+        e.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn management_errors_keep_their_messages() {
+        assert_eq!(
+            ManageError::LoadNeedsRoot.to_string(),
+            "registering a BPF congestion control needs root (CAP_BPF + CAP_NET_ADMIN); run as root"
+        );
+        assert_eq!(
+            ManageError::UnloadNeedsRoot.to_string(),
+            "unregistering needs root"
+        );
+        let t = Target::shared(find("yield").unwrap());
+        let e = t
+            .open_pinned("nothing-pinned-here")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("scv_yield is not loaded (cannot open /sys/fs/bpf/scavenger/scv_yield/nothing-pinned-here: ")
+                && e.ends_with("run `scavenger kernel load scv_yield`"),
+            "{e}"
+        );
+        let e = ManageError::AlreadyRegistered {
+            name: "scv_yield".into(),
+            owner: None,
+        };
+        assert_eq!(
+            e.to_string(),
+            "scv_yield is already registered; `scavenger kernel unload scv_yield` first"
+        );
+        let e = ManageError::Held {
+            name: "scv_yd_1_0".into(),
+            owner: Owner::this_process(true),
+        }
+        .to_string();
+        assert!(e.contains("held by pid") && e.contains("--force"), "{e}");
+        let e = Target::by_name("cubic").unwrap_err().to_string();
+        assert!(
+            e.starts_with("unknown kernel algorithm `cubic`; known: scv_ledbat, scv_yield")
+                && e.ends_with("private registrations listed by `scavenger kernel status`"),
+            "{e}"
+        );
     }
 }

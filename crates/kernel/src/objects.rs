@@ -26,25 +26,44 @@ static OBJECTS: &[(&str, &[u8])] = &[
 #[cfg(not(scv_bpf_built))]
 static OBJECTS: &[(&str, &[u8])] = &[];
 
+/// What is wrong with an embedded BPF object or a name given to it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ObjectError {
+    /// build.rs could not compile the objects; `status` is what it recorded.
+    #[error("BPF objects were not built: install clang llvm libbpf-dev bpftool (see docs/kernel.md) and rebuild (build said: {status})")]
+    NotBuilt { status: &'static str },
+    #[error("no BPF object named {name}")]
+    Unknown { name: String },
+    /// A congestion control name the kernel would refuse (TCP_CA_NAME_MAX).
+    #[error("congestion control name {name:?}: must be 1..=15 bytes of [A-Za-z0-9_] (TCP_CA_NAME_MAX is 16)")]
+    BadName { name: String },
+    #[error("the BPF object has no .struct_ops section")]
+    NoStructOps,
+    /// The name to replace is not in the `.struct_ops` section exactly once.
+    #[error(
+        "the BPF object's .struct_ops section holds the name {name:?} {count} times, not once"
+    )]
+    NameCount { name: String, count: usize },
+}
+
 /// Ok when the objects were built, else the message users see.
-pub fn built() -> Result<(), String> {
+pub fn built() -> Result<(), ObjectError> {
     if OBJECTS.is_empty() {
-        Err(format!(
-            "BPF objects were not built: install clang llvm libbpf-dev bpftool (see docs/kernel.md) and rebuild (build said: {})",
-            STATUS.trim()
-        ))
+        Err(ObjectError::NotBuilt {
+            status: STATUS.trim(),
+        })
     } else {
         Ok(())
     }
 }
 
-pub fn object(name: &str) -> Result<&'static [u8], String> {
+pub fn object(name: &str) -> Result<&'static [u8], ObjectError> {
     built()?;
     OBJECTS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, b)| *b)
-        .ok_or_else(|| format!("no BPF object named {name}"))
+        .ok_or_else(|| ObjectError::Unknown { name: name.into() })
 }
 
 /// `elf` with its congestion control's name (`tcp_congestion_ops.name`, a NUL-padded
@@ -52,17 +71,14 @@ pub fn object(name: &str) -> Result<&'static [u8], String> {
 /// object can be registered under several names (a private name per process and run:
 /// `manage::Target::private`). The kernel takes the name from this data when the
 /// struct_ops map is registered.
-pub fn renamed(elf: &[u8], old: &str, new: &str) -> Result<Vec<u8>, String> {
+pub fn renamed(elf: &[u8], old: &str, new: &str) -> Result<Vec<u8>, ObjectError> {
     if new.is_empty()
         || new.len() > 15
         || !new.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
     {
-        return Err(format!(
-            "congestion control name {new:?}: must be 1..=15 bytes of [A-Za-z0-9_] (TCP_CA_NAME_MAX is 16)"
-        ));
+        return Err(ObjectError::BadName { name: new.into() });
     }
-    let (off, size) = elf_section(elf, ".struct_ops")
-        .ok_or_else(|| "the BPF object has no .struct_ops section".to_string())?;
+    let (off, size) = elf_section(elf, ".struct_ops").ok_or(ObjectError::NoStructOps)?;
     let pad = |n: &str| {
         let mut p = [0u8; 16];
         p[..n.len()].copy_from_slice(n.as_bytes());
@@ -74,10 +90,10 @@ pub fn renamed(elf: &[u8], old: &str, new: &str) -> Result<Vec<u8>, String> {
         .filter(|&i| data[i..i + 16] == want)
         .collect();
     let [at] = hits[..] else {
-        return Err(format!(
-            "the BPF object's .struct_ops section holds the name {old:?} {} times, not once",
-            hits.len()
-        ));
+        return Err(ObjectError::NameCount {
+            name: old.into(),
+            count: hits.len(),
+        });
     };
     let mut out = elf.to_vec();
     out[off + at..off + at + 16].copy_from_slice(&pad(new));
@@ -109,6 +125,29 @@ fn elf_section(elf: &[u8], name: &str) -> Option<(usize, usize)> {
         let (off, size) = (u64_at(h + 24)?, u64_at(h + 32)?);
         (off.checked_add(size)? <= elf.len()).then_some((off, size))
     })
+}
+
+#[cfg(test)]
+mod message_tests {
+    use super::*;
+
+    #[test]
+    fn object_errors_name_the_value_and_the_rule() {
+        let e = ObjectError::BadName { name: "a-b".into() };
+        assert_eq!(
+            e.to_string(),
+            "congestion control name \"a-b\": must be 1..=15 bytes of [A-Za-z0-9_] (TCP_CA_NAME_MAX is 16)"
+        );
+        let e = ObjectError::NameCount {
+            name: "scv_yield".into(),
+            count: 2,
+        };
+        assert_eq!(
+            e.to_string(),
+            "the BPF object's .struct_ops section holds the name \"scv_yield\" 2 times, not once"
+        );
+        assert!(renamed(b"not an elf", "x", "y").unwrap_err() == ObjectError::NoStructOps);
+    }
 }
 
 #[cfg(all(test, scv_bpf_built))]

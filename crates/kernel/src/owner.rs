@@ -94,13 +94,13 @@ impl Owner {
     }
 
     /// Creates the record and pins it at `path`.
-    pub fn pin(&self, path: &Path) -> Result<(), String> {
-        let fd = sys::array_map_create(MAP_NAME, VALUE_SIZE)
-            .map_err(|e| format!("creating the owner record: {e}"))?;
-        sys::map_update(&fd, &0u32.to_ne_bytes(), &self.to_bytes())
-            .map_err(|e| format!("writing the owner record: {e}"))?;
-        sys::obj_pin(fd.as_raw_fd(), path)
-            .map_err(|e| format!("pinning the owner record at {}: {e}", path.display()))
+    pub fn pin(&self, path: &Path) -> Result<(), OwnerError> {
+        let fd = sys::array_map_create(MAP_NAME, VALUE_SIZE).map_err(OwnerError::Create)?;
+        sys::map_update(&fd, &0u32.to_ne_bytes(), &self.to_bytes()).map_err(OwnerError::Write)?;
+        sys::obj_pin(fd.as_raw_fd(), path).map_err(|source| OwnerError::Pin {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// Reads the record pinned at `path` (`None`: no record, e.g. an older build's pins).
@@ -110,6 +110,20 @@ impl Owner {
         sys::map_lookup(&fd, &0u32.to_ne_bytes(), &mut v).ok()?;
         Some(Owner::from_bytes(&v))
     }
+}
+
+/// A step of recording the owner of a registration that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OwnerError {
+    #[error("creating the owner record: {0}")]
+    Create(#[source] std::io::Error),
+    #[error("writing the owner record: {0}")]
+    Write(#[source] std::io::Error),
+    #[error("pinning the owner record at {}: {source}", path.display())]
+    Pin {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
 }
 
 #[cfg(test)]

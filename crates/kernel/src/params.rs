@@ -71,14 +71,34 @@ pub fn from_kernel(conv: Conv, kind: &ParamKind, x: i64) -> String {
     }
 }
 
+/// A `NAME=VALUE` that a parameter table does not accept.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ParamError {
+    /// The text is not of the parameter's kind (not a number, not a boolean...).
+    #[error("parameter `{name}` = {text:?} is not accepted; allowed: {allowed}")]
+    NotAccepted {
+        name: &'static str,
+        text: String,
+        allowed: String,
+    },
+    /// No parameter of that name; `owner` is the algorithm or controller.
+    #[error("unknown parameter `{name}` for {owner}; known: {}", known.join(", "))]
+    Unknown {
+        name: String,
+        owner: String,
+        known: Vec<&'static str>,
+    },
+    /// Of the right kind but out of range (crates/cc's check).
+    #[error(transparent)]
+    Rejected(#[from] scavenger_cc::params::ParamError),
+}
+
 /// Turns the text of `NAME=VALUE` into the raw value the spec's kind expects.
-pub fn parse_raw(spec: &ParamSpec, text: &str) -> Result<RawParam, String> {
-    let bad = || {
-        format!(
-            "parameter `{}` = {text:?} is not accepted; allowed: {}",
-            spec.name,
-            spec.kind.describe()
-        )
+pub fn parse_raw(spec: &ParamSpec, text: &str) -> Result<RawParam, ParamError> {
+    let bad = || ParamError::NotAccepted {
+        name: spec.name,
+        text: text.to_string(),
+        allowed: spec.kind.describe(),
     };
     match spec.kind {
         ParamKind::Bool => match text {
@@ -149,17 +169,12 @@ impl Layout {
 
     /// Validates `NAME=VALUE` pairs against the crates/cc table (plus kernel-only
     /// parameters), fills in defaults, and converts to the BPF slots.
-    pub fn resolve(&'static self, user: &[(String, String)]) -> Result<Values, String> {
+    pub fn resolve(&'static self, user: &[(String, String)]) -> Result<Values, ParamError> {
         let specs = self.specs();
         let mut raws = Vec::new();
         for (name, text) in user {
             let Some((spec, _)) = specs.iter().find(|(s, _)| s.name == name) else {
-                let known: Vec<&str> = specs.iter().map(|(s, _)| s.name).collect();
-                return Err(format!(
-                    "unknown parameter `{name}` for {}; known: {}",
-                    self.cc_name,
-                    known.join(", ")
-                ));
+                return Err(self.unknown(name));
             };
             raws.push((spec.name, parse_raw(spec, text)?));
         }
@@ -167,9 +182,16 @@ impl Layout {
             self.cc_name,
             self.spec_table(),
             raws.iter().map(|(n, r)| (*n, r)),
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         Ok(self.values_of(&set))
+    }
+
+    fn unknown(&'static self, name: &str) -> ParamError {
+        ParamError::Unknown {
+            name: name.to_string(),
+            owner: self.cc_name.to_string(),
+            known: self.specs().iter().map(|(s, _)| s.name).collect(),
+        }
     }
 
     pub fn values_of(&'static self, set: &ParamSet) -> Values {
@@ -186,15 +208,15 @@ impl Layout {
     }
 
     /// Changes one parameter of an existing value set (`kernel set`).
-    pub fn apply(&'static self, mut cur: Values, name: &str, text: &str) -> Result<Values, String> {
+    pub fn apply(
+        &'static self,
+        mut cur: Values,
+        name: &str,
+        text: &str,
+    ) -> Result<Values, ParamError> {
         let specs = self.specs();
         let Some(i) = specs.iter().position(|(s, _)| s.name == name) else {
-            let known: Vec<&str> = specs.iter().map(|(s, _)| s.name).collect();
-            return Err(format!(
-                "unknown parameter `{name}` for {}; known: {}",
-                self.cc_name,
-                known.join(", ")
-            ));
+            return Err(self.unknown(name));
         };
         let one = self.resolve(&[(name.to_string(), text.to_string())])?;
         cur[i] = one[i];
@@ -406,27 +428,36 @@ mod tests {
 
     #[test]
     fn bad_input_names_the_field_the_value_and_what_is_allowed() {
-        let e = LEDBAT.resolve(&kv("target", "20s")).unwrap_err();
+        let e = LEDBAT
+            .resolve(&kv("target", "20s"))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("target") && e.contains("20s") && e.contains("[1ms, 10s]"),
             "{e}"
         );
-        let e = LEDBAT.resolve(&kv("gain", "lots")).unwrap_err();
+        let e = LEDBAT.resolve(&kv("gain", "lots")).unwrap_err().to_string();
         assert!(
             e.contains("gain") && e.contains("lots") && e.contains("a number in"),
             "{e}"
         );
-        let e = LEDBAT.resolve(&kv("slow_start", "maybe")).unwrap_err();
+        let e = LEDBAT
+            .resolve(&kv("slow_start", "maybe"))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("slow_start") && e.contains("true or false"),
             "{e}"
         );
-        let e = YIELD.resolve(&kv("nonsense", "1")).unwrap_err();
+        let e = YIELD.resolve(&kv("nonsense", "1")).unwrap_err().to_string();
         assert!(
             e.contains("unknown parameter `nonsense`") && e.contains("beta"),
             "{e}"
         );
-        let e = LEDBAT.resolve(&kv("delay_source", "gps")).unwrap_err();
+        let e = LEDBAT
+            .resolve(&kv("delay_source", "gps"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("delay_source") && e.contains("\"auto\""), "{e}");
     }
 

@@ -818,7 +818,8 @@ fn shim_agent_takes_per_socket_dalbe_goals_by_cookie() {
         // Goals can be removed; an unknown cookie is an error naming it.
         let e = scavenger_kernel::agent::clear_goal_in(&shim2, 12345)
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.contains("12345"), "{e}");
     });
 }

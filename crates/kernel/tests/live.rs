@@ -254,7 +254,9 @@ fn unload_refuses_a_registration_held_by_a_running_process() {
     let r = std::panic::catch_unwind(|| {
         manage::load_target(&t, &[], owner).unwrap();
         assert_eq!(t.owner(), Some(owner));
-        let e = manage::unload_target(&t, Force::No).unwrap_err();
+        let e = manage::unload_target(&t, Force::No)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("held by pid") && e.contains("--force"), "{e}");
         assert!(t.is_registered(), "a refused unload leaves it registered");
         // `kernel unload all` (every registration found) refuses it too.

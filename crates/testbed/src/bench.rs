@@ -3,6 +3,7 @@
 //! 50 ms, measured with a UDP blaster of our own between two namespaces.
 
 use crate::emulator::{EmulatorConfig, EmulatorReport};
+use crate::error::TestbedError;
 use crate::netns;
 use crate::testbed::Testbed;
 use scavenger_cc::{Dur, Rate};
@@ -29,9 +30,21 @@ pub struct BenchResult {
     pub emulator_cpu: f64,
 }
 
+/// Why `testbed bench` could not measure.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// A UDP socket could not be bound or set up.
+    #[error("{0}")]
+    Socket(#[source] std::io::Error),
+    #[error("emulator thread panicked")]
+    EmulatorPanicked,
+    #[error(transparent)]
+    Testbed(#[from] TestbedError),
+}
+
 /// Blasts 1472-byte UDP payloads (1500-byte IP packets) from server to client for
 /// `secs`, at `pace_bps` (0: as fast as the socket takes them).
-pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchResult, String> {
+pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchResult, BenchError> {
     let link = LinkConfig::new(rate, delay, QueueLimit::Packets(10_000));
     let cfg = EmulatorConfig {
         forward: link.clone(),
@@ -47,9 +60,9 @@ pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchRe
     let owd = Arc::new(std::sync::Mutex::new(scavenger_net::Histogram::new()));
     let (s2, g2, o2) = (stop.clone(), got.clone(), owd.clone());
     let rx = netns::spawn_in(&tb.host("client").ns.clone(), "bench-rx", move || {
-        let s = UdpSocket::bind("0.0.0.0:9000").map_err(|e| e.to_string())?;
+        let s = UdpSocket::bind("0.0.0.0:9000").map_err(BenchError::Socket)?;
         s.set_read_timeout(Some(std::time::Duration::from_millis(20)))
-            .map_err(|e| e.to_string())?;
+            .map_err(BenchError::Socket)?;
         let mut b = [0u8; 2048];
         let mut h = scavenger_net::Histogram::new();
         while !s2.load(Ordering::Relaxed) {
@@ -61,13 +74,12 @@ pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchRe
             }
         }
         *o2.lock().expect("not poisoned") = h;
-        Ok::<(), String>(())
-    })
-    .map_err(|e| e.to_string())?;
+        Ok::<(), BenchError>(())
+    })?;
     std::thread::sleep(std::time::Duration::from_millis(50));
     let sent = netns::run_in(&tb.host("server").ns.clone(), move || {
         crate::sys::set_min_timer_slack();
-        let s = UdpSocket::bind("0.0.0.0:0").map_err(|e| e.to_string())?;
+        let s = UdpSocket::bind("0.0.0.0:0").map_err(BenchError::Socket)?;
         let to = SocketAddrV4::new(dst, 9000);
         let mut payload = [0u8; 1472];
         let t0 = std::time::Instant::now();
@@ -88,14 +100,14 @@ pub fn blast(rate: Rate, delay: Dur, pace_bps: u64, secs: f64) -> Result<BenchRe
                 sent += 1500 * n as u64;
             }
         }
-        Ok::<u64, String>(sent)
+        Ok::<u64, BenchError>(sent)
     })?;
     std::thread::sleep(std::time::Duration::from_millis(
         200 + delay.nanos() / 1_000_000,
     ));
     stop.store(true, Ordering::SeqCst);
     let _ = rx.join();
-    let rep: EmulatorReport = tb.stop_emulator().ok_or("emulator thread panicked")?;
+    let rep: EmulatorReport = tb.stop_emulator().ok_or(BenchError::EmulatorPanicked)?;
     tb.shutdown()?;
     let l = &rep.lateness_ns[0];
     let ms = |x: Option<u64>| x.map_or(f64::NAN, |v| v as f64 / 1e6);

@@ -24,10 +24,11 @@
 //! Softirq work done in ksoftirqd or in other tasks' interrupts, and the tbf qdisc's
 //! timer, are not counted.
 
+use crate::error::TestbedError;
 use crate::netns::{self, Namespaces};
 use crate::sys;
-use scavenger_kernel::agent::{AgentConfig, AgentHandle};
-use scavenger_kernel::manage::{self, LoadGuard};
+use scavenger_kernel::agent::{AgentConfig, AgentError, AgentHandle};
+use scavenger_kernel::manage::{self, LoadGuard, ManageError};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -83,6 +84,62 @@ enum Kind {
 struct Case {
     label: String,
     kind: Kind,
+}
+
+/// Why `bench --cpu` stopped. Each names the step (the command, the socket call, the
+/// file) and what the system said.
+#[derive(Debug, thiserror::Error)]
+pub enum CpuBenchError {
+    #[error("bench --cpu needs reps ≥ 1 (got {reps}), seconds > 0 (got {secs}) and a rate")]
+    BadConfig { reps: usize, secs: f64 },
+    #[error("bench --cpu needs root (namespaces, tc, BPF registration)")]
+    NeedsRoot,
+    #[error("no case matches {0:?}")]
+    NoCase(Vec<String>),
+    /// `scavenger_kernel::unavailable_reason`.
+    #[error("the BPF cases cannot run: {0}")]
+    BpfUnavailable(String),
+    #[error("interrupted")]
+    Interrupted,
+    /// A system call, file or child process; `what` says which.
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    /// A file or socket call whose error speaks for itself.
+    #[error("{0}")]
+    Plain(#[source] std::io::Error),
+    #[error("tc qdisc add tbf in {ns}: {stderr}")]
+    Tc { ns: String, stderr: String },
+    #[error("the receiver did not start")]
+    ReceiverNotStarted,
+    /// The receiver thread ended before it could say its port.
+    #[error("sending on a closed channel")]
+    Channel,
+    #[error("the sender thread panicked")]
+    SenderPanicked,
+    #[error("the receiver thread panicked")]
+    ReceiverPanicked,
+    #[error("scavenger receive did not print its address (got {0:?})")]
+    NoAddress(String),
+    /// `stderr` is what `scavenger send` printed.
+    #[error("scavenger send --algorithm {alg} failed: {stderr}")]
+    SendFailed { alg: String, stderr: String },
+    #[error(transparent)]
+    Testbed(#[from] TestbedError),
+    #[error(transparent)]
+    Manage(#[from] ManageError),
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+}
+
+/// `map_err` for an I/O step described by `what`.
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> CpuBenchError {
+    move |source| CpuBenchError::Io {
+        what: what.into(),
+        source,
+    }
 }
 
 fn cases(cfg: &CpuBenchConfig) -> Vec<Case> {
@@ -228,11 +285,11 @@ fn tv(t: libc::timeval) -> f64 {
 }
 
 /// The two namespaces, the veth pair and the token bucket at `rate_bps`.
-fn build_path(ns: &Namespaces, rate_bps: u64) -> Result<(String, String), String> {
+fn build_path(ns: &Namespaces, rate_bps: u64) -> Result<(String, String), CpuBenchError> {
     let id = netns::unique_id();
     let (s, r) = (format!("{id}-cs"), format!("{id}-cr"));
-    ns.add(&s).map_err(|e| e.to_string())?;
-    ns.add(&r).map_err(|e| e.to_string())?;
+    ns.add(&s)?;
+    ns.add(&r)?;
     // Created inside the sender namespace, so the names never meet another helper's.
     netns::ip_batch(
         Some(&s),
@@ -241,16 +298,14 @@ fn build_path(ns: &Namespaces, rate_bps: u64) -> Result<(String, String), String
             format!("addr add {SENDER_IP}/30 dev v0"),
             "link set v0 up".into(),
         ],
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     netns::ip_batch(
         Some(&r),
         &[
             format!("addr add {RECEIVER_IP}/30 dev v1"),
             "link set v1 up".into(),
         ],
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     // Burst: 1 ms at the rate (at least 64 KiB, one GSO segment); queue: 10 ms.
     let burst = (rate_bps / 8 / 1000).max(65_536);
     let limit = (rate_bps / 8 / 100).max(4 * burst);
@@ -260,26 +315,26 @@ fn build_path(ns: &Namespaces, rate_bps: u64) -> Result<(String, String), String
         .args(["burst", &burst.to_string(), "limit", &limit.to_string()])
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run tc (install iproute2): {e}"))?;
+        .map_err(io("cannot run tc (install iproute2)"))?;
     if !out.status.success() {
-        return Err(format!(
-            "tc qdisc add tbf in {s}: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        return Err(CpuBenchError::Tc {
+            ns: s,
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
     }
     Ok((s, r))
 }
 
 /// One kernel-TCP run with congestion control `cc`: a sender thread in `s` writes for
 /// `secs` to a receiver thread in `r`.
-fn tcp_run(s: &str, r: &str, cc: &str, secs: f64) -> Result<Sample, String> {
+fn tcp_run(s: &str, r: &str, cc: &str, secs: f64) -> Result<Sample, CpuBenchError> {
     let (tx, rx) = std::sync::mpsc::channel::<u16>();
     let receiver = netns::spawn_in(r, "scv-cpu-recv", move || {
         let l = TcpListener::bind((RECEIVER_IP, 0))
-            .map_err(|e| format!("receiver bind {RECEIVER_IP}: {e}"))?;
-        tx.send(l.local_addr().map_err(|e| e.to_string())?.port())
-            .map_err(|e| e.to_string())?;
-        let (mut c, _) = l.accept().map_err(|e| format!("accept: {e}"))?;
+            .map_err(io(format!("receiver bind {RECEIVER_IP}")))?;
+        tx.send(l.local_addr().map_err(CpuBenchError::Plain)?.port())
+            .map_err(|_| CpuBenchError::Channel)?;
+        let (mut c, _) = l.accept().map_err(io("accept"))?;
         let (u0, s0) = thread_cpu();
         let t0 = Instant::now();
         let mut buf = vec![0u8; 1 << 18];
@@ -289,16 +344,15 @@ fn tcp_run(s: &str, r: &str, cc: &str, secs: f64) -> Result<Sample, String> {
                 Ok(0) => break,
                 Ok(k) => n += k as u64,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(format!("receive: {e}")),
+                Err(e) => return Err(io("receive")(e)),
             }
         }
         let (u1, s1) = thread_cpu();
-        Ok::<_, String>((n, t0.elapsed().as_secs_f64(), u1 - u0 + s1 - s0))
-    })
-    .map_err(|e| e.to_string())?;
+        Ok::<_, CpuBenchError>((n, t0.elapsed().as_secs_f64(), u1 - u0 + s1 - s0))
+    })?;
     let port = rx
         .recv_timeout(Duration::from_secs(10))
-        .map_err(|_| "the receiver did not start".to_string());
+        .map_err(|_| CpuBenchError::ReceiverNotStarted);
     let port = match port {
         Ok(p) => p,
         Err(e) => {
@@ -310,23 +364,20 @@ fn tcp_run(s: &str, r: &str, cc: &str, secs: f64) -> Result<Sample, String> {
     let sender = netns::spawn_in(s, "scv-cpu-send", move || {
         let (u0, s0) = thread_cpu();
         let mut c = sys::tcp_connect(RECEIVER_IP, port, &cc_name)
-            .map_err(|e| format!("connect with {cc_name}: {e}"))?;
+            .map_err(io(format!("connect with {cc_name}")))?;
         let buf = vec![0x5au8; 1 << 18];
         let t0 = Instant::now();
         while t0.elapsed().as_secs_f64() < secs && !netns::stop_requested() {
-            c.write_all(&buf).map_err(|e| format!("send: {e}"))?;
+            c.write_all(&buf).map_err(io("send"))?;
         }
         drop(c);
         let (u1, s1) = thread_cpu();
-        Ok::<_, String>((u1 - u0, s1 - s0))
-    })
-    .map_err(|e| e.to_string())?;
-    let sent = sender
-        .join()
-        .map_err(|_| "the sender thread panicked".to_string())?;
+        Ok::<_, CpuBenchError>((u1 - u0, s1 - s0))
+    })?;
+    let sent = sender.join().map_err(|_| CpuBenchError::SenderPanicked)?;
     let got = receiver
         .join()
-        .map_err(|_| "the receiver thread panicked".to_string())?;
+        .map_err(|_| CpuBenchError::ReceiverPanicked)?;
     let (su, ss) = sent?;
     let (bytes, wall_s, rs) = got?;
     Ok(Sample {
@@ -347,7 +398,7 @@ struct QuicReceiver {
 }
 
 impl QuicReceiver {
-    fn start(exe: &Path, r: &str, dir: &Path, token: &Path) -> Result<QuicReceiver, String> {
+    fn start(exe: &Path, r: &str, dir: &Path, token: &Path) -> Result<QuicReceiver, CpuBenchError> {
         let mut child = Command::new("ip")
             .args(["netns", "exec", r])
             .arg(exe)
@@ -359,7 +410,7 @@ impl QuicReceiver {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot start {} receive: {e}", exe.display()))?;
+            .map_err(io(format!("cannot start {} receive", exe.display())))?;
         let mut line = String::new();
         let read = BufReader::new(child.stdout.take().expect("piped")).read_line(&mut line);
         // "listening on ADDR fingerprint FP"
@@ -375,9 +426,7 @@ impl QuicReceiver {
                 rx.fingerprint = fp.to_string();
                 Ok(rx)
             }
-            _ => Err(format!(
-                "scavenger receive did not print its address (got {line:?})"
-            )),
+            _ => Err(CpuBenchError::NoAddress(line)),
         }
     }
 
@@ -414,12 +463,12 @@ fn quic_run(
     dir: &Path,
     token: &Path,
     alg: &str,
-) -> Result<Sample, String> {
+) -> Result<Sample, CpuBenchError> {
     let _ = std::fs::remove_file(dir.join(file.file_name().expect("a file name")));
     let r0 = rx.cpu_s();
     let t0 = Instant::now();
     let err_path = dir.with_extension("send-stderr");
-    let err = std::fs::File::create(&err_path).map_err(|e| e.to_string())?;
+    let err = std::fs::File::create(&err_path).map_err(CpuBenchError::Plain)?;
     let child = Command::new("ip")
         .args(["netns", "exec", s])
         .arg(exe)
@@ -433,7 +482,7 @@ fn quic_run(
         .stdout(Stdio::null())
         .stderr(err)
         .spawn()
-        .map_err(|e| format!("cannot start {} send: {e}", exe.display()))?;
+        .map_err(io(format!("cannot start {} send", exe.display())))?;
     // `ip netns exec` execs the command in place, so the child is the sender; wait4
     // gives its (all threads') user and system time.
     let mut status = 0;
@@ -443,16 +492,16 @@ fn quic_run(
     let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
     let wall_s = t0.elapsed().as_secs_f64();
     if pid < 0 {
-        return Err(format!("wait4: {}", std::io::Error::last_os_error()));
+        return Err(io("wait4")(std::io::Error::last_os_error()));
     }
     if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
         let msg = std::fs::read_to_string(&err_path).unwrap_or_default();
-        return Err(format!(
-            "scavenger send --algorithm {alg} failed: {}",
-            msg.trim()
-        ));
+        return Err(CpuBenchError::SendFailed {
+            alg: alg.to_string(),
+            stderr: msg.trim().to_string(),
+        });
     }
-    let bytes = std::fs::metadata(file).map_err(|e| e.to_string())?.len();
+    let bytes = std::fs::metadata(file).map_err(CpuBenchError::Plain)?.len();
     Ok(Sample {
         bytes,
         wall_s,
@@ -476,20 +525,23 @@ impl Drop for Scratch {
 /// so that the machine's load drifts over all of them alike; calls `line` with each row
 /// as it is done. Everything it creates (namespaces, registrations, the agent, child
 /// processes, files) is removed on every exit path, SIGINT included.
-pub fn run(cfg: &CpuBenchConfig, line: &mut dyn FnMut(&CpuRow)) -> Result<Vec<CpuRow>, String> {
+pub fn run(
+    cfg: &CpuBenchConfig,
+    line: &mut dyn FnMut(&CpuRow),
+) -> Result<Vec<CpuRow>, CpuBenchError> {
     if cfg.reps == 0 || cfg.secs.is_nan() || cfg.secs <= 0.0 || cfg.rates_bps.is_empty() {
-        return Err(format!(
-            "bench --cpu needs reps ≥ 1 (got {}), seconds > 0 (got {}) and a rate",
-            cfg.reps, cfg.secs
-        ));
+        return Err(CpuBenchError::BadConfig {
+            reps: cfg.reps,
+            secs: cfg.secs,
+        });
     }
     if !sys::is_root() {
-        return Err("bench --cpu needs root (namespaces, tc, BPF registration)".into());
+        return Err(CpuBenchError::NeedsRoot);
     }
     netns::install_signal_handlers();
     let cases = cases(cfg);
     if cases.is_empty() {
-        return Err(format!("no case matches {:?}", cfg.only));
+        return Err(CpuBenchError::NoCase(cfg.only.clone()));
     }
     // Registrations private to this process, held for the whole benchmark.
     let mut guards: Vec<(String, LoadGuard)> = Vec::new();
@@ -498,7 +550,7 @@ pub fn run(cfg: &CpuBenchConfig, line: &mut dyn FnMut(&CpuRow)) -> Result<Vec<Cp
         .any(|c| matches!(c.kind, Kind::Native(_) | Kind::Shim { .. }));
     if needs_kernel {
         if let Some(why) = scavenger_kernel::unavailable_reason() {
-            return Err(format!("the BPF cases cannot run: {why}"));
+            return Err(CpuBenchError::BpfUnavailable(why));
         }
     }
     for c in &cases {
@@ -522,11 +574,11 @@ pub fn run(cfg: &CpuBenchConfig, line: &mut dyn FnMut(&CpuRow)) -> Result<Vec<Cp
     let scratch = Scratch(std::env::temp_dir().join(format!("scv-cpu-{}", std::process::id())));
     let quic = match &cfg.scavenger_exe {
         Some(exe) if cases.iter().any(|c| matches!(c.kind, Kind::Quic(_))) => {
-            std::fs::create_dir_all(scratch.0.join("dst")).map_err(|e| e.to_string())?;
+            std::fs::create_dir_all(scratch.0.join("dst")).map_err(CpuBenchError::Plain)?;
             let file = scratch.0.join("payload.bin");
             write_payload(&file, cfg.quic_bytes)?;
             let token = scratch.0.join("token");
-            std::fs::write(&token, "cpu-bench\n").map_err(|e| e.to_string())?;
+            std::fs::write(&token, "cpu-bench\n").map_err(CpuBenchError::Plain)?;
             Some((exe.clone(), file, token))
         }
         _ => None,
@@ -545,7 +597,7 @@ pub fn run(cfg: &CpuBenchConfig, line: &mut dyn FnMut(&CpuRow)) -> Result<Vec<Cp
         for _ in 0..cfg.reps {
             for (i, c) in cases.iter().enumerate() {
                 if netns::stop_requested() {
-                    return Err("interrupted".into());
+                    return Err(CpuBenchError::Interrupted);
                 }
                 let x = match &c.kind {
                     Kind::Kernel(cc) => tcp_run(&s, &r, cc, cfg.secs)?,
@@ -581,17 +633,16 @@ pub fn run(cfg: &CpuBenchConfig, line: &mut dyn FnMut(&CpuRow)) -> Result<Vec<Cp
             line(&row);
             rows.push(row);
         }
-        ns.delete_all().map_err(|e| e.to_string())?;
+        ns.delete_all()?;
     }
     drop(guards);
     Ok(rows)
 }
 
 /// A file of `n` incompressible-looking bytes (xorshift), written once per benchmark.
-fn write_payload(path: &Path, n: u64) -> Result<(), String> {
-    let mut f = std::io::BufWriter::new(
-        std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?,
-    );
+fn write_payload(path: &Path, n: u64) -> Result<(), CpuBenchError> {
+    let what = || io(path.display().to_string());
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(what())?);
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut buf = vec![0u8; 1 << 20];
     let mut left = n;
@@ -603,11 +654,10 @@ fn write_payload(path: &Path, n: u64) -> Result<(), String> {
             w.copy_from_slice(&x.to_le_bytes()[..w.len()]);
         }
         let k = left.min(buf.len() as u64) as usize;
-        f.write_all(&buf[..k])
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        f.write_all(&buf[..k]).map_err(what())?;
         left -= k as u64;
     }
-    f.flush().map_err(|e| format!("{}: {e}", path.display()))
+    f.flush().map_err(what())
 }
 
 /// The load averages (1, 5, 15 min) as /proc/loadavg gives them.

@@ -31,10 +31,10 @@ impl Datapath for TestbedDatapath {
         };
         run_scenario(scenario, &opts)
             .map(|r| r.record)
-            .map_err(|message| DatapathError {
+            .map_err(|e| DatapathError {
                 datapath: "testbed",
                 scenario: scenario.name.clone(),
-                message,
+                message: e.to_string(),
             })
     }
 }

@@ -11,6 +11,8 @@ pub struct Check {
     pub detail: String,
 }
 
+/// A check's outcome: what was found (`Ok`) or what is missing and how to get it (`Err`);
+/// both are text for the report, not errors to propagate.
 fn check(name: &'static str, r: Result<String, String>) -> Check {
     match r {
         Ok(detail) => Check {
@@ -213,7 +215,7 @@ pub struct Cleaned {
 /// Removes what runs that are gone left: their namespaces first (their sockets go with
 /// them), then their BPF registrations and pins. Never a running process's, nor a
 /// persistent registration (`scavenger kernel load`).
-pub fn clean() -> Result<Cleaned, String> {
+pub fn clean() -> Result<Cleaned, crate::error::TestbedError> {
     let namespaces = netns::clean_stale()?;
     let kernel = if sys::is_root() {
         manage::clean_dead()

@@ -13,7 +13,7 @@ use crate::sys;
 use scavenger_cc::{Dur, Rng, Time};
 use scavenger_net::{DelayLine, Histogram, Link, LinkConfig, LinkStats, WirePacket};
 use std::collections::HashMap;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -105,11 +105,21 @@ pub struct EmulatorReport {
     pub packets: u64,
     pub write_errors: u64,
     /// Whether the emulator thread ran under SCHED_FIFO (or why not).
-    pub realtime: Result<(), String>,
+    pub realtime: Result<(), NotRealtime>,
     /// CPU seconds the emulator thread used (user + system, including the kernel work
     /// of writing into the TUN devices) and the wall seconds it ran.
     pub cpu_s: f64,
     pub wall_s: f64,
+}
+
+/// Why the emulator thread runs at normal priority (recorded as `realtime_note`).
+/// (`Arc`: the report is `Clone`, an `io::Error` is not.)
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum NotRealtime {
+    #[error("not requested")]
+    NotRequested,
+    #[error("SCHED_FIFO not allowed ({0}); running at normal priority")]
+    Refused(#[source] std::sync::Arc<std::io::Error>),
 }
 
 impl Emulator {
@@ -296,7 +306,11 @@ impl Emulator {
             .min()
     }
 
-    pub fn report(mut self, write_errors: u64, realtime: Result<(), String>) -> EmulatorReport {
+    pub fn report(
+        mut self,
+        write_errors: u64,
+        realtime: Result<(), NotRealtime>,
+    ) -> EmulatorReport {
         for d in &self.dirs {
             for p in d
                 .link
@@ -342,14 +356,13 @@ pub fn run_io(
     realtime: bool,
 ) -> EmulatorReport {
     let rt = if realtime {
-        sys::set_realtime(50)
-            .map_err(|e| format!("SCHED_FIFO not allowed ({e}); running at normal priority"))
+        sys::set_realtime(50).map_err(|e| NotRealtime::Refused(e.into()))
     } else {
-        Err("not requested".into())
+        Err(NotRealtime::NotRequested)
     };
     sys::set_min_timer_slack();
     let (cpu0, wall0) = (sys::thread_cpu_seconds(), std::time::Instant::now());
-    let fds = [tuns.0.as_raw_fd(), tuns.1.as_raw_fd()];
+    let fds = [tuns.0.as_fd(), tuns.1.as_fd()];
     let out_fd = [fds[1], fds[0]];
     let mut write_errors = 0u64;
     // Wake at least this often to notice `stop`.
@@ -418,6 +431,16 @@ pub fn write_mahimahi(log: &[LogRecord], w: &mut dyn std::io::Write) -> std::io:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_realtime_note_is_the_old_text() {
+        assert_eq!(NotRealtime::NotRequested.to_string(), "not requested");
+        let e = NotRealtime::Refused(std::io::Error::from_raw_os_error(libc::EPERM).into());
+        assert_eq!(
+            e.to_string(),
+            "SCHED_FIFO not allowed (Operation not permitted (os error 1)); running at normal priority"
+        );
+    }
     use crate::packet::header_checksum;
     use scavenger_cc::Rate;
     use scavenger_net::{QdiscConfig, QueueLimit};

@@ -4,16 +4,64 @@
 //! bytes), and polls TCP_INFO every `SAMPLE_EVERY`.
 
 use crate::clock::Clock;
+use crate::error::TestbedError;
 use crate::netns;
 use crate::sys::{self, TcpInfo};
 use scavenger_cc::{Dur, Time};
 use scavenger_net::Histogram;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddrV4, TcpListener, TcpStream};
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+
+/// Why a flow's sender or receiver failed; each names the flow.
+#[derive(Debug, thiserror::Error)]
+pub enum FlowError {
+    #[error("flow {flow}: cannot listen on port {port}: {source}")]
+    Listen {
+        flow: String,
+        port: u16,
+        source: std::io::Error,
+    },
+    #[error("flow {flow}: accept: {source}")]
+    Accept {
+        flow: String,
+        source: std::io::Error,
+    },
+    #[error("flow {flow}: read: {source}")]
+    Read {
+        flow: String,
+        source: std::io::Error,
+    },
+    #[error("flow {flow}: connect to {addr}:{port}: {source}")]
+    Connect {
+        flow: String,
+        addr: Ipv4Addr,
+        port: u16,
+        source: std::io::Error,
+    },
+    /// The kernel gave the socket another congestion control than the one asked for.
+    #[error("flow {flow}: asked the kernel for {asked} but the socket uses {used:?}")]
+    WrongCc {
+        flow: String,
+        asked: String,
+        used: String,
+    },
+    #[error("flow {flow}: write: {source}")]
+    Write {
+        flow: String,
+        source: std::io::Error,
+    },
+    /// A socket option (non-blocking mode, a timeout) could not be set.
+    #[error("{0}")]
+    Socket(#[source] std::io::Error),
+    #[error("receiver thread panicked")]
+    ReceiverPanicked,
+    /// The thread could not start or enter the host's namespace.
+    #[error(transparent)]
+    Testbed(#[from] TestbedError),
+}
 
 /// TCP_INFO polling period.
 pub const SAMPLE_EVERY: Dur = Dur::from_millis(10);
@@ -67,36 +115,11 @@ pub struct ReceiverReport {
 /// Aborts instead of closing gracefully: an orphaned socket still sending would keep
 /// its namespace alive long after `ip netns del` (notes §1 "lingering object").
 fn abort(s: &TcpStream) {
-    let b = linger_bytes(libc::linger {
+    let l = libc::linger {
         l_onoff: 1,
         l_linger: 0,
-    });
-    let _ = setsockopt_raw(s.as_raw_fd(), libc::SOL_SOCKET, libc::SO_LINGER, &b);
-}
-
-fn linger_bytes(l: libc::linger) -> [u8; 8] {
-    let mut b = [0u8; 8];
-    b[..4].copy_from_slice(&l.l_onoff.to_ne_bytes());
-    b[4..].copy_from_slice(&l.l_linger.to_ne_bytes());
-    b
-}
-
-fn setsockopt_raw(fd: i32, level: i32, opt: i32, val: &[u8]) -> std::io::Result<()> {
-    // SAFETY: passes `val` with its exact length.
-    let r = unsafe {
-        libc::setsockopt(
-            fd,
-            level,
-            opt,
-            val.as_ptr().cast(),
-            val.len() as libc::socklen_t,
-        )
     };
-    if r < 0 {
-        Err(std::io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
+    let _ = nix::sys::socket::setsockopt(s, nix::sys::socket::sockopt::Linger, &l);
 }
 
 /// Starts the receiver of `plan`: it is listening when this returns.
@@ -106,8 +129,9 @@ pub fn start_receiver(
     run_end: Time,
     stop: Arc<AtomicBool>,
     done: Arc<AtomicBool>,
-) -> Result<JoinHandle<Result<ReceiverReport, String>>, String> {
-    let (tx, rx) = std::sync::mpsc::channel::<Result<(), String>>();
+) -> Result<JoinHandle<Result<ReceiverReport, FlowError>>, FlowError> {
+    // Whether the receiver listens; when it does not, its thread's result says why.
+    let (tx, rx) = std::sync::mpsc::channel::<bool>();
     let p = plan.clone();
     let h = netns::spawn_in(
         &plan.receiver_ns,
@@ -115,24 +139,26 @@ pub fn start_receiver(
         move || {
             let l = match TcpListener::bind(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, p.port)) {
                 Ok(l) => l,
-                Err(e) => {
-                    let m = format!("flow {}: cannot listen on port {}: {e}", p.name, p.port);
-                    let _ = tx.send(Err(m.clone()));
-                    return Err(m);
+                Err(source) => {
+                    let _ = tx.send(false);
+                    return Err(FlowError::Listen {
+                        flow: p.name.clone(),
+                        port: p.port,
+                        source,
+                    });
                 }
             };
-            let _ = tx.send(Ok(()));
+            let _ = tx.send(true);
             receive(&p, l, clock, run_end, &stop, &done)
         },
-    )
-    .map_err(String::from)?;
+    )?;
     match rx.recv() {
-        Ok(Ok(())) => Ok(h),
-        Ok(Err(e)) => Err(e),
-        Err(_) => Err(h.join().map_or_else(
-            |_| "receiver thread panicked".to_string(),
-            |r| r.err().unwrap_or_default(),
-        )),
+        Ok(true) => Ok(h),
+        // It did not listen (or never got to try): the thread has ended with the reason.
+        _ => match h.join() {
+            Ok(Err(e)) => Err(e),
+            Ok(Ok(_)) | Err(_) => Err(FlowError::ReceiverPanicked),
+        },
     }
 }
 
@@ -143,12 +169,12 @@ fn receive(
     run_end: Time,
     stop: &AtomicBool,
     done: &AtomicBool,
-) -> Result<ReceiverReport, String> {
+) -> Result<ReceiverReport, FlowError> {
     let mut rep = ReceiverReport {
         bins: vec![0; (run_end.nanos() / BIN.nanos() + 1) as usize],
         ..Default::default()
     };
-    l.set_nonblocking(true).map_err(|e| e.to_string())?;
+    l.set_nonblocking(true).map_err(FlowError::Socket)?;
     let mut s = loop {
         if stop.load(Ordering::Relaxed) || clock.now() >= run_end {
             return Ok(rep);
@@ -158,13 +184,18 @@ fn receive(
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 std::thread::sleep(std::time::Duration::from_millis(1))
             }
-            Err(e) => return Err(format!("flow {}: accept: {e}", p.name)),
+            Err(source) => {
+                return Err(FlowError::Accept {
+                    flow: p.name.clone(),
+                    source,
+                })
+            }
         }
     };
     drop(l);
-    s.set_nonblocking(false).map_err(|e| e.to_string())?;
+    s.set_nonblocking(false).map_err(FlowError::Socket)?;
     s.set_read_timeout(Some(std::time::Duration::from_millis(20)))
-        .map_err(|e| e.to_string())?;
+        .map_err(FlowError::Socket)?;
     let mut buf = vec![0u8; 256 * 1024];
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -200,7 +231,12 @@ fn receive(
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
-            Err(e) => return Err(format!("flow {}: read: {e}", p.name)),
+            Err(source) => {
+                return Err(FlowError::Read {
+                    flow: p.name.clone(),
+                    source,
+                })
+            }
         }
     }
     abort(&s);
@@ -213,16 +249,17 @@ pub fn start_sender(
     clock: Clock,
     stop: Arc<AtomicBool>,
     done: Arc<AtomicBool>,
-) -> Result<JoinHandle<Result<SenderReport, String>>, String> {
+) -> Result<JoinHandle<Result<SenderReport, FlowError>>, FlowError> {
     let p = plan.clone();
-    netns::spawn_in(&plan.sender_ns, &format!("snd-{}", plan.name), move || {
-        send(&p, clock, &stop, &done)
-    })
-    .map_err(String::from)
+    Ok(netns::spawn_in(
+        &plan.sender_ns,
+        &format!("snd-{}", plan.name),
+        move || send(&p, clock, &stop, &done),
+    )?)
 }
 
 fn sample(s: &TcpStream, t: Time, rep: &mut SenderReport) {
-    if let Ok(info) = sys::tcp_info(s.as_raw_fd()) {
+    if let Ok(info) = sys::tcp_info(s) {
         let prev = rep.samples.last().map(|x| x.info.ca_state);
         // TCP_CA_CWR = 2, TCP_CA_Recovery = 3 (include/net/tcp.h enum tcp_ca_state).
         if info.ca_state == 3 && prev != Some(3) {
@@ -243,7 +280,7 @@ fn send(
     clock: Clock,
     stop: &AtomicBool,
     done: &AtomicBool,
-) -> Result<SenderReport, String> {
+) -> Result<SenderReport, FlowError> {
     let mut rep = SenderReport::default();
     while clock.now() < p.start {
         if stop.load(Ordering::Relaxed) {
@@ -252,23 +289,26 @@ fn send(
         let left = p.start.since(clock.now()).nanos().min(5_000_000);
         std::thread::sleep(std::time::Duration::from_nanos(left));
     }
-    let mut s = sys::tcp_connect(p.receiver_addr, p.port, &p.kernel_cc).map_err(|e| {
-        format!(
-            "flow {}: connect to {}:{}: {e}",
-            p.name, p.receiver_addr, p.port
-        )
+    let mut s = sys::tcp_connect(p.receiver_addr, p.port, &p.kernel_cc).map_err(|source| {
+        FlowError::Connect {
+            flow: p.name.clone(),
+            addr: p.receiver_addr,
+            port: p.port,
+            source,
+        }
     })?;
     rep.connected_at = Some(clock.now());
-    rep.cc_in_use = sys::tcp_congestion(s.as_raw_fd()).unwrap_or_default();
+    rep.cc_in_use = sys::tcp_congestion(&s).unwrap_or_default();
     if rep.cc_in_use != p.kernel_cc {
         abort(&s);
-        return Err(format!(
-            "flow {}: asked the kernel for {} but the socket uses {:?}",
-            p.name, p.kernel_cc, rep.cc_in_use
-        ));
+        return Err(FlowError::WrongCc {
+            flow: p.name.clone(),
+            asked: p.kernel_cc.clone(),
+            used: rep.cc_in_use.clone(),
+        });
     }
     s.set_write_timeout(Some(std::time::Duration::from_millis(2)))
-        .map_err(|e| e.to_string())?;
+        .map_err(FlowError::Socket)?;
     let buf = vec![0x5au8; 64 * 1024];
     let mut next_sample = clock.now();
     let mut shut = false;
@@ -303,7 +343,10 @@ fn send(
                 ) => {}
             Err(e) => {
                 abort(&s);
-                return Err(format!("flow {}: write: {e}", p.name));
+                return Err(FlowError::Write {
+                    flow: p.name.clone(),
+                    source: e,
+                });
             }
         }
     }
@@ -311,4 +354,42 @@ fn send(
     // The flow stops here: whatever the kernel still buffers is discarded (RST).
     abort(&s);
     Ok(rep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_errors_name_the_flow_and_the_step() {
+        let e = FlowError::WrongCc {
+            flow: "lbe".into(),
+            asked: "scv_lb_1_0".into(),
+            used: "cubic".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "flow lbe: asked the kernel for scv_lb_1_0 but the socket uses \"cubic\""
+        );
+        let e = FlowError::Connect {
+            flow: "a".into(),
+            addr: Ipv4Addr::new(10, 0, 0, 2),
+            port: 5001,
+            source: std::io::Error::from_raw_os_error(libc::ECONNREFUSED),
+        };
+        assert!(
+            e.to_string()
+                .starts_with("flow a: connect to 10.0.0.2:5001: Connection refused"),
+            "{e}"
+        );
+        // The run joins its flows' errors with "; " (crate::run::RunError::Several).
+        let several =
+            crate::run::RunError::Several(vec![e.into(), crate::run::RunError::ReceiverPanicked]);
+        assert!(
+            several
+                .to_string()
+                .ends_with("(os error 111); a receiver thread panicked"),
+            "{several}"
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! ICMP echo over a raw socket, for measuring the emulated path's RTT.
 
 use crate::clock::Clock;
+use crate::error::TestbedError;
 use crate::netns;
 use crate::packet::header_checksum;
 use crate::sys::IcmpSocket;
@@ -9,9 +10,9 @@ use std::net::Ipv4Addr;
 /// Sends `count` echo requests `gap_ms` apart from inside namespace `ns` to `to`, and
 /// returns the RTT of each reply received (ms), in order: from just before the send to
 /// the kernel's receive timestamp of the reply.
-pub fn ping(ns: &str, to: Ipv4Addr, count: u16, gap_ms: u64) -> Result<Vec<f64>, String> {
+pub fn ping(ns: &str, to: Ipv4Addr, count: u16, gap_ms: u64) -> Result<Vec<f64>, TestbedError> {
     netns::run_in(ns, move || {
-        let s = IcmpSocket::open().map_err(|e| format!("raw ICMP socket: {e}"))?;
+        let s = IcmpSocket::open().map_err(|e| TestbedError::io("raw ICMP socket", e))?;
         let id = (std::process::id() & 0xffff) as u16;
         let clock = Clock::start();
         let mut rtts = Vec::new();
@@ -27,7 +28,7 @@ pub fn ping(ns: &str, to: Ipv4Addr, count: u16, gap_ms: u64) -> Result<Vec<f64>,
             let t0 = clock.now();
             let sent_at = std::time::SystemTime::now();
             s.send_to(&m, to)
-                .map_err(|e| format!("send echo to {to}: {e}"))?;
+                .map_err(|e| TestbedError::io(format!("send echo to {to}"), e))?;
             let deadline = t0.nanos() + 2_000_000_000;
             loop {
                 let now = clock.now().nanos();
@@ -36,7 +37,7 @@ pub fn ping(ns: &str, to: Ipv4Addr, count: u16, gap_ms: u64) -> Result<Vec<f64>,
                 }
                 let Some(n) = s
                     .recv(&mut buf, deadline - now)
-                    .map_err(|e| format!("recv: {e}"))?
+                    .map_err(|e| TestbedError::io("recv", e))?
                 else {
                     break;
                 };

@@ -84,8 +84,80 @@ pub fn kernel_cc_for(ours: &str, available: &[String]) -> Result<String, Testbed
     }
 }
 
-use scavenger_kernel::agent::{AgentConfig, AgentHandle, DalbeConfig};
-use scavenger_kernel::manage::catalogue_name;
+use scavenger_kernel::agent::{AgentConfig, AgentError, AgentHandle, DalbeConfig};
+use scavenger_kernel::manage::{catalogue_name, ManageError};
+use scavenger_kernel::objects::ObjectError;
+
+/// Why a scenario cannot run on the testbed, or what failed while it ran. Errors about one
+/// flow name it.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(
+        "flow \"{flow}\": kind = \"{kind}\" is not supported by the testbed yet (TCP flows only)"
+    )]
+    UnsupportedKind { flow: String, kind: &'static str },
+    /// Not silently kernel TCP: QUIC between the namespaces is not built yet.
+    #[error("flow \"{flow}\": transport = \"quic\" is not supported by the testbed yet (kernel TCP only; the simulator runs QUIC flows)")]
+    QuicTransport { flow: String },
+    #[error("flow \"{flow}\": unknown algorithm {algorithm}")]
+    UnknownAlgorithm { flow: String, algorithm: String },
+    /// The algorithm needs the BPF objects (`route`: through the shim, or as which native
+    /// BPF algorithm), and this build has none.
+    #[error("flow \"{flow}\": algorithm `{algorithm}` runs on the testbed {route}, but {source}")]
+    NoBpfObjects {
+        flow: String,
+        algorithm: &'static str,
+        route: String,
+        source: ObjectError,
+    },
+    /// The agent refused the flow's algorithm, parameters or DA-LBE settings.
+    #[error("flow \"{flow}\": {source}")]
+    Agent {
+        flow: String,
+        source: Box<AgentError>,
+    },
+    #[error("flow \"{flow}\": flows through the scv_shim agent must share algorithm, params, dalbe, size and deadline on the testbed (one agent per run)")]
+    ShimSettingsDiffer { flow: String },
+    #[error("flow \"{flow}\": flows using {alg} must have the same `params` on the testbed (one global parameter set per BPF algorithm)")]
+    NativeParamsDiffer { flow: String, alg: &'static str },
+    /// No kernel congestion control for the flow's algorithm.
+    #[error("flow \"{flow}\": {source}")]
+    KernelCc { flow: String, source: TestbedError },
+    #[error("flow \"{flow}\": `params` cannot be applied to the kernel's {algorithm}; remove them for a testbed run")]
+    ParamsOnKernelCc {
+        flow: String,
+        algorithm: &'static str,
+    },
+    #[error("flow \"{flow}\": `receiver` (a receive-window controller) needs our own receiver; the kernel's TCP cannot run it")]
+    NeedsOwnReceiver { flow: String },
+    #[error("cannot register {alg}: {source}")]
+    Register {
+        alg: &'static str,
+        source: Box<ManageError>,
+    },
+    #[error("cannot start the scv_shim agent: {0}")]
+    AgentStart(#[source] Box<AgentError>),
+    #[error("too many flows for the testbed's port plan")]
+    TooManyFlows,
+    /// SIGINT or SIGTERM (`netns::install_signal_handlers`).
+    #[error("interrupted")]
+    Interrupted,
+    #[error("a sender thread panicked")]
+    SenderPanicked,
+    #[error("a receiver thread panicked")]
+    ReceiverPanicked,
+    #[error("the emulator thread panicked")]
+    EmulatorPanicked,
+    /// The flows' endpoints that failed, in flow order.
+    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))]
+    Several(Vec<RunError>),
+    #[error(transparent)]
+    Flow(#[from] endpoints::FlowError),
+    #[error(transparent)]
+    Manage(Box<ManageError>),
+    #[error(transparent)]
+    Testbed(#[from] TestbedError),
+}
 
 /// A native BPF congestion control (crates/kernel) that a run registers for its flows,
 /// with the scenario's non-default parameters as `NAME=VALUE` strings.
@@ -113,7 +185,7 @@ type KernelPlan = (
 );
 
 /// Checks that the testbed can honour every flow and returns its [`KernelPlan`].
-fn plan_flows(sc: &Scenario) -> Result<KernelPlan, String> {
+fn plan_flows(sc: &Scenario) -> Result<KernelPlan, RunError> {
     let available = kernel_ccs();
     let mut ccs = Vec::new();
     let mut natives: Vec<NativeUse> = Vec::new();
@@ -121,27 +193,20 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, String> {
     let mut ignored = Vec::new();
     for f in &sc.flows {
         let who = format!("flow \"{}\"", f.name);
+        let flow = || f.name.clone();
+        let unsupported = |kind| RunError::UnsupportedKind { flow: flow(), kind };
         match f.kind {
             FlowKind::Tcp => {}
-            FlowKind::Cbr { .. } => {
-                return Err(format!(
-                    "{who}: kind = \"cbr\" is not supported by the testbed yet (TCP flows only)"
-                ))
-            }
-            FlowKind::Web { .. } => {
-                return Err(format!(
-                    "{who}: kind = \"web\" is not supported by the testbed yet (TCP flows only)"
-                ))
-            }
+            FlowKind::Cbr { .. } => return Err(unsupported("cbr")),
+            FlowKind::Web { .. } => return Err(unsupported("web")),
         }
         if f.transport == scavenger_lab::scenario::Transport::Quic {
-            // Not silently kernel TCP: QUIC between the namespaces is not built yet.
-            return Err(format!(
-                "{who}: transport = \"quic\" is not supported by the testbed yet (kernel TCP only; the simulator runs QUIC flows)"
-            ));
+            return Err(RunError::QuicTransport { flow: flow() });
         }
-        let info = scavenger_cc::find(&f.algorithm)
-            .ok_or_else(|| format!("{who}: unknown algorithm {}", f.algorithm))?;
+        let info = scavenger_cc::find(&f.algorithm).ok_or_else(|| RunError::UnknownAlgorithm {
+            flow: flow(),
+            algorithm: f.algorithm.clone(),
+        })?;
         let defaults = ParamSet::defaults(info.params);
         let non_default = |set: &ParamSet, defaults: &ParamSet| -> Vec<(String, String)> {
             set.iter()
@@ -154,11 +219,13 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, String> {
         if via_shim {
             // Our own algorithm in the userspace agent, on kernel sockets through scv_shim
             // (crates/kernel): one agent per run, so shim flows must share its settings.
-            if let Err(e) = scavenger_kernel::objects::built() {
-                return Err(format!(
-                    "{who}: algorithm `{}` runs on the testbed through the scv_shim agent, but {e}",
-                    info.name
-                ));
+            if let Err(source) = scavenger_kernel::objects::built() {
+                return Err(RunError::NoBpfObjects {
+                    flow: flow(),
+                    algorithm: info.name,
+                    route: "through the scv_shim agent".into(),
+                    source,
+                });
             }
             let mut cfg = AgentConfig::new(info.name);
             cfg.params = non_default(&f.params, &defaults);
@@ -173,40 +240,56 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, String> {
                     deadline: f.deadline,
                 }
             });
-            cfg.resolve().map_err(|e| format!("{who}: {e}"))?;
+            cfg.resolve().map_err(|source| RunError::Agent {
+                flow: flow(),
+                source: Box::new(source),
+            })?;
             match &agent {
                 // The rest of the agent's settings (seed, staleness) are the run's.
-                Some(a) if *a != cfg => {
-                    return Err(format!("{who}: flows through the scv_shim agent must share algorithm, params, dalbe, size and deadline on the testbed (one agent per run)"));
-                }
+                Some(a) if *a != cfg => return Err(RunError::ShimSettingsDiffer { flow: flow() }),
                 Some(_) => {}
                 None => agent = Some(cfg),
             }
             ccs.push("scv_shim".to_string());
         } else if let Some(alg) = native_for(info.name) {
-            if let Err(e) = scavenger_kernel::objects::built() {
-                return Err(format!(
-                    "{who}: algorithm `{}` runs on the testbed as the native BPF {}, but {e}",
-                    info.name, alg.name
-                ));
+            if let Err(source) = scavenger_kernel::objects::built() {
+                return Err(RunError::NoBpfObjects {
+                    flow: flow(),
+                    algorithm: info.name,
+                    route: format!("as the native BPF {}", alg.name),
+                    source,
+                });
             }
             // Parameters go to the BPF object's global map when it is registered; flows
             // sharing it must agree on them.
             let params = non_default(&f.params, &defaults);
             match natives.iter().find(|u| u.alg.name == alg.name) {
-                Some(u) if u.params != params => return Err(format!("{who}: flows using {} must have the same `params` on the testbed (one global parameter set per BPF algorithm)", alg.name)),
+                Some(u) if u.params != params => {
+                    return Err(RunError::NativeParamsDiffer {
+                        flow: flow(),
+                        alg: alg.name,
+                    })
+                }
                 Some(_) => {}
                 None => natives.push(NativeUse { alg, params }),
             }
             ccs.push(alg.name.to_string());
         } else {
-            ccs.push(kernel_cc_for(info.name, &available).map_err(|e| format!("{who}: {e}"))?);
+            ccs.push(kernel_cc_for(info.name, &available).map_err(|source| {
+                RunError::KernelCc {
+                    flow: flow(),
+                    source,
+                }
+            })?);
             if f.params != ParamSet::defaults(info.params) {
-                return Err(format!("{who}: `params` cannot be applied to the kernel's {}; remove them for a testbed run", info.name));
+                return Err(RunError::ParamsOnKernelCc {
+                    flow: flow(),
+                    algorithm: info.name,
+                });
             }
         }
         if f.receiver.is_some() {
-            return Err(format!("{who}: `receiver` (a receive-window controller) needs our own receiver; the kernel's TCP cannot run it"));
+            return Err(RunError::NeedsOwnReceiver { flow: flow() });
         }
         if f.mss != 1448 {
             ignored.push(format!(
@@ -288,7 +371,7 @@ fn endpoints_of(f: &FlowSpec, hosts: &[(String, Side)]) -> (String, String) {
 
 /// Runs `sc` on the testbed. Interrupted by SIGINT/SIGTERM (after
 /// `netns::install_signal_handlers`), it tears down and returns an error.
-pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, String> {
+pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, RunError> {
     let wall = std::time::Instant::now();
     let (mut ccs, natives, agent_cfg, ignored) = plan_flows(sc)?;
     for w in &ignored {
@@ -302,9 +385,13 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
     let mut _registered = Vec::new();
     let mut rename = |alg: &'static scavenger_kernel::manage::NativeAlg,
                       params: &[(String, String)]|
-     -> Result<scavenger_kernel::manage::Target, String> {
-        let g = scavenger_kernel::manage::LoadGuard::new(alg, params)
-            .map_err(|e| format!("cannot register {}: {e}", alg.name))?;
+     -> Result<scavenger_kernel::manage::Target, RunError> {
+        let g = scavenger_kernel::manage::LoadGuard::new(alg, params).map_err(|source| {
+            RunError::Register {
+                alg: alg.name,
+                source: Box::new(source),
+            }
+        })?;
         for cc in ccs.iter_mut().filter(|c| *c == alg.name) {
             *cc = g.name().to_string();
         }
@@ -317,7 +404,8 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
     }
     let agent_cfg = match agent_cfg {
         Some(mut cfg) => {
-            let shim = scavenger_kernel::manage::find("scv_shim")?;
+            let shim = scavenger_kernel::manage::find("scv_shim")
+                .map_err(|e| RunError::Manage(Box::new(e)))?;
             cfg.shim = Some(rename(shim, &[])?);
             Some(cfg)
         }
@@ -325,13 +413,11 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
     };
     // Declared after the registrations so that it stops before they are undone.
     let _agent = match agent_cfg {
-        Some(cfg) => Some(
-            AgentHandle::spawn(cfg).map_err(|e| format!("cannot start the scv_shim agent: {e}"))?,
-        ),
+        Some(cfg) => Some(AgentHandle::spawn(cfg).map_err(|e| RunError::AgentStart(Box::new(e)))?),
         None => None,
     };
     if sc.flows.len() > (32768 - FIRST_PORT as usize) {
-        return Err("too many flows for the testbed's port plan".into());
+        return Err(RunError::TooManyFlows);
     }
     let sim = sc.to_sim(opts.seed);
     let hosts = hosts_of(sc);
@@ -387,7 +473,7 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
     let stop = Arc::new(AtomicBool::new(false));
     let run_end = Time::ZERO + sc.duration;
     let mut threads = Vec::new();
-    let result = (|| -> Result<(), String> {
+    let result = (|| -> Result<(), RunError> {
         for p in &plans {
             let done = Arc::new(AtomicBool::new(false));
             let r = endpoints::start_receiver(p, tb.clock, run_end, stop.clone(), done.clone())?;
@@ -396,7 +482,7 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
         }
         while tb.clock.now() < run_end {
             if netns::stop_requested() {
-                return Err("interrupted".into());
+                return Err(RunError::Interrupted);
             }
             std::thread::sleep(std::time::Duration::from_millis(10).min(
                 std::time::Duration::from_nanos(run_end.since(tb.clock.now()).nanos().max(1)),
@@ -411,21 +497,21 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
     for (s, r) in threads {
         match s.join() {
             Ok(Ok(x)) => senders.push(x),
-            Ok(Err(e)) => errors.push(e),
-            Err(_) => errors.push("a sender thread panicked".into()),
+            Ok(Err(e)) => errors.push(e.into()),
+            Err(_) => errors.push(RunError::SenderPanicked),
         }
         match r.join() {
             Ok(Ok(x)) => receivers.push(x),
-            Ok(Err(e)) => errors.push(e),
-            Err(_) => errors.push("a receiver thread panicked".into()),
+            Ok(Err(e)) => errors.push(e.into()),
+            Err(_) => errors.push(RunError::ReceiverPanicked),
         }
     }
-    let report = tb.stop_emulator().ok_or("the emulator thread panicked")?;
+    let report = tb.stop_emulator().ok_or(RunError::EmulatorPanicked)?;
     let tb_id = tb.topo.id.clone();
     tb.shutdown()?;
     result?;
     if !errors.is_empty() {
-        return Err(errors.join("; "));
+        return Err(RunError::Several(errors));
     }
     let metrics = metrics(sc, &plans, &senders, &receivers, &report);
     let lateness = |h: &Histogram| json!({"p50": h.quantile(0.5).map(|x| x as f64 / 1e6), "p99": h.quantile(0.99).map(|x| x as f64 / 1e6), "max": h.max().map(|x| x as f64 / 1e6)});
@@ -435,7 +521,7 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, Stri
         "emulator": {
             "thread": "in-process",
             "realtime": report.realtime.is_ok(),
-            "realtime_note": report.realtime.as_ref().err(),
+            "realtime_note": report.realtime.as_ref().err().map(|e| e.to_string()),
             "clock": "CLOCK_MONOTONIC",
             "lateness_ms": {"forward": lateness(&report.lateness_ns[0]), "reverse": lateness(&report.lateness_ns[1])},
             "packets": report.packets,
@@ -713,21 +799,29 @@ mod tests {
     #[test]
     fn unsupported_flow_kinds_and_params_are_clear_errors() {
         let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nkind = \"cbr\"\nrate = \"1Mbit\"\n").unwrap();
-        assert!(plan_flows(&sc).err().unwrap().contains("cbr"));
+        let e = plan_flows(&sc).err().unwrap().to_string();
+        assert_eq!(
+            e,
+            "flow \"flow0\": kind = \"cbr\" is not supported by the testbed yet (TCP flows only)"
+        );
         let sc =
             scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\nparams = { beta = 0.5 }\n").unwrap();
-        assert!(plan_flows(&sc).err().unwrap().contains("params"));
+        assert!(plan_flows(&sc)
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("params"));
         // QUIC runs in the simulator only, never silently as kernel TCP.
         let sc =
             scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\ntransport = \"quic\"\n").unwrap();
-        let e = plan_flows(&sc).err().unwrap();
+        let e = plan_flows(&sc).err().unwrap().to_string();
         assert!(e.contains("transport") && e.contains("quic"), "{e}");
         // Algorithms the kernel lacks go through the scv_shim agent (when the BPF objects
         // are built; otherwise the error says how to build them).
         let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nname = \"a\"\nalgorithm = \"vegas\"\n[[flow]]\nname = \"b\"\nalgorithm = \"cdg\"\n").unwrap();
         match plan_flows(&sc) {
             Ok(_) => panic!("two different shim algorithms in one run must be refused"),
-            Err(e) => assert!(e.contains("scv_shim"), "{e}"),
+            Err(e) => assert!(e.to_string().contains("scv_shim"), "{e}"),
         }
     }
 

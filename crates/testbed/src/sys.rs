@@ -1,22 +1,23 @@
 //! The few system calls std does not wrap: entering a network namespace, TUN devices,
-//! ppoll with a nanosecond timeout, real-time scheduling, TCP_CONGESTION/TCP_INFO and a
-//! raw ICMP socket. Namespaces, opening files and ioctls go through `nix`; each remaining
-//! `unsafe` block is one FFI call (or nix ioctl) on memory this module owns.
+//! ppoll with a nanosecond timeout, real-time scheduling, TCP_CONGESTION and a raw ICMP
+//! socket. They go through `nix`; `unsafe` is left only where nix has no safe wrapper:
+//! the two ioctls (nix's ioctl macros make `unsafe fn`s) and sched_setscheduler (nix has
+//! none), each with its SAFETY comment. Errors are `io::Error`s with the same text as
+//! the system's (nix's `Errno` converts to one).
 
 use nix::fcntl::{self, OFlag};
+use nix::poll::{PollFd, PollFlags};
 use nix::sched::{self, CloneFlags};
+use nix::sys::resource::{getrusage, UsageWho};
+use nix::sys::socket::{
+    self, sockopt, AddressFamily, Backlog, MsgFlags, SockFlag, SockProtocol, SockType, SockaddrIn,
+};
 use nix::sys::stat::Mode;
-use std::io;
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-
-fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
-}
+use nix::sys::time::{TimeSpec, TimeValLike};
+use std::ffi::OsString;
+use std::io::{self, IoSlice};
+use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 
 fn open(path: &str, flags: OFlag) -> io::Result<OwnedFd> {
     Ok(fcntl::open(path, flags | OFlag::O_CLOEXEC, Mode::empty())?)
@@ -62,7 +63,8 @@ pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
     let mut ifr = [0u8; IFREQ_LEN];
     ifr[..name.len()].copy_from_slice(name.as_bytes());
     ifr[16..18].copy_from_slice(&(IFF_TUN | IFF_NO_PI).to_ne_bytes());
-    // SAFETY: TUNSETIFF reads one struct ifreq (IFREQ_LEN bytes) at the pointer, which
+    // SAFETY: nix's ioctl macros generate `unsafe fn`s (no safe TUNSETIFF wrapper):
+    // TUNSETIFF reads one struct ifreq (IFREQ_LEN bytes) at the pointer, which
     // `ifr` is for the whole call.
     unsafe { tun_set_iff(fd.as_raw_fd(), &ifr) }.map_err(|e| {
         let e = io::Error::from(e);
@@ -73,51 +75,34 @@ pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
 
 /// Waits until one of `fds` is readable or `timeout_ns` passes; returns which are
 /// readable. EINTR counts as a timeout.
-pub fn wait_readable<const N: usize>(fds: [RawFd; N], timeout_ns: u64) -> io::Result<[bool; N]> {
-    let mut p = fds.map(|fd| libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    });
-    let ts = libc::timespec {
-        tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
-    };
-    // SAFETY: `p` holds N pollfds; `ts` is a valid timespec; no signal mask.
-    let r = unsafe { libc::ppoll(p.as_mut_ptr(), N as libc::nfds_t, &ts, std::ptr::null()) };
-    if r < 0 {
-        let e = io::Error::last_os_error();
-        if e.kind() == io::ErrorKind::Interrupted {
-            return Ok([false; N]);
-        }
-        return Err(e);
+pub fn wait_readable<const N: usize>(
+    fds: [BorrowedFd<'_>; N],
+    timeout_ns: u64,
+) -> io::Result<[bool; N]> {
+    let mut p = fds.map(|fd| PollFd::new(fd, PollFlags::POLLIN));
+    let ts = TimeSpec::nanoseconds(timeout_ns.min(i64::MAX as u64) as i64);
+    match nix::poll::ppoll(&mut p, Some(ts), None) {
+        Ok(_) => {}
+        Err(nix::errno::Errno::EINTR) => return Ok([false; N]),
+        Err(e) => return Err(e.into()),
     }
-    Ok(p.map(|x| x.revents & (libc::POLLIN | libc::POLLERR | libc::POLLHUP) != 0))
+    let ready = PollFlags::POLLIN | PollFlags::POLLERR | PollFlags::POLLHUP;
+    Ok(p.map(|x| x.revents().is_some_and(|r| r.intersects(ready))))
 }
 
 /// One non-blocking read; `Ok(None)` when nothing is waiting.
-pub fn read_nb(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
-    // SAFETY: reads at most buf.len() bytes into `buf`.
-    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-    if n < 0 {
-        let e = io::Error::last_os_error();
-        return match e.kind() {
-            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(None),
-            _ => Err(e),
-        };
+pub fn read_nb(fd: impl AsFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
+    match nix::unistd::read(fd, buf) {
+        Ok(n) => Ok(Some(n)),
+        Err(nix::errno::Errno::EAGAIN | nix::errno::Errno::EINTR) => Ok(None),
+        Err(e) => Err(e.into()),
     }
-    Ok(Some(n as usize))
 }
 
 /// One write of a whole packet.
-pub fn write_packet(fd: RawFd, buf: &[u8]) -> io::Result<()> {
-    // SAFETY: writes buf.len() bytes from `buf`.
-    let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
-    if n < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
+pub fn write_packet(fd: impl AsFd, buf: &[u8]) -> io::Result<()> {
+    nix::unistd::write(fd, buf)?;
+    Ok(())
 }
 
 /// Puts the calling thread under SCHED_FIFO at `prio`, so the emulator's timers are not
@@ -126,79 +111,47 @@ pub fn set_realtime(prio: i32) -> io::Result<()> {
     let p = libc::sched_param {
         sched_priority: prio,
     };
-    // SAFETY: pid 0 = the calling thread; `p` is a valid sched_param.
-    cvt(unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) }).map(|_| ())
+    // SAFETY: nix has no sched_setscheduler. pid 0 = the calling thread; `p` is a valid
+    // sched_param that outlives the call, and the kernel only reads it.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Timer slack of the calling thread: 1 ns, so ppoll wakes when asked, not up to 50 µs later.
 pub fn set_min_timer_slack() {
-    // SAFETY: PR_SET_TIMERSLACK takes an integer argument and touches no memory.
-    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+    // Best effort: without it ppoll may wake up to 50 µs late, which lateness shows.
+    let _ = nix::sys::prctl::set_timerslack(1);
 }
 
 pub fn is_root() -> bool {
-    // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
-
-fn setsockopt_bytes(fd: RawFd, level: libc::c_int, opt: libc::c_int, val: &[u8]) -> io::Result<()> {
-    // SAFETY: passes `val` with its length.
-    cvt(unsafe {
-        libc::setsockopt(
-            fd,
-            level,
-            opt,
-            val.as_ptr().cast(),
-            val.len() as libc::socklen_t,
-        )
-    })
-    .map(|_| ())
+    nix::unistd::geteuid().is_root()
 }
 
 /// A TCP socket of the calling thread's namespace whose congestion control is `cc`.
 fn tcp_socket(cc: &str) -> io::Result<OwnedFd> {
-    // SAFETY: plain socket(2); the fd is owned by `sock` at once.
-    let sock = unsafe {
-        OwnedFd::from_raw_fd(cvt(libc::socket(
-            libc::AF_INET,
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-            0,
-        ))?)
-    };
-    setsockopt_bytes(
-        sock.as_raw_fd(),
-        libc::IPPROTO_TCP,
-        libc::TCP_CONGESTION,
-        cc.as_bytes(),
-    )
-    .map_err(|e| io::Error::new(e.kind(), format!("setsockopt(TCP_CONGESTION, {cc}): {e}")))?;
+    let sock = socket::socket(
+        AddressFamily::Inet,
+        SockType::Stream,
+        SockFlag::SOCK_CLOEXEC,
+        None,
+    )?;
+    socket::setsockopt(&sock, sockopt::TcpCongestion, &OsString::from(cc)).map_err(|e| {
+        let e = io::Error::from(e);
+        io::Error::new(e.kind(), format!("setsockopt(TCP_CONGESTION, {cc}): {e}"))
+    })?;
     Ok(sock)
-}
-
-fn sockaddr_in(addr: Ipv4Addr, port: u16) -> libc::sockaddr_in {
-    libc::sockaddr_in {
-        sin_family: libc::AF_INET as libc::sa_family_t,
-        sin_port: port.to_be(),
-        sin_addr: libc::in_addr {
-            s_addr: u32::from(addr).to_be(),
-        },
-        sin_zero: [0; 8],
-    }
 }
 
 /// A TCP connection to `addr:port` from the calling thread's namespace whose congestion
 /// control is set to `cc` before the SYN is sent.
 pub fn tcp_connect(addr: Ipv4Addr, port: u16, cc: &str) -> io::Result<TcpStream> {
     let sock = tcp_socket(cc)?;
-    let sa = sockaddr_in(addr, port);
-    // SAFETY: connect with a sockaddr_in of the right length.
-    cvt(unsafe {
-        libc::connect(
-            sock.as_raw_fd(),
-            (&sa as *const libc::sockaddr_in).cast(),
-            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
-        )
-    })?;
+    socket::connect(
+        sock.as_raw_fd(),
+        &SockaddrIn::from(SocketAddrV4::new(addr, port)),
+    )?;
     Ok(TcpStream::from(sock))
 }
 
@@ -206,105 +159,46 @@ pub fn tcp_connect(addr: Ipv4Addr, port: u16, cc: &str) -> io::Result<TcpStream>
 /// whose accepted connections inherit the congestion control `cc`.
 pub fn tcp_listen(addr: Ipv4Addr, port: u16, cc: &str) -> io::Result<TcpListener> {
     let sock = tcp_socket(cc)?;
-    setsockopt_bytes(
+    socket::setsockopt(&sock, sockopt::ReuseAddr, &true)?;
+    socket::bind(
         sock.as_raw_fd(),
-        libc::SOL_SOCKET,
-        libc::SO_REUSEADDR,
-        &1i32.to_ne_bytes(),
+        &SockaddrIn::from(SocketAddrV4::new(addr, port)),
     )?;
-    let sa = sockaddr_in(addr, port);
-    // SAFETY: bind with a sockaddr_in of the right length; listen on our fd.
-    cvt(unsafe {
-        libc::bind(
-            sock.as_raw_fd(),
-            (&sa as *const libc::sockaddr_in).cast(),
-            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
-        )
-    })?;
-    // SAFETY: listen(2) on our own fd.
-    cvt(unsafe { libc::listen(sock.as_raw_fd(), 64) })?;
+    socket::listen(&sock, Backlog::new(64)?)?;
     let l = TcpListener::from(sock);
     l.set_nonblocking(true)?;
     Ok(l)
 }
 
 /// The congestion control a socket uses.
-pub fn tcp_congestion(fd: RawFd) -> io::Result<String> {
-    let mut buf = [0u8; 16];
-    let mut len = buf.len() as libc::socklen_t;
-    // SAFETY: getsockopt writes at most `len` bytes into `buf`.
-    cvt(unsafe {
-        libc::getsockopt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_CONGESTION,
-            buf.as_mut_ptr().cast(),
-            &mut len,
-        )
-    })?;
-    let s = &buf[..len as usize];
-    Ok(String::from_utf8_lossy(s.split(|b| *b == 0).next().unwrap_or(&[])).into_owned())
+pub fn tcp_congestion(fd: impl AsFd) -> io::Result<String> {
+    let name = socket::getsockopt(&fd, sockopt::TcpCongestion)?;
+    Ok(name.to_string_lossy().into_owned())
 }
 
-pub use scavenger_kernel::tcp::{parse_tcp_info, TcpInfo};
-
-pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
-    let mut buf = [0u8; 256];
-    let mut len = buf.len() as libc::socklen_t;
-    // SAFETY: getsockopt writes at most `len` bytes into `buf`.
-    cvt(unsafe {
-        libc::getsockopt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_INFO,
-            buf.as_mut_ptr().cast(),
-            &mut len,
-        )
-    })?;
-    Ok(parse_tcp_info(&buf[..len as usize]))
-}
+/// TCP_INFO: crates/kernel's reader (nix has no TCP_INFO option), one definition for both.
+pub use scavenger_kernel::tcp::{parse_tcp_info, tcp_info, TcpInfo};
 
 /// A raw ICMP socket in the calling thread's namespace (needs CAP_NET_RAW).
 pub struct IcmpSocket(OwnedFd);
 
 impl IcmpSocket {
     pub fn open() -> io::Result<IcmpSocket> {
-        // SAFETY: plain socket(2); the fd is owned at once.
-        let fd = cvt(unsafe {
-            libc::socket(
-                libc::AF_INET,
-                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
-                libc::IPPROTO_ICMP,
-            )
-        })?;
-        // SAFETY: `fd` is new and ours.
-        Ok(IcmpSocket(unsafe { OwnedFd::from_raw_fd(fd) }))
+        Ok(IcmpSocket(socket::socket(
+            AddressFamily::Inet,
+            SockType::Raw,
+            SockFlag::SOCK_CLOEXEC,
+            SockProtocol::Icmp,
+        )?))
     }
     pub fn send_to(&self, msg: &[u8], to: Ipv4Addr) -> io::Result<()> {
-        let sa = libc::sockaddr_in {
-            sin_family: libc::AF_INET as libc::sa_family_t,
-            sin_port: 0,
-            sin_addr: libc::in_addr {
-                s_addr: u32::from(to).to_be(),
-            },
-            sin_zero: [0; 8],
-        };
-        // SAFETY: sends `msg` to a sockaddr_in of the right length.
-        let n = unsafe {
-            libc::sendto(
-                self.0.as_raw_fd(),
-                msg.as_ptr().cast(),
-                msg.len(),
-                0,
-                (&sa as *const libc::sockaddr_in).cast(),
-                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
-            )
-        };
-        if n < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(())
-        }
+        socket::sendto(
+            self.0.as_raw_fd(),
+            msg,
+            &SockaddrIn::from(SocketAddrV4::new(to, 0)),
+            MsgFlags::empty(),
+        )?;
+        Ok(())
     }
     /// The kernel's receive time of the last datagram read (SIOCGSTAMPNS, CLOCK_REALTIME),
     /// as ping(8) uses: it leaves the reader's wake-up latency out of a measured RTT.
@@ -316,34 +210,22 @@ impl IcmpSocket {
             tv_sec: 0,
             tv_nsec: 0,
         };
-        // SAFETY: the ioctl writes one struct timespec into `ts`, which outlives the call.
+        // SAFETY: nix's ioctl macros generate `unsafe fn`s (no safe SIOCGSTAMPNS wrapper):
+        // the ioctl writes one struct timespec into `ts`, which outlives the call.
         unsafe { siocgstampns(self.0.as_raw_fd(), &mut ts) }?;
         Ok(std::time::UNIX_EPOCH + std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
     }
 
     /// One datagram (IP header included), or `None` after `timeout_ns`.
     pub fn recv(&self, buf: &mut [u8], timeout_ns: u64) -> io::Result<Option<usize>> {
-        if !wait_readable([self.0.as_raw_fd()], timeout_ns)?[0] {
+        if !wait_readable([self.0.as_fd()], timeout_ns)?[0] {
             return Ok(None);
         }
-        // SAFETY: reads at most buf.len() bytes into `buf`.
-        let n = unsafe {
-            libc::recv(
-                self.0.as_raw_fd(),
-                buf.as_mut_ptr().cast(),
-                buf.len(),
-                libc::MSG_DONTWAIT,
-            )
-        };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            return if e.kind() == io::ErrorKind::WouldBlock {
-                Ok(None)
-            } else {
-                Err(e)
-            };
+        match socket::recv(self.0.as_raw_fd(), buf, MsgFlags::MSG_DONTWAIT) {
+            Ok(n) => Ok(Some(n)),
+            Err(nix::errno::Errno::EAGAIN) => Ok(None),
+            Err(e) => Err(e.into()),
         }
-        Ok(Some(n as usize))
     }
 }
 
@@ -356,54 +238,29 @@ pub fn send_udp_batch(
     to: std::net::SocketAddrV4,
     count: usize,
 ) -> io::Result<usize> {
-    let sa = libc::sockaddr_in {
-        sin_family: libc::AF_INET as libc::sa_family_t,
-        sin_port: to.port().to_be(),
-        sin_addr: libc::in_addr {
-            s_addr: u32::from(*to.ip()).to_be(),
-        },
-        sin_zero: [0; 8],
-    };
-    let mut iov = libc::iovec {
-        iov_base: payload.as_ptr() as *mut libc::c_void,
-        iov_len: payload.len(),
-    };
-    // SAFETY: an all-zero mmsghdr is a valid "empty" header; every pointer set below
-    // (`sa`, `iov`) outlives the sendmmsg call, and the kernel only reads through them.
-    let mut hdrs: Vec<libc::mmsghdr> = (0..count)
-        .map(|_| {
-            let mut h: libc::mmsghdr = unsafe { std::mem::zeroed() };
-            h.msg_hdr.msg_name = (&sa as *const libc::sockaddr_in) as *mut libc::c_void;
-            h.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-            h.msg_hdr.msg_iov = &mut iov;
-            h.msg_hdr.msg_iovlen = 1;
-            h
-        })
-        .collect();
-    // SAFETY: `hdrs` holds `count` initialised headers (see above).
-    let n = unsafe {
-        libc::sendmmsg(
-            sock.as_raw_fd(),
-            hdrs.as_mut_ptr(),
-            count as libc::c_uint,
-            0,
-        )
-    };
-    if n < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(n as usize)
-    }
+    let mut headers = socket::MultiHeaders::<SockaddrIn>::preallocate(count, None);
+    let iov = [IoSlice::new(payload)];
+    let slices = vec![iov; count];
+    let addrs = vec![Some(SockaddrIn::from(to)); count];
+    let sent = socket::sendmmsg(
+        sock.as_raw_fd(),
+        &mut headers,
+        &slices,
+        &addrs,
+        [],
+        MsgFlags::empty(),
+    )?;
+    Ok(sent.count())
 }
 
 /// CPU time (user + system) the calling thread has used, in seconds.
 pub fn thread_cpu_seconds() -> f64 {
-    // SAFETY: an all-zero rusage is valid; getrusage fills it.
-    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: RUSAGE_THREAD with a valid pointer.
-    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut r) };
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    tv(r.ru_utime) + tv(r.ru_stime)
+    // RUSAGE_THREAD of the calling thread cannot fail; 0 if it ever did.
+    let Ok(r) = getrusage(UsageWho::RUSAGE_THREAD) else {
+        return 0.0;
+    };
+    let tv = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    tv(r.user_time()) + tv(r.system_time())
 }
 
 #[cfg(test)]

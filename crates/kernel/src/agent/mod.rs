@@ -19,9 +19,9 @@ use abi::*;
 pub use abi::{ShimCmd, ShimEvent};
 use translate::Core;
 
-use crate::libbpf::RingBuffer;
-use crate::manage::{self, Target};
-use crate::params::parse_raw;
+use crate::libbpf::{LibbpfError, RingBuffer};
+use crate::manage::{self, ManageError, Target};
+use crate::params::{parse_raw, ParamError};
 use crate::sys;
 use scavenger_cc::params::{ParamSet, RawParam};
 use scavenger_cc::registry::AlgorithmInfo;
@@ -34,6 +34,61 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::sys::{monotonic_ns, thread_cpu_ns};
+
+/// Why the agent cannot start or stop, or a goal cannot be set.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error(
+        "unknown algorithm `{name}`; known: {}",
+        scavenger_cc::registry::known_names()
+    )]
+    UnknownAlgorithm { name: String },
+    #[error(
+        "unknown DA-LBE controller `{name}`; known: {}",
+        scavenger_cc::dalbe::registry::controller_names()
+    )]
+    UnknownController { name: String },
+    #[error(
+        "DA-LBE controller `{0}` steers to a deadline: give --size BYTES and --deadline DURATION"
+    )]
+    NeedsDeadline(&'static str),
+    /// Pins in bpffs are root-only: without root every open would fail as if nothing
+    /// were loaded (issue 23 item 12).
+    #[error("the agent needs root (CAP_BPF and CAP_SYS_ADMIN) to open the scv_shim maps pinned in bpffs; run it as root")]
+    NeedsRoot,
+    #[error("mapping the shim's {what} map: {source}")]
+    Map {
+        what: &'static str,
+        source: std::io::Error,
+    },
+    #[error("cookie 0 is no socket (getsockopt(SO_COOKIE) gives a non-zero one)")]
+    ZeroCookie,
+    #[error("size 0: give the bytes the socket will send")]
+    ZeroSize,
+    #[error("writing the goal of cookie {cookie}: {source}")]
+    WriteGoal { cookie: u64, source: std::io::Error },
+    #[error("no goal for cookie {cookie}: {source}")]
+    NoGoal { cookie: u64, source: std::io::Error },
+    #[error("starting the agent thread: {0}")]
+    Thread(#[source] std::io::Error),
+    #[error("agent thread panicked")]
+    Panicked,
+    #[error("agent already stopped")]
+    Stopped,
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    #[error(transparent)]
+    Manage(#[from] ManageError),
+    #[error(transparent)]
+    Libbpf(#[from] LibbpfError),
+}
+
+/// Callers that still carry errors as text (the testbed's run loop) take these with `?`.
+impl From<AgentError> for String {
+    fn from(e: AgentError) -> String {
+        e.to_string()
+    }
+}
 
 /// A DA-LBE metacontroller around the agent's algorithm (crates/cc/src/dalbe): every
 /// socket's instance is wrapped in DA-LBE and driven by its own controller instance.
@@ -55,18 +110,15 @@ pub(super) type Controller = (
 );
 
 impl DalbeConfig {
-    fn resolve(&self) -> Result<Controller, String> {
-        use scavenger_cc::dalbe::{find_controller, registry::controller_names};
-        let c = find_controller(&self.controller).ok_or_else(|| {
-            format!(
-                "unknown DA-LBE controller `{}`; known: {}",
-                self.controller,
-                controller_names()
-            )
+    fn resolve(&self) -> Result<Controller, AgentError> {
+        let c = scavenger_cc::dalbe::find_controller(&self.controller).ok_or_else(|| {
+            AgentError::UnknownController {
+                name: self.controller.clone(),
+            }
         })?;
         let set = resolve_params(c.name, c.params, &self.params)?;
         if c.needs_deadline && (self.deadline.is_none() || self.size.is_none()) {
-            return Err(format!("DA-LBE controller `{}` steers to a deadline: give --size BYTES and --deadline DURATION", c.name));
+            return Err(AgentError::NeedsDeadline(c.name));
         }
         Ok((
             c,
@@ -84,18 +136,24 @@ fn resolve_params(
     owner: &str,
     specs: &'static [scavenger_cc::params::ParamSpec],
     user: &[(String, String)],
-) -> Result<ParamSet, String> {
+) -> Result<ParamSet, ParamError> {
     let mut raws: Vec<(&str, RawParam)> = Vec::new();
     for (n, v) in user {
-        let spec = specs.iter().find(|p| p.name == n).ok_or_else(|| {
-            format!(
-                "unknown parameter `{n}` for {owner}; known: {}",
-                specs.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-            )
-        })?;
+        let spec = specs
+            .iter()
+            .find(|p| p.name == n)
+            .ok_or_else(|| ParamError::Unknown {
+                name: n.clone(),
+                owner: owner.to_string(),
+                known: specs.iter().map(|p| p.name).collect(),
+            })?;
         raws.push((spec.name, parse_raw(spec, v)?));
     }
-    ParamSet::resolve(owner, specs, raws.iter().map(|(n, r)| (*n, r))).map_err(|e| e.to_string())
+    Ok(ParamSet::resolve(
+        owner,
+        specs,
+        raws.iter().map(|(n, r)| (*n, r)),
+    )?)
 }
 
 /// What the agent runs.
@@ -130,13 +188,11 @@ impl AgentConfig {
     }
 
     /// Validates the algorithm and its parameters against the crates/cc registry.
-    pub fn resolve(&self) -> Result<(&'static AlgorithmInfo, ParamSet), String> {
+    pub fn resolve(&self) -> Result<(&'static AlgorithmInfo, ParamSet), AgentError> {
         let info = scavenger_cc::registry::find(&self.algorithm).ok_or_else(|| {
-            format!(
-                "unknown algorithm `{}`; known: {}",
-                self.algorithm,
-                scavenger_cc::registry::known_names()
-            )
+            AgentError::UnknownAlgorithm {
+                name: self.algorithm.clone(),
+            }
         })?;
         let set = resolve_params(info.name, info.params, &self.params)?;
         if let Some(d) = &self.dalbe {
@@ -219,20 +275,17 @@ fn shim() -> Target {
     Target::shared(manage::find("scv_shim").expect("scv_shim is in the catalogue"))
 }
 
-fn open_maps(target: Option<&Target>) -> Result<ShimMaps, String> {
+fn open_maps(target: Option<&Target>) -> Result<ShimMaps, AgentError> {
     // Pins in bpffs are root-only: without root every open fails as if nothing were
     // loaded, so say what is really missing (issue 23 item 12).
     if !sys::is_root() {
-        return Err(
-            "the agent needs root (CAP_BPF and CAP_SYS_ADMIN) to open the scv_shim maps pinned in bpffs; run it as root"
-                .into(),
-        );
+        return Err(AgentError::NeedsRoot);
     }
     let s = target.cloned().unwrap_or_else(shim);
     let cmd = s.open_pinned("cmd")?;
     let hb = s.open_pinned("hb")?;
-    let map = |fd: &OwnedFd, n: usize, what: &str| {
-        sys::MmapArray::map(fd, n).map_err(|e| format!("mapping the shim's {what} map: {e}"))
+    let map = |fd: &OwnedFd, n: usize, what: &'static str| {
+        sys::MmapArray::map(fd, n).map_err(|source| AgentError::Map { what, source })
     };
     Ok(ShimMaps {
         ring: s.open_pinned("ring")?,
@@ -293,7 +346,7 @@ pub(super) fn read_goal(fd: &OwnedFd, cookie: u64) -> Option<scavenger_cc::dalbe
 /// Registers a DA-LBE goal for the socket with this cookie (`getsockopt(SO_COOKIE)`),
 /// for an agent running with a DA-LBE controller. The agent reads it when the socket
 /// starts using scv_shim, so register it before `setsockopt(TCP_CONGESTION, "scv_shim")`.
-pub fn set_goal(cookie: u64, goal: scavenger_cc::dalbe::FlowGoal) -> Result<(), String> {
+pub fn set_goal(cookie: u64, goal: scavenger_cc::dalbe::FlowGoal) -> Result<(), AgentError> {
     set_goal_in(&shim(), cookie, goal)
 }
 
@@ -302,28 +355,28 @@ pub fn set_goal_in(
     shim: &Target,
     cookie: u64,
     goal: scavenger_cc::dalbe::FlowGoal,
-) -> Result<(), String> {
+) -> Result<(), AgentError> {
     if cookie == 0 {
-        return Err("cookie 0 is no socket (getsockopt(SO_COOKIE) gives a non-zero one)".into());
+        return Err(AgentError::ZeroCookie);
     }
     if goal.size == Some(0) {
-        return Err("size 0: give the bytes the socket will send".into());
+        return Err(AgentError::ZeroSize);
     }
     let fd = shim.open_pinned("goal")?;
     sys::map_update(&fd, &cookie.to_ne_bytes(), &goal_bytes(&goal))
-        .map_err(|e| format!("writing the goal of cookie {cookie}: {e}"))
+        .map_err(|source| AgentError::WriteGoal { cookie, source })
 }
 
 /// Forgets a socket's goal (also do this when the socket closes: the map holds 4096).
-pub fn clear_goal(cookie: u64) -> Result<(), String> {
+pub fn clear_goal(cookie: u64) -> Result<(), AgentError> {
     clear_goal_in(&shim(), cookie)
 }
 
 /// `clear_goal` for the scv_shim registration `shim`.
-pub fn clear_goal_in(shim: &Target, cookie: u64) -> Result<(), String> {
+pub fn clear_goal_in(shim: &Target, cookie: u64) -> Result<(), AgentError> {
     let fd = shim.open_pinned("goal")?;
     sys::map_delete(&fd, &cookie.to_ne_bytes())
-        .map_err(|e| format!("no goal for cookie {cookie}: {e}"))
+        .map_err(|source| AgentError::NoGoal { cookie, source })
 }
 
 /// Runs the agent until `stop` is set (or `duration` passes). Needs `scv_shim` loaded.
@@ -332,7 +385,7 @@ pub fn run(
     stop: &AtomicBool,
     duration: Option<Duration>,
     commanded: Commanded,
-) -> Result<AgentStats, String> {
+) -> Result<AgentStats, AgentError> {
     let (info, params) = cfg.resolve()?;
     let mut maps = open_maps(cfg.shim.as_ref())?;
     // The ring buffer callback gets this pointer; the loop below uses it only between polls.
@@ -358,7 +411,7 @@ pub fn run(
             Err(e) => {
                 // SAFETY: nobody else got the pointer.
                 drop(unsafe { Box::from_raw(core_ptr) });
-                return Err(e);
+                return Err(e.into());
             }
         };
     write_hb(&maps.hb, HB_STALE_NS, cfg.stale.nanos());
@@ -369,7 +422,7 @@ pub fn run(
     while !stop.load(Ordering::Relaxed) && duration.is_none_or(|d| started.elapsed() < d) {
         write_hb(&maps.hb, HB_AGENT_NS, monotonic_ns());
         if let Err(e) = rb.poll(10) {
-            result = Err(e);
+            result = Err(AgentError::from(e));
             break;
         }
         // SAFETY: poll has returned, so the callback no longer holds the pointer.
@@ -433,12 +486,12 @@ pub fn run(
 /// An agent on its own thread.
 pub struct AgentHandle {
     stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<Result<AgentStats, String>>>,
+    thread: Option<std::thread::JoinHandle<Result<AgentStats, AgentError>>>,
     pub commanded: Commanded,
 }
 
 impl AgentHandle {
-    pub fn spawn(cfg: AgentConfig) -> Result<AgentHandle, String> {
+    pub fn spawn(cfg: AgentConfig) -> Result<AgentHandle, AgentError> {
         cfg.resolve()?;
         open_maps(cfg.shim.as_ref())?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -447,7 +500,7 @@ impl AgentHandle {
         let thread = std::thread::Builder::new()
             .name("scv-agent".into())
             .spawn(move || run(&cfg, &s, None, c))
-            .map_err(|e| format!("starting the agent thread: {e}"))?;
+            .map_err(AgentError::Thread)?;
         Ok(AgentHandle {
             stop,
             thread: Some(thread),
@@ -481,12 +534,12 @@ impl AgentHandle {
             .collect()
     }
 
-    pub fn stop(mut self) -> Result<AgentStats, String> {
+    pub fn stop(mut self) -> Result<AgentStats, AgentError> {
         self.stop.store(true, Ordering::Relaxed);
         self.thread
             .take()
-            .map(|t| t.join().map_err(|_| "agent thread panicked".to_string())?)
-            .unwrap_or(Err("agent already stopped".into()))
+            .map(|t| t.join().map_err(|_| AgentError::Panicked)?)
+            .unwrap_or(Err(AgentError::Stopped))
     }
 }
 
@@ -502,6 +555,49 @@ impl Drop for AgentHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agent_errors_name_what_is_wrong() {
+        assert_eq!(
+            AgentError::NeedsRoot.to_string(),
+            "the agent needs root (CAP_BPF and CAP_SYS_ADMIN) to open the scv_shim maps pinned in bpffs; run it as root"
+        );
+        let e = AgentConfig::new("no-such-cc")
+            .resolve()
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with("unknown algorithm `no-such-cc`; known: ") && e.contains("ledbat"),
+            "{e}"
+        );
+        let mut cfg = AgentConfig::new("ledbat");
+        cfg.params = vec![("nonsense".into(), "1".into())];
+        let e = cfg.resolve().err().unwrap().to_string();
+        assert!(
+            e.starts_with("unknown parameter `nonsense` for ledbat; known: ")
+                && e.contains("target"),
+            "{e}"
+        );
+        let deadline = scavenger_cc::dalbe::registry::CONTROLLERS
+            .iter()
+            .find(|c| c.needs_deadline)
+            .expect("a controller steers to a deadline");
+        let mut cfg = AgentConfig::new("ledbat");
+        cfg.dalbe = Some(DalbeConfig {
+            controller: deadline.name.into(),
+            ..Default::default()
+        });
+        assert_eq!(
+            cfg.resolve().err().unwrap().to_string(),
+            format!(
+                "DA-LBE controller `{}` steers to a deadline: give --size BYTES and --deadline DURATION",
+                deadline.name
+            )
+        );
+        let e = set_goal_in(&shim(), 0, Default::default()).unwrap_err();
+        assert!(matches!(e, AgentError::ZeroCookie), "{e}");
+    }
 
     /// Without root the pinned maps cannot be opened even when the shim is loaded: the
     /// agent must say that it needs root, not that the shim is missing (issue 23 item 12).
@@ -519,7 +615,8 @@ mod tests {
         if !sys::is_root() {
             let e = open_maps(None)
                 .err()
-                .expect("opening the maps fails without root");
+                .expect("opening the maps fails without root")
+                .to_string();
             assert!(e.contains("needs root") && !e.contains("not loaded"), "{e}");
             return;
         }

@@ -62,17 +62,19 @@ pub const LINKS: &[LinkSpec] = &[
     },
 ];
 
-pub fn link(name: &str) -> Result<LinkSpec, String> {
+/// A link name the census evaluation does not have.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("link {name:?}: unknown; the census evaluation has {}", LINKS.iter().map(|l| l.name).collect::<Vec<_>>().join(", "))]
+pub struct UnknownLink {
+    pub name: String,
+}
+
+pub fn link(name: &str) -> Result<LinkSpec, UnknownLink> {
     LINKS
         .iter()
         .find(|l| l.name == name)
         .cloned()
-        .ok_or_else(|| {
-            format!(
-                "link {name:?}: unknown; the census evaluation has {}",
-                LINKS.iter().map(|l| l.name).collect::<Vec<_>>().join(", ")
-            )
-        })
+        .ok_or_else(|| UnknownLink { name: name.into() })
 }
 
 /// The class each of the kernel's algorithms should get (Wang 2018 §3.1's examples:

@@ -6,7 +6,7 @@ use super::receiver::{ProbeConfig, ProbeError, ProbeOutcome, Receiver};
 use crate::error::TestbedError;
 use crate::{netns, sys};
 use std::net::{Ipv4Addr, ToSocketAddrs};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::time::Instant;
 
 /// An http:// URL, resolved to an IPv4 address.
@@ -19,17 +19,37 @@ pub struct Target {
     pub path: String,
 }
 
+/// A URL the census cannot probe; each names the URL.
+#[derive(Debug, thiserror::Error)]
+pub enum UrlError {
+    #[error("{url}: https is not supported yet (TLS over the census receiver's own TCP is not built); use an http:// URL")]
+    Https { url: String },
+    #[error("{url}: the URL must start with http://")]
+    NotHttp { url: String },
+    #[error("{url}: port {port:?} is not a number 1..=65535")]
+    BadPort { url: String, port: String },
+    #[error("{url}: no host (or port 0)")]
+    NoHost { url: String },
+    #[error("{url}: cannot resolve {host}: {source}")]
+    Resolve {
+        url: String,
+        host: String,
+        source: std::io::Error,
+    },
+    #[error("{url}: {host} has no IPv4 address (the census speaks IPv4 only)")]
+    NoIpv4 { url: String, host: String },
+}
+
 /// Parses `url` (http://HOST[:PORT][/PATH]) and resolves HOST to IPv4. https:// is
 /// refused: TLS over our own byte stream is not built yet.
-pub fn parse_url(url: &str) -> Result<Target, String> {
+pub fn parse_url(url: &str) -> Result<Target, UrlError> {
+    let u = || url.to_string();
     if url.starts_with("https://") {
-        return Err(format!(
-            "{url}: https is not supported yet (TLS over the census receiver's own TCP is not built); use an http:// URL"
-        ));
+        return Err(UrlError::Https { url: u() });
     }
     let rest = url
         .strip_prefix("http://")
-        .ok_or_else(|| format!("{url}: the URL must start with http://"))?;
+        .ok_or_else(|| UrlError::NotHttp { url: u() })?;
     let (hostport, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
@@ -37,25 +57,32 @@ pub fn parse_url(url: &str) -> Result<Target, String> {
     let (host, port) = match hostport.rsplit_once(':') {
         Some((h, p)) => (
             h,
-            p.parse::<u16>()
-                .map_err(|_| format!("{url}: port {p:?} is not a number 1..=65535"))?,
+            p.parse::<u16>().map_err(|_| UrlError::BadPort {
+                url: u(),
+                port: p.to_string(),
+            })?,
         ),
         None => (hostport, 80),
     };
     if host.is_empty() || port == 0 {
-        return Err(format!("{url}: no host (or port 0)"));
+        return Err(UrlError::NoHost { url: u() });
     }
     let addr = match host.parse::<Ipv4Addr>() {
         Ok(a) => a,
         Err(_) => (host, port)
             .to_socket_addrs()
-            .map_err(|e| format!("{url}: cannot resolve {host}: {e}"))?
+            .map_err(|source| UrlError::Resolve {
+                url: u(),
+                host: host.to_string(),
+                source,
+            })?
             .find_map(|a| match a.ip() {
                 std::net::IpAddr::V4(v4) => Some(v4),
                 _ => None,
             })
-            .ok_or_else(|| {
-                format!("{url}: {host} has no IPv4 address (the census speaks IPv4 only)")
+            .ok_or_else(|| UrlError::NoIpv4 {
+                url: u(),
+                host: host.to_string(),
             })?,
     };
     Ok(Target {
@@ -135,7 +162,7 @@ pub fn run(
         iss,
     );
     rx.start(now());
-    let fd = tun.fd.as_raw_fd();
+    let fd = tun.fd.as_fd();
     let mut buf = vec![0u8; 65536];
     loop {
         let t = now();
@@ -179,13 +206,14 @@ mod tests {
         );
         let t = parse_url("http://127.0.0.1").unwrap();
         assert_eq!((t.port, t.path.as_str()), (80, "/"));
-        assert!(parse_url("https://example.com/")
-            .unwrap_err()
-            .contains("https is not supported yet"));
-        assert!(parse_url("ftp://x")
-            .unwrap_err()
-            .contains("must start with http://"));
-        assert!(parse_url("http://h:99999/").unwrap_err().contains("port"));
+        let e = |u: &str| parse_url(u).unwrap_err().to_string();
+        assert!(e("https://example.com/").contains("https is not supported yet"));
+        assert_eq!(e("ftp://x"), "ftp://x: the URL must start with http://");
+        assert_eq!(
+            e("http://h:99999/"),
+            "http://h:99999/: port \"99999\" is not a number 1..=65535"
+        );
+        assert_eq!(e("http://:80/"), "http://:80/: no host (or port 0)");
     }
 
     #[test]

@@ -63,40 +63,55 @@ impl Default for ProbeConfig {
 
 impl ProbeConfig {
     /// Checks every field; the error names the field, its value and what is allowed.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        use ConfigError as E;
         if !(88..=1460).contains(&self.mss) {
-            return Err(format!("mss = {}: must be 88..=1460 bytes", self.mss));
+            return Err(E::Mss(self.mss));
         }
         if !(50 * MS..=900 * MS).contains(&self.rtt_ns) {
-            return Err(format!(
-                "rtt = {} ms: must be 50..=900 ms (longer than the path, shorter than the server's 1 s SYN-ACK timer)",
-                self.rtt_ns / MS
-            ));
+            return Err(E::Rtt(self.rtt_ns));
         }
         if self.loss_round < 2 {
-            return Err(format!("loss-round = {}: must be ≥ 2", self.loss_round));
+            return Err(E::LossRound(self.loss_round));
         }
         if self.rto_round < self.loss_round + 4 {
-            return Err(format!(
-                "rto-round = {}: must be ≥ loss-round + 4 = {} (recovery and some congestion avoidance in between)",
-                self.rto_round,
-                self.loss_round + 4
-            ));
+            return Err(E::RtoRound {
+                rto_round: self.rto_round,
+                loss_round: self.loss_round,
+            });
         }
         if !(1..=200).contains(&self.rounds_after_rto) {
-            return Err(format!(
-                "rounds-after-rto = {}: must be 1..=200",
-                self.rounds_after_rto
-            ));
+            return Err(E::RoundsAfterRto(self.rounds_after_rto));
         }
         if self.max_bytes < 64 << 10 {
-            return Err(format!("max-bytes = {}: must be ≥ 65536", self.max_bytes));
+            return Err(E::MaxBytes(self.max_bytes));
         }
         if self.connect_timeout_ns == 0 || self.idle_timeout_ns == 0 {
-            return Err("timeouts must be > 0".into());
+            return Err(E::Timeouts);
         }
         Ok(())
     }
+}
+
+/// A `ProbeConfig` field out of range: names the field (as its CLI flag), the value and
+/// what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("mss = {0}: must be 88..=1460 bytes")]
+    Mss(u16),
+    /// The value is in ns; the message gives ms.
+    #[error("rtt = {} ms: must be 50..=900 ms (longer than the path, shorter than the server's 1 s SYN-ACK timer)", .0 / MS)]
+    Rtt(u64),
+    #[error("loss-round = {0}: must be ≥ 2")]
+    LossRound(u32),
+    #[error("rto-round = {rto_round}: must be ≥ loss-round + 4 = {} (recovery and some congestion avoidance in between)", loss_round + 4)]
+    RtoRound { rto_round: u32, loss_round: u32 },
+    #[error("rounds-after-rto = {0}: must be 1..=200")]
+    RoundsAfterRto(u32),
+    #[error("max-bytes = {0}: must be ≥ 65536")]
+    MaxBytes(u64),
+    #[error("timeouts must be > 0")]
+    Timeouts,
 }
 
 /// Why a probe ended.
@@ -1019,7 +1034,7 @@ mod tests {
         let bad = |f: fn(&mut ProbeConfig)| {
             let mut c = ProbeConfig::default();
             f(&mut c);
-            c.validate().unwrap_err()
+            c.validate().unwrap_err().to_string()
         };
         assert!(ProbeConfig::default().validate().is_ok());
         assert!(bad(|c| c.mss = 20).starts_with("mss = 20"));

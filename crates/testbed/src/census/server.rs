@@ -11,7 +11,6 @@ use crate::error::TestbedError;
 use crate::netns;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -104,7 +103,7 @@ fn serve(
     while !stop.load(Ordering::SeqCst) {
         match l.accept() {
             Ok((c, _)) => {
-                if let Ok(cc) = crate::sys::tcp_congestion(c.as_raw_fd()) {
+                if let Ok(cc) = crate::sys::tcp_congestion(&c) {
                     seen.lock().unwrap_or_else(|p| p.into_inner()).push(cc);
                 }
                 let s = stop.clone();
