@@ -7,6 +7,7 @@ pub mod delack;
 pub mod engine;
 pub mod packet;
 pub mod pcap;
+pub mod rcvbuf;
 pub mod receiver;
 pub mod result;
 pub mod rtt;
