@@ -109,7 +109,8 @@ impl RcvBuf {
 
     /// The window field of the SYN-ACK (unscaled, so at most 65535): `rcv_wnd`.
     pub fn syn_window(&self) -> u64 {
-        let full = self.win_from_space(RMEM_DEFAULT);
+        // Chosen before any data, at the default ratio.
+        let full = (RMEM_DEFAULT * DEFAULT_SCALING_RATIO) >> WIN_SCALE;
         (full / self.rcv_mss * self.rcv_mss).min(u16::MAX as u64)
     }
 
