@@ -282,6 +282,7 @@ impl Receiver {
                 ts_ecr: (p.rx_tsval != NO_TS_ECHO).then_some(p.rx_tsval),
                 ts_now: now.nanos() as i64 + self.cfg.clock_offset,
                 mss,
+                right_edge: self.right_edge,
             };
             c.on_data(now, &s);
         }
