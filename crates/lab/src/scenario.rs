@@ -138,8 +138,8 @@ pub struct FlowSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack_model: Option<AckModelChoice>,
     /// `start_jitter = "10ms"`: the flow starts at `start + U[0, start_jitter]` from the
-    /// run's seed. `None` takes the simulator's default (0 for now) and is left out of the
-    /// record.
+    /// run's seed; `"0ms"` (or 0) turns it off. `None` takes the simulator's default,
+    /// `scavenger_sim::DEFAULT_START_JITTER` (10 ms), and is left out of the record.
     #[serde(
         skip_serializing_if = "Option::is_none",
         serialize_with = "ser_opt_display"
@@ -1043,7 +1043,12 @@ fn parse_flow(
             format!("{start} is at or after the end of the run ({duration})"),
         ));
     }
-    let start_jitter = f.dur("start_jitter")?;
+    // A bare 0 (integer or string) turns the jitter off; anything else needs a unit.
+    let start_jitter = match f.raw("start_jitter") {
+        Some(toml::Value::Integer(0)) => Some(Dur::ZERO),
+        Some(toml::Value::String(z)) if z.trim() == "0" => Some(Dur::ZERO),
+        _ => f.dur("start_jitter")?,
+    };
     if let Some(j) = start_jitter {
         if j > Dur::from_secs(10) || start + j >= duration {
             return Err(f.err(

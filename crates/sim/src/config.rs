@@ -18,6 +18,10 @@ pub struct SimConfig {
     pub measure: MeasureConfig,
 }
 
+/// A flow's start jitter unless its scenario sets one: U[0, 10 ms] (issue 17: seeds must
+/// not be copies of one start phase; docs/deviations/simulator.md#sim-start-jitter).
+pub const DEFAULT_START_JITTER: Dur = Dur::from_millis(10);
+
 #[derive(Clone)]
 pub struct FlowConfig {
     pub name: String,
@@ -26,7 +30,8 @@ pub struct FlowConfig {
     pub start: Time,
     /// The flow starts at `start + U[0, start_jitter]`, drawn from the run's seed (its own
     /// stream per flow), so that runs with different seeds start in different phases as on
-    /// a testbed; zero starts exactly at `start`. Default 10 ms.
+    /// a testbed; zero starts exactly at `start`. Default [`DEFAULT_START_JITTER`]
+    /// (docs/deviations/simulator.md#sim-start-jitter).
     pub start_jitter: Dur,
     /// Bytes to transfer; `None` for a long-lived bulk flow.
     pub size: Option<u64>,
@@ -121,7 +126,7 @@ impl FlowConfig {
             algorithm,
             params: ParamSet::defaults(algorithm.params),
             start: Time::ZERO,
-            start_jitter: Dur::ZERO,
+            start_jitter: DEFAULT_START_JITTER,
             size: None,
             mss: 1448,
             header: crate::packet::DEFAULT_HEADER_BYTES,

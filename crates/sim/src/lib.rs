@@ -19,7 +19,9 @@ pub mod world;
 #[cfg(test)]
 mod conformance_tests;
 
-pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic};
+pub use config::{
+    Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic, DEFAULT_START_JITTER,
+};
 pub use receiver::AckModel;
 pub use result::SimResult;
 pub use world::{run, run_observed, ScoreboardCounts, Simulation};

@@ -95,14 +95,16 @@ impl Simulation {
             Link::new(cfg.reverse.clone(), Rng::derive(seed, 2)),
         ];
         let mut q = EventQueue::default();
+        let end = Time::ZERO + cfg.duration;
         let flows = cfg
             .flows
             .iter()
             .enumerate()
             .map(|(i, f)| {
                 let total_segs = f.size.map(|s| s.div_ceil(f.mss as u64).max(1) as u32);
+                let until = f.stop.map_or(end, |s| s.min(end));
                 q.push(
-                    f.start + start_jitter(seed, i, f.start_jitter),
+                    f.start + start_jitter(seed, i, f.start_jitter, until.since(f.start)),
                     Event::FlowStart(i as u32),
                 );
                 if let Some(stop) = f.stop {
@@ -835,10 +837,13 @@ pub fn run_observed(cfg: SimConfig, observe: &mut dyn FnMut(Time)) -> SimResult 
 }
 
 /// The flow's start offset, U[0, `jitter`] in whole nanoseconds from the run's seed (one
-/// stream per flow, 3000 + index, so adding a flow leaves the others' draws alone).
-fn start_jitter(seed: u64, flow: usize, jitter: Dur) -> Dur {
+/// stream per flow, 3000 + index, so adding a flow leaves the others' draws alone), capped
+/// to start before `room` (the time from the configured start to the flow's stop or the
+/// end of the run) runs out (docs/deviations/simulator.md#sim-start-jitter).
+pub fn start_jitter(seed: u64, flow: usize, jitter: Dur, room: Dur) -> Dur {
     if jitter == Dur::ZERO {
         return Dur::ZERO;
     }
-    Dur::from_nanos(Rng::derive(seed, 3000 + flow as u64).below(jitter.nanos() + 1))
+    let bound = jitter.nanos().min(room.nanos().saturating_sub(1));
+    Dur::from_nanos(Rng::derive(seed, 3000 + flow as u64).below(bound + 1))
 }

@@ -57,7 +57,8 @@ fn yield_alone_in_half_a_bdp_no_longer_starves() {
 /// 6.18): 6.49 Mbit/s. The Linux receiver's delayed ACKs alone gave 0.81: after a
 /// delayed-ACK timer fires, ato doubles and a lone segment is held min(ato, srtt) = 50 ms
 /// instead of 40, which TCP-LP (Linux 4.4 clock model) reads as congestion. Autotuning
-/// (`tcp_grow_window`'s immediate ACKs while the window opens) gives it 1.55: the window
+/// (`tcp_grow_window`'s immediate ACKs while the window opens) gives it 1.55 (1.73 since
+/// flows start with 10 ms of jitter): the window
 /// reaches its clamp about 3 s into the run (rcv_ssthresh 905 007 bytes against a clamp of
 /// 906 447 that DRS set during slow start), after which lone segments wait again. With
 /// every segment acknowledged (`delayed_ack = false`) it gets 4.6. The remaining gap is
@@ -67,12 +68,15 @@ fn yield_alone_in_half_a_bdp_no_longer_starves() {
 fn tcp_lp_alone_with_codel_still_starves_open_gap() {
     let legacy = alone("tcp-lp", 67, true, AckModel::Legacy);
     let linux = alone("tcp-lp", 67, true, AckModel::Linux);
+    // With the default 10 ms start jitter (seed 1) the start phase moves these from 1.51
+    // and 1.55 to 1.345 and 1.731: TCP-LP is bimodal from run to run (issue 17); the gap
+    // to the testbed stays.
     assert!(
-        (1.45..1.55).contains(&legacy),
+        (1.30..1.40).contains(&legacy),
         "legacy receiver: {legacy:.3}"
     );
     assert!(
-        (1.5..1.6).contains(&linux),
+        (1.65..1.80).contains(&linux),
         "Linux receiver: {linux:.3} Mbit/s (testbed 6.49): update docs/receiver.md"
     );
 }
