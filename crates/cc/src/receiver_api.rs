@@ -36,6 +36,11 @@ pub struct RecvSample {
     pub ts_now: i64,
     /// Maximum segment size (payload bytes).
     pub mss: u64,
+    /// The right edge of the window last advertised (RCV.NXT + RCV.WND of the last ACK
+    /// sent, sequence space, bytes): the sender may send up to it. It can lie below the
+    /// controller's own window when the flow-control window (Linux's autotuning) is
+    /// smaller.
+    pub right_edge: u64,
 }
 
 /// What a receive-side controller knows when the connection starts.

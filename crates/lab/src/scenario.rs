@@ -137,6 +137,14 @@ pub struct FlowSpec {
     /// record so that scenarios without the field keep their keys.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack_model: Option<AckModelChoice>,
+    /// `start_jitter = "10ms"`: the flow starts at `start + U[0, start_jitter]` from the
+    /// run's seed; `"0ms"` (or 0) turns it off. `None` takes the simulator's default,
+    /// `scavenger_sim::DEFAULT_START_JITTER` (10 ms), and is left out of the record.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_opt_display"
+    )]
+    pub start_jitter: Option<Dur>,
     /// `transport = "tcp" | "quic"`: the simulator's TCP model, or two quinn-proto
     /// endpoints with the algorithm inside quinn (docs/quic.md, "QUIC in the
     /// simulator"). Left out of the record for TCP, so TCP records keep their keys.
@@ -1010,6 +1018,7 @@ fn parse_flow(
         "pacing",
         "delayed_ack",
         "ack_model",
+        "start_jitter",
         "clock_offset",
         "ecn",
         "deadline",
@@ -1102,6 +1111,20 @@ fn parse_flow(
             format!("{start} is at or after the end of the run ({duration})"),
         ));
     }
+    // A bare 0 (integer or string) turns the jitter off; anything else needs a unit.
+    let start_jitter = match f.raw("start_jitter") {
+        Some(toml::Value::Integer(0)) => Some(Dur::ZERO),
+        Some(toml::Value::String(z)) if z.trim() == "0" => Some(Dur::ZERO),
+        _ => f.dur("start_jitter")?,
+    };
+    if let Some(j) = start_jitter {
+        if j > Dur::from_secs(10) || start + j >= duration {
+            return Err(f.err(
+                "start_jitter",
+                format!("{j} is too long: at most 10s, and start + start_jitter ({start} + {j}) must lie before the end of the run ({duration})"),
+            ));
+        }
+    }
     let stop = f.dur("stop")?;
     if let Some(st) = stop {
         if st <= start {
@@ -1171,6 +1194,7 @@ fn parse_flow(
         pacing: f.bool("pacing")?.unwrap_or(false),
         delayed_ack: f.bool("delayed_ack")?.unwrap_or(true),
         ack_model: AckModelChoice::parse(f)?,
+        start_jitter,
         clock_offset_ns,
         ecn: f.bool("ecn")?.unwrap_or(false),
         kind,
@@ -1371,6 +1395,9 @@ impl Scenario {
                     None => {}
                     Some(AckModelChoice::Linux) => fc.ack_model = scavenger_sim::AckModel::Linux,
                     Some(AckModelChoice::Legacy) => fc.ack_model = scavenger_sim::AckModel::Legacy,
+                }
+                if let Some(j) = f.start_jitter {
+                    fc.start_jitter = j;
                 }
                 fc.clock_offset = f.clock_offset_ns;
                 fc.ecn = f.ecn;

@@ -434,3 +434,41 @@ fn ack_model_reaches_the_simulator_and_is_left_out_of_the_record_when_unset() {
     let cfg = linux.to_sim(1);
     assert_eq!(cfg.flows[0].ack_model, scavenger_sim::AckModel::Linux);
 }
+
+#[test]
+fn start_jitter_takes_a_duration_or_zero() {
+    let with = |v: &str| {
+        GOOD.replace(
+            "algorithm = \"newreno\"",
+            &format!("algorithm = \"newreno\"\nstart_jitter = {v}"),
+        )
+    };
+    for ok in ["\"10ms\"", "\"0ms\"", "0", "\"0\""] {
+        parse("ok.toml", &with(ok)).unwrap_or_else(|e| panic!("{ok}: {e}"));
+    }
+    let s = parse("ok.toml", &with("\"3ms\"")).unwrap();
+    assert_eq!(
+        s.flows[0].start_jitter,
+        Some(scavenger_cc::Dur::from_millis(3))
+    );
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nstart_jitter = \"soon\"",
+    );
+    assert_mentions(&m, &["flow[0].start_jitter", "soon", "ms"]);
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nstart_jitter = 5",
+    );
+    assert_mentions(&m, &["flow[0].start_jitter", "duration"]);
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nstart_jitter = \"-5ms\"",
+    );
+    assert_mentions(&m, &["flow[0].start_jitter", "-5ms", "non-negative"]);
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nstart_jitter = \"20s\"",
+    );
+    assert_mentions(&m, &["flow[0].start_jitter", "at most 10s"]);
+}

@@ -18,12 +18,21 @@ pub struct SimConfig {
     pub measure: MeasureConfig,
 }
 
+/// A flow's start jitter unless its scenario sets one: U[0, 10 ms] (issue 17: seeds must
+/// not be copies of one start phase; docs/deviations/simulator.md#sim-start-jitter).
+pub const DEFAULT_START_JITTER: Dur = Dur::from_millis(10);
+
 #[derive(Clone)]
 pub struct FlowConfig {
     pub name: String,
     pub algorithm: &'static AlgorithmInfo,
     pub params: ParamSet,
     pub start: Time,
+    /// The flow starts at `start + U[0, start_jitter]`, drawn from the run's seed (its own
+    /// stream per flow), so that runs with different seeds start in different phases as on
+    /// a testbed; zero starts exactly at `start`. Default [`DEFAULT_START_JITTER`]
+    /// (docs/deviations/simulator.md#sim-start-jitter).
+    pub start_jitter: Dur,
     /// Bytes to transfer; `None` for a long-lived bulk flow.
     pub size: Option<u64>,
     pub mss: u32,
@@ -39,9 +48,8 @@ pub struct FlowConfig {
     pub ack_every: u32,
     /// The legacy receiver's delayed-ACK timer (Linux's timeout is adaptive).
     pub delack_timeout: Dur,
-    /// The legacy every-second-segment receiver (default, for now) or Linux 6.x's delayed
-    /// ACKs. The Linux model stays opt-in until it agrees with the testbed on TCP-LP
-    /// (docs/receiver.md: Yield no longer starves, TCP-LP starves more than before).
+    /// Linux 6.x's receiver (the default: delayed ACKs and receive-window autotuning) or
+    /// the legacy every-second-segment receiver with a fixed window (docs/receiver.md).
     pub ack_model: crate::receiver::AckModel,
     /// Receiver clock minus true time, ns.
     pub clock_offset: i64,
@@ -122,6 +130,7 @@ impl FlowConfig {
             algorithm,
             params: ParamSet::defaults(algorithm.params),
             start: Time::ZERO,
+            start_jitter: DEFAULT_START_JITTER,
             size: None,
             mss: 1448,
             header: crate::packet::DEFAULT_HEADER_BYTES,
@@ -131,7 +140,7 @@ impl FlowConfig {
             pacing: false,
             ack_every: 2,
             delack_timeout: Dur::from_millis(40),
-            ack_model: crate::receiver::AckModel::Legacy,
+            ack_model: crate::receiver::AckModel::Linux,
             clock_offset: 0,
             direction: Direction::Forward,
             ecn: false,

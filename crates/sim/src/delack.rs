@@ -132,6 +132,11 @@ impl LinuxDelack {
         }
     }
 
+    /// `tcp_grow_window` opened the window: `icsk_ack.quick |= 1` (`crate::rcvbuf`).
+    pub fn window_grew(&mut self) {
+        self.quick |= 1;
+    }
+
     /// `tcp_enter_quickack_mode` (the receiver never is in ping-pong mode: it sends no data).
     pub fn enter_quickack_mode(&mut self, rcv_wnd: u64, max_quickacks: u32) {
         self.incr_quickack(rcv_wnd, max_quickacks);

@@ -8,6 +8,7 @@ pub mod endpoint;
 pub mod engine;
 pub mod packet;
 pub mod pcap;
+pub mod rcvbuf;
 pub mod receiver;
 pub mod result;
 pub mod rtt;
@@ -19,7 +20,9 @@ pub mod world;
 #[cfg(test)]
 mod conformance_tests;
 
-pub use config::{Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic};
+pub use config::{
+    Direction, FlowConfig, JainSpec, MeasureConfig, SimConfig, Traffic, DEFAULT_START_JITTER,
+};
 pub use receiver::AckModel;
 pub use result::SimResult;
 pub use world::{run, run_observed, ScoreboardCounts, Simulation};

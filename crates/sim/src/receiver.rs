@@ -8,18 +8,19 @@
 
 use crate::delack::{AckDecision, LinuxDelack};
 use crate::packet::{Packet, MAX_SACK_BLOCKS, NO_TS_ECHO};
+use crate::rcvbuf::RcvBuf;
 use scavenger_cc::{non_shrinking_window, Dur, ReceiveWindowControl, RecvSample, Time};
 
 /// How the receiver decides when to acknowledge.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AckModel {
-    /// Linux 6.x (`crate::delack`); `ack_every = 1` still acknowledges every segment.
-    /// Opt-in until it agrees with the testbed on TCP-LP (docs/receiver.md).
+    /// Linux 6.x (`crate::delack`, `crate::rcvbuf`); `ack_every = 1` still acknowledges
+    /// every segment. The default since 2026-11-27 (docs/receiver.md).
+    #[default]
     Linux,
     /// Every `ack_every` in-order segments or `delack_timeout` after the first held one;
-    /// at once for out-of-order data, hole fills, duplicates and a new CE mark. The
-    /// default for now.
-    #[default]
+    /// at once for out-of-order data, hole fills, duplicates and a new CE mark; the
+    /// configured window, no autotuning.
     Legacy,
 }
 
@@ -72,6 +73,11 @@ pub struct Receiver {
     delack_deadline: Option<Time>,
     /// The Linux model, unless the legacy one or ACK-every-segment is configured.
     linux: Option<LinuxDelack>,
+    /// Linux's receive-window autotuning (`crate::rcvbuf`), with the Linux model (also
+    /// when every segment is acknowledged).
+    tune: Option<RcvBuf>,
+    /// The handshake's window has been advertised.
+    opened: bool,
     /// RCV.NXT at the last ACK (Linux's `rcv_wup`).
     last_ack_sent: u32,
     /// RCV.WND of the last advertisement, bytes.
@@ -110,7 +116,10 @@ impl Receiver {
     pub fn new(cfg: ReceiverConfig) -> Receiver {
         let linux = (cfg.ack_every > 1 && cfg.ack_model == AckModel::Linux)
             .then(|| LinuxDelack::new(cfg.mss, cfg.path_rtt));
+        let tune = (cfg.ack_model == AckModel::Linux).then(|| RcvBuf::new(cfg.mss, Time::ZERO));
         Receiver {
+            tune,
+            opened: false,
             last_wnd: cfg.rwnd,
             cfg,
             rcv_nxt: 0,
@@ -142,13 +151,26 @@ impl Receiver {
     /// controller's), but never less than keeps the right edge of the previous
     /// advertisement (RFC 9293 §3.8.6.2.2, RFC 9840 "Avoiding window shrinking"). The
     /// first call is the window of the handshake.
+    /// With Linux's autotuning the window is min(configured, `__tcp_select_window`), the
+    /// SYN-ACK's `rcv_wnd` in the handshake, never shrinking (`tcp_select_window`).
     pub fn advertise(&mut self) -> u64 {
         let nxt = self.rcv_nxt as u64 * self.cfg.mss as u64;
-        let wnd = match &self.control {
-            None => self.cfg.rwnd,
-            Some(c) => non_shrinking_window(c.rwnd().min(self.cfg.rwnd), self.right_edge, nxt),
+        let mut wnd = self.cfg.rwnd;
+        if let Some(t) = &self.tune {
+            wnd = wnd.min(if self.opened {
+                t.select_window()
+            } else {
+                t.syn_window()
+            });
         }
-        .min(u32::MAX as u64);
+        if let Some(c) = &self.control {
+            wnd = wnd.min(c.rwnd());
+        }
+        if self.tune.is_some() || self.control.is_some() {
+            wnd = non_shrinking_window(wnd, self.right_edge, nxt);
+        }
+        self.opened = true;
+        let wnd = wnd.min(u32::MAX as u64);
         self.right_edge = nxt + wnd;
         self.last_wnd = wnd;
         wnd
@@ -164,6 +186,15 @@ impl Receiver {
     /// The Linux model's state, for tests and traces.
     pub fn linux_delack(&self) -> Option<&LinuxDelack> {
         self.linux.as_ref()
+    }
+    /// The autotuning state, for tests and traces.
+    pub fn rcvbuf(&self) -> Option<&RcvBuf> {
+        self.tune.as_ref()
+    }
+    /// Whether the receiver advertises a window the sender must respect (a receive-side
+    /// controller or Linux's autotuning).
+    pub fn limits_window(&self) -> bool {
+        self.control.is_some() || self.tune.is_some()
     }
     pub fn rcv_nxt(&self) -> u32 {
         self.rcv_nxt
@@ -251,12 +282,28 @@ impl Receiver {
                 ts_ecr: (p.rx_tsval != NO_TS_ECHO).then_some(p.rx_tsval),
                 ts_now: now.nanos() as i64 + self.cfg.clock_offset,
                 mss,
+                right_edge: self.right_edge,
             };
             c.on_data(now, &s);
         }
         self.pending += 1;
+        let grew = self.autotune_on_segment(now, p, arrival);
         if self.linux.is_some() {
-            return self.linux_ack(now, p, arrival, new_ce);
+            let out = self.linux_ack(now, p, arrival, new_ce, grew);
+            return self.after_read(now, arrival, out);
+        }
+        if self.tune.is_some() {
+            // Every segment is acknowledged (`ack_every = 1`): only DRS is left to do.
+            let out = if immediate || self.pending >= self.cfg.ack_every {
+                DataOutcome::AckNow
+            } else {
+                DataOutcome::Delay(
+                    *self
+                        .delack_deadline
+                        .get_or_insert(now + self.cfg.delack_timeout),
+                )
+            };
+            return self.after_read(now, arrival, out);
         }
         if immediate || self.pending >= self.cfg.ack_every {
             DataOutcome::AckNow
@@ -268,9 +315,60 @@ impl Receiver {
         }
     }
 
+    /// Segments held in the out-of-order queue.
+    fn ooo_segments(&self) -> u64 {
+        self.ooo.iter().map(|&(s, e)| (e - s) as u64).sum()
+    }
+
+    /// Autotuning for a data segment (`tcp_rcv_rtt_measure_ts`, `tcp_measure_rcv_mss`,
+    /// `tcp_grow_window`); true if the window grew (`icsk_ack.quick |= 1`).
+    fn autotune_on_segment(&mut self, now: Time, p: &Packet, arrival: Arrival) -> bool {
+        if self.tune.is_none() || arrival == Arrival::Duplicate {
+            return false;
+        }
+        let queued = self.ooo_segments() + matches!(arrival, Arrival::InOrder { .. }) as u64;
+        let now_rx = now.nanos() as i64 + self.cfg.clock_offset;
+        let last_wnd = self.last_wnd;
+        let t = self.tune.as_mut().expect("autotuning");
+        if p.rx_tsval != NO_TS_ECHO {
+            t.rtt_measure(now_rx, p.rx_tsval, p.len);
+        }
+        t.on_segment(now, p.len, queued, last_wnd).quick
+    }
+
+    /// The application reads what arrived in order: `tcp_rcv_space_adjust`, then
+    /// `tcp_cleanup_rbuf`'s window-update ACK when no ACK was due.
+    fn after_read(&mut self, now: Time, arrival: Arrival, out: DataOutcome) -> DataOutcome {
+        let mss = self.cfg.mss as u64;
+        let nxt = self.rcv_nxt as u64 * mss;
+        let ooo_span = self.ooo.last().map_or(0, |r| r.1 as u64 * mss - nxt);
+        let right_edge = self.right_edge;
+        let Some(t) = self.tune.as_mut() else {
+            return out;
+        };
+        if !matches!(arrival, Arrival::InOrder { .. }) {
+            return out;
+        }
+        t.space_adjust(now, nxt, ooo_span);
+        match out {
+            DataOutcome::Delay(_) if t.window_update_due(right_edge.saturating_sub(nxt)) => {
+                DataOutcome::AckNow
+            }
+            out => out,
+        }
+    }
+
     /// Linux's decision for the segment `p` that just arrived (`tcp_data_queue`,
-    /// `tcp_ecn_check_ce`, `tcp_ecn_accept_cwr`, then `__tcp_ack_snd_check`).
-    fn linux_ack(&mut self, now: Time, p: &Packet, arrival: Arrival, new_ce: bool) -> DataOutcome {
+    /// `tcp_event_data_recv`, `tcp_ecn_check_ce`, `tcp_ecn_accept_cwr`, then
+    /// `__tcp_ack_snd_check`); `grew`: `tcp_grow_window` opened the window.
+    fn linux_ack(
+        &mut self,
+        now: Time,
+        p: &Packet,
+        arrival: Arrival,
+        new_ce: bool,
+        grew: bool,
+    ) -> DataOutcome {
         let wnd = self.last_wnd;
         let l = self.linux.as_mut().expect("Linux model");
         match arrival {
@@ -301,6 +399,11 @@ impl Receiver {
         if p.cwr {
             // `tcp_ecn_accept_cwr`: the sender's cwnd may be very low.
             l.ack_now();
+        }
+        if grew {
+            // `tcp_grow_window` (from `tcp_event_data_recv` in order, from
+            // `tcp_data_queue_ofo` out of order).
+            l.window_grew();
         }
         let unacked =
             (self.rcv_nxt - self.last_ack_sent.min(self.rcv_nxt)) as u64 * self.cfg.mss as u64;

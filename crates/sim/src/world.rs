@@ -10,7 +10,7 @@ use crate::receiver::{DataOutcome, Receiver, ReceiverConfig};
 use crate::result::*;
 use crate::sender::{Sender, SenderConfig};
 use crate::tap::{Tap, TapPoint};
-use scavenger_cc::{CcInit, RecvInit, Rng, Time};
+use scavenger_cc::{CcInit, Dur, RecvInit, Rng, Time};
 use scavenger_net::{DelayLine, Link, WirePacket};
 
 const FWD: usize = 0;
@@ -98,13 +98,18 @@ impl Simulation {
             Link::new(cfg.reverse.clone(), Rng::derive(seed, 2)),
         ];
         let mut q = EventQueue::default();
+        let end = Time::ZERO + cfg.duration;
         let flows = cfg
             .flows
             .iter()
             .enumerate()
             .map(|(i, f)| {
                 let total_segs = f.size.map(|s| s.div_ceil(f.mss as u64).max(1) as u32);
-                q.push(f.start, Event::FlowStart(i as u32));
+                let until = f.stop.map_or(end, |s| s.min(end));
+                q.push(
+                    f.start + start_jitter(seed, i, f.start_jitter, until.since(f.start)),
+                    Event::FlowStart(i as u32),
+                );
                 if let Some(stop) = f.stop {
                     q.push(stop, Event::FlowStop(i as u32));
                 }
@@ -365,7 +370,8 @@ impl Simulation {
         };
         // With a receive-side controller the connection starts with the window the
         // receiver advertises in the handshake (not modelled otherwise).
-        let receiver_window = self.flows[f].receiver.window_control().is_some();
+        // Linux's autotuning starts from the SYN-ACK's window (`crate::rcvbuf`).
+        let receiver_window = self.flows[f].receiver.limits_window();
         let rwnd = if receiver_window {
             self.flows[f].receiver.advertise()
         } else {
@@ -938,4 +944,16 @@ pub const OBSERVE_EVERY: u64 = 1 << 16;
 /// `run`, calling `observe(simulated time)` every `OBSERVE_EVERY` events.
 pub fn run_observed(cfg: SimConfig, observe: &mut dyn FnMut(Time)) -> SimResult {
     Simulation::new(cfg).run_observed(observe)
+}
+
+/// The flow's start offset, U[0, `jitter`] in whole nanoseconds from the run's seed (one
+/// stream per flow, 3000 + index, so adding a flow leaves the others' draws alone), capped
+/// to start before `room` (the time from the configured start to the flow's stop or the
+/// end of the run) runs out (docs/deviations/simulator.md#sim-start-jitter).
+pub fn start_jitter(seed: u64, flow: usize, jitter: Dur, room: Dur) -> Dur {
+    if jitter == Dur::ZERO {
+        return Dur::ZERO;
+    }
+    let bound = jitter.nanos().min(room.nanos().saturating_sub(1));
+    Dur::from_nanos(Rng::derive(seed, 3000 + flow as u64).below(bound + 1))
 }

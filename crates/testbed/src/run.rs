@@ -316,6 +316,11 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, RunError> {
                 "{who}: ack_model = \"legacy\" (the kernel's receiver is Linux's)"
             ));
         }
+        if f.start_jitter.is_some_and(|j| j > Dur::ZERO) {
+            ignored.push(format!(
+                "{who}: start_jitter (the testbed starts each flow at `start`; the kernel's and the threads' own timing is its jitter)"
+            ));
+        }
         if f.clock_offset_ns != 0 {
             ignored.push(format!(
                 "{who}: clock_offset (hosts share the machine's clock)"

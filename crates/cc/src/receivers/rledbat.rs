@@ -493,8 +493,11 @@ impl ReceiveWindowControl for Rledbat {
                 if self.clock.next_slowdown.is_some_and(|t| now >= t) {
                     // LEDBAT++ periodic slowdown: remember RLWND as ssthresh, RLWND = 2
                     // packets, frozen for 2 RTTs.
-                    self.freeze_edge =
-                        Some(s.rcv_nxt.saturating_sub(s.bytes) + self.w.floor() as u64 * self.mss);
+                    // The edge is the one the datapath advertised last: with a smaller
+                    // flow-control window (Linux autotuning) it lies below RLWND's, and
+                    // waiting for data to reach RLWND's edge at 2 packets per RTT froze
+                    // the flow for tens of seconds (docs/deviations/rledbat.md#rledbat-ramp-filter).
+                    self.freeze_edge = Some(s.right_edge);
                     self.ssthresh = self.w;
                     self.w = self.slowdown_window;
                     self.clock.slowdown_start = Some(now);
@@ -610,6 +613,8 @@ mod tests {
                     ts_ecr: Some(ecr),
                     ts_now: now.nanos() as i64,
                     mss: MSS,
+                    // The datapath advertised RLWND at the previous segment.
+                    right_edge: self.next_seq + r.rwnd(),
                 };
                 self.next_seq += bytes;
                 r.on_data(now, &s);
@@ -632,6 +637,7 @@ mod tests {
                 ts_ecr: None,
                 ts_now: 1_000_000,
                 mss: MSS,
+                right_edge: 0,
             },
         );
         assert_eq!(r.rtt_samples(), 0);
@@ -646,6 +652,7 @@ mod tests {
             ts_ecr: Some(ecr_ms * MS as i64),
             ts_now: now_ms * MS as i64,
             mss: MSS,
+            right_edge: 0,
         };
         r.on_data(at(55), &s(1, 5, 55));
         assert_eq!((r.rtt_samples(), r.last_rtt()), (1, Some(50 * MS as i64)));
@@ -801,6 +808,7 @@ mod tests {
             ts_ecr: None,
             ts_now: (now_ms * MS) as i64,
             mss: MSS,
+            right_edge: 0,
         };
         for i in (0..10).filter(|&i| i != 3) {
             r.on_data(at(20 + i), &seg(i, i + 1, 20 + i));
