@@ -27,7 +27,15 @@
 //!   though we are below the remembered BDP, so the link has spare room:
 //!   `cwnd ← bdp` (or `refill_growth·cwnd` if smaller); with `foreign` on, paced at `C`
 //!   for that round and the held one after it, so the jump fills the pipe without a burst.
-//! - otherwise `cwnd ← cwnd + 1 segment` (probe, so that `C` can grow).
+//!   With `refill_guard`, only when every sample of the round is within `target` (a
+//!   foreground's slow-start bursts leave gaps in which the minimum reads empty).
+//! - otherwise `cwnd ← cwnd + 1 segment` (probe, so that `C` can grow); with `probe_up`,
+//!   1, 2, 4, ... segments per clean round at or above the remembered BDP (BBRv2's
+//!   ProbeBW_UP slope; docs/ebb.md#probe).
+//! - with `own_rate`, Ebb's own queue is its window above `A·base` (`A` the recent
+//!   delivery rate, whatever the window), and only a queue beyond it is cut by
+//!   `(target/q)²` (docs/ebb.md#foreign); with `pace_cap`, pacing is at most
+//!   `max(C, cwnd/base)` (docs/ebb.md#pacing).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
@@ -135,7 +143,7 @@ static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "probe_up",
         kind: ParamKind::Bool,
-        default: ParamValue::Bool(true),
+        default: ParamValue::Bool(false),
         unit: "",
         doc: "with an empty queue at or above the remembered BDP, grow by 1, 2, 4, ... segments per round instead of 1",
         source: "docs/ebb.md#probe (BBRv2 ProbeBW_UP's doubling inflight_hi slope)",
@@ -197,7 +205,8 @@ pub struct EbbConfig {
     pub foreign: Dur,
     /// Refill to min(BDP, refill_growth · cwnd); 0: to the BDP at once.
     pub refill_growth: f64,
-    /// Accelerating probe at an empty queue (docs/ebb.md#probe): true.
+    /// Accelerating probe at an empty queue (docs/ebb.md#probe): false (its long-path
+    /// overshoot is not drained fast enough yet; variant 16 of docs/ebb.md).
     pub probe_up: bool,
     /// Refill only when the round's largest sample is within target (docs/ebb.md#refill).
     pub refill_guard: bool,
@@ -221,7 +230,7 @@ impl Default for EbbConfig {
             slowdown_every: 64,
             foreign: Dur::from_millis(2),
             refill_growth: 0.0,
-            probe_up: true,
+            probe_up: false,
             refill_guard: true,
             jitter_gain: 0.0,
             own_rate: true,
@@ -962,6 +971,7 @@ mod tests {
         // C = 16 Mbit/s, base 50 ms: bdp = 100 segments; cwnd 100. Rounds at q = 0.5 ms
         // (≤ refill) add 1, 2, 4, 8 segments (BBRv2's ProbeBW_UP slope).
         let mut e = ebb(100, 16);
+        e.cfg.probe_up = true;
         e.bw_ring = vec![Rate::from_mbps(16)];
         let mut w = 100;
         for add in [1, 2, 4, 8] {
@@ -979,6 +989,7 @@ mod tests {
         // A round whose minimum is clean but whose later samples met 10 ms of queue
         // (the probe's own, late in the round) adds one segment only.
         let mut e = ebb(100, 16);
+        e.cfg.probe_up = true;
         round(&mut e, &[50_500]);
         round(&mut e, &[50_500, 60_000]);
         assert_eq!(e.cwnd(), 102 * MSS);
@@ -997,6 +1008,7 @@ mod tests {
     fn the_probe_step_is_at_most_a_quarter_of_the_window() {
         // 40 segments at a (stale) bdp of 16 segments: the step of 64 is cut to 10.
         let mut e = ebb(40, 16);
+        e.cfg.probe_up = true;
         e.base = Some(Dur::from_millis(8)); // bdp = 16e6/8 · 0.008 = 16 000 bytes
         e.probe_step = 64;
         round(&mut e, &[8_500]);
