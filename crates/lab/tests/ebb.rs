@@ -66,8 +66,7 @@ fn ebb_yields_to_cubic_then_refills_within_a_few_rtts() {
     );
     // From 21 s to 23 s (20 RTTs after the foreground stops) Ebb runs at ≥ 85 % of the
     // link (measured 17.3 Mbit/s, 0.90; 17.9 with variant 16 on fid2's receiver); additive
-    // increase from its yielded window
-    // would need hundreds of RTTs.
+    // increase from its yielded window would need hundreds of RTTs.
     let after = flow(&at23, "bg").delivered_bytes - flow(&at21, "bg").delivered_bytes;
     let after_bps = after as f64 * 8.0 / 2.0;
     assert!(
