@@ -84,13 +84,14 @@ fn case3_rledbat_alone_at_100_mbit_ramps_back_after_its_first_slowdown() {
 }
 
 /// Case 4: TCP-LP alone on 8/1 Mbit/s, 50 ms, CoDel got 1.5 Mbit/s with its window
-/// repeatedly at one segment (testbed, kernel TCP: 6.49 Mbit/s). Still 2.3 Mbit/s on the
-/// Linux receiver model (4.5 Mbit/s with `delayed_ack = false`): the simulator's
-/// delayed ACKs still inflate TCP-LP's one-way delay at a 1-3 segment window, which the
-/// kernel's receiver does not. Not fixed here (the receiver is crates/sim's, under
-/// another change): ignored until the receiver work lands, then it must pass.
+/// repeatedly at one segment (testbed, kernel TCP: 6.49 Mbit/s). Still 2.31 Mbit/s with
+/// the receive-window autotuning receiver as the default (branch fid2, 2026-11-27; 4.5
+/// Mbit/s with `delayed_ack = false`): the simulator's delayed ACKs still inflate TCP-LP's
+/// one-way delay at a 1-3 segment window, which the kernel's receiver does not. Not
+/// fixed here (the receiver is crates/sim's, under another change): ignored until the
+/// receiver work lands, then it must pass.
 #[test]
-#[ignore = "issue 18 case 4: 2.3 Mbit/s on the simulator's Linux receiver model (testbed 6.49); waits for the receiver fix in crates/sim"]
+#[ignore = "issue 18 case 4: 2.31 Mbit/s on the simulator's Linux receiver (fid2, autotuning; testbed 6.49); waits for the delayed-ACK fix in crates/sim"]
 fn case4_tcp_lp_alone_under_codel_does_not_starve() {
     let flows = "[[flow]]\nname = \"bg\"\nalgorithm = \"tcp-lp\"\nack_model = \"linux\"\n";
     let r = run(

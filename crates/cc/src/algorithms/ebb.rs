@@ -27,7 +27,15 @@
 //!   though we are below the remembered BDP, so the link has spare room:
 //!   `cwnd ← bdp` (or `refill_growth·cwnd` if smaller); with `foreign` on, paced at `C`
 //!   for that round and the held one after it, so the jump fills the pipe without a burst.
-//! - otherwise `cwnd ← cwnd + 1 segment` (probe, so that `C` can grow).
+//!   With `refill_guard`, only when every sample of the round is within `target` (a
+//!   foreground's slow-start bursts leave gaps in which the minimum reads empty).
+//! - otherwise `cwnd ← cwnd + 1 segment` (probe, so that `C` can grow); with `probe_up`,
+//!   1, 2, 4, ... segments per clean round at or above the remembered BDP (BBRv2's
+//!   ProbeBW_UP slope; docs/ebb.md#probe).
+//! - with `own_rate`, Ebb's own queue is its window above `A·base` (`A` the recent
+//!   delivery rate, whatever the window), and only a queue beyond it is cut by
+//!   `(target/q)²` (docs/ebb.md#foreign); with `pace_cap`, pacing is at most
+//!   `max(C, cwnd/base)` (docs/ebb.md#pacing).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
@@ -132,6 +140,46 @@ static PARAMS: &[ParamSpec] = &[
         doc: "rounds between base-delay refreshes, each two rounds at min_cwnd (the first comes two rounds after slow start)",
         source: "docs/ebb.md#refresh (LEDBAT++ periodic slowdown, draft-irtf-iccrg-ledbat-plus-plus §4.3, with a bounded cost)",
     },
+    ParamSpec {
+        name: "probe_up",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "with an empty queue at or above the remembered BDP, grow by 1, 2, 4, ... segments per round instead of 1",
+        source: "docs/ebb.md#probe (BBRv2 ProbeBW_UP's doubling inflight_hi slope)",
+    },
+    ParamSpec {
+        name: "refill_guard",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(true),
+        unit: "",
+        doc: "refill only in a round whose largest RTT sample also shows at most target of queue",
+        source: "docs/ebb.md#refill",
+    },
+    ParamSpec {
+        name: "jitter_gain",
+        kind: ParamKind::Float { min: 0.0, max: 16.0 },
+        default: ParamValue::Float(0.0),
+        unit: "",
+        doc: "the refill and foreign thresholds are raised by jitter_gain times the mean difference of consecutive RTT samples; 0 = off",
+        source: "docs/ebb.md#jitter (RFC 3550 §6.4.1 interarrival jitter estimator)",
+    },
+    ParamSpec {
+        name: "own_rate",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(true),
+        unit: "",
+        doc: "Ebb's own queue is its window above its recent delivery rate times the base RTT (not above the remembered BDP), and only a queue beyond it is cut by (target/q)²",
+        source: "docs/ebb.md#foreign",
+    },
+    ParamSpec {
+        name: "pace_cap",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(true),
+        unit: "",
+        doc: "pace at no more than max(remembered rate, cwnd / base RTT)",
+        source: "docs/ebb.md#pacing",
+    },
 ];
 
 /// Ebb's parameters (docs/ebb.md#parameters).
@@ -157,6 +205,17 @@ pub struct EbbConfig {
     pub foreign: Dur,
     /// Refill to min(BDP, refill_growth · cwnd); 0: to the BDP at once.
     pub refill_growth: f64,
+    /// Accelerating probe at an empty queue (docs/ebb.md#probe): false (its long-path
+    /// overshoot is not drained fast enough yet; variant 16 of docs/ebb.md).
+    pub probe_up: bool,
+    /// Refill only when the round's largest sample is within target (docs/ebb.md#refill).
+    pub refill_guard: bool,
+    /// Thresholds raised by this many times the RTT jitter (docs/ebb.md#jitter).
+    pub jitter_gain: f64,
+    /// Own queue from the recent delivery rate (docs/ebb.md#foreign): true.
+    pub own_rate: bool,
+    /// Pacing capped at max(C, cwnd/base) (docs/ebb.md#pacing): true.
+    pub pace_cap: bool,
 }
 
 impl Default for EbbConfig {
@@ -171,6 +230,11 @@ impl Default for EbbConfig {
             slowdown_every: 64,
             foreign: Dur::from_millis(2),
             refill_growth: 0.0,
+            probe_up: false,
+            refill_guard: true,
+            jitter_gain: 0.0,
+            own_rate: true,
+            pace_cap: true,
         }
     }
 }
@@ -189,6 +253,11 @@ impl TryFrom<&ParamSet> for EbbConfig {
             slowdown_every: r.u64("slowdown_every")? as u32, // the spec table caps it
             foreign: r.dur("foreign")?,
             refill_growth: r.f64("refill_growth")?,
+            probe_up: r.bool("probe_up")?,
+            refill_guard: r.bool("refill_guard")?,
+            jitter_gain: r.f64("jitter_gain")?,
+            own_rate: r.bool("own_rate")?,
+            pace_cap: r.bool("pace_cap")?,
         })
     }
 }
@@ -228,6 +297,14 @@ pub struct Ebb {
     base: Option<Dur>,
     /// Smallest RTT sample of the current round.
     round_min: Option<Dur>,
+    /// Largest RTT sample of the current round (refill guard).
+    round_max: Option<Dur>,
+    /// Segments the next accelerating probe adds (1, 2, 4, ...; docs/ebb.md#probe).
+    probe_step: u64,
+    /// Mean absolute difference of consecutive RTT samples, in ns (RFC 3550 §6.4.1).
+    jitter_ns: f64,
+    /// The previous RTT sample (jitter estimator).
+    last_rtt: Option<Dur>,
     /// RTT samples in the current round.
     round_samples: u32,
     /// The last SS_SAMPLES RTT samples (a ring, `recent_at` the next slot).
@@ -241,6 +318,8 @@ pub struct Ebb {
     bw_ring: Vec<Rate>,
     /// Largest delivery rate seen since the ring was last refreshed (survives yields).
     capacity: Rate,
+    /// Per-round maxima of the last bw_rounds rounds, whatever the window (newest last).
+    avail_ring: Vec<Rate>,
     /// Skip the next round's decision: it measures the window before the last change.
     hold: bool,
     /// Rounds left in the current slowdown (0: none running).
@@ -262,6 +341,10 @@ impl Ebb {
             phase: Phase::SlowStart,
             base: None,
             round_min: None,
+            round_max: None,
+            probe_step: 1,
+            jitter_ns: 0.0,
+            last_rtt: None,
             round_samples: 0,
             recent: [Dur::MAX; SS_SAMPLES as usize],
             recent_at: 0,
@@ -269,6 +352,7 @@ impl Ebb {
             round_max_bw: Rate::ZERO,
             bw_ring: Vec::new(),
             capacity: Rate::ZERO,
+            avail_ring: Vec::new(),
             hold: false,
             round_start_cwnd: init.initial_cwnd,
             slowdown_left: 0,
@@ -306,12 +390,27 @@ impl Ebb {
     /// The queueing delay Ebb's own window accounts for: what it holds above the
     /// remembered BDP, drained at the remembered rate (zero before an estimate).
     fn own_queue(&self) -> Dur {
-        let bdp = self.bdp();
+        let bdp = if self.cfg.own_rate {
+            // What Ebb delivered recently, whatever its window: beside a flow that holds
+            // a share without queueing (a constant-rate stream), Ebb's own queue is its
+            // window above that share's BDP, not above the whole link's.
+            match self.base {
+                Some(b) => self.avail().bytes_in(b),
+                None => 0,
+            }
+        } else {
+            self.bdp()
+        };
         if bdp == 0 || self.capacity == Rate::ZERO || self.cwnd <= bdp {
             return Dur::ZERO;
         }
         let secs = (self.cwnd - bdp) as f64 * 8.0 / self.capacity.bps() as f64;
         Dur::from_secs_f64(secs)
+    }
+
+    /// The largest delivery rate of the last bw_rounds rounds, held at the BDP or not.
+    fn avail(&self) -> Rate {
+        self.avail_ring.iter().copied().max().unwrap_or(Rate::ZERO)
     }
 
     /// Queueing delay of the round just ended.
@@ -335,8 +434,19 @@ impl Ebb {
         } else if self.round_max_bw > self.capacity {
             self.capacity = self.round_max_bw;
         }
+        self.avail_ring.push(self.round_max_bw);
+        if self.avail_ring.len() > self.cfg.bw_rounds {
+            self.avail_ring.remove(0);
+        }
         let q = self.round_queue();
+        let qmax = match (self.round_max, self.base) {
+            (Some(m), Some(b)) => Some(m - b),
+            _ => None,
+        };
         self.round_min = None;
+        self.round_max = None;
+        // The accelerating probe continues only from a probe-up round (below).
+        let step = std::mem::replace(&mut self.probe_step, 1);
         self.round_samples = 0;
         self.round_max_bw = Rate::ZERO;
         self.round_end = ack.snd_nxt;
@@ -389,7 +499,10 @@ impl Ebb {
                 q.nanos() as f64,
                 base.nanos() as f64,
             );
-            let k = if qn <= 2.0 * t {
+            // With own_rate, a queue above 2·target that Ebb's own window explains
+            // (beside a constant-rate stream, after a refill) is drained, not cut.
+            let own = self.cfg.own_rate && q <= self.own_queue() + self.cfg.foreign + self.jitter();
+            let k = if qn <= 2.0 * t || own {
                 (b + t / 2.0) / (b + qn)
             } else {
                 self.cfg.md.min((t / qn) * (t / qn))
@@ -397,7 +510,11 @@ impl Ebb {
             self.cwnd = self.scale(self.cwnd, k);
             self.hold = true;
             self.phase = Phase::Yield;
-        } else if q <= self.cfg.refill && self.cwnd < self.bdp() {
+        } else if q <= self.refill_threshold()
+            && self.cwnd < self.bdp()
+            && (!self.cfg.refill_guard
+                || qmax.is_some_and(|m| m <= self.cfg.target + self.jitter()))
+        {
             // Refill (docs/ebb.md#refill).
             let g = self.cfg.refill_growth;
             self.cwnd = if g > 0.0 {
@@ -408,10 +525,36 @@ impl Ebb {
             self.hold = true;
             self.phase = Phase::Refill;
         } else if ack.cwnd_limited {
-            self.cwnd += self.mss;
+            // Every sample of the round, not only its minimum, within target: a round's
+            // minimum lags the queue a probe builds late in the round (rtt600 traced:
+            // the slope kept doubling to a 560 ms queue).
+            let clean = qmax.is_some_and(|m| m <= self.cfg.target + self.jitter());
+            if self.cfg.probe_up && q <= self.refill_threshold() && clean && self.cwnd >= self.bdp()
+            {
+                // Probe up (docs/ebb.md#probe): no queue at or above the remembered BDP,
+                // so the estimate is below the link. Grow by 1, 2, 4, ... segments per
+                // round (BBRv2 ProbeBW_UP, bbr2_raise_inflight_hi_slope), at most a
+                // quarter of the window per round (BBR's probe gain 1.25).
+                let add = (step * self.mss).min((self.cwnd / 4).max(self.mss));
+                self.cwnd += add;
+                self.probe_step = step.saturating_mul(2);
+            } else {
+                self.cwnd += self.mss;
+            }
             self.phase = Phase::Probe;
         }
         self.round_start_cwnd = self.cwnd;
+    }
+
+    /// The RTT jitter allowance: jitter_gain · mean |difference of consecutive samples|
+    /// (docs/ebb.md#jitter).
+    fn jitter(&self) -> Dur {
+        Dur((self.cfg.jitter_gain * self.jitter_ns) as u64)
+    }
+
+    /// Queueing delay at or below which the queue counts as empty.
+    fn refill_threshold(&self) -> Dur {
+        self.cfg.refill + self.jitter()
     }
 
     /// Yield within the round (docs/ebb.md#yield): when the last 8 samples all show more
@@ -432,8 +575,8 @@ impl Ebb {
         // if Ebb waits for 2·target. To the floor at once.
         let foreign = self.cfg.foreign > Dur::ZERO
             && self.bdp() > 0
-            && q > self.own_queue() + self.cfg.foreign;
-        if qn <= 2.0 * t && !foreign {
+            && q > self.own_queue() + self.cfg.foreign + self.jitter();
+        if (qn <= 2.0 * t || self.cfg.own_rate) && !foreign {
             return false;
         }
         let k = if foreign {
@@ -445,6 +588,8 @@ impl Ebb {
         self.phase = Phase::Yield;
         self.hold = true;
         self.round_min = None;
+        self.round_max = None;
+        self.probe_step = 1;
         self.round_samples = 0;
         self.round_max_bw = Rate::ZERO;
         self.round_end = ack.snd_nxt;
@@ -475,6 +620,13 @@ impl CongestionControl for Ebb {
         if let Some(rtt) = ack.rtt {
             self.base = Some(self.base.map_or(rtt, |b| b.min(rtt)));
             self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));
+            self.round_max = Some(self.round_max.map_or(rtt, |m| m.max(rtt)));
+            if let Some(prev) = self.last_rtt {
+                // RFC 3550 §6.4.1: J += (|D| − J)/16.
+                let d = rtt.nanos().abs_diff(prev.nanos()) as f64;
+                self.jitter_ns += (d - self.jitter_ns) / 16.0;
+            }
+            self.last_rtt = Some(rtt);
             self.round_samples += 1;
             self.recent[self.recent_at] = rtt;
             self.recent_at = (self.recent_at + 1) % self.recent.len();
@@ -516,6 +668,7 @@ impl CongestionControl for Ebb {
         }
         self.cwnd = self.scale(self.cwnd, self.cfg.md);
         self.saved_cwnd = self.scale(self.saved_cwnd, self.cfg.md);
+        self.probe_step = 1;
         if self.slowdown_left == 0 {
             self.phase = Phase::Yield;
         }
@@ -524,6 +677,7 @@ impl CongestionControl for Ebb {
 
     fn on_rto(&mut self, _now: Time, ev: &RtoEvent) {
         self.cwnd = ev.mss;
+        self.probe_step = 1;
         self.saved_cwnd = self.scale(self.saved_cwnd, self.cfg.md);
         if self.phase == Phase::SlowStart {
             self.phase = Phase::Yield;
@@ -559,7 +713,15 @@ impl CongestionControl for Ebb {
         } else {
             self.cfg.pacing_gain
         };
-        let bps = self.cwnd as f64 * 8.0 * gain / base.secs_f64();
+        let mut bps = self.cwnd as f64 * 8.0 * gain / base.secs_f64();
+        if self.cfg.pace_cap && self.phase != Phase::SlowStart && self.capacity > Rate::ZERO {
+            // Never faster than the link Ebb knows, unless the window itself asks for
+            // more (then at cwnd/base): a gain above the link rate queues Ebb's own
+            // window within the round, which the yield rules read as a foreground on
+            // long paths (docs/ebb.md#pacing).
+            let cap = (self.capacity.bps() as f64).max(self.cwnd as f64 * 8.0 / base.secs_f64());
+            bps = bps.min(cap);
+        }
         Some(Rate::from_bps(bps.max(1.0) as u64))
     }
 
@@ -762,6 +924,7 @@ mod tests {
         // than foreign = 2 ms: to min_cwnd at once, although 4.5 ms < 2·target.
         let mut e = ebb(104, 16);
         e.cfg.foreign = Dur::from_millis(2);
+        e.avail_ring = vec![Rate::from_mbps(16)];
         e.round_end = 1_000_000;
         for _ in 0..8 {
             e.on_ack(Time::ZERO, &ack(10, 54_500));
@@ -770,6 +933,7 @@ mod tests {
         // 3.5 ms is within 2 ms of the own 2 ms: no decision within the round.
         let mut e = ebb(104, 16);
         e.cfg.foreign = Dur::from_millis(2);
+        e.avail_ring = vec![Rate::from_mbps(16)];
         e.round_end = 1_000_000;
         for _ in 0..8 {
             e.on_ack(Time::ZERO, &ack(10, 53_500));
@@ -791,6 +955,7 @@ mod tests {
         // (4/10)² = 0.16 at once, without waiting for the round's end at byte 10⁶, and
         // starts a new round ending at this ACK's snd_nxt (10 + 100 000), to be skipped.
         let mut e = ebb(100, 0);
+        e.cfg.own_rate = false;
         e.round_end = 1_000_000;
         for _ in 0..7 {
             e.on_ack(Time::ZERO, &ack(10, 60_000));
@@ -799,5 +964,135 @@ mod tests {
         e.on_ack(Time::ZERO, &ack(10, 60_000));
         assert_eq!((e.cwnd(), e.phase), (16 * MSS, Phase::Yield));
         assert_eq!((e.round_end, e.hold), (100_010, true));
+    }
+
+    #[test]
+    fn an_empty_queue_at_the_remembered_bdp_probes_up_by_doubling_steps() {
+        // C = 16 Mbit/s, base 50 ms: bdp = 100 segments; cwnd 100. Rounds at q = 0.5 ms
+        // (≤ refill) add 1, 2, 4, 8 segments (BBRv2's ProbeBW_UP slope).
+        let mut e = ebb(100, 16);
+        e.cfg.probe_up = true;
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        let mut w = 100;
+        for add in [1, 2, 4, 8] {
+            round(&mut e, &[50_500]);
+            w += add;
+            assert_eq!(e.cwnd(), w * MSS, "step {add}");
+            assert_eq!(e.phase, Phase::Probe);
+        }
+        // A round at q = 2 ms (a queue, below target) adds one segment and resets the
+        // slope; the next empty round starts again at 1.
+        round(&mut e, &[52_000]);
+        assert_eq!(e.cwnd(), (w + 1) * MSS);
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), (w + 2) * MSS);
+        // A round whose minimum is clean but whose later samples met 10 ms of queue
+        // (the probe's own, late in the round) adds one segment only.
+        let mut e = ebb(100, 16);
+        e.cfg.probe_up = true;
+        round(&mut e, &[50_500]);
+        round(&mut e, &[50_500, 60_000]);
+        assert_eq!(e.cwnd(), 102 * MSS);
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), 103 * MSS);
+        // probe_up = false: one segment per round, always.
+        let mut e = ebb(100, 16);
+        e.cfg.probe_up = false;
+        for _ in 0..3 {
+            round(&mut e, &[50_500]);
+        }
+        assert_eq!(e.cwnd(), 103 * MSS);
+    }
+
+    #[test]
+    fn the_probe_step_is_at_most_a_quarter_of_the_window() {
+        // 40 segments at a (stale) bdp of 16 segments: the step of 64 is cut to 10.
+        let mut e = ebb(40, 16);
+        e.cfg.probe_up = true;
+        e.base = Some(Dur::from_millis(8)); // bdp = 16e6/8 · 0.008 = 16 000 bytes
+        e.probe_step = 64;
+        round(&mut e, &[8_500]);
+        assert_eq!(e.cwnd(), 50 * MSS);
+        assert_eq!(e.probe_step, 128);
+    }
+
+    #[test]
+    fn a_round_with_a_sample_above_target_does_not_refill() {
+        // Below the bdp at the floor, the round's minimum shows no queue but one sample
+        // met a foreground's burst (12 ms > target): no refill (docs/ebb.md#refill).
+        let mut e = ebb(2, 16);
+        round(&mut e, &[50_200, 62_000]);
+        assert_eq!(e.cwnd(), 3 * MSS);
+        assert_eq!(e.phase, Phase::Probe);
+        // A clean round refills to the bdp.
+        round(&mut e, &[50_200, 50_400]);
+        assert_eq!(e.cwnd(), 100_000);
+        // Without the guard, the first round refills.
+        let mut e = ebb(2, 16);
+        e.cfg.refill_guard = false;
+        round(&mut e, &[50_200, 62_000]);
+        assert_eq!(e.cwnd(), 100_000);
+    }
+
+    #[test]
+    fn jitter_is_the_mean_difference_of_consecutive_samples_and_raises_the_refill_threshold() {
+        // RFC 3550 §6.4.1: J += (|D| − J)/16. Samples 50, 52, 50 ms: J = 2/16 ms, then
+        // 2/16 + (2 − 2/16)/16 = 0.2421875 ms.
+        let mut e = ebb(2, 16);
+        e.round_end = 1_000_000;
+        for r in [50_000, 52_000, 50_000] {
+            e.on_ack(Time::ZERO, &ack(10, r));
+        }
+        assert_eq!(e.jitter_ns, 242_187.5);
+        // jitter_gain = 8: refill threshold 1 ms + 8 · 0.2421875 ms = 2.9375 ms.
+        e.cfg.jitter_gain = 8.0;
+        assert_eq!(e.refill_threshold(), Dur(2_937_500));
+        e.round_min = None;
+        e.round_max = None;
+        round(&mut e, &[52_500]); // q = 2.5 ms: empty within the jitter allowance
+        assert_eq!(e.cwnd(), 100_000);
+    }
+
+    #[test]
+    fn beside_a_constant_rate_stream_the_own_queue_counts_from_the_recent_delivery_rate() {
+        // Remembered link 16 Mbit/s (bdp 100 segments); the last rounds delivered 8 Mbit/s
+        // (a stream holds the rest): own queue = (cwnd − 8 Mbit/s · 50 ms)/16 Mbit/s.
+        // At 70 segments: (70 000 − 50 000) B / 2 MB/s = 10 ms.
+        let mut e = ebb(70, 16);
+        e.avail_ring = vec![Rate::from_mbps(8)];
+        assert_eq!(e.own_queue(), Dur::from_millis(10));
+        // A round at q = 11 ms (> 2·target, within own + foreign): drained to target/2,
+        // k = (50 + 2)/(50 + 11), not cut by (4/11)².
+        round(&mut e, &[61_000]);
+        assert_eq!(e.cwnd(), 70 * MSS * 52 / 61);
+        // The same queue with the whole link as the recent rate (own = 0): foreign, cut
+        // by (4/11)² = 0.1322… → 9 256 bytes.
+        let mut e = ebb(70, 16);
+        e.avail_ring = vec![Rate::from_mbps(16)];
+        round(&mut e, &[61_000]);
+        assert_eq!(e.cwnd(), 9_256);
+        // With own_rate = false the remembered BDP counts: own = 0 at 70 segments.
+        let mut e = ebb(70, 16);
+        e.cfg.own_rate = false;
+        e.avail_ring = vec![Rate::from_mbps(8)];
+        assert_eq!(e.own_queue(), Dur::ZERO);
+    }
+
+    #[test]
+    fn pacing_never_exceeds_the_remembered_rate_unless_the_window_asks_for_more() {
+        // cwnd 90 000 B at base 50 ms: 1.25 · 90 000 · 8 / 0.05 = 18 Mbit/s, above the
+        // remembered 16 Mbit/s: paced at 16.
+        let e = ebb(90, 16);
+        assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(16)));
+        // 120 000 B: cwnd/base = 19.2 Mbit/s > 16: paced at cwnd/base (gain 1).
+        let e = ebb(120, 16);
+        let r = e.pacing_rate().unwrap().bps();
+        assert!(r.abs_diff(19_200_000) <= 1, "{r}");
+        // 40 000 B: 1.25 · 6.4 = 8 Mbit/s, below the cap.
+        let e = ebb(40, 16);
+        assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(8)));
+        let mut e = ebb(90, 16);
+        e.cfg.pace_cap = false;
+        assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(18)));
     }
 }
