@@ -16,6 +16,7 @@ pub struct Histogram {
     max: u64,
 }
 
+#[inline]
 fn bucket_of(v: u64) -> usize {
     if v < SUB {
         v as usize
@@ -43,12 +44,13 @@ impl Histogram {
         Histogram::default()
     }
 
+    #[inline]
     pub fn record(&mut self, v: u64) {
         let b = bucket_of(v);
-        if b >= self.counts.len() {
-            self.counts.resize(b + 1, 0);
+        match self.counts.get_mut(b) {
+            Some(c) => *c += 1,
+            None => self.grow_to(b),
         }
-        self.counts[b] += 1;
         if self.n == 0 || v < self.min {
             self.min = v;
         }
@@ -58,6 +60,13 @@ impl Histogram {
         let d = x - self.mean;
         self.mean += d / self.n as f64;
         self.m2 += d * (x - self.mean);
+    }
+
+    /// Extends the counts to bucket `b` and counts one value in it.
+    #[cold]
+    fn grow_to(&mut self, b: usize) {
+        self.counts.resize(b + 1, 0);
+        self.counts[b] += 1;
     }
 
     pub fn count(&self) -> u64 {

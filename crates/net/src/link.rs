@@ -128,7 +128,13 @@ pub enum DropReason {
 }
 
 enum Server {
-    Constant(Rate),
+    /// A constant rate, with the serialisation time of the last packet size served: a
+    /// link carries few distinct sizes, and the 128-bit division is the costly part.
+    Constant {
+        rate: Rate,
+        size: u64,
+        time: Dur,
+    },
     Trace(TraceCursor),
 }
 
@@ -162,7 +168,11 @@ impl<T: WirePacket> Link<T> {
         let qdisc = Qdisc::new(&cfg.qdisc, cfg.limit, cfg.rate, cfg.delay, &mut qrng);
         let server = match &cfg.trace {
             Some(t) => Server::Trace(TraceCursor::new(t.clone())),
-            None => Server::Constant(cfg.rate),
+            None => Server::Constant {
+                rate: cfg.rate,
+                size: 0,
+                time: cfg.rate.tx_time(0),
+            },
         };
         let aqm = !matches!(cfg.qdisc, QdiscConfig::DropTail | QdiscConfig::DropHead);
         let jitter = cfg.jitter != Jitter::None;
@@ -288,7 +298,17 @@ impl<T: WirePacket> Link<T> {
         self.stats.qdelay.record(t.since(enq).nanos());
         let size = pkt.wire_bytes() as u64;
         let done = match &mut self.server {
-            Server::Constant(rate) => t + rate.tx_time(size),
+            Server::Constant {
+                rate,
+                size: last,
+                time,
+            } => {
+                if *last != size {
+                    *last = size;
+                    *time = rate.tx_time(size);
+                }
+                t + *time
+            }
             Server::Trace(c) => c.consume(size),
         };
         self.tx = Some(InTx { done, pkt });

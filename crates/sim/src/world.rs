@@ -74,6 +74,7 @@ pub struct Simulation {
 }
 
 /// Arms a timer event unless one is already due no later than `deadline`.
+#[inline]
 fn arm(q: &mut EventQueue, slot: &mut Option<Time>, deadline: Option<Time>, ev: Event) {
     if let Some(d) = deadline {
         if slot.is_none_or(|s| d < s) {
@@ -84,6 +85,7 @@ fn arm(q: &mut EventQueue, slot: &mut Option<Time>, deadline: Option<Time>, ev: 
 }
 
 /// Clears the slot if the event that fired is the one it recorded.
+#[inline]
 fn fired(slot: &mut Option<Time>, now: Time) {
     if *slot == Some(now) {
         *slot = None;
@@ -251,11 +253,7 @@ impl Simulation {
     }
 
     fn run_events(&mut self, observe: &mut dyn FnMut(Time)) {
-        while let Some(t) = self.q.peek_time() {
-            if t > self.end {
-                break;
-            }
-            let (t, ev) = self.q.pop().expect("peeked");
+        while let Some((t, ev)) = self.q.pop_until(self.end) {
             self.now = t;
             self.events += 1;
             if self.events & (OBSERVE_EVERY - 1) == 0 {
@@ -449,14 +447,10 @@ impl Simulation {
     }
 
     fn enqueue(&mut self, d: usize, p: Packet) {
-        let mut dropped = std::mem::take(&mut self.lost);
-        self.links[d].enqueue(self.now, p, &mut dropped);
-        if !dropped.is_empty() {
-            for p in dropped.drain(..) {
-                self.count_drop(&p);
-            }
+        self.links[d].enqueue(self.now, p, &mut self.lost);
+        if !self.lost.is_empty() {
+            self.count_lost();
         }
-        self.lost = dropped;
         let next = self.links[d].next_wakeup();
         arm(
             &mut self.q,
@@ -466,26 +460,30 @@ impl Simulation {
         );
     }
 
-    fn count_drop(&mut self, p: &Packet) {
-        if let Some(ep) = self.flows[p.flow as usize].ep.as_mut() {
-            ep.dropped(p);
-        }
-        let c = &mut self.flows[p.flow as usize].counters;
-        match p.kind {
-            Kind::Data => c.data_dropped += p.wire as u64,
-            Kind::Ack => c.ack_dropped += p.wire as u64,
+    /// Counts the packets in `self.lost` against their flows (and tells a packet
+    /// endpoint, e.g. QUIC, that its datagram is gone) and empties it.
+    #[cold]
+    fn count_lost(&mut self) {
+        for p in self.lost.drain(..) {
+            let f = &mut self.flows[p.flow as usize];
+            if let Some(ep) = f.ep.as_mut() {
+                ep.dropped(&p);
+            }
+            let c = &mut f.counters;
+            match p.kind {
+                Kind::Data => c.data_dropped += p.wire as u64,
+                Kind::Ack => c.ack_dropped += p.wire as u64,
+            }
         }
     }
 
     fn on_link(&mut self, d: usize) {
         let now = self.now;
         fired(&mut self.link_wake[d], now);
-        let mut lost = std::mem::take(&mut self.lost);
-        self.links[d].advance(now, &mut lost);
-        for p in lost.drain(..) {
-            self.count_drop(&p);
+        self.links[d].advance(now, &mut self.lost);
+        if !self.lost.is_empty() {
+            self.count_lost();
         }
-        self.lost = lost;
         while let Some((_, p)) = self.links[d].poll(now) {
             match p.kind {
                 Kind::Data => self.on_data_arrival(p),
