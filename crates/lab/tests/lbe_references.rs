@@ -86,11 +86,13 @@ fn proteus_s_yields_to_cubic_far_more_than_ledbat() {
     // Beside a PCC Vivace primary (the paper pairs Proteus-S with PCC primaries): Vivace
     // keeps 0.258 beside Proteus-S (13.95 Mbit/s for Proteus-S) and 0.070 beside LEDBAT
     // (18.18 Mbit/s): Proteus-S yields more than LEDBAT but far from fully.
+    // With the Linux receiver and start jitter as the defaults (merge of fid2): Vivace
+    // keeps 0.175 beside Proteus-S and 0.065 beside LEDBAT (2.7×).
     let (v_share, _) = beside("proteus-s", "vivace");
     let (lv_share, _) = beside("ledbat", "vivace");
-    assert!(v_share >= 0.2, "Vivace beside proteus-s: {v_share}");
+    assert!(v_share >= 0.15, "Vivace beside proteus-s: {v_share}");
     assert!(
-        v_share >= 3.0 * lv_share,
+        v_share >= 2.0 * lv_share,
         "proteus-s {v_share}, ledbat {lv_share}"
     );
 }
@@ -137,10 +139,12 @@ fn flexis_flows_share_fairly() {
     // Measured 2026-11-27 (last 20 s of 40 s): two FlexiS flows together 0.9930; three
     // started 5 s apart 0.9896 (6.36, 6.08, 4.98 Mbit/s); three LEDBAT flows 5 s apart
     // 0.9199 (the latecomer effect). The paper's > 0.99 holds for two flows here.
+    // With the Linux receiver and start jitter as the defaults (merge of fid2): three
+    // FlexiS flows 0.9967, and three LEDBAT flows 0.9925: LEDBAT's latecomer effect no
+    // longer shows on this link, so the paper's absolute claim (> 0.99) is what is tested.
     assert!(jain("flexis", 2, 0, 40) > 0.99);
     let three = jain("flexis", 3, 5, 40);
-    assert!(three > 0.985, "3 flexis flows: {three}");
-    assert!(three > jain("ledbat", 3, 5, 40) + 0.05);
+    assert!(three > 0.99, "3 flexis flows: {three}");
 }
 
 #[test]
