@@ -283,33 +283,9 @@ pub fn table(figs: &[Figure]) -> String {
         "simulator",
         "testbed median [range]",
         "difference",
-    ];
-    let mut w = head.map(|h| h.chars().count());
-    for r in &rows {
-        for (i, c) in r.iter().enumerate() {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
-    let mut s = String::new();
-    let line = |s: &mut String, cells: &[String]| {
-        let mut l = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            let pad = w[i] - c.chars().count();
-            if i >= 3 {
-                l.push_str(&" ".repeat(pad));
-                l.push_str(c);
-            } else {
-                l.push_str(c);
-                l.push_str(&" ".repeat(pad));
-            }
-            l.push_str("  ");
-        }
-        let _ = writeln!(s, "{}", l.trim_end());
-    };
-    line(&mut s, &head.map(String::from));
-    for r in &rows {
-        line(&mut s, r);
-    }
+    ]
+    .map(String::from);
+    let mut s = crate::record::aligned(&[&[head][..], &rows].concat(), 3);
     let _ = writeln!(s, "{}", summary(figs));
     s
 }
