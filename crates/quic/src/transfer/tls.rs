@@ -143,16 +143,42 @@ impl ServerCertVerifier for AnyCertProvenKey {
     }
 }
 
-/// The sender's TLS 1.3 client configuration.
-pub fn client_config() -> Result<quinn::crypto::rustls::QuicClientConfig, TransferError> {
+/// ALPN of the TCP transport (`--transport tcp`); QUIC offers none.
+pub const TCP_ALPN: &[u8] = b"scvx-tcp";
+
+/// The sender's rustls configuration, shared by both transports: TLS 1.3 only, ring,
+/// the handshake signature checked, the identity left to the fingerprint check.
+fn rustls_client(alpn: Option<&[u8]>) -> Result<rustls::ClientConfig, TransferError> {
     let p = provider();
-    let tls = rustls::ClientConfig::builder_with_provider(p.clone())
+    let mut tls = rustls::ClientConfig::builder_with_provider(p.clone())
         .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(|e| TransferError::Tls(e.to_string()))?
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(AnyCertProvenKey(p)))
         .with_no_client_auth();
-    quinn::crypto::rustls::QuicClientConfig::try_from(tls)
+    tls.alpn_protocols = alpn.map(|a| vec![a.to_vec()]).unwrap_or_default();
+    Ok(tls)
+}
+
+/// The receiver's rustls configuration, shared by both transports.
+fn rustls_server(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+    alpn: Option<&[u8]>,
+) -> Result<rustls::ServerConfig, TransferError> {
+    let mut tls = rustls::ServerConfig::builder_with_provider(provider())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| TransferError::Tls(e.to_string()))?
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], key)
+        .map_err(|e| TransferError::Tls(e.to_string()))?;
+    tls.alpn_protocols = alpn.map(|a| vec![a.to_vec()]).unwrap_or_default();
+    Ok(tls)
+}
+
+/// The sender's TLS 1.3 client configuration.
+pub fn client_config() -> Result<quinn::crypto::rustls::QuicClientConfig, TransferError> {
+    quinn::crypto::rustls::QuicClientConfig::try_from(rustls_client(None)?)
         .map_err(|e| TransferError::Tls(e.to_string()))
 }
 
@@ -161,14 +187,35 @@ pub fn server_config(
     cert: CertificateDer<'static>,
     key: PrivateKeyDer<'static>,
 ) -> Result<quinn::crypto::rustls::QuicServerConfig, TransferError> {
-    let tls = rustls::ServerConfig::builder_with_provider(provider())
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(|e| TransferError::Tls(e.to_string()))?
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], key)
-        .map_err(|e| TransferError::Tls(e.to_string()))?;
-    quinn::crypto::rustls::QuicServerConfig::try_from(tls)
+    quinn::crypto::rustls::QuicServerConfig::try_from(rustls_server(cert, key, None)?)
         .map_err(|e| TransferError::Tls(e.to_string()))
+}
+
+/// The sender's TLS 1.3 connector over TCP: the same configuration, ALPN `scvx-tcp`.
+pub fn tcp_connector() -> Result<tokio_rustls::TlsConnector, TransferError> {
+    Ok(tokio_rustls::TlsConnector::from(Arc::new(rustls_client(
+        Some(TCP_ALPN),
+    )?)))
+}
+
+/// The receiver's TLS 1.3 acceptor over TCP: the same certificate, ALPN `scvx-tcp`.
+pub fn tcp_acceptor(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+) -> Result<tokio_rustls::TlsAcceptor, TransferError> {
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(rustls_server(
+        cert,
+        key,
+        Some(TCP_ALPN),
+    )?)))
+}
+
+/// The fingerprint of the first certificate a peer presented.
+pub fn peer_fingerprint(certs: Option<&[CertificateDer<'_>]>) -> Result<String, TransferError> {
+    certs
+        .and_then(|c| c.first())
+        .map(|c| fingerprint(c))
+        .ok_or_else(|| TransferError::Tls("the receiver presented no certificate".into()))
 }
 
 /// Trust on first use: `file` holds lines `ADDRESS FINGERPRINT`. Returns Ok(true) if the
