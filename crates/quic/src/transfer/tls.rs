@@ -97,10 +97,38 @@ pub fn receiver_identity(
     ))
 }
 
-/// Accepts any certificate whose holder signs the TLS 1.3 handshake; the fingerprint is
-/// checked by the sender after the handshake and before anything secret is sent.
+/// Accepts any certificate whose holder signs the TLS 1.3 handshake; the identity is
+/// checked elsewhere: here by the sender's fingerprint check after the handshake and
+/// before anything secret is sent; in the simulator (`sim.rs`) there is no one to
+/// impersonate the server. The one rustls verifier of the crate (issue 16).
 #[derive(Debug)]
-struct AnyCertProvenKey(Arc<CryptoProvider>);
+pub struct AnyCertProvenKey {
+    provider: Arc<CryptoProvider>,
+    /// The signature schemes offered (the ClientHello's `signature_algorithms`).
+    schemes: Vec<SignatureScheme>,
+}
+
+impl AnyCertProvenKey {
+    /// Offers every scheme `provider` verifies.
+    pub fn new(provider: Arc<CryptoProvider>) -> AnyCertProvenKey {
+        let schemes = provider
+            .signature_verification_algorithms
+            .supported_schemes();
+        AnyCertProvenKey { provider, schemes }
+    }
+
+    /// Offers only `schemes`: the simulator offers Ed25519 alone, so that its handshake
+    /// has one length (`sim.rs`, "Determinism").
+    pub fn offering(
+        provider: Arc<CryptoProvider>,
+        schemes: &[SignatureScheme],
+    ) -> AnyCertProvenKey {
+        AnyCertProvenKey {
+            provider,
+            schemes: schemes.to_vec(),
+        }
+    }
+}
 
 impl ServerCertVerifier for AnyCertProvenKey {
     fn verify_server_cert(
@@ -134,12 +162,12 @@ impl ServerCertVerifier for AnyCertProvenKey {
             message,
             cert,
             dss,
-            &self.0.signature_verification_algorithms,
+            &self.provider.signature_verification_algorithms,
         )
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
+        self.schemes.clone()
     }
 }
 
@@ -154,7 +182,7 @@ fn rustls_client(alpn: Option<&[u8]>) -> Result<rustls::ClientConfig, TransferEr
         .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(|e| TransferError::Tls(e.to_string()))?
         .dangerous()
-        .with_custom_certificate_verifier(Arc::new(AnyCertProvenKey(p)))
+        .with_custom_certificate_verifier(Arc::new(AnyCertProvenKey::new(p)))
         .with_no_client_auth();
     tls.alpn_protocols = alpn.map(|a| vec![a.to_vec()]).unwrap_or_default();
     Ok(tls)
