@@ -20,6 +20,12 @@ use scavenger_cc::{
 use super::TransferError;
 use crate::{initial_window, FactoryError, ScavengerController, ScavengerFactory};
 
+/// A connection's controller factory and, with a deadline, its progress feed.
+pub type FedFactory = (
+    Arc<dyn ControllerFactory + Send + Sync>,
+    Option<Arc<ProgressFeed>>,
+);
+
 /// The LBE algorithm used unless `--algorithm` says otherwise: the best LBE controller
 /// we have today. A registry name, so that another (our own `ebb`) can take its place.
 pub const DEFAULT_LBE: &str = "ledbat-plus-plus";
@@ -70,17 +76,7 @@ impl Congestion {
     /// `factory`, and with a deadline the feed through which the sender tells the DA-LBE
     /// controller the transfer's progress in file bytes (docs/transfer.md, "Progress the
     /// controller sees").
-    pub fn factory_fed(
-        &self,
-        size: u64,
-        seed: u64,
-    ) -> Result<
-        (
-            Arc<dyn ControllerFactory + Send + Sync>,
-            Option<Arc<ProgressFeed>>,
-        ),
-        TransferError,
-    > {
+    pub fn factory_fed(&self, size: u64, seed: u64) -> Result<FedFactory, TransferError> {
         match self {
             Congestion::Algorithm(a) => Ok((Arc::new(ScavengerFactory::new(a, [], seed)?), None)),
             Congestion::Deadline {

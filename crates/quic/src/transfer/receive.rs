@@ -110,7 +110,7 @@ pub fn receive(
         let mut tcp_stops: Vec<Stop> = Vec::new();
         loop {
             let next = tokio::select! {
-                i = endpoint.accept() => i.map(Accepted::Quic),
+                i = endpoint.accept() => i.map(|i| Accepted::Quic(Box::new(i))),
                 t = tcp.accept() => Some(Accepted::Tcp(t)),
                 _ = opts.stop.wait() => None,
             };
@@ -130,7 +130,7 @@ pub fn receive(
                     let s = Arc::clone(&shared);
                     tokio::spawn(async move {
                         let peer = incoming.remote_address();
-                        match incoming.await {
+                        match (*incoming).await {
                             Ok(conn) => connection(s, conn).await,
                             Err(e) => (s.log)(&format!("{peer}: handshake failed: {e}")),
                         }
@@ -183,7 +183,7 @@ struct Shared {
 }
 
 enum Accepted {
-    Quic(quinn::Incoming),
+    Quic(Box<quinn::Incoming>),
     Tcp(std::io::Result<(tokio::net::TcpStream, SocketAddr)>),
 }
 
