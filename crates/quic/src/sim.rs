@@ -26,17 +26,17 @@ use quinn_proto::{
     ClientConfig, ConnectionHandle, DatagramEvent, Dir, Endpoint, EndpointConfig, ServerConfig,
     StreamId, TransportConfig, VarInt,
 };
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, UnixTime};
 use rustls::time_provider::TimeProvider;
-use rustls::{DigitallySignedStruct, SignatureScheme};
+use rustls::SignatureScheme;
 use scavenger_cc::{Dur, Rng, Time};
 use scavenger_sim::endpoint::{
     End, EndpointFactory, EndpointInit, EndpointStatus, PacketEndpoints,
 };
 
 use crate::stats::AdapterStats;
+use crate::transfer::tls::AnyCertProvenKey;
 use crate::{ack_frequency, ScavengerFactory};
 
 /// Virtual time as quinn-proto's `Instant`.
@@ -150,58 +150,15 @@ fn sim_certificate() -> CertificateDer<'static> {
     }
 }
 
-/// The client trusts the simulated server's certificate as it is (there is no one to
-/// impersonate it) and checks the handshake signature, as a real client would compute it.
-#[derive(Debug)]
-struct TrustTheSimServer(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for TrustTheSimServer {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        _message: &[u8],
-        _cert: &CertificateDer<'_>,
-        _dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        Err(rustls::Error::General("TLS 1.2 is not offered".into()))
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        vec![SignatureScheme::ED25519]
-    }
-}
-
 fn tls_client() -> QuicClientConfig {
     let p = provider();
     let mut tls = rustls::ClientConfig::builder_with_details(p.clone(), Arc::new(FixedTime))
         .with_protocol_versions(&[&rustls::version::TLS13])
         .expect("ring supports TLS 1.3")
         .dangerous()
-        .with_custom_certificate_verifier(Arc::new(TrustTheSimServer(p)))
+        // Trusts the simulated server's certificate as it is (no one can impersonate it)
+        // and checks the handshake signature, as a real client would compute it.
+        .with_custom_certificate_verifier(Arc::new(AnyCertProvenKey::offering(p, &[SignatureScheme::ED25519])))
         .with_no_client_auth();
     // Every connection is a first one: no session resumption across flows or runs.
     tls.resumption = rustls::client::Resumption::disabled();
