@@ -226,3 +226,69 @@ fn a_bad_transport_is_an_error_naming_the_field_and_the_choices() {
     let e = parse("knob.toml", &knob).unwrap_err().to_string();
     assert!(e.contains("pacing") && e.contains("quic"), "{e:?}");
 }
+
+/// Not a check: prints both backgrounds' runs side by side for one foreground phase
+/// (`QUIC_TRACE_PHASE_MS`, default 0), 100 ms bins from 9 s to the foreground's end
+/// (docs/quic.md, "Why QUIC LEDBAT++ yields more"). Run with `--ignored --nocapture`.
+#[test]
+#[ignore = "a tracing aid, prints only"]
+fn trace_tcp_and_quic_ledbat_plus_plus_beside_cubic() {
+    let ms: u64 = std::env::var("QUIC_TRACE_PHASE_MS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let runs: Vec<RunRecord> = ["tcp", "quic"]
+        .iter()
+        .map(|t| {
+            let text = ong_baseline("ledbat-plus-plus", t)
+                .replace("start = \"10s\"", &format!("start = \"{}ms\"", 10_000 + ms));
+            run(&text, 1)
+        })
+        .collect();
+    for (t, r) in ["tcp", "quic"].iter().zip(&runs) {
+        let (bg, fg) = (flow(r, "bg"), flow(r, "fg"));
+        eprintln!(
+            "{t}: share {:.3}, fg FTT {:.3} s, fg retrans {}, bg retrans {}, bg loss reductions {}, bg timeouts {}, bg RTT p50 {:?} p95 {:?}",
+            bg_share(r),
+            fg.completion_time_s.unwrap_or(f64::NAN),
+            fg.retransmits,
+            bg.retransmits,
+            bg.fast_recoveries,
+            bg.timeouts,
+            bg.rtt_ms.p50,
+            bg.rtt_ms.p95
+        );
+    }
+    let s: Vec<_> = runs
+        .iter()
+        .map(|r| r.metrics.series.as_ref().unwrap())
+        .collect();
+    let col = |s: &scavenger_sim::result::Series, name: &str, i: usize| {
+        s.flow_trace[0]
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(f64::NAN, |(_, v)| v[i])
+    };
+    eprintln!("   t | tcp: bg Mb/s fg Mb/s bg cwnd fg cwnd queue qdelay phase | quic: bg Mb/s fg Mb/s bg cwnd fg cwnd queue");
+    for i in 0..s[0].time_s.len() {
+        let t = s[0].time_s[i];
+        if !(9.0..=15.0).contains(&t) {
+            continue;
+        }
+        eprintln!(
+            "{t:5.1} | {:6.2} {:6.2} {:7} {:7} {:4} {:6.1} {:3.0} | {:6.2} {:6.2} {:7} {:7} {:4}",
+            s[0].flow_goodput_bps[0][i] / 1e6,
+            s[0].flow_goodput_bps[1][i] / 1e6,
+            s[0].flow_cwnd_bytes[0][i],
+            s[0].flow_cwnd_bytes[1][i],
+            s[0].queue_pkts[i],
+            col(s[0], "queuing_delay_ms", i),
+            col(s[0], "phase", i),
+            s[1].flow_goodput_bps[0][i] / 1e6,
+            s[1].flow_goodput_bps[1][i] / 1e6,
+            s[1].flow_cwnd_bytes[0][i],
+            s[1].flow_cwnd_bytes[1][i],
+            s[1].queue_pkts[i],
+        );
+    }
+}
