@@ -228,7 +228,8 @@ fn a_bad_transport_is_an_error_naming_the_field_and_the_choices() {
 }
 
 /// Not a check: prints both backgrounds' runs side by side for one foreground phase
-/// (`QUIC_TRACE_PHASE_MS`, default 0), 100 ms bins from 9 s to the foreground's end
+/// (`QUIC_TRACE_PHASE_MS`, default 0), 100 ms bins from `QUIC_TRACE_FROM_S` (9) to
+/// `QUIC_TRACE_TO_S` (15)
 /// (docs/quic.md, "Why QUIC LEDBAT++ yields more"). Run with `--ignored --nocapture`.
 #[test]
 #[ignore = "a tracing aid, prints only"]
@@ -272,7 +273,8 @@ fn trace_tcp_and_quic_ledbat_plus_plus_beside_cubic() {
     eprintln!("   t | tcp: bg Mb/s fg Mb/s bg cwnd fg cwnd queue qdelay phase | quic: bg Mb/s fg Mb/s bg cwnd fg cwnd queue");
     for i in 0..s[0].time_s.len() {
         let t = s[0].time_s[i];
-        if !(9.0..=15.0).contains(&t) {
+        let env = |k: &str, d: f64| std::env::var(k).ok().and_then(|s| s.parse().ok()).unwrap_or(d);
+        if !(env("QUIC_TRACE_FROM_S", 9.0)..=env("QUIC_TRACE_TO_S", 15.0)).contains(&t) {
             continue;
         }
         eprintln!(
