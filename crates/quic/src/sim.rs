@@ -113,7 +113,7 @@ fn provider() -> Arc<CryptoProvider> {
     Arc::new(p)
 }
 
-const SERVER_NAME: &str = "scavenger-sim-server";
+pub(crate) const SERVER_NAME: &str = "scavenger-sim-server";
 
 /// The simulated server's Ed25519 key (PKCS#8, `openssl genpkey -algorithm ed25519`).
 /// A key of the simulator's own, never used outside it: fixed so that the certificate is
@@ -150,7 +150,7 @@ fn sim_certificate() -> CertificateDer<'static> {
     }
 }
 
-fn tls_client() -> QuicClientConfig {
+pub(crate) fn tls_client() -> QuicClientConfig {
     let p = provider();
     let mut tls = rustls::ClientConfig::builder_with_details(p.clone(), Arc::new(FixedTime))
         .with_protocol_versions(&[&rustls::version::TLS13])
@@ -165,7 +165,7 @@ fn tls_client() -> QuicClientConfig {
     QuicClientConfig::try_from(tls).expect("TLS 1.3 with an AES-128-GCM suite")
 }
 
-fn tls_server() -> QuicServerConfig {
+pub(crate) fn tls_server() -> QuicServerConfig {
     let cert = identity();
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(SIM_SERVER_KEY.to_vec()));
     let mut tls = rustls::ServerConfig::builder_with_details(provider(), Arc::new(FixedTime))
@@ -189,15 +189,16 @@ fn seed_bytes(rng: &mut Rng) -> [u8; 32] {
 
 /// Transport settings both ends share: the MTU fixed at the path's, no idle timeout (a
 /// flow that waits out a long outage is not closed), the scenario's receive window.
-fn transport(cfg: &QuicSimConfig) -> TransportConfig {
+/// The testbed's endpoints (`udp`) use the same.
+pub(crate) fn transport(max_udp_payload: u16, receive_window: u64) -> TransportConfig {
     let mut t = TransportConfig::default();
-    t.initial_mtu(cfg.max_udp_payload)
-        .min_mtu(cfg.max_udp_payload)
+    t.initial_mtu(max_udp_payload)
+        .min_mtu(max_udp_payload)
         .mtu_discovery_config(None)
         .max_idle_timeout(None)
         .enable_segmentation_offload(false)
         .ack_frequency_config(Some(ack_frequency::prompt_acks()));
-    let rwnd = VarInt::from_u64(cfg.receive_window).unwrap_or(VarInt::MAX);
+    let rwnd = VarInt::from_u64(receive_window).unwrap_or(VarInt::MAX);
     t.stream_receive_window(rwnd).receive_window(rwnd);
     t
 }
@@ -247,14 +248,14 @@ impl QuicPair {
             Rng::derive(init.seed, 0x5155_0000 + flow).next_u64(),
         ));
         let stats = factory.stats();
-        let mut client_transport = transport(cfg);
+        let mut client_transport = transport(cfg.max_udp_payload, cfg.receive_window);
         client_transport.congestion_controller_factory(factory);
         let mut client_cfg = ClientConfig::new(Arc::new(tls_client()));
         client_cfg.transport_config(Arc::new(client_transport));
 
         let mut server_cfg = ServerConfig::with_crypto(Arc::new(tls_server()));
         server_cfg
-            .transport_config(Arc::new(transport(cfg)))
+            .transport_config(Arc::new(transport(cfg.max_udp_payload, cfg.receive_window)))
             .time_source(Arc::new(FixedTime));
         let server_config = Arc::new(server_cfg);
 

@@ -58,6 +58,9 @@ pub enum FlowError {
     Socket(#[source] std::io::Error),
     #[error("receiver thread panicked")]
     ReceiverPanicked,
+    /// A QUIC flow's end (crate::quic) failed: binding, connecting or the connection.
+    #[error("flow {flow}: QUIC: {message}")]
+    Quic { flow: String, message: String },
     /// The thread could not start or enter the host's namespace.
     #[error(transparent)]
     Testbed(#[from] TestbedError),
