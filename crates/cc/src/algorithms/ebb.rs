@@ -35,7 +35,11 @@
 //! - with `own_rate`, Ebb's own queue is its window above `A·base` (`A` the recent
 //!   delivery rate, whatever the window), and only a queue beyond it is cut by
 //!   `(target/q)²` (docs/ebb.md#foreign); with `pace_cap`, pacing is at most
-//!   `max(C, cwnd/base)` (docs/ebb.md#pacing).
+//!   `max(C, cwnd/base)` (docs/ebb.md#pacing); with `ack_pair_gap`, at least one segment
+//!   per 20 ms, so that the receiver ACKs every second one at once
+//!   (docs/deviations/ebb.md#ebb-ack-pair).
+//! - with `held_prev`, a round enters the capacity filter only when the round before it
+//!   also started at the BDP (docs/deviations/ebb.md#ebb-held-prev).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
@@ -173,6 +177,25 @@ static PARAMS: &[ParamSpec] = &[
         source: "docs/ebb.md#foreign",
     },
     ParamSpec {
+        name: "held_prev",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(true),
+        unit: "",
+        doc: "a round's delivery rate counts towards the bottleneck-rate estimate only when this round and the one before it started at the estimated BDP (the round's ACKs are for the previous round's packets)",
+        source: "docs/ebb.md#capacity",
+    },
+    ParamSpec {
+        name: "ack_pair_gap",
+        kind: ParamKind::Duration {
+            min: Dur::ZERO,
+            max: Dur::from_secs(1),
+        },
+        default: ParamValue::Dur(Dur::from_millis(20)),
+        unit: "ms",
+        doc: "pacing never spaces two segments further apart than this (at most at the remembered rate), so that the receiver ACKs every second one at once instead of after its delayed-ACK timer; 0 = off",
+        source: "docs/ebb.md#ack-pair (Linux TCP_DELACK_MIN = 40 ms; tcp_min_tso_segs = 2)",
+    },
+    ParamSpec {
         name: "pace_cap",
         kind: ParamKind::Bool,
         default: ParamValue::Bool(true),
@@ -216,6 +239,12 @@ pub struct EbbConfig {
     pub own_rate: bool,
     /// Pacing capped at max(C, cwnd/base) (docs/ebb.md#pacing): true.
     pub pace_cap: bool,
+    /// Largest pacing gap between two segments (docs/ebb.md#ack-pair): 20 ms, half the
+    /// Linux receiver's smallest delayed-ACK timeout; zero: off.
+    pub ack_pair_gap: Dur,
+    /// The capacity filter takes a round only when it and the round before it started
+    /// at the estimated BDP (docs/ebb.md#capacity): true.
+    pub held_prev: bool,
 }
 
 impl Default for EbbConfig {
@@ -235,6 +264,8 @@ impl Default for EbbConfig {
             jitter_gain: 0.0,
             own_rate: true,
             pace_cap: true,
+            ack_pair_gap: Dur::from_millis(20),
+            held_prev: true,
         }
     }
 }
@@ -258,6 +289,8 @@ impl TryFrom<&ParamSet> for EbbConfig {
             jitter_gain: r.f64("jitter_gain")?,
             own_rate: r.bool("own_rate")?,
             pace_cap: r.bool("pace_cap")?,
+            ack_pair_gap: r.dur("ack_pair_gap")?,
+            held_prev: r.bool("held_prev")?,
         })
     }
 }
@@ -330,6 +363,8 @@ pub struct Ebb {
     saved_cwnd: u64,
     /// The window at the start of the round (held-at-BDP test).
     round_start_cwnd: u64,
+    /// The window at the start of the round before (held-at-BDP test with held_prev).
+    prev_start_cwnd: u64,
 }
 
 impl Ebb {
@@ -355,6 +390,7 @@ impl Ebb {
             avail_ring: Vec::new(),
             hold: false,
             round_start_cwnd: init.initial_cwnd,
+            prev_start_cwnd: init.initial_cwnd,
             slowdown_left: 0,
             until_slowdown: 0,
             saved_cwnd: 0,
@@ -425,7 +461,18 @@ impl Ebb {
         // Capacity memory: a round counts towards the filter only when the flow held at
         // least ~its BDP, i.e. tried to use the whole link (docs/deviations/ebb.md#ebb-capacity-memory).
         let bdp = self.bdp();
-        if self.round_max_bw > Rate::ZERO && (bdp == 0 || self.round_start_cwnd * 10 >= bdp * 9) {
+        // With held_prev, the round before must have started at the BDP too: a round's
+        // ACKs are for the packets the round before sent, so the round right after a
+        // jump to the BDP (refill, restore after a slowdown) still delivers at the old
+        // window's rate. Counted, every refill beside a foreground put a near-zero sample
+        // in the filter, and ten of them forgot the link (base:long-newreno traced:
+        // C 19.3 → 6.4 Mbit/s, ramp-up 43 RTTs; docs/deviations/ebb.md#ebb-held-prev).
+        let held = |w: u64| w * 10 >= bdp * 9;
+        let prev_held = !self.cfg.held_prev || held(self.prev_start_cwnd);
+        self.prev_start_cwnd = self.round_start_cwnd;
+        if self.round_max_bw > Rate::ZERO
+            && (bdp == 0 || (held(self.round_start_cwnd) && prev_held))
+        {
             self.bw_ring.push(self.round_max_bw);
             if self.bw_ring.len() > self.cfg.bw_rounds {
                 self.bw_ring.remove(0);
@@ -593,6 +640,7 @@ impl Ebb {
         self.round_samples = 0;
         self.round_max_bw = Rate::ZERO;
         self.round_end = ack.snd_nxt;
+        self.prev_start_cwnd = self.round_start_cwnd;
         self.round_start_cwnd = self.cwnd;
         true
     }
@@ -721,6 +769,19 @@ impl CongestionControl for Ebb {
             // long paths (docs/ebb.md#pacing).
             let cap = (self.capacity.bps() as f64).max(self.cwnd as f64 * 8.0 / base.secs_f64());
             bps = bps.min(cap);
+        }
+        if self.cfg.ack_pair_gap > Dur::ZERO {
+            // Two segments within ack_pair_gap (docs/deviations/ebb.md#ebb-ack-pair): at a
+            // window of a few segments on a long path, cwnd/base spaces them beyond the
+            // receiver's delayed-ACK timeout (40 ms), every segment is ACKed late, every
+            // RTT sample of the round carries the timer, and Ebb at the floor reads it as
+            // a queue for ever (rtt600 traced: three of four flows at 2 segments for 40 s). Linux
+            // sends at least two segments per burst (tcp_min_tso_segs) for the same reason.
+            let mut floor = self.mss as f64 * 8.0 / self.cfg.ack_pair_gap.secs_f64();
+            if self.capacity > Rate::ZERO {
+                floor = floor.min(self.capacity.bps() as f64);
+            }
+            bps = bps.max(floor);
         }
         Some(Rate::from_bps(bps.max(1.0) as u64))
     }
@@ -1094,5 +1155,61 @@ mod tests {
         let mut e = ebb(90, 16);
         e.cfg.pace_cap = false;
         assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(18)));
+    }
+
+    #[test]
+    fn pacing_sends_two_segments_within_the_ack_pair_gap() {
+        // 2 segments of 1000 B at base 600 ms: 1.25 · 2 000 · 8 / 0.6 = 33 333 bit/s, one
+        // segment every 240 ms, each ACKed after the receiver's 40 ms delayed-ACK timer.
+        // The floor: one segment per ack_pair_gap = 20 ms, 1 000 · 8 / 0.02 = 400 kbit/s.
+        let mut e = ebb(2, 16);
+        e.base = Some(Dur::from_millis(600));
+        assert_eq!(e.pacing_rate(), Some(Rate::from_bps(400_000)));
+        // Never above the remembered rate: C = 0.2 Mbit/s paces at 200 kbit/s.
+        e.capacity = Rate::from_bps(200_000);
+        assert_eq!(e.pacing_rate(), Some(Rate::from_bps(200_000)));
+        // Off: cwnd/base with the gain.
+        e.capacity = Rate::from_mbps(16);
+        e.cfg.ack_pair_gap = Dur::ZERO;
+        assert_eq!(e.pacing_rate(), Some(Rate::from_bps(33_333)));
+        // A window whose own rate is above the floor is unchanged (40 segments at 50 ms:
+        // 8 Mbit/s).
+        let e = ebb(40, 16);
+        assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(8)));
+    }
+
+    #[test]
+    fn the_round_after_a_jump_to_the_bdp_does_not_age_the_capacity() {
+        // C = 16 Mbit/s (bdp 100 segments), at the floor. Round 1 (q = 0.5 ms) refills to
+        // 100 segments; round 2 started at the bdp but ACKs the floor's packets (1 Mbit/s):
+        // not in the filter. Round 3 (the round before it also at the bdp) is: 15 Mbit/s.
+        let rated = |una: u64, mbps: u64| AckSample {
+            rate: Some(RateSample {
+                rate: Rate::from_mbps(mbps),
+                interval: Dur::from_millis(50),
+                delivered: 6250,
+                app_limited: false,
+            }),
+            ..ack(una, 50_500)
+        };
+        let mut e = ebb(2, 16);
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        e.prev_start_cwnd = e.cwnd;
+        round(&mut e, &[50_500]);
+        assert_eq!((e.cwnd(), e.phase), (100_000, Phase::Refill));
+        let end = e.round_end;
+        e.on_ack(Time::ZERO, &rated(end, 1));
+        assert_eq!(e.bw_ring, vec![Rate::from_mbps(16)]);
+        let end = e.round_end;
+        e.on_ack(Time::ZERO, &rated(end, 15));
+        assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(15)]);
+        // Without held_prev the first round after the jump counts.
+        let mut e = ebb(2, 16);
+        e.cfg.held_prev = false;
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        round(&mut e, &[50_500]);
+        let end = e.round_end;
+        e.on_ack(Time::ZERO, &rated(end, 1));
+        assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(1)]);
     }
 }
