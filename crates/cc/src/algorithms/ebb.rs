@@ -29,14 +29,15 @@
 //!   for that round and the held one after it, so the jump fills the pipe without a burst.
 //!   With `refill_guard`, only when every sample of the round is within `target` (a
 //!   foreground's slow-start bursts leave gaps in which the minimum reads empty).
-//! - otherwise `cwnd ← cwnd + 1 segment` (probe, so that `C` can grow); with `probe_up`,
+//! - otherwise `cwnd ← cwnd + 1 segment`, or `C·probe_queue` if less (probe, so that `C`
+//!   can grow; docs/deviations/ebb.md#ebb-probe-queue); with `probe_up`,
 //!   1, 2, 4, ... segments per clean round at or above the remembered BDP (BBRv2's
 //!   ProbeBW_UP slope; docs/ebb.md#probe).
 //! - with `own_rate`, Ebb's own queue is its window above `A·base` (`A` the recent
 //!   delivery rate, whatever the window), and only a queue beyond it is cut by
 //!   `(target/q)²` (docs/ebb.md#foreign); with `pace_cap`, pacing is at most
 //!   `max(C, cwnd/base)` (docs/ebb.md#pacing); with `ack_pair_gap`, at least one segment
-//!   per 20 ms, so that the receiver ACKs every second one at once
+//!   per 10 ms, so that the receiver ACKs every second one at once
 //!   (docs/deviations/ebb.md#ebb-ack-pair).
 //! - with `held_prev`, a round enters the capacity filter only when the round before it
 //!   also started at the BDP (docs/deviations/ebb.md#ebb-held-prev).
@@ -177,6 +178,25 @@ static PARAMS: &[ParamSpec] = &[
         source: "docs/ebb.md#foreign",
     },
     ParamSpec {
+        name: "drain_bytes",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(true),
+        unit: "",
+        doc: "Ebb's own queue (up to 2·target, or explained by its window) is drained by removing (q − target/2) · C bytes, not by the factor (base + target/2)/(base + q)",
+        source: "docs/deviations/ebb.md#ebb-drain-bytes",
+    },
+    ParamSpec {
+        name: "probe_queue",
+        kind: ParamKind::Duration {
+            min: Dur::ZERO,
+            max: Dur::from_secs(1),
+        },
+        default: ParamValue::Dur(Dur::from_millis(1)),
+        unit: "ms",
+        doc: "the additive probe adds at most this much queueing delay per round at the remembered rate (C · probe_queue bytes, between 1/8 and 1 segment); 0 = one segment",
+        source: "docs/deviations/ebb.md#ebb-probe-queue",
+    },
+    ParamSpec {
         name: "held_prev",
         kind: ParamKind::Bool,
         default: ParamValue::Bool(true),
@@ -190,7 +210,7 @@ static PARAMS: &[ParamSpec] = &[
             min: Dur::ZERO,
             max: Dur::from_secs(1),
         },
-        default: ParamValue::Dur(Dur::from_millis(20)),
+        default: ParamValue::Dur(Dur::from_millis(10)),
         unit: "ms",
         doc: "pacing never spaces two segments further apart than this (at most at the remembered rate), so that the receiver ACKs every second one at once instead of after its delayed-ACK timer; 0 = off",
         source: "docs/ebb.md#ack-pair (Linux TCP_DELACK_MIN = 40 ms; tcp_min_tso_segs = 2)",
@@ -239,12 +259,17 @@ pub struct EbbConfig {
     pub own_rate: bool,
     /// Pacing capped at max(C, cwnd/base) (docs/ebb.md#pacing): true.
     pub pace_cap: bool,
-    /// Largest pacing gap between two segments (docs/ebb.md#ack-pair): 20 ms, half the
-    /// Linux receiver's smallest delayed-ACK timeout; zero: off.
+    /// Largest pacing gap between two segments (docs/deviations/ebb.md#ebb-ack-pair):
+    /// 10 ms, a quarter of the Linux receiver's smallest delayed-ACK timeout; zero: off.
     pub ack_pair_gap: Dur,
     /// The capacity filter takes a round only when it and the round before it started
     /// at the estimated BDP (docs/ebb.md#capacity): true.
     pub held_prev: bool,
+    /// The additive probe adds at most this much queue per round at the remembered rate
+    /// (docs/deviations/ebb.md#ebb-probe-queue): 1 ms; zero: one segment.
+    pub probe_queue: Dur,
+    /// Drain Ebb's own queue by (q − target/2)·C bytes (docs/deviations/ebb.md#ebb-drain-bytes): true.
+    pub drain_bytes: bool,
 }
 
 impl Default for EbbConfig {
@@ -264,8 +289,10 @@ impl Default for EbbConfig {
             jitter_gain: 0.0,
             own_rate: true,
             pace_cap: true,
-            ack_pair_gap: Dur::from_millis(20),
+            ack_pair_gap: Dur::from_millis(10),
             held_prev: true,
+            probe_queue: Dur::from_millis(1),
+            drain_bytes: true,
         }
     }
 }
@@ -291,6 +318,8 @@ impl TryFrom<&ParamSet> for EbbConfig {
             pace_cap: r.bool("pace_cap")?,
             ack_pair_gap: r.dur("ack_pair_gap")?,
             held_prev: r.bool("held_prev")?,
+            probe_queue: r.dur("probe_queue")?,
+            drain_bytes: r.bool("drain_bytes")?,
         })
     }
 }
@@ -549,12 +578,25 @@ impl Ebb {
             // With own_rate, a queue above 2·target that Ebb's own window explains
             // (beside a constant-rate stream, after a refill) is drained, not cut.
             let own = self.cfg.own_rate && q <= self.own_queue() + self.cfg.foreign + self.jitter();
-            let k = if qn <= 2.0 * t || own {
-                (b + t / 2.0) / (b + qn)
+            if (qn <= 2.0 * t || own) && self.cfg.drain_bytes && self.capacity > Rate::ZERO {
+                // Drain by bytes (docs/deviations/ebb.md#ebb-drain-bytes): remove the
+                // queue above target/2 at the remembered rate, as if it were all Ebb's.
+                // Alone it is the proportional rule's result; beside another flow it
+                // is deeper (after a refill beside a NewReno foreground that had just
+                // halved, the proportional rule kept Ebb at 0.67 of its window for two
+                // more rounds on a full buffer: rtt10 traced, slowdown 1.31).
+                let excess = self
+                    .capacity
+                    .bytes_in(q.saturating_sub(self.cfg.target / 2));
+                self.cwnd = self.cwnd.saturating_sub(excess).max(self.floor());
             } else {
-                self.cfg.md.min((t / qn) * (t / qn))
-            };
-            self.cwnd = self.scale(self.cwnd, k);
+                let k = if qn <= 2.0 * t || own {
+                    (b + t / 2.0) / (b + qn)
+                } else {
+                    self.cfg.md.min((t / qn) * (t / qn))
+                };
+                self.cwnd = self.scale(self.cwnd, k);
+            }
             self.hold = true;
             self.phase = Phase::Yield;
         } else if q <= self.refill_threshold()
@@ -586,11 +628,23 @@ impl Ebb {
                 self.cwnd += add;
                 self.probe_step = step.saturating_mul(2);
             } else {
-                self.cwnd += self.mss;
+                self.cwnd += self.probe_step_bytes();
             }
             self.phase = Phase::Probe;
         }
         self.round_start_cwnd = self.cwnd;
+    }
+
+    /// The additive probe step (docs/deviations/ebb.md#ebb-probe-queue): one segment, or
+    /// what adds probe_queue of queue at the remembered rate if that is less (slow
+    /// links, where a segment is more than target: 6 ms at 2 Mbit/s), at least 1/8 of a
+    /// segment so that an underestimated rate cannot stall the probe.
+    fn probe_step_bytes(&self) -> u64 {
+        if self.cfg.probe_queue == Dur::ZERO || self.capacity == Rate::ZERO {
+            return self.mss;
+        }
+        let q = self.capacity.bytes_in(self.cfg.probe_queue);
+        q.clamp((self.mss / 8).max(1), self.mss)
     }
 
     /// The RTT jitter allowance: jitter_gain · mean |difference of consecutive samples|
@@ -1123,7 +1177,13 @@ mod tests {
         e.avail_ring = vec![Rate::from_mbps(8)];
         assert_eq!(e.own_queue(), Dur::from_millis(10));
         // A round at q = 11 ms (> 2·target, within own + foreign): drained to target/2,
-        // k = (50 + 2)/(50 + 11), not cut by (4/11)².
+        // not cut by (4/11)²: by bytes, (11 − 2) ms · 2 MB/s = 18 000 bytes removed.
+        round(&mut e, &[61_000]);
+        assert_eq!(e.cwnd(), 52_000);
+        // Proportionally (drain_bytes = false): k = (50 + 2)/(50 + 11).
+        let mut e = ebb(70, 16);
+        e.cfg.drain_bytes = false;
+        e.avail_ring = vec![Rate::from_mbps(8)];
         round(&mut e, &[61_000]);
         assert_eq!(e.cwnd(), 70 * MSS * 52 / 61);
         // The same queue with the whole link as the recent rate (own = 0): foreign, cut
@@ -1161,10 +1221,10 @@ mod tests {
     fn pacing_sends_two_segments_within_the_ack_pair_gap() {
         // 2 segments of 1000 B at base 600 ms: 1.25 · 2 000 · 8 / 0.6 = 33 333 bit/s, one
         // segment every 240 ms, each ACKed after the receiver's 40 ms delayed-ACK timer.
-        // The floor: one segment per ack_pair_gap = 20 ms, 1 000 · 8 / 0.02 = 400 kbit/s.
+        // The floor: one segment per ack_pair_gap = 10 ms, 1 000 · 8 / 0.01 = 800 kbit/s.
         let mut e = ebb(2, 16);
         e.base = Some(Dur::from_millis(600));
-        assert_eq!(e.pacing_rate(), Some(Rate::from_bps(400_000)));
+        assert_eq!(e.pacing_rate(), Some(Rate::from_bps(800_000)));
         // Never above the remembered rate: C = 0.2 Mbit/s paces at 200 kbit/s.
         e.capacity = Rate::from_bps(200_000);
         assert_eq!(e.pacing_rate(), Some(Rate::from_bps(200_000)));
@@ -1211,5 +1271,49 @@ mod tests {
         let end = e.round_end;
         e.on_ack(Time::ZERO, &rated(end, 1));
         assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(1)]);
+    }
+
+    #[test]
+    fn the_probe_adds_at_most_probe_queue_of_queue_per_round() {
+        // C = 2 Mbit/s, base 50 ms: bdp 12 500 B; a window of 20 segments at q = 2 ms
+        // (above refill, below target) probes by C · 1 ms = 250 bytes, not a segment
+        // (a segment is 4 ms of queue at 2 Mbit/s).
+        let mut e = ebb(20, 2);
+        round(&mut e, &[52_000]);
+        assert_eq!((e.cwnd(), e.phase), (20_250, Phase::Probe));
+        // At 16 Mbit/s, 1 ms is 2 000 bytes: one segment.
+        let mut e = ebb(120, 16);
+        round(&mut e, &[52_000]);
+        assert_eq!(e.cwnd(), 121 * MSS);
+        // At 0.5 Mbit/s, 62 bytes is below 1/8 segment: 125 bytes.
+        let mut e = ebb(20, 0);
+        e.capacity = Rate::from_bps(500_000);
+        round(&mut e, &[52_000]);
+        assert_eq!(e.cwnd(), 20_125);
+        // probe_queue = 0: one segment.
+        let mut e = ebb(20, 2);
+        e.cfg.probe_queue = Dur::ZERO;
+        round(&mut e, &[52_000]);
+        assert_eq!(e.cwnd(), 21 * MSS);
+    }
+
+    #[test]
+    fn an_own_queue_is_drained_by_its_bytes_at_the_remembered_rate() {
+        // C = 16 Mbit/s (2 MB/s), base 50 ms, 104 segments, q = 6 ms (≤ 2·target): remove
+        // (6 − 2) ms · 2 MB/s = 8 000 bytes → 96 000 (alone: the queue left is target/2).
+        let mut e = ebb(104, 16);
+        e.avail_ring = vec![Rate::from_mbps(16)];
+        round(&mut e, &[56_000, 57_000]);
+        assert_eq!((e.cwnd(), e.phase), (96_000, Phase::Yield));
+        // A queue larger than the window: to the floor.
+        let mut e = ebb(5, 16);
+        e.cfg.foreign = Dur::ZERO;
+        e.avail_ring = vec![Rate::ZERO];
+        round(&mut e, &[57_000]);
+        assert_eq!(e.cwnd(), 2 * MSS);
+        // No remembered rate: the proportional rule, (50 + 2)/(50 + 6).
+        let mut e = ebb(104, 0);
+        round(&mut e, &[56_000]);
+        assert_eq!(e.cwnd(), 104 * MSS * 52 / 56);
     }
 }
