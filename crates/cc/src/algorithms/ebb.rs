@@ -587,7 +587,7 @@ impl Ebb {
                 // more rounds on a full buffer: rtt10 traced, slowdown 1.31).
                 let excess = self
                     .capacity
-                    .bytes_in(q.saturating_sub(self.cfg.target / 2));
+                    .bytes_in(Dur(q.nanos().saturating_sub(self.cfg.target.nanos() / 2)));
                 self.cwnd = self.cwnd.saturating_sub(excess).max(self.floor());
             } else {
                 let k = if qn <= 2.0 * t || own {
