@@ -37,7 +37,7 @@
 //!   delivery rate, whatever the window), and only a queue beyond it is cut by
 //!   `(target/q)²` (docs/ebb.md#foreign); with `pace_cap`, pacing is at most
 //!   `max(C, cwnd/base)` (docs/ebb.md#pacing); with `ack_pair_gap`, at least one segment
-//!   per 10 ms, so that the receiver ACKs every second one at once
+//!   per 20 ms, so that the receiver ACKs every second one at once
 //!   (docs/deviations/ebb.md#ebb-ack-pair).
 //! - with `held_prev`, a round enters the capacity filter only when the round before it
 //!   also started at the BDP (docs/deviations/ebb.md#ebb-held-prev).
@@ -180,7 +180,7 @@ static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "drain_bytes",
         kind: ParamKind::Bool,
-        default: ParamValue::Bool(true),
+        default: ParamValue::Bool(false),
         unit: "",
         doc: "Ebb's own queue (up to 2·target, or explained by its window) is drained by removing (q − target/2) · C bytes, not by the factor (base + target/2)/(base + q)",
         source: "docs/deviations/ebb.md#ebb-drain-bytes",
@@ -191,7 +191,7 @@ static PARAMS: &[ParamSpec] = &[
             min: Dur::ZERO,
             max: Dur::from_secs(1),
         },
-        default: ParamValue::Dur(Dur::from_millis(1)),
+        default: ParamValue::Dur(Dur::ZERO),
         unit: "ms",
         doc: "the additive probe adds at most this much queueing delay per round at the remembered rate (C · probe_queue bytes, between 1/8 and 1 segment); 0 = one segment",
         source: "docs/deviations/ebb.md#ebb-probe-queue",
@@ -199,7 +199,7 @@ static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "held_prev",
         kind: ParamKind::Bool,
-        default: ParamValue::Bool(true),
+        default: ParamValue::Bool(false),
         unit: "",
         doc: "a round's delivery rate counts towards the bottleneck-rate estimate only when this round and the one before it started at the estimated BDP (the round's ACKs are for the previous round's packets)",
         source: "docs/ebb.md#capacity",
@@ -210,7 +210,7 @@ static PARAMS: &[ParamSpec] = &[
             min: Dur::ZERO,
             max: Dur::from_secs(1),
         },
-        default: ParamValue::Dur(Dur::from_millis(10)),
+        default: ParamValue::Dur(Dur::from_millis(20)),
         unit: "ms",
         doc: "pacing never spaces two segments further apart than this (at most at the remembered rate), so that the receiver ACKs every second one at once instead of after its delayed-ACK timer; 0 = off",
         source: "docs/ebb.md#ack-pair (Linux TCP_DELACK_MIN = 40 ms; tcp_min_tso_segs = 2)",
@@ -260,15 +260,18 @@ pub struct EbbConfig {
     /// Pacing capped at max(C, cwnd/base) (docs/ebb.md#pacing): true.
     pub pace_cap: bool,
     /// Largest pacing gap between two segments (docs/deviations/ebb.md#ebb-ack-pair):
-    /// 10 ms, a quarter of the Linux receiver's smallest delayed-ACK timeout; zero: off.
+    /// 20 ms, half the Linux receiver's smallest delayed-ACK timeout; zero: off.
     pub ack_pair_gap: Dur,
     /// The capacity filter takes a round only when it and the round before it started
-    /// at the estimated BDP (docs/ebb.md#capacity): true.
+    /// at the estimated BDP (docs/ebb.md#capacity): false (variant 18 of docs/ebb.md
+    /// lost goals with it).
     pub held_prev: bool,
     /// The additive probe adds at most this much queue per round at the remembered rate
-    /// (docs/deviations/ebb.md#ebb-probe-queue): 1 ms; zero: one segment.
+    /// (docs/deviations/ebb.md#ebb-probe-queue): zero, one segment (1 ms in variant 19
+    /// of docs/ebb.md broke the flows' fairness).
     pub probe_queue: Dur,
-    /// Drain Ebb's own queue by (q − target/2)·C bytes (docs/deviations/ebb.md#ebb-drain-bytes): true.
+    /// Drain Ebb's own queue by (q − target/2)·C bytes (docs/deviations/ebb.md#ebb-drain-bytes):
+    /// false (variant 19 of docs/ebb.md broke the flows' fairness).
     pub drain_bytes: bool,
 }
 
@@ -289,10 +292,10 @@ impl Default for EbbConfig {
             jitter_gain: 0.0,
             own_rate: true,
             pace_cap: true,
-            ack_pair_gap: Dur::from_millis(10),
-            held_prev: true,
-            probe_queue: Dur::from_millis(1),
-            drain_bytes: true,
+            ack_pair_gap: Dur::from_millis(20),
+            held_prev: false,
+            probe_queue: Dur::ZERO,
+            drain_bytes: false,
         }
     }
 }
@@ -1174,6 +1177,7 @@ mod tests {
         // (a stream holds the rest): own queue = (cwnd − 8 Mbit/s · 50 ms)/16 Mbit/s.
         // At 70 segments: (70 000 − 50 000) B / 2 MB/s = 10 ms.
         let mut e = ebb(70, 16);
+        e.cfg.drain_bytes = true;
         e.avail_ring = vec![Rate::from_mbps(8)];
         assert_eq!(e.own_queue(), Dur::from_millis(10));
         // A round at q = 11 ms (> 2·target, within own + foreign): drained to target/2,
@@ -1221,10 +1225,10 @@ mod tests {
     fn pacing_sends_two_segments_within_the_ack_pair_gap() {
         // 2 segments of 1000 B at base 600 ms: 1.25 · 2 000 · 8 / 0.6 = 33 333 bit/s, one
         // segment every 240 ms, each ACKed after the receiver's 40 ms delayed-ACK timer.
-        // The floor: one segment per ack_pair_gap = 10 ms, 1 000 · 8 / 0.01 = 800 kbit/s.
+        // The floor: one segment per ack_pair_gap = 20 ms, 1 000 · 8 / 0.02 = 400 kbit/s.
         let mut e = ebb(2, 16);
         e.base = Some(Dur::from_millis(600));
-        assert_eq!(e.pacing_rate(), Some(Rate::from_bps(800_000)));
+        assert_eq!(e.pacing_rate(), Some(Rate::from_bps(400_000)));
         // Never above the remembered rate: C = 0.2 Mbit/s paces at 200 kbit/s.
         e.capacity = Rate::from_bps(200_000);
         assert_eq!(e.pacing_rate(), Some(Rate::from_bps(200_000)));
@@ -1253,6 +1257,7 @@ mod tests {
             ..ack(una, 50_500)
         };
         let mut e = ebb(2, 16);
+        e.cfg.held_prev = true;
         e.bw_ring = vec![Rate::from_mbps(16)];
         e.prev_start_cwnd = e.cwnd;
         round(&mut e, &[50_500]);
@@ -1279,20 +1284,22 @@ mod tests {
         // (above refill, below target) probes by C · 1 ms = 250 bytes, not a segment
         // (a segment is 4 ms of queue at 2 Mbit/s).
         let mut e = ebb(20, 2);
+        e.cfg.probe_queue = Dur::from_millis(1);
         round(&mut e, &[52_000]);
         assert_eq!((e.cwnd(), e.phase), (20_250, Phase::Probe));
         // At 16 Mbit/s, 1 ms is 2 000 bytes: one segment.
         let mut e = ebb(120, 16);
+        e.cfg.probe_queue = Dur::from_millis(1);
         round(&mut e, &[52_000]);
         assert_eq!(e.cwnd(), 121 * MSS);
         // At 0.5 Mbit/s, 62 bytes is below 1/8 segment: 125 bytes.
         let mut e = ebb(20, 0);
+        e.cfg.probe_queue = Dur::from_millis(1);
         e.capacity = Rate::from_bps(500_000);
         round(&mut e, &[52_000]);
         assert_eq!(e.cwnd(), 20_125);
-        // probe_queue = 0: one segment.
+        // probe_queue = 0 (the default): one segment.
         let mut e = ebb(20, 2);
-        e.cfg.probe_queue = Dur::ZERO;
         round(&mut e, &[52_000]);
         assert_eq!(e.cwnd(), 21 * MSS);
     }
@@ -1302,17 +1309,20 @@ mod tests {
         // C = 16 Mbit/s (2 MB/s), base 50 ms, 104 segments, q = 6 ms (≤ 2·target): remove
         // (6 − 2) ms · 2 MB/s = 8 000 bytes → 96 000 (alone: the queue left is target/2).
         let mut e = ebb(104, 16);
+        e.cfg.drain_bytes = true;
         e.avail_ring = vec![Rate::from_mbps(16)];
         round(&mut e, &[56_000, 57_000]);
         assert_eq!((e.cwnd(), e.phase), (96_000, Phase::Yield));
         // A queue larger than the window: to the floor.
         let mut e = ebb(5, 16);
+        e.cfg.drain_bytes = true;
         e.cfg.foreign = Dur::ZERO;
         e.avail_ring = vec![Rate::ZERO];
         round(&mut e, &[57_000]);
         assert_eq!(e.cwnd(), 2 * MSS);
         // No remembered rate: the proportional rule, (50 + 2)/(50 + 6).
         let mut e = ebb(104, 0);
+        e.cfg.drain_bytes = true;
         round(&mut e, &[56_000]);
         assert_eq!(e.cwnd(), 104 * MSS * 52 / 56);
     }
