@@ -235,6 +235,14 @@ impl CongestionControl for ControlledFlow {
     fn pacing_rate(&self) -> Option<Rate> {
         self.cc.pacing_rate()
     }
+
+    fn paces_payload(&self) -> bool {
+        self.cc.paces_payload()
+    }
+
+    fn cong_control(&self) -> bool {
+        self.cc.cong_control()
+    }
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
         self.cc.trace(out);
         self.ctrl.trace(out);
