@@ -238,3 +238,42 @@ fn write_record(dir: &Path, r: &CensusRecord) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(a: &[&str]) -> Result<CensusArgs, String> {
+        let argv = ["scavenger", "census"].iter().chain(a.iter()).copied();
+        match crate::Cli::try_parse_from(argv)
+            .map_err(|e| e.to_string())?
+            .cmd
+        {
+            crate::Cmd::Census(c) => Ok(c),
+            _ => unreachable!("the census subcommand"),
+        }
+    }
+
+    #[test]
+    fn tls_trust_options_become_the_probe_config() {
+        let c = args(&["https://10.0.0.1/", "--insecure"]).unwrap();
+        assert_eq!(c.config().unwrap().trust, Some(Trust::Insecure));
+        let pin = "ab".repeat(32);
+        let c = args(&["https://10.0.0.1/", "--pin", &pin]).unwrap();
+        assert_eq!(
+            c.config().unwrap().trust,
+            Some(Trust::Pinned {
+                sha256: pin.clone()
+            })
+        );
+        let c = args(&["https://10.0.0.1/", "--pin", "xyz"]).unwrap();
+        assert!(c.config().unwrap_err().starts_with("pin = \"xyz\""));
+        assert!(args(&["https://10.0.0.1/", "--insecure", "--pin", &pin]).is_err());
+        // --tls is the evaluation's; URLs say https:// themselves.
+        let c = args(&["https://10.0.0.1/", "--tls"]).unwrap();
+        assert!(run_inner(&c)
+            .unwrap_err()
+            .contains("--tls is for --testbed"));
+    }
+}
