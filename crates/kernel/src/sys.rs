@@ -217,7 +217,7 @@ pub fn struct_ops_cc_name(fd: &impl AsRawFd, value_size: u32) -> Option<String> 
 
 /// True when `dir` is a bpffs mount.
 pub fn is_bpffs(dir: &Path) -> bool {
-    nix::sys::statfs::statfs(dir).is_ok_and(|st| st.filesystem_type().0 as i64 == BPF_FS_MAGIC)
+    nix::sys::statfs::statfs(dir).is_ok_and(|st| st.filesystem_type().0 == BPF_FS_MAGIC)
 }
 
 /// Mounts bpffs at `dir` unless it already is one.

@@ -26,7 +26,6 @@ impl StoreMeta {
 
 /// Records what the store in `dir` holds. A store of another study or sweep is refused
 /// unless `force` (its results would be mixed with ours and its report lost).
-
 pub fn write_meta(dir: &std::path::Path, meta: &StoreMeta, force: bool) -> Result<(), LabError> {
     let path = dir.join("store.json");
     if let Ok(text) = std::fs::read_to_string(&path) {
