@@ -253,7 +253,7 @@ fn a_bad_transport_is_an_error_naming_the_field_and_the_choices() {
 /// Not a check: prints both backgrounds' runs side by side for one foreground phase
 /// (`QUIC_TRACE_PHASE_MS`, default 0), 100 ms bins from `QUIC_TRACE_FROM_S` (9) to
 /// `QUIC_TRACE_TO_S` (15)
-/// (docs/quic.md, "Why QUIC LEDBAT++ yields more"). Run with `--ignored --nocapture`.
+/// (docs/quic.md, "Traced"). Run with `--ignored --nocapture`.
 #[test]
 #[ignore = "a tracing aid, prints only"]
 fn trace_tcp_and_quic_ledbat_plus_plus_beside_cubic() {
@@ -352,7 +352,9 @@ fn trace_the_acceptance_without_slowdowns() {
 /// foreground arrives, when HyStart ended the foreground's slow start and at what window,
 /// its first retransmission, and the reverse link's ACK load (packets, bytes per ACK) of
 /// each flow from the foreground's start to its slow-start exit. `QUIC_TRACE_BINS=1` also
-/// prints the 10 ms bins from the foreground's start to 1.5 s later.
+/// prints the 10 ms bins from the foreground's start to 1.5 s later; `QUIC_TRACE_SEEDS`
+/// (comma-separated, default 1) repeats it for each seed and ends with a tally (docs/quic.md,
+/// "Why the foreground overshoots less often beside QUIC").
 #[test]
 #[ignore = "a tracing aid, prints only"]
 fn trace_the_foregrounds_slow_start_beside_tcp_and_quic() {
