@@ -523,15 +523,21 @@ fn trace_the_foregrounds_slow_start_beside_tcp_and_quic() {
             }
             if bins {
                 eprintln!("      t | queue | bg cwnd  | fg cwnd  found dmin | bg Mb/s fg Mb/s");
-                for i in i0.saturating_sub(5)..(i0 + 150).min(s.time_s.len()) {
+                let dmin = tr("delay_min_ms");
+                for (i, t) in s
+                    .time_s
+                    .iter()
+                    .enumerate()
+                    .take(i0 + 150)
+                    .skip(i0.saturating_sub(5))
+                {
                     eprintln!(
-                        "  {:6.2} | {:5} | {:8} | {:8} {:3.0} {:5.1} | {:6.2} {:6.2}",
-                        s.time_s[i],
+                        "  {t:6.2} | {:5} | {:8} | {:8} {:3.0} {:5.1} | {:6.2} {:6.2}",
                         s.queue_pkts[i],
                         s.flow_cwnd_bytes[0][i],
                         s.flow_cwnd_bytes[1][i],
                         found[i],
-                        tr("delay_min_ms")[i],
+                        dmin[i],
                         s.flow_goodput_bps[0][i] / 1e6,
                         s.flow_goodput_bps[1][i] / 1e6,
                     );
@@ -548,4 +554,56 @@ fn trace_the_foregrounds_slow_start_beside_tcp_and_quic() {
             median(ftt)
         );
     }
+}
+
+/// `prompt_acks()` asks the receiver to ACK every second packet at once and to hold an odd
+/// one at most 1 ms. Where a full datagram takes longer than 1 ms to arrive (8 Mbit/s:
+/// 1.5 ms) the timer fires first and every packet is acknowledged; where it takes less
+/// (100 Mbit/s: 0.12 ms) every second one is (docs/quic.md, "ACK frequency").
+#[test]
+fn quic_acks_every_packet_below_12_mbit_s_and_every_second_one_above() {
+    use scavenger_sim::packet::Kind;
+    use scavenger_sim::tap::{PacketLog, TapPoint};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let acks_per_packet = |rate: &str| {
+        let text = format!(
+            r#"
+duration = "3s"
+[link]
+rate = "{rate}"
+reverse_rate = "{rate}"
+delay = "25ms"
+buffer = "100 packets"
+[[flow]]
+name = "q"
+algorithm = "cubic"
+transport = "quic"
+"#
+        );
+        let sc = parse("acks.toml", &text).unwrap_or_else(|e| panic!("{e}"));
+        let log = Rc::new(RefCell::new(PacketLog::default()));
+        let mut sim = scavenger_sim::Simulation::new(sc.to_sim(1));
+        sim.set_tap(Box::new(log.clone()));
+        sim.run();
+        // After the handshake and the first second, full-sized data only.
+        let (mut data, mut acks) = (0u32, 0u32);
+        for (t, at, p) in &log.borrow().entries {
+            if t.secs_f64() < 1.0 {
+                continue;
+            }
+            match (at, p.kind) {
+                (TapPoint::ReceiverIn, Kind::Data) => data += 1,
+                (TapPoint::ReceiverOut, Kind::Ack) => acks += 1,
+                _ => {}
+            }
+        }
+        assert!(data > 500, "{rate}: {data} datagrams");
+        acks as f64 / data as f64
+    };
+    let slow = acks_per_packet("8Mbit");
+    let fast = acks_per_packet("100Mbit");
+    eprintln!("ACKs per data datagram: 8 Mbit/s {slow:.3}, 100 Mbit/s {fast:.3}");
+    assert!((0.97..=1.05).contains(&slow), "8 Mbit/s: {slow}");
+    assert!((0.48..=0.55).contains(&fast), "100 Mbit/s: {fast}");
 }
