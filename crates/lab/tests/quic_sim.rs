@@ -72,10 +72,10 @@ fn bg_share(r: &RunRecord) -> f64 {
 /// background, whose delayed ACKs release its packets in pairs, that margin averages
 /// +0.3 ms and varies more; beside the paced QUIC background, whose receiver acknowledges
 /// every packet on this link, +1.4 ms. So the overshoot comes in about 1/3 of the runs
-/// beside TCP and 1/8 beside QUIC; and where LEDBAT++'s slowdown falls relative to the foreground shifts the share
-/// as well. Each run is a draw from a bimodal outcome; the comparison is of the two
-/// distributions, 48 runs each (docs/quic.md, "Why the foreground overshoots less often
-/// beside QUIC").
+/// beside TCP and 1/8 beside QUIC; and where LEDBAT++'s slowdown falls relative to the
+/// foreground shifts the share as well. Each run is a draw from a bimodal outcome; the
+/// comparison is of the two distributions, 48 runs each (docs/quic.md, "Why the
+/// foreground overshoots less often beside QUIC").
 const PHASES_MS: [u64; 16] = [
     0, 800, 1600, 2400, 3200, 4000, 4800, 5600, 6400, 7200, 8000, 8800, 9600, 10400, 11200, 12000,
 ];
