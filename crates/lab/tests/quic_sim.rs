@@ -468,6 +468,26 @@ fn trace_the_foregrounds_slow_start_beside_tcp_and_quic() {
             };
             let (r0, f0, h0, b0) = split(0);
             let (r10, f10, h10, b10) = split(10);
+            // The background's datagrams that entered the bottleneck between segment 0's
+            // and segment 10's departures (no access delay: leaving the host is entering
+            // the queue), and its ACKs that reached its sender then.
+            let t0 = when(TapPoint::SenderOut, Kind::Data, 0) / 1e3;
+            let t10 = when(TapPoint::SenderOut, Kind::Data, 10) / 1e3;
+            let (mut bg_in, mut bg_acks_in) = (0u32, 0u32);
+            for (now, at, p) in &log.entries {
+                let x = now.secs_f64();
+                if p.flow == 0 && x >= t0 && x < t10 {
+                    match (at, p.kind) {
+                        (TapPoint::SenderOut, Kind::Data) => bg_in += 1,
+                        (TapPoint::SenderIn, Kind::Ack) => bg_acks_in += 1,
+                        _ => {}
+                    }
+                }
+            }
+            eprintln!(
+                "{seed} {ms:5} {t:4}: between seg 0 and seg 10 leaving ({:.2} ms): bg datagrams in {bg_in}, bg ACKs back {bg_acks_in}",
+                (t10 - t0) * 1e3
+            );
             eprintln!(
                 "{seed} {ms:5} {t:4}: seg 0 rtt {r0:.2} ms (fwd {f0:.2}, hold {h0:.2}, back {b0:.2}); seg 10 rtt {r10:.2} (fwd {f10:.2}, hold {h10:.2}, back {b10:.2}); margin rtt10 - 9/8 rtt0 = {:+.2} ms",
                 r10 - 1.125 * r0
