@@ -154,7 +154,7 @@ static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "probe_up",
         kind: ParamKind::Bool,
-        default: ParamValue::Bool(false),
+        default: ParamValue::Bool(true),
         unit: "",
         doc: "with an empty queue at or above the remembered BDP, grow by 1, 2, 4, ... segments per round instead of 1",
         source: "docs/ebb.md#probe (BBRv2 ProbeBW_UP's doubling inflight_hi slope)",
@@ -224,7 +224,7 @@ static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "probe_hold",
         kind: ParamKind::Bool,
-        default: ParamValue::Bool(false),
+        default: ParamValue::Bool(true),
         unit: "",
         doc: "with probe_up, each accelerating step holds the next round (its decision would see the window before the step) and the step doubles only while the delivery rate rose by at least half of what the last step could add",
         source: "docs/ebb.md#probe-hold",
@@ -235,7 +235,7 @@ static PARAMS: &[ParamSpec] = &[
             min: Dur::ZERO,
             max: Dur::from_secs(1),
         },
-        default: ParamValue::Dur(Dur::ZERO),
+        default: ParamValue::Dur(Dur::from_millis(4)),
         unit: "ms",
         doc: "with probe_up, a step adds at most this much queueing delay at the remembered rate (C · probe_max_queue bytes, at least one segment); 0 = a quarter of the window",
         source: "docs/ebb.md#probe-hold",
@@ -289,8 +289,8 @@ pub struct EbbConfig {
     pub foreign: Dur,
     /// Refill to min(BDP, refill_growth · cwnd); 0: to the BDP at once.
     pub refill_growth: f64,
-    /// Accelerating probe at an empty queue (docs/ebb.md#probe): false (its long-path
-    /// overshoot is not drained fast enough yet; variant 16 of docs/ebb.md).
+    /// Accelerating probe at an empty queue (docs/ebb.md#probe): true since variant 23
+    /// of docs/ebb.md, with its steps held and bounded (probe_hold, probe_max_queue).
     pub probe_up: bool,
     /// Refill only when the round's largest sample is within target (docs/ebb.md#refill).
     pub refill_guard: bool,
@@ -315,10 +315,11 @@ pub struct EbbConfig {
     /// false (variant 19 of docs/ebb.md broke the flows' fairness).
     pub drain_bytes: bool,
     /// Probe-up steps hold a round and double only while the delivery rate follows
-    /// (docs/ebb.md#probe-hold): false.
+    /// (docs/ebb.md#probe-hold): true (variant 23).
     pub probe_hold: bool,
     /// Largest queue one probe-up step may add at the remembered rate
-    /// (docs/ebb.md#probe-hold): zero, a quarter of the window.
+    /// (docs/ebb.md#probe-hold): 4 ms, `target` (variant 23; 2, 6 and 8 ms met fewer
+    /// goals).
     pub probe_max_queue: Dur,
     /// The first decision after a refill drains a queue by its bytes
     /// (docs/ebb.md#refill-drain): false.
@@ -340,7 +341,7 @@ impl Default for EbbConfig {
             slowdown_every: 64,
             foreign: Dur::from_millis(2),
             refill_growth: 0.0,
-            probe_up: false,
+            probe_up: true,
             refill_guard: true,
             jitter_gain: 0.0,
             own_rate: true,
@@ -349,8 +350,8 @@ impl Default for EbbConfig {
             held_prev: false,
             probe_queue: Dur::ZERO,
             drain_bytes: false,
-            probe_hold: false,
-            probe_max_queue: Dur::ZERO,
+            probe_hold: true,
+            probe_max_queue: Dur::from_millis(4),
             refill_drain: false,
             held_clean: false,
         }
@@ -1223,6 +1224,9 @@ mod tests {
         // (≤ refill) add 1, 2, 4, 8 segments (BBRv2's ProbeBW_UP slope).
         let mut e = ebb(100, 16);
         e.cfg.probe_up = true;
+        // The unheld, unbounded slope (variant 16a of docs/ebb.md).
+        e.cfg.probe_hold = false;
+        e.cfg.probe_max_queue = Dur::ZERO;
         e.bw_ring = vec![Rate::from_mbps(16)];
         let mut w = 100;
         for add in [1, 2, 4, 8] {
@@ -1241,6 +1245,9 @@ mod tests {
         // (the probe's own, late in the round) adds one segment only.
         let mut e = ebb(100, 16);
         e.cfg.probe_up = true;
+        // The unheld, unbounded slope (variant 16a of docs/ebb.md).
+        e.cfg.probe_hold = false;
+        e.cfg.probe_max_queue = Dur::ZERO;
         round(&mut e, &[50_500]);
         round(&mut e, &[50_500, 60_000]);
         assert_eq!(e.cwnd(), 102 * MSS);
@@ -1260,6 +1267,9 @@ mod tests {
         // 40 segments at a (stale) bdp of 16 segments: the step of 64 is cut to 10.
         let mut e = ebb(40, 16);
         e.cfg.probe_up = true;
+        // The unheld, unbounded slope (variant 16a of docs/ebb.md).
+        e.cfg.probe_hold = false;
+        e.cfg.probe_max_queue = Dur::ZERO;
         e.base = Some(Dur::from_millis(8)); // bdp = 16e6/8 · 0.008 = 16 000 bytes
         e.probe_step = 64;
         round(&mut e, &[8_500]);
