@@ -41,12 +41,12 @@
 //!   (docs/deviations/ebb.md#ebb-ack-pair).
 //! - with `held_prev`, a round enters the capacity filter only when the round before it
 //!   also started at the BDP (docs/deviations/ebb.md#ebb-held-prev).
-//! - measured variants, off by default (docs/ebb.md#variants-34cf96c): `probe_hold` and
-//!   `probe_max_queue` (a probe-up step holds a round, doubles only while the delivery
-//!   rate follows, and adds at most `C·probe_max_queue`;
-//!   docs/deviations/ebb.md#ebb-probe-hold), `refill_drain` (the first decision after a
-//!   refill drains by bytes; #ebb-refill-drain), `held_clean` (only rounds with a queue
-//!   within target enter the capacity filter; #ebb-held-clean).
+//! - with `probe_hold` and `probe_max_queue` (on by default with `probe_up` since
+//!   variant 23 of docs/ebb.md#variants-34cf96c), a probe-up step holds a round, doubles
+//!   only while the delivery rate follows, and adds at most `C·probe_max_queue`
+//!   (docs/deviations/ebb.md#ebb-probe-hold). Measured and off: `refill_drain` (the
+//!   first decision after a refill drains by bytes; #ebb-refill-drain), `held_clean`
+//!   (only rounds with a queue within target enter the capacity filter; #ebb-held-clean).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
