@@ -861,7 +861,9 @@ mod tests {
         }
     }
 
-    fn paced_sender(linux: bool, cwnd: u64) -> crate::sender::Sender {
+    /// A bulk sender of full segments over `cc`: no pacing by the datapath, no ECN, PRR
+    /// in fast recovery, no receive-window limit.
+    fn sender(cc: Box<dyn scavenger_cc::CongestionControl>) -> crate::sender::Sender {
         let cfg = crate::sender::SenderConfig {
             flow: 0,
             mss: MSS as u32,
@@ -874,11 +876,23 @@ mod tests {
             ecn: false,
             prr: true,
         };
-        crate::sender::Sender::new(
-            cfg,
-            Box::new(Paced { linux, cwnd }),
-            scavenger_cc::Time::ZERO,
-        )
+        crate::sender::Sender::new(cfg, cc, scavenger_cc::Time::ZERO)
+    }
+
+    fn paced_sender(linux: bool, cwnd: u64) -> crate::sender::Sender {
+        sender(Box::new(Paced { linux, cwnd }))
+    }
+
+    /// An ACK of everything below `cum` with the SACK blocks `sack` (most recent first).
+    fn sack_ack(cum: u32, sack: &[(u32, u32)]) -> crate::packet::Packet {
+        let mut a = crate::packet::Packet::data(0, 0, 0, 52, 0, false);
+        a.kind = crate::packet::Kind::Ack;
+        a.ack = cum;
+        for (k, &b) in sack.iter().enumerate() {
+            a.sack[k] = b;
+        }
+        a.nsack = sack.len() as u8;
+        a
     }
 
     #[test]
@@ -896,7 +910,6 @@ mod tests {
 
     #[test]
     fn no_prr_over_an_algorithm_with_cong_control() {
-        use crate::packet::{Kind, Packet};
         use scavenger_cc::Time;
         // Ten segments out; segment 0 is lost, 1..=3 are SACKed (RFC 6675 DupThresh):
         // fast recovery with 6 in the pipe. With PRR (ssthresh 2 below the pipe), the
@@ -910,12 +923,7 @@ mod tests {
                 s.next_packet(t).unwrap();
                 t = s.next_send_time();
             }
-            let mut ack = Packet::data(0, 0, 0, 52, 0, false);
-            ack.kind = Kind::Ack;
-            ack.ack = 0;
-            ack.sack[0] = (1, 4);
-            ack.nsack = 1;
-            s.on_ack(t, &ack);
+            s.on_ack(t, &sack_ack(0, &[(1, 4)]));
             assert!(s.in_recovery(), "linux {linux}");
             let window = s.prr.map_or(s.cwnd(), |p| p.window);
             assert_eq!((s.pipe() / MSS, window / MSS), (6, expect), "linux {linux}");
@@ -931,26 +939,13 @@ mod tests {
     /// segment sent after its retransmission was delivered, and 0 leaves again.
     #[test]
     fn a_retransmission_is_lost_when_a_later_sent_retransmission_is_delivered() {
-        use crate::packet::{Kind, Packet};
         let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let mut s = paced_sender(false, 10);
-        s.cc = Box::new(Recorder(samples));
-        s.cfg.pacing = false;
+        let mut s = sender(Box::new(Recorder(samples)));
         let ms = |m: u64| scavenger_cc::Time(m * 1_000_000);
         for i in 0..10u64 {
             assert_eq!(s.next_packet(ms(i)).map(|p| p.seg), Some(i as u32));
         }
-        let ack = |sack: &[(u32, u32)]| {
-            let mut a = Packet::data(0, 0, 0, 52, 0, false);
-            a.kind = Kind::Ack;
-            a.ack = 0;
-            for (k, &b) in sack.iter().enumerate() {
-                a.sack[k] = b;
-            }
-            a.nsack = sack.len() as u8;
-            a
-        };
-        s.on_ack(ms(100), &ack(&[(3, 6), (1, 2)]));
+        s.on_ack(ms(100), &sack_ack(0, &[(3, 6), (1, 2)]));
         assert!(s.in_recovery());
         let retx: Vec<u32> = (0..2)
             .map(|k| s.next_packet(ms(100 + k)).unwrap().seg)
@@ -958,7 +953,7 @@ mod tests {
         assert_eq!(retx, vec![0, 2]);
         assert_eq!(s.stats.retransmits, 2);
         // Segment 2's retransmission (sent at 101 ms) is delivered; 0's (100 ms) is not.
-        s.on_ack(ms(200), &ack(&[(1, 6)]));
+        s.on_ack(ms(200), &sack_ack(0, &[(1, 6)]));
         assert!(s.rto_deadline().is_some_and(|d| d > ms(200)), "no RTO yet");
         let p = s.next_packet(ms(200)).expect("a retransmission is allowed");
         assert_eq!(p.seg, 0, "segment 0 leaves a third time before any RTO");
@@ -969,22 +964,9 @@ mod tests {
     #[test]
     fn the_algorithm_gets_the_newest_segments_send_time_and_the_echo_separately() {
         use crate::packet::{Kind, Packet};
-        use crate::sender::{Sender, SenderConfig};
         use scavenger_cc::{Dur, Time};
         let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let cfg = SenderConfig {
-            flow: 0,
-            mss: MSS as u32,
-            header: 52,
-            rwnd: u64::MAX,
-            receiver_window: false,
-            total_segs: None,
-            last_seg_len: MSS as u32,
-            pacing: false,
-            ecn: false,
-            prr: true,
-        };
-        let mut s = Sender::new(cfg, Box::new(Recorder(samples.clone())), Time::ZERO);
+        let mut s = sender(Box::new(Recorder(samples.clone())));
         let ms = |m: u64| Time(m * 1_000_000);
         // Segments 0 and 1 leave 10 ms apart; a delayed ACK covers both at 100 ms and, by
         // RFC 7323 §4.3, echoes segment 0's TSval.
