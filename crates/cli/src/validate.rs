@@ -68,7 +68,8 @@ fn go(a: ValidateArgs) -> Result<ExitCode, String> {
             ..RunOptions::default()
         },
     };
-    let total = cases.len() as u64 * (1 + reps);
+    // Both sides run seeds 1..=reps (the simulator's runs take seconds).
+    let total = cases.len() as u64 * 2 * reps;
     let mut done = 0u64;
     let runs = validate::run(&cases, &Simulator, &testbed, reps, |case, dp, seed| {
         done += 1;
@@ -91,7 +92,7 @@ fn go(a: ValidateArgs) -> Result<ExitCode, String> {
         w("validate.csv", validate::csv(&figs).as_bytes())?;
         let mut lines = String::new();
         for (_, s, t) in &runs {
-            for r in std::iter::once(s).chain(t) {
+            for r in s.iter().chain(t) {
                 lines.push_str(&serde_json::to_string(r).map_err(|e| e.to_string())?);
                 lines.push('\n');
             }
