@@ -241,12 +241,9 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    fn args(a: &[&str]) -> Result<CensusArgs, String> {
+    fn args(a: &[&str]) -> Result<CensusArgs, clap::Error> {
         let argv = ["scavenger", "census"].iter().chain(a.iter()).copied();
-        match crate::Cli::try_parse_from(argv)
-            .map_err(|e| e.to_string())?
-            .cmd
-        {
+        match crate::Cli::try_parse_from(argv)?.cmd {
             crate::Cmd::Census(c) => Ok(c),
             _ => unreachable!("the census subcommand"),
         }

@@ -73,7 +73,10 @@ pub enum CliError {
     },
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
-    /// A capture (`run --pcap`) or a plot that could not be made.
+    /// `plot`: its input errors (not a record, no series) are usage errors.
+    #[error(transparent)]
+    Plot(#[from] crate::plot::PlotError),
+    /// A capture (`run --pcap`) that could not be made.
     #[error("{0}")]
     Output(String),
     /// The scorecard's evaluation or report (crates/lab/src/score still reports text).
@@ -130,6 +133,7 @@ impl CliError {
                     | LabError::Datapath(_)
             ),
             CliError::Session(e) => matches!(e, S::BadPin { .. }),
+            CliError::Plot(e) => e.is_usage(),
             CliError::Transfer(e) => matches!(e, T::BadOption { .. } | T::Algorithm(_)),
             CliError::Datapath(_)
             | CliError::Export(_)
@@ -182,5 +186,13 @@ mod tests {
             holder: None,
         });
         assert!(!in_use.is_usage());
+        // plot: a record without series is the user's input; a capture that cannot be
+        // read is not.
+        assert!(CliError::Plot(crate::plot::PlotError::NoSeries).is_usage());
+        let capture = crate::plot::PlotError::Capture {
+            path: "/c".into(),
+            why: crate::plot::CaptureError::Truncated,
+        };
+        assert!(!CliError::Plot(capture).is_usage());
     }
 }

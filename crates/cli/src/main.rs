@@ -314,7 +314,7 @@ fn main() -> ExitCode {
         }
         Cmd::Report { dir } => finish(report(&dir)),
         Cmd::Plot { record, out, svg } => exit(plot_file(&record, out, svg).and_then(|f| {
-            let path = plot::run(&record, Some(&f)).map_err(CliError::Output)?;
+            let path = plot::run(&record, Some(&f))?;
             eprintln!("wrote {}", path.display());
             Ok(ExitCode::SUCCESS)
         })),
