@@ -7,6 +7,7 @@
 //! ACK reaching the sender gives now − TSecr, the RTT a kernel measures (RFC 7323 RTTM),
 //! which includes the receiver's delayed-ACK hold.
 
+use crate::error::CliError;
 use scavenger_lab::svg::{lines, Series2};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -30,16 +31,9 @@ fn f64s(v: &Value) -> Vec<f64> {
         .unwrap_or_default()
 }
 
-/// Why `scavenger plot` could not draw a run.
+/// Why `scavenger plot` cannot draw a run from its input (I/O errors are `CliError::Io`).
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
-    #[error("cannot {action} {}: {source}", path.display())]
-    Io {
-        action: &'static str,
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
     #[error("{}: {why}", path.display())]
     Capture { path: PathBuf, why: CaptureError },
     #[error("{} is not JSON: {source}", path.display())]
@@ -79,7 +73,7 @@ impl PlotError {
 pub type FlowRtts = (usize, Vec<(f64, f64)>);
 
 /// RTT samples (time s, RTT ms) of every sender-side capture in `dir`, by flow index.
-pub fn rtt_from_captures(dir: &Path) -> Result<Vec<FlowRtts>, PlotError> {
+pub fn rtt_from_captures(dir: &Path) -> Result<Vec<FlowRtts>, CliError> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Ok(vec![]);
     };
@@ -98,11 +92,7 @@ pub fn rtt_from_captures(dir: &Path) -> Result<Vec<FlowRtts>, PlotError> {
         let Some(index) = name.split('-').next().and_then(|n| n.parse::<usize>().ok()) else {
             continue;
         };
-        let bytes = std::fs::read(&f).map_err(|source| PlotError::Io {
-            action: "read",
-            path: f.clone(),
-            source,
-        })?;
+        let bytes = std::fs::read(&f).map_err(CliError::io("read", &f))?;
         let samples = ack_rtts(&bytes).map_err(|why| PlotError::Capture {
             path: f.clone(),
             why,
@@ -163,11 +153,11 @@ pub fn ack_rtts(b: &[u8]) -> Result<Vec<(f64, f64)>, CaptureError> {
 }
 
 /// The four panels of the run in `record` (its directory holds any captures).
-pub fn panels(record: &Value, dir: &Path) -> Result<Panels, PlotError> {
+pub fn panels(record: &Value, dir: &Path) -> Result<Panels, CliError> {
     let m = &record["metrics"];
     let s = &m["series"];
     if s.is_null() {
-        return Err(PlotError::NoSeries);
+        return Err(PlotError::NoSeries.into());
     }
     let names: Vec<String> = m["flows"]
         .as_array()
@@ -293,19 +283,15 @@ fn stacked_svg(panels: &Panels) -> String {
 
 /// Runs `scavenger plot`: writes `out` (default: plot.html next to the record); an `.svg`
 /// name gets one SVG with the panels stacked, anything else an HTML page.
-pub fn run(input: &Path, out: Option<&Path>) -> Result<PathBuf, PlotError> {
+pub fn run(input: &Path, out: Option<&Path>) -> Result<PathBuf, CliError> {
     let (rec_path, default_out) = locate(input);
-    let text = std::fs::read_to_string(&rec_path).map_err(|source| PlotError::Io {
-        action: "read",
-        path: rec_path.clone(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(&rec_path).map_err(CliError::io("read", &rec_path))?;
     let record: Value = serde_json::from_str(&text).map_err(|source| PlotError::NotJson {
         path: rec_path.clone(),
         source,
     })?;
     if record["metrics"].is_null() {
-        return Err(PlotError::NotARecord { path: rec_path });
+        return Err(PlotError::NotARecord { path: rec_path }.into());
     }
     let dir = rec_path.parent().unwrap_or(Path::new("."));
     let panels = panels(&record, dir)?;
@@ -323,10 +309,6 @@ pub fn run(input: &Path, out: Option<&Path>) -> Result<PathBuf, PlotError> {
     let tmp = out.with_extension("tmp");
     std::fs::write(&tmp, body)
         .and_then(|_| std::fs::rename(&tmp, &out))
-        .map_err(|source| PlotError::Io {
-            action: "write",
-            path: out.clone(),
-            source,
-        })?;
+        .map_err(CliError::io("write", &out))?;
     Ok(out)
 }
