@@ -193,6 +193,22 @@ pub(super) static PARAMS: &[ParamSpec] = &[
         source: "docs/ebb.md#held-clean",
     },
     ParamSpec {
+        name: "refill_stage",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: ParamValue::Float(0.5),
+        unit: "",
+        doc: "two-stage refill: from below this share of the remembered BDP, a refill goes to this share first and to the whole BDP only at the next decision that still finds the queue empty; 0 = straight to the BDP",
+        source: "docs/ebb.md#refill-stage",
+    },
+    ParamSpec {
+        name: "stage_from_floor",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "with refill_stage, only a refill from the window floor (after a yield to a foreground) takes the first stage; from above it, straight to the BDP",
+        source: "docs/ebb.md#refill-stage",
+    },
+    ParamSpec {
         name: "pace_cap",
         kind: ParamKind::Bool,
         default: ParamValue::Bool(true),
@@ -263,6 +279,13 @@ pub struct EbbConfig {
     /// Only rounds with a queue within target enter the capacity filter
     /// (docs/ebb.md#held-clean): false.
     pub held_clean: bool,
+    /// Two-stage refill (docs/ebb.md#refill-stage): a refill from below this share of
+    /// the remembered BDP stops at it, and the next decision that still finds the queue
+    /// empty goes on to the BDP; zero: straight to the BDP. ½ since variant 24 of
+    /// docs/ebb.md (¾ met fewer goals).
+    pub refill_stage: f64,
+    /// With refill_stage, only a refill from the floor is staged (docs/ebb.md#refill-stage).
+    pub stage_from_floor: bool,
 }
 
 impl Default for EbbConfig {
@@ -290,6 +313,8 @@ impl Default for EbbConfig {
             probe_max_queue: Dur::from_millis(4),
             refill_drain: false,
             held_clean: false,
+            refill_stage: 0.5,
+            stage_from_floor: false,
         }
     }
 }
@@ -321,6 +346,8 @@ impl TryFrom<&ParamSet> for EbbConfig {
             probe_max_queue: r.dur("probe_max_queue")?,
             refill_drain: r.bool("refill_drain")?,
             held_clean: r.bool("held_clean")?,
+            refill_stage: r.f64("refill_stage")?,
+            stage_from_floor: r.bool("stage_from_floor")?,
         })
     }
 }

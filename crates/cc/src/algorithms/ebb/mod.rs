@@ -47,6 +47,10 @@
 //!   (docs/deviations/ebb.md#ebb-probe-hold). Measured and off: `refill_drain` (the
 //!   first decision after a refill drains by bytes; #ebb-refill-drain), `held_clean`
 //!   (only rounds with a queue within target enter the capacity filter; #ebb-held-clean).
+//! - with `refill_stage` (docs/ebb.md#refill-stage), a refill from below that share of
+//!   the BDP stops at it, and the next decision that still finds the queue empty goes
+//!   on to the BDP (docs/deviations/ebb.md#ebb-refill-stage); with `stage_from_floor`,
+//!   only a refill from the floor is staged.
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").

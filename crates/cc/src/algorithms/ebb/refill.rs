@@ -21,13 +21,36 @@ impl Ebb {
         self.after_refill = self.cfg.refill_drain;
         self.probe_added = 0;
         let g = self.cfg.refill_growth;
+        let stage = self.stage_bytes();
         self.cwnd = if g > 0.0 {
             self.scale(self.cwnd, g).min(self.bdp())
+        } else if self.cwnd < stage {
+            // Two-stage refill, first stage (docs/ebb.md#refill-stage): beside a
+            // loss-based foreground that has just halved, the queue is empty with the
+            // link partly used, and a jump to the whole BDP overflows the buffer (rtt10
+            // traced: refills at foreground windows of 14, 19, 11.5 and 17.5 segments
+            // on a 17-segment BDP and buffer, two losses the foreground would not have
+            // taken). Half the BDP shows the foreground's share as a queue before the
+            // buffer overflows; on a free link the next decision finds it empty again.
+            stage
         } else {
             self.bdp()
         };
         self.hold = true;
         self.phase = Phase::Refill;
+    }
+
+    /// The first stage of a refill, `refill_stage · C·base` bytes (0 when off).
+    pub(super) fn stage_bytes(&self) -> u64 {
+        if self.cfg.refill_stage <= 0.0 {
+            return 0;
+        }
+        if self.cfg.stage_from_floor && self.cwnd > self.floor() {
+            // Only after a yield to a foreground: Ebb flows sharing the link refill from
+            // their shares, and a stage that caps only the smaller ones is unfair.
+            return 0;
+        }
+        ((self.bdp() as f64 * self.cfg.refill_stage) as u64).max(self.floor())
     }
 
     /// Probe at a round end that neither yields nor refills (docs/ebb.md#probe); `step`

@@ -6,7 +6,7 @@ use crate::rng::Rng;
 const MSS: u64 = 1000;
 const BASE_MS: u64 = 50;
 
-/// An Ebb past slow start with base RTT 50 ms, `cwnd_segs` segments, a remembered
+/// An Ebb past slow start (refill in one jump) with base RTT 50 ms, `cwnd_segs` segments, a remembered
 /// capacity of `cap_mbps` (bdp = cap·50 ms), the current round ending at byte 1000.
 fn ebb(cwnd_segs: u64, cap_mbps: u64) -> Ebb {
     let init = CcInit {
@@ -15,7 +15,13 @@ fn ebb(cwnd_segs: u64, cap_mbps: u64) -> Ebb {
         initial_cwnd: 10 * MSS,
         rng: Rng::new(1),
     };
-    let mut e = Ebb::new(&EbbConfig::default(), &init);
+    // A refill in one jump (refill_stage = 0, as before variant 24 of docs/ebb.md): the
+    // tests of other rules script one refill round; the staged refill has its own tests.
+    let cfg = EbbConfig {
+        refill_stage: 0.0,
+        ..EbbConfig::default()
+    };
+    let mut e = Ebb::new(&cfg, &init);
     e.cwnd = cwnd_segs * MSS;
     e.phase = Phase::Probe;
     e.base = Some(Dur::from_millis(BASE_MS));
@@ -587,4 +593,46 @@ fn probe_max_queue_bounds_a_probe_up_step() {
     e.probe_step = 64;
     round(&mut e, &[50_500]);
     assert_eq!(e.cwnd(), 201 * MSS);
+}
+
+#[test]
+fn a_two_stage_refill_stops_at_the_stage_then_goes_on_while_the_queue_stays_empty() {
+    // bdp = 100 000 bytes (C = 16 Mbit/s, base 50 ms); refill_stage = ½: stage = 50 000.
+    let mut e = ebb(2, 16);
+    e.cfg.refill_stage = 0.5;
+    round(&mut e, &[50_500]); // q = 0.5 ms ≤ refill, cwnd 2 000 < stage: first stage
+    assert_eq!((e.cwnd(), e.phase), (50_000, Phase::Refill));
+    round(&mut e, &[50_500]); // the held round decides nothing
+    assert_eq!(e.cwnd(), 50_000);
+    round(&mut e, &[50_500]); // still empty at the stage: on to the whole bdp
+    assert_eq!((e.cwnd(), e.phase), (100_000, Phase::Refill));
+    // A foreground's share shows after the first stage: q = 3 ms ∈ (refill, target]
+    // only probes, one segment (below the bdp, so no probe up).
+    let mut e = ebb(2, 16);
+    e.cfg.refill_stage = 0.5;
+    round(&mut e, &[50_500]);
+    round(&mut e, &[50_500]);
+    round(&mut e, &[53_000]);
+    assert_eq!((e.cwnd(), e.phase), (51_000, Phase::Probe));
+    // From at or above the stage, a refill goes to the bdp at once.
+    let mut e = ebb(60, 16);
+    e.cfg.refill_stage = 0.5;
+    round(&mut e, &[50_500]);
+    assert_eq!(e.cwnd(), 100_000);
+}
+
+#[test]
+fn with_stage_from_floor_only_a_refill_from_the_floor_is_staged() {
+    // bdp = 100 000 bytes, stage = 50 000; the floor is 2 segments.
+    let mut e = ebb(2, 16);
+    e.cfg.refill_stage = 0.5;
+    e.cfg.stage_from_floor = true;
+    round(&mut e, &[50_500]);
+    assert_eq!(e.cwnd(), 50_000);
+    // From 30 segments (a share, not the floor): straight to the bdp.
+    let mut e = ebb(30, 16);
+    e.cfg.refill_stage = 0.5;
+    e.cfg.stage_from_floor = true;
+    round(&mut e, &[50_500]);
+    assert_eq!(e.cwnd(), 100_000);
 }
