@@ -11,7 +11,6 @@
 
 use scavenger_lab::error::{LabError, TooCostly, UnknownStudy};
 use scavenger_lab::{DatapathError, InputError};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Exit status of a usage error (bad flag, argument or input file).
@@ -64,13 +63,6 @@ pub enum CliError {
     /// `send`/`receive` (a bad --fingerprint or --transport is a usage error).
     #[error(transparent)]
     Transfer(#[from] scavenger_quic::transfer::TransferError),
-    #[error("cannot {action} {}: {source}", path.display())]
-    Io {
-        action: &'static str,
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
     /// `plot`: its input errors (not a record, no series) are usage errors.
@@ -102,14 +94,12 @@ pub enum ArgError {
 }
 
 impl CliError {
-    /// `map_err` for an I/O error on `path`; `action` is the verb ("read", "write").
+    /// `map_err` for an I/O error on `path`; `action` is the verb ("read", "write"). The
+    /// lab's `LabError::Io`, so that one variant says "cannot {action} {path}" for the
+    /// store and the command alike (a run failure, exit 1).
     pub fn io(action: &'static str, path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self {
-        let path = path.to_path_buf();
-        move |source| CliError::Io {
-            action,
-            path,
-            source,
-        }
+        let io = LabError::io(action, path);
+        move |source| CliError::Lab(io(source))
     }
 
     /// Whether the user's input is at fault (exit 2) rather than the run (exit 1).
@@ -139,7 +129,6 @@ impl CliError {
             | CliError::Export(_)
             | CliError::Testbed(_)
             | CliError::CpuBench(_)
-            | CliError::Io { .. }
             | CliError::Stdout(_)
             | CliError::Output(_)
             | CliError::ScoreRun(_) => false,

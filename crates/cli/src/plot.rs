@@ -31,7 +31,7 @@ fn f64s(v: &Value) -> Vec<f64> {
         .unwrap_or_default()
 }
 
-/// Why `scavenger plot` cannot draw a run from its input (I/O errors are `CliError::Io`).
+/// Why `scavenger plot` cannot draw a run from its input (I/O errors are `CliError::io`'s).
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
     #[error("{}: {why}", path.display())]

@@ -232,14 +232,13 @@ pub fn figures(case: &Case, sim: &[RunRecord], testbed: &[RunRecord]) -> Vec<Fig
         runs.iter().map(|v| v[i].1.unwrap_or(f64::NAN)).collect()
     };
     // Every record of a case gives the same metrics in the same order (`values`).
-    let Some(first) = sim.first().or(testbed.first()) else {
+    let Some(first) = s.first().or(t.first()) else {
         return Vec::new();
     };
-    let metrics: Vec<&'static str> = values(case, first).iter().map(|(m, _)| *m).collect();
-    metrics
+    first
         .iter()
         .enumerate()
-        .map(|(i, metric)| Figure {
+        .map(|(i, &(metric, _))| Figure {
             case: case.id.clone(),
             algorithm: case.algorithm.clone(),
             metric,

@@ -46,34 +46,23 @@ impl Histogram {
 
     #[inline]
     pub fn record(&mut self, v: u64) {
-        let b = bucket_of(v);
-        match self.counts.get_mut(b) {
-            Some(c) => *c += 1,
-            None => self.grow_to(b),
-        }
-        if self.n == 0 || v < self.min {
-            self.min = v;
-        }
-        self.max = self.max.max(v);
-        self.n += 1;
-        let x = v as f64;
-        let d = x - self.mean;
-        self.mean += d / self.n as f64;
-        self.m2 += d * (x - self.mean);
+        self.record_n(v, 1)
     }
 
     /// Records `v` as `n` equal samples (a weight): the testbed's RTT poll stands for the
     /// ACKs of the segments delivered since the last poll. The same as `n` calls of
-    /// `record(v)`, up to rounding in the mean (one Welford step with weight `n`).
+    /// `record(v)`, up to rounding in the mean (one Welford step with weight `n`; with
+    /// n = 1 the step is exactly `record`'s, as the multiplications by 1 are exact).
+    #[inline]
     pub fn record_n(&mut self, v: u64, n: u64) {
         if n == 0 {
             return;
         }
         let b = bucket_of(v);
-        if b >= self.counts.len() {
-            self.counts.resize(b + 1, 0);
+        match self.counts.get_mut(b) {
+            Some(c) => *c += n,
+            None => self.grow_to(b, n),
         }
-        self.counts[b] += n;
         if self.n == 0 || v < self.min {
             self.min = v;
         }
@@ -85,11 +74,11 @@ impl Histogram {
         self.m2 += d * (x - self.mean) * n as f64;
     }
 
-    /// Extends the counts to bucket `b` and counts one value in it.
+    /// Extends the counts to bucket `b` and counts `n` values in it.
     #[cold]
-    fn grow_to(&mut self, b: usize) {
+    fn grow_to(&mut self, b: usize, n: u64) {
         self.counts.resize(b + 1, 0);
-        self.counts[b] += 1;
+        self.counts[b] += n;
     }
 
     pub fn count(&self) -> u64 {
