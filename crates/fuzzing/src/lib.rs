@@ -84,6 +84,16 @@ impl ReceiverClock {
         self.last_arrival = Some(arrival);
         (arrival - sent_at) as i64 + *self.offset.get_or_insert(offset)
     }
+
+    /// `acked` bytes delivered on an ACK that carries no one-way delay: they took their
+    /// serialisation time at the bottleneck all the same. Without this, a receive rate
+    /// (delivered bytes over receiver-clock time) counted them in zero time and could
+    /// exceed the capacity.
+    pub fn delivered_unseen(&mut self, path: &Path, acked: u64) {
+        if let Some(a) = self.last_arrival.as_mut() {
+            *a += path.serialisation(acked).nanos();
+        }
+    }
 }
 
 /// The `algorithms` target: [`drive`] on the input's bytes. An input too short for a whole
@@ -189,8 +199,12 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
                     (Some(offset), Some(r)) => {
                         Some(receiver.owd(&path, now, r + hold, queue, acked, offset))
                     }
-                    // No echo, no send time to subtract: no one-way delay.
-                    _ => None,
+                    // No echo, no send time to subtract: no one-way delay. The bytes still
+                    // crossed the bottleneck, so the next arrival comes after theirs.
+                    _ => {
+                        receiver.delivered_unseen(&path, acked);
+                        None
+                    }
                 };
                 let ack = AckSample {
                     bytes_acked: acked,

@@ -141,6 +141,9 @@ pub struct PropRate {
     /// Bandwidth estimate ρ̄, bytes/s.
     rho: Option<f64>,
     ss_rate: Option<f64>,
+    /// The largest ρ̂ of this slow start: the slow-start rate stays within `ss_gain²` of
+    /// it (docs/deviations/proprate.md#proprate-ss-loss-rto).
+    ss_peak: f64,
     cwnd: u64,
 }
 
@@ -167,6 +170,7 @@ impl PropRate {
             round_min_tbuff: Dur::MAX,
             rho: None,
             ss_rate: None,
+            ss_peak: 0.0,
             cwnd: initial_burst * mss,
         }
     }
@@ -188,7 +192,14 @@ impl PropRate {
             keep => keep,
         };
         if self.state == State::SlowStart {
-            self.ss_rate = Some(self.ss_gain * self.ss_rate.unwrap_or(rho_hat));
+            // Doubling per round (ours, the thesis gives PropRate no start-up), but never
+            // more than two doublings ahead of the best receive rate measured: the receive
+            // rate lags the sending rate by a round, and a buffer shallower than the target
+            // delay never ends slow start, so without the bound the rate (and the in-flight
+            // guard) would double forever (docs/deviations/proprate.md#proprate-ss-loss-rto).
+            self.ss_peak = self.ss_peak.max(rho_hat);
+            let doubled = self.ss_gain * self.ss_rate.unwrap_or(rho_hat);
+            self.ss_rate = Some(doubled.min(self.ss_gain * self.ss_gain * self.ss_peak));
         }
     }
 
@@ -251,6 +262,7 @@ impl CongestionControl for PropRate {
         self.state = State::SlowStart;
         self.rho = None;
         self.ss_rate = None;
+        self.ss_peak = 0.0;
         self.rr.reset();
         self.round_min_tbuff = Dur::MAX;
         self.cwnd = self.initial_burst * self.mss;
@@ -367,6 +379,38 @@ mod tests {
         p.on_sample(2.05e6);
         assert!((p.rho.unwrap() - 2.0e6).abs() < 1e-6);
         assert_eq!(p.round_min_tbuff, Dur::MAX);
+    }
+
+    #[test]
+    fn slow_start_stays_within_two_doublings_of_the_best_receive_rate() {
+        // A buffer shallower than the target delay: the one-way delay never grows, so only
+        // the bound ends the doubling. Each round delivers 10 packets in 10 ms: ρ̂ = 1e6.
+        let mut p = pr();
+        p.on_ack(ms(100.0), &ack(20.0, 2, 2, 10));
+        let mut rates = Vec::new();
+        for k in 1..=4u64 {
+            p.on_ack(
+                ms(100.0 + 10.0 * k as f64),
+                &ack(20.0, 2 + 10 * k, 1 + 10 * k, 10 + 10 * k),
+            );
+            rates.push(p.ss_rate);
+        }
+        // 2·ρ̂, then 4·ρ̂ = ss_gain² · peak, where doubling alone would give 8e6 and 1.6e7.
+        assert_eq!(rates, [Some(2e6), Some(4e6), Some(4e6), Some(4e6)]);
+        assert_eq!(p.state(), State::SlowStart);
+        // A faster round (15 packets in 10 ms) raises the peak and with it the bound.
+        p.on_ack(ms(150.0), &ack(20.0, 57, 51, 60));
+        assert_eq!(p.ss_rate, Some(6e6));
+        // After an RTO the peak is forgotten with the other estimates.
+        p.on_rto(
+            ms(160.0),
+            &RtoEvent {
+                bytes_in_flight: 0,
+                backoff_count: 1,
+                mss: MSS,
+            },
+        );
+        assert_eq!((p.ss_rate, p.ss_peak), (None, 0.0));
     }
 
     #[test]
