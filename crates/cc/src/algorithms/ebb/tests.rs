@@ -41,14 +41,45 @@ fn ack(una: u64, rtt_us: u64) -> AckSample {
     }
 }
 
-/// One round: an ACK per sample, the last one reaching the round's end.
-fn round(e: &mut Ebb, rtts_us: &[u64]) {
+/// Where a scripted ACK sequence stops.
+#[derive(Clone, Copy, PartialEq)]
+enum Upto {
+    /// The last ACK reaches the round's end (the others the byte before it): a round-end
+    /// decision.
+    End,
+    /// Every ACK stays inside a round that ends at byte 10⁶ (`snd_una` 10): only the
+    /// within-round rules (slow-start exit, fast yield, foreign queue) act.
+    Within,
+}
+
+/// Scripted ACKs, one per RTT sample (µs), each carrying a delivery-rate sample of
+/// `bps` bit/s (over 50 ms, not app-limited) when given. The one loop every test feeds
+/// Ebb through.
+fn ack_round(e: &mut Ebb, rtts_us: &[u64], bps: Option<u64>, upto: Upto) {
+    if upto == Upto::Within {
+        e.round_end = 1_000_000;
+    }
     let start = e.round_end;
     for (i, &r) in rtts_us.iter().enumerate() {
-        let last = i + 1 == rtts_us.len();
-        let una = if last { start } else { start - 1 };
-        e.on_ack(Time::ZERO, &ack(una, r));
+        let una = match upto {
+            Upto::Within => 10,
+            Upto::End if i + 1 == rtts_us.len() => start,
+            Upto::End => start - 1,
+        };
+        let mut a = ack(una, r);
+        a.rate = bps.map(|bps| RateSample {
+            rate: Rate::from_bps(bps),
+            interval: Dur::from_millis(50),
+            delivered: 6250,
+            app_limited: false,
+        });
+        e.on_ack(Time::ZERO, &a);
     }
+}
+
+/// One round without rate samples, ending with a round-end decision.
+fn round(e: &mut Ebb, rtts_us: &[u64]) {
+    ack_round(e, rtts_us, None, Upto::End);
 }
 
 #[test]
@@ -127,14 +158,7 @@ fn capacity_is_remembered_while_yielding() {
     // 16 Mbit/s estimate: the flow was not trying to fill the link.
     let mut e = ebb(2, 16);
     e.bw_ring = vec![Rate::from_mbps(16)];
-    let mut a = ack(1000, 60_000);
-    a.rate = Some(RateSample {
-        rate: Rate::from_mbps(1),
-        interval: Dur::from_millis(50),
-        delivered: 6250,
-        app_limited: false,
-    });
-    e.on_ack(Time::ZERO, &a);
+    ack_round(&mut e, &[60_000], Some(1_000_000), Upto::End);
     assert_eq!(e.capacity, Rate::from_mbps(16));
     assert_eq!(e.bdp(), 100_000);
 }
@@ -153,15 +177,12 @@ fn loss_halves_and_slow_start_ends_on_eight_samples_above_target() {
 
     let mut e = ebb(10, 0);
     e.phase = Phase::SlowStart;
-    e.round_end = 1_000_000;
     // Seven samples 5 ms above base grow the window by one segment each.
-    for _ in 0..7 {
-        e.on_ack(Time::ZERO, &ack(10, 55_000));
-    }
+    ack_round(&mut e, &[55_000; 7], None, Upto::Within);
     assert_eq!((e.cwnd(), e.phase), (17 * MSS, Phase::SlowStart));
     // The eighth makes the minimum of the last eight 5 ms > target: slow start ends
     // and the first slowdown is two rounds away.
-    e.on_ack(Time::ZERO, &ack(10, 55_000));
+    ack_round(&mut e, &[55_000], None, Upto::Within);
     assert_eq!(e.phase, Phase::Yield);
     assert_eq!(e.until_slowdown, 2);
 }
@@ -187,19 +208,13 @@ fn a_queue_its_own_window_does_not_explain_sends_ebb_to_the_floor() {
     let mut e = ebb(104, 16);
     e.cfg.foreign = Dur::from_millis(2);
     e.avail_ring = vec![Rate::from_mbps(16)];
-    e.round_end = 1_000_000;
-    for _ in 0..8 {
-        e.on_ack(Time::ZERO, &ack(10, 54_500));
-    }
+    ack_round(&mut e, &[54_500; 8], None, Upto::Within);
     assert_eq!((e.cwnd(), e.phase), (2 * MSS, Phase::Yield));
     // 3.5 ms is within 2 ms of the own 2 ms: no decision within the round.
     let mut e = ebb(104, 16);
     e.cfg.foreign = Dur::from_millis(2);
     e.avail_ring = vec![Rate::from_mbps(16)];
-    e.round_end = 1_000_000;
-    for _ in 0..8 {
-        e.on_ack(Time::ZERO, &ack(10, 53_500));
-    }
+    ack_round(&mut e, &[53_500; 8], None, Upto::Within);
     assert_eq!(e.cwnd(), 104 * MSS);
 }
 
@@ -218,12 +233,9 @@ fn eight_samples_above_twice_the_target_cut_within_the_round() {
     // starts a new round ending at this ACK's snd_nxt (10 + 100 000), to be skipped.
     let mut e = ebb(100, 0);
     e.cfg.own_rate = false;
-    e.round_end = 1_000_000;
-    for _ in 0..7 {
-        e.on_ack(Time::ZERO, &ack(10, 60_000));
-    }
+    ack_round(&mut e, &[60_000; 7], None, Upto::Within);
     assert_eq!(e.cwnd(), 100 * MSS);
-    e.on_ack(Time::ZERO, &ack(10, 60_000));
+    ack_round(&mut e, &[60_000], None, Upto::Within);
     assert_eq!((e.cwnd(), e.phase), (16 * MSS, Phase::Yield));
     assert_eq!((e.round_end, e.hold), (100_010, true));
 }
@@ -310,10 +322,7 @@ fn jitter_is_the_mean_difference_of_consecutive_samples_and_raises_the_refill_th
     // RFC 3550 §6.4.1: J += (|D| − J)/16. Samples 50, 52, 50 ms: J = 2/16 ms, then
     // 2/16 + (2 − 2/16)/16 = 0.2421875 ms.
     let mut e = ebb(2, 16);
-    e.round_end = 1_000_000;
-    for r in [50_000, 52_000, 50_000] {
-        e.on_ack(Time::ZERO, &ack(10, r));
-    }
+    ack_round(&mut e, &[50_000, 52_000, 50_000], None, Upto::Within);
     assert_eq!(e.jitter_ns, 242_187.5);
     // jitter_gain = 8: refill threshold 1 ms + 8 · 0.2421875 ms = 2.9375 ms.
     e.cfg.jitter_gain = 8.0;
@@ -400,34 +409,22 @@ fn the_round_after_a_jump_to_the_bdp_does_not_age_the_capacity() {
     // C = 16 Mbit/s (bdp 100 segments), at the floor. Round 1 (q = 0.5 ms) refills to
     // 100 segments; round 2 started at the bdp but ACKs the floor's packets (1 Mbit/s):
     // not in the filter. Round 3 (the round before it also at the bdp) is: 15 Mbit/s.
-    let rated = |una: u64, mbps: u64| AckSample {
-        rate: Some(RateSample {
-            rate: Rate::from_mbps(mbps),
-            interval: Dur::from_millis(50),
-            delivered: 6250,
-            app_limited: false,
-        }),
-        ..ack(una, 50_500)
-    };
     let mut e = ebb(2, 16);
     e.cfg.held_prev = true;
     e.bw_ring = vec![Rate::from_mbps(16)];
     e.prev_start_cwnd = e.cwnd;
     round(&mut e, &[50_500]);
     assert_eq!((e.cwnd(), e.phase), (100_000, Phase::Refill));
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 1));
+    ack_round(&mut e, &[50_500], Some(1_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16)]);
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 15));
+    ack_round(&mut e, &[50_500], Some(15_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(15)]);
     // Without held_prev the first round after the jump counts.
     let mut e = ebb(2, 16);
     e.cfg.held_prev = false;
     e.bw_ring = vec![Rate::from_mbps(16)];
     round(&mut e, &[50_500]);
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 1));
+    ack_round(&mut e, &[50_500], Some(1_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(1)]);
 }
 
@@ -480,19 +477,6 @@ fn an_own_queue_is_drained_by_its_bytes_at_the_remembered_rate() {
     assert_eq!(e.cwnd(), 104 * MSS * 52 / 56);
 }
 
-/// An ACK at `una` with RTT `rtt_us` and a delivery-rate sample of `bps`.
-fn rated(una: u64, rtt_us: u64, bps: u64) -> AckSample {
-    AckSample {
-        rate: Some(RateSample {
-            rate: Rate::from_bps(bps),
-            interval: Dur::from_millis(50),
-            delivered: 6250,
-            app_limited: false,
-        }),
-        ..ack(una, rtt_us)
-    }
-}
-
 #[test]
 fn the_first_decision_after_a_refill_drains_the_queue_by_its_bytes() {
     // C = 16 Mbit/s (2 MB/s), base 50 ms: bdp 100 000 B. From the floor, q = 0.5 ms
@@ -533,20 +517,17 @@ fn a_round_at_the_bdp_with_a_queue_does_not_enter_the_capacity_filter() {
     let mut e = ebb(100, 16);
     e.cfg.held_clean = true;
     e.bw_ring = vec![Rate::from_mbps(16)];
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 60_000, 10_000_000));
+    ack_round(&mut e, &[60_000], Some(10_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16)]);
     let mut e = ebb(100, 16);
     e.cfg.held_clean = true;
     e.bw_ring = vec![Rate::from_mbps(16)];
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 52_000, 15_000_000));
+    ack_round(&mut e, &[52_000], Some(15_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(15)]);
     // Without held_clean the shared round counts.
     let mut e = ebb(100, 16);
     e.bw_ring = vec![Rate::from_mbps(16)];
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 60_000, 10_000_000));
+    ack_round(&mut e, &[60_000], Some(10_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(10)]);
 }
 
@@ -565,15 +546,13 @@ fn a_held_probe_step_doubles_only_while_the_delivery_rate_follows() {
     assert_eq!(e.cwnd(), 111 * MSS, "held");
     // The step of 1 000 B could add 1 000 · 8 / 0.05 = 0.16 Mbit/s; the rate rose by
     // 0.2 Mbit/s (≥ half of that): the doubled step, 2 segments → 113.
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 50_500, 16_200_000));
+    ack_round(&mut e, &[50_500], Some(16_200_000), Upto::End);
     assert_eq!(e.cwnd(), 113 * MSS);
     round(&mut e, &[50_500]);
     assert_eq!(e.cwnd(), 113 * MSS, "held");
     // The 2-segment step could add 0.32 Mbit/s; the rate stayed at 16.2: the link is
     // full, the slope falls back to one segment → 114.
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 50_500, 16_200_000));
+    ack_round(&mut e, &[50_500], Some(16_200_000), Upto::End);
     assert_eq!(e.cwnd(), 114 * MSS);
 }
 
@@ -636,3 +615,4 @@ fn with_stage_from_floor_only_a_refill_from_the_floor_is_staged() {
     round(&mut e, &[50_500]);
     assert_eq!(e.cwnd(), 100_000);
 }
+
