@@ -17,8 +17,11 @@ fn ebb(cwnd_segs: u64, cap_mbps: u64) -> Ebb {
     };
     // A refill in one jump (refill_stage = 0, as before variant 24 of docs/ebb.md): the
     // tests of other rules script one refill round; the staged refill has its own tests.
+    // The drain of an own queue within target (own_target, variant 25) is off here too:
+    // the tests of the other rules script queues of 1-4 ms; own_target has its own test.
     let cfg = EbbConfig {
         refill_stage: 0.0,
+        own_target: Dur::ZERO,
         ..EbbConfig::default()
     };
     let mut e = Ebb::new(&cfg, &init);
@@ -616,3 +619,103 @@ fn with_stage_from_floor_only_a_refill_from_the_floor_is_staged() {
     assert_eq!(e.cwnd(), 100_000);
 }
 
+#[test]
+fn an_early_second_stage_follows_eight_clean_segments_of_the_first() {
+    // bdp = 100 000 bytes (C = 16 Mbit/s, base 50 ms), stage = 50 000. The round-end
+    // decision at snd_una 1 000 (snd_nxt 101 000) takes the first stage; ACKs past
+    // 101 000 are for the stage's packets, and 8 segments of them (8 000 bytes < the
+    // stage) at q = 0.5 ms ≤ refill take the second stage at once.
+    let staged = |early: bool| {
+        let mut e = ebb(2, 16);
+        e.cfg.refill_stage = 0.5;
+        e.cfg.stage_early = early;
+        round(&mut e, &[50_500]);
+        assert_eq!(
+            (e.cwnd(), e.stage_mark),
+            (50_000, early.then_some((101_000, 8_000)))
+        );
+        round(&mut e, &[50_500]); // held: ACKs for packets sent before the stage
+        assert_eq!(e.cwnd(), 50_000);
+        e
+    };
+    let mut e = staged(true);
+    e.on_ack(Time::ZERO, &ack(105_000, 50_500)); // 4 000 bytes of the stage back
+    assert_eq!(e.cwnd(), 50_000);
+    e.on_ack(Time::ZERO, &ack(109_000, 50_500)); // 8 000: on to the bdp
+    assert_eq!((e.cwnd(), e.phase), (100_000, Phase::Refill));
+    // A new, held round from this ACK's snd_nxt; the wait is over.
+    assert_eq!((e.round_end, e.hold, e.stage_mark), (209_000, true, None));
+    // One stage sample with 2 ms of queue (a foreground's share) ends the wait: the
+    // round-end rules decide.
+    let mut e = staged(true);
+    e.on_ack(Time::ZERO, &ack(105_000, 52_000));
+    e.on_ack(Time::ZERO, &ack(109_000, 50_500));
+    assert_eq!((e.cwnd(), e.stage_mark), (50_000, None));
+    // Off: the second stage waits for the round's end.
+    let mut e = staged(false);
+    e.on_ack(Time::ZERO, &ack(109_000, 50_500));
+    assert_eq!(e.cwnd(), 50_000);
+}
+
+#[test]
+fn own_target_drains_an_own_queue_below_target() {
+    // C = 16 Mbit/s (2 MB/s), base 50 ms, recent rate the whole link: at 104 segments
+    // Ebb's own queue is 4 000 B / 2 MB/s = 2 ms. own_target = 2 ms: a round at q = 3 ms
+    // (within target) is drained to own_target/2: k = (50 + 1)/(50 + 3) → 100 075 bytes.
+    let own = |segs: u64, target_ms: u64, rtt_us: u64| {
+        let mut e = ebb(segs, 16);
+        e.cfg.own_target = Dur::from_millis(target_ms);
+        e.avail_ring = vec![Rate::from_mbps(16)];
+        round(&mut e, &[rtt_us]);
+        (e.cwnd(), e.phase)
+    };
+    assert_eq!(own(104, 2, 53_000), (104_000 * 51 / 53, Phase::Yield));
+    // q = 1.5 ms ≤ own_target: the probe, one segment.
+    assert_eq!(own(104, 2, 51_500), (105 * MSS, Phase::Probe));
+    // own_target = 0 (off): q = 3 ms probes as before.
+    assert_eq!(own(104, 0, 53_000), (105 * MSS, Phase::Probe));
+    // Above target the proportional rule drains to own_target/2 too: (50 + 1)/(50 + 6).
+    assert_eq!(own(104, 2, 56_000), (104_000 * 51 / 56, Phase::Yield));
+    // At the bdp the window explains no queue: 3 ms is more than foreign = 2 ms beyond
+    // it, someone else's within target, and Ebb probes.
+    assert_eq!(own(100, 2, 53_000), (101 * MSS, Phase::Probe));
+}
+
+#[test]
+fn a_refill_below_the_bdp_is_paced_at_its_window_rate() {
+    // C = 16 Mbit/s, base 50 ms. A first stage of 50 000 bytes: 50 000 · 8 / 0.05 =
+    // 8 Mbit/s, half the remembered rate, so the stage adds no queue beside a flow that
+    // holds less than half the link.
+    let mut e = ebb(50, 16);
+    e.phase = Phase::Refill;
+    e.cfg.refill_pace_window = true;
+    assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(8)));
+    // At or above the bdp: the remembered rate, as before.
+    e.cwnd = 120 * MSS;
+    assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(16)));
+    // Off: the remembered rate at any window.
+    e.cwnd = 50 * MSS;
+    e.cfg.refill_pace_window = false;
+    assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(16)));
+}
+
+#[test]
+fn refill_rounds_asks_for_consecutive_empty_rounds() {
+    // bdp = 100 000 bytes; refill_rounds = 2. One empty round only probes (one
+    // segment); the second in a row refills.
+    let mut e = ebb(2, 16);
+    e.cfg.refill_rounds = 2;
+    round(&mut e, &[50_500]);
+    assert_eq!((e.cwnd(), e.phase), (3 * MSS, Phase::Probe));
+    round(&mut e, &[50_500]);
+    assert_eq!((e.cwnd(), e.phase), (100_000, Phase::Refill));
+    // A round with 2 ms of queue (above refill) in between starts the count again.
+    let mut e = ebb(2, 16);
+    e.cfg.refill_rounds = 2;
+    round(&mut e, &[50_500]);
+    round(&mut e, &[52_000]);
+    round(&mut e, &[50_500]);
+    assert_eq!(e.cwnd(), 5 * MSS);
+    round(&mut e, &[50_500]);
+    assert_eq!(e.cwnd(), 100_000);
+}
