@@ -51,6 +51,13 @@
 //!   the BDP stops at it, and the next decision that still finds the queue empty goes
 //!   on to the BDP (docs/deviations/ebb.md#ebb-refill-stage); with `stage_from_floor`,
 //!   only a refill from the floor is staged.
+//! - with `own_target` (3 ms since variant 25 of docs/ebb.md#variants-dc5dd47), a queue
+//!   within target that Ebb's own window explains is drained from `own_target` to half of
+//!   it, so that the buffer a starting foreground meets holds less of Ebb
+//!   (docs/ebb.md#own-target). Measured and off: `stage_early` (the second refill stage
+//!   within the round of the first stage's ACKs; #stage-early), `refill_pace_window` (a
+//!   refill below the BDP paced at cwnd/base; #refill-pace), `refill_rounds` (consecutive
+//!   empty rounds before a refill; #refill-rounds).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
