@@ -209,6 +209,41 @@ pub(super) static PARAMS: &[ParamSpec] = &[
         source: "docs/ebb.md#refill-stage",
     },
     ParamSpec {
+        name: "stage_early",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "with refill_stage, the second stage is taken within the round that carries the first stage's ACKs, as soon as the first min(8 segments, stage) bytes sent after the stage all came back with at most refill of queue",
+        source: "docs/ebb.md#stage-early (HyStart's 8 samples)",
+    },
+    ParamSpec {
+        name: "refill_pace_window",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "a refill below the remembered BDP (the first stage, a restore to a share) is paced at its window's rate, cwnd / base RTT, not at the remembered rate",
+        source: "docs/ebb.md#refill-pace",
+    },
+    ParamSpec {
+        name: "refill_rounds",
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: ParamValue::Int(1),
+        unit: "rounds",
+        doc: "a refill needs this many consecutive round ends (held ones included) with the round's minimum within refill and every sample within target",
+        source: "docs/ebb.md#refill-rounds",
+    },
+    ParamSpec {
+        name: "own_target",
+        kind: ParamKind::Duration {
+            min: Dur::ZERO,
+            max: Dur::from_secs(1),
+        },
+        default: ParamValue::Dur(Dur::from_millis(3)),
+        unit: "ms",
+        doc: "queueing delay above which Ebb drains a queue its own window explains (to own_target/2), below target; 0 = target",
+        source: "docs/ebb.md#own-target",
+    },
+    ParamSpec {
         name: "pace_cap",
         kind: ParamKind::Bool,
         default: ParamValue::Bool(true),
@@ -286,6 +321,20 @@ pub struct EbbConfig {
     pub refill_stage: f64,
     /// With refill_stage, only a refill from the floor is staged (docs/ebb.md#refill-stage).
     pub stage_from_floor: bool,
+    /// With refill_stage, the second stage within the round that carries the first
+    /// stage's ACKs, once 8 segments of them (or the stage) saw no queue
+    /// (docs/ebb.md#stage-early).
+    pub stage_early: bool,
+    /// A refill below the remembered BDP is paced at cwnd/base, not at `C`
+    /// (docs/ebb.md#refill-pace).
+    pub refill_pace_window: bool,
+    /// Consecutive clean round ends a refill needs: 1 (docs/ebb.md#refill-rounds).
+    pub refill_rounds: u32,
+    /// Queueing delay above which a queue Ebb's own window explains is drained, to half
+    /// of it: 3 ms since variant 25 of docs/ebb.md, `target − refill`, so that a drain
+    /// lands at 1.5 ms, above the empty-queue threshold; zero: `target`
+    /// (docs/ebb.md#own-target).
+    pub own_target: Dur,
 }
 
 impl Default for EbbConfig {
@@ -315,6 +364,10 @@ impl Default for EbbConfig {
             held_clean: false,
             refill_stage: 0.5,
             stage_from_floor: false,
+            stage_early: false,
+            refill_pace_window: false,
+            refill_rounds: 1,
+            own_target: Dur::from_millis(3),
         }
     }
 }
@@ -348,6 +401,10 @@ impl TryFrom<&ParamSet> for EbbConfig {
             held_clean: r.bool("held_clean")?,
             refill_stage: r.f64("refill_stage")?,
             stage_from_floor: r.bool("stage_from_floor")?,
+            stage_early: r.bool("stage_early")?,
+            refill_pace_window: r.bool("refill_pace_window")?,
+            refill_rounds: r.u64("refill_rounds")? as u32, // the spec table caps it
+            own_target: r.dur("own_target")?,
         })
     }
 }

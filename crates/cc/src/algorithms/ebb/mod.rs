@@ -51,6 +51,13 @@
 //!   the BDP stops at it, and the next decision that still finds the queue empty goes
 //!   on to the BDP (docs/deviations/ebb.md#ebb-refill-stage); with `stage_from_floor`,
 //!   only a refill from the floor is staged.
+//! - with `own_target` (3 ms since variant 25 of docs/ebb.md#variants-dc5dd47), a queue
+//!   within target that Ebb's own window explains is drained from `own_target` to half of
+//!   it, so that the buffer a starting foreground meets holds less of Ebb
+//!   (docs/ebb.md#own-target). Measured and off: `stage_early` (the second refill stage
+//!   within the round of the first stage's ACKs; #stage-early), `refill_pace_window` (a
+//!   refill below the BDP paced at cwnd/base; #refill-pace), `refill_rounds` (consecutive
+//!   empty rounds before a refill; #refill-rounds).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
@@ -164,6 +171,12 @@ pub struct Ebb {
     /// (probe_hold: the step doubles only if the delivery rate followed).
     probe_added: u64,
     probe_cap_before: Rate,
+    /// With stage_early, after a first refill stage: `snd_nxt` at the stage (ACKs past
+    /// it are for the stage's packets) and the bytes of them that must come back with
+    /// an empty queue before the second stage (docs/ebb.md#stage-early).
+    stage_mark: Option<(u64, u64)>,
+    /// Consecutive round ends with an empty queue (refill_rounds).
+    clean_run: u32,
 }
 
 impl Ebb {
@@ -196,6 +209,8 @@ impl Ebb {
             after_refill: false,
             probe_added: 0,
             probe_cap_before: Rate::ZERO,
+            stage_mark: None,
+            clean_run: 0,
         }
     }
 
@@ -239,6 +254,9 @@ impl CongestionControl for Ebb {
             } else if !ack.in_recovery && ack.cwnd_limited {
                 self.cwnd += ack.bytes_acked;
             }
+        }
+        if self.stage_mark.is_some() && self.early_stage(ack) {
+            return;
         }
         if self.phase != Phase::SlowStart && self.fast_yield(ack) {
             return;
@@ -293,6 +311,15 @@ impl CongestionControl for Ebb {
             // round without a queue, which the foreign-queue test would read as another
             // flow's (docs/ebb.md#foreign). Only with that test on (`foreign = 0ms`
             // is variant 9 of docs/ebb.md, pacing included).
+            if self.cfg.refill_pace_window {
+                // Below the BDP (a first stage, a restore to a share), at the window's own
+                // rate: paced at C, a half-BDP stage beside a 40 % stream queued the
+                // stream's rate for half a round (10 ms), which read as foreign and sent
+                // Ebb back to the floor every other round (base:video traced, spare 0.36;
+                // docs/ebb.md#refill-pace).
+                let own = Rate::from_bps((self.cwnd as f64 * 8.0 / base.secs_f64()) as u64);
+                return Some(self.capacity.min(own));
+            }
             return Some(self.capacity);
         }
         let gain = if self.phase == Phase::SlowStart {

@@ -3,6 +3,7 @@
 //! or the held, bounded, doubling probe up).
 
 use super::{Ebb, Phase};
+use crate::api::AckSample;
 use crate::units::{Dur, Rate};
 
 impl Ebb {
@@ -13,10 +14,16 @@ impl Ebb {
             && self.cwnd < self.bdp()
             && (!self.cfg.refill_guard
                 || qmax.is_some_and(|m| m <= self.cfg.target + self.jitter()))
+            // A foreground in slow start below the BDP leaves the queue empty between
+            // its bursts, and Ebb's two segments at the floor rarely meet one: codel
+            // traced, a refill 4 rounds after the yield beside a foreground at 79
+            // segments (docs/ebb.md#refill-rounds).
+            && (self.cfg.refill_rounds <= 1 || self.clean_run >= self.cfg.refill_rounds)
     }
 
-    /// Refill: jump to the remembered BDP (or `refill_growth·cwnd` if smaller).
-    pub(super) fn refill(&mut self) {
+    /// Refill: jump to the remembered BDP (or `refill_growth·cwnd` if smaller);
+    /// `snd_nxt` marks the first packet a first stage sends (stage_early).
+    pub(super) fn refill(&mut self, snd_nxt: u64) {
         // Refill (docs/ebb.md#refill).
         self.after_refill = self.cfg.refill_drain;
         self.probe_added = 0;
@@ -32,12 +39,53 @@ impl Ebb {
             // on a 17-segment BDP and buffer, two losses the foreground would not have
             // taken). Half the BDP shows the foreground's share as a queue before the
             // buffer overflows; on a free link the next decision finds it empty again.
+            if self.cfg.stage_early {
+                // The stage's packets, paced at C, queue at once beside a foreground's
+                // share: the first 8 of them (HyStart's sample count), or the whole stage
+                // if smaller, tell an empty link within a round (docs/ebb.md#stage-early).
+                let need = (super::SS_SAMPLES as u64 * self.mss).min(stage);
+                self.stage_mark = Some((snd_nxt, need));
+            }
             stage
         } else {
             self.bdp()
         };
         self.hold = true;
         self.phase = Phase::Refill;
+    }
+
+    /// Early second stage (docs/ebb.md#stage-early): within the round that carries the
+    /// first stage's ACKs, once `need` bytes sent after the stage came back, every one
+    /// of their RTT samples within `refill` of base, go on to the remembered BDP now
+    /// rather than at the round's end (a round later). Any sample with a queue ends the
+    /// wait, and the round-end rules decide. True when it jumped.
+    pub(super) fn early_stage(&mut self, ack: &AckSample) -> bool {
+        let Some((mark, need)) = self.stage_mark else {
+            return false;
+        };
+        if ack.in_recovery || self.slowdown_left > 0 || self.phase != Phase::Refill {
+            self.stage_mark = None;
+            return false;
+        }
+        if ack.snd_una <= mark {
+            // An ACK for a packet sent before the stage.
+            return false;
+        }
+        let (Some(rtt), Some(base)) = (ack.rtt, self.base) else {
+            return false;
+        };
+        if rtt - base > self.refill_threshold() {
+            self.stage_mark = None;
+            return false;
+        }
+        if ack.snd_una - mark < need {
+            return false;
+        }
+        self.cwnd = self.cwnd.max(self.bdp());
+        self.phase = Phase::Refill;
+        self.restart_round(ack);
+        self.after_refill = self.cfg.refill_drain;
+        true
     }
 
     /// The first stage of a refill, `refill_stage · C·base` bytes (0 when off).

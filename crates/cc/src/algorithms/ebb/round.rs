@@ -14,6 +14,15 @@ impl Ebb {
             (Some(m), Some(b)) => Some(m - b),
             _ => None,
         };
+        // Consecutive empty rounds, held ones included (refill_rounds,
+        // docs/ebb.md#refill-rounds).
+        let clean = q.is_some_and(|q| q <= self.refill_threshold())
+            && qmax.is_some_and(|m| m <= self.cfg.target + self.jitter());
+        self.clean_run = if clean {
+            self.clean_run.saturating_add(1)
+        } else {
+            0
+        };
         self.round_min = None;
         self.round_max = None;
         // The accelerating probe continues only from a probe-up round (below).
@@ -54,6 +63,11 @@ impl Ebb {
                 return;
             }
         }
+        if !self.hold || ack.in_recovery {
+            // Any decision ends the wait for an early second stage; a held round (the
+            // one right after the first stage) keeps it (docs/ebb.md#stage-early).
+            self.stage_mark = None;
+        }
         if ack.in_recovery {
             self.hold = true;
             self.after_refill = false;
@@ -68,8 +82,10 @@ impl Ebb {
             }
         } else if q > self.cfg.target {
             self.yield_to_queue(q, base);
+        } else if self.own_drain_due(q) {
+            self.drain_own(q, base);
         } else if self.refill_due(q, qmax) {
-            self.refill();
+            self.refill(ack.snd_nxt);
         } else if ack.cwnd_limited {
             self.probe(q, qmax, step, base);
         }
@@ -113,7 +129,7 @@ impl Ebb {
             self.cwnd = self.cwnd.saturating_sub(excess).max(self.floor());
         } else {
             let k = if qn <= 2.0 * t || own {
-                (b + t / 2.0) / (b + qn)
+                (b + self.own_target().nanos() as f64 / 2.0) / (b + qn)
             } else {
                 self.cfg.md.min((t / qn) * (t / qn))
             };
@@ -152,9 +168,17 @@ impl Ebb {
         };
         self.cwnd = self.scale(self.cwnd, k);
         self.phase = Phase::Yield;
+        self.restart_round(ack);
+        true
+    }
+
+    /// A decision within a round: the next round starts at this ACK's `snd_nxt` and is
+    /// held (it carries the packets sent before the change).
+    pub(super) fn restart_round(&mut self, ack: &AckSample) {
         self.hold = true;
         self.after_refill = false;
         self.probe_added = 0;
+        self.stage_mark = None;
         self.round_min = None;
         self.round_max = None;
         self.probe_step = 1;
@@ -163,7 +187,38 @@ impl Ebb {
         self.round_end = ack.snd_nxt;
         self.prev_start_cwnd = self.round_start_cwnd;
         self.round_start_cwnd = self.cwnd;
-        true
+    }
+
+    /// The queue Ebb drains its own to half of: `own_target`, or `target` when it is
+    /// zero (docs/ebb.md#own-target).
+    pub(super) fn own_target(&self) -> Dur {
+        if self.cfg.own_target > Dur::ZERO {
+            self.cfg.own_target.min(self.cfg.target)
+        } else {
+            self.cfg.target
+        }
+    }
+
+    /// A round queue `q` within target but above `own_target` that Ebb's own window
+    /// explains (docs/ebb.md#own-target).
+    fn own_drain_due(&self, q: Dur) -> bool {
+        self.cfg.own_target > Dur::ZERO
+            && q > self.own_target()
+            && q <= self.own_queue() + self.cfg.foreign + self.jitter()
+    }
+
+    /// Drain Ebb's own queue `q` to `own_target/2`: `cwnd·(base + own_target/2)/(base +
+    /// q)`, the proportional rule of docs/ebb.md#yield with a lower operating point, so
+    /// that the buffer a starting foreground meets is almost empty
+    /// (docs/ebb.md#own-target).
+    fn drain_own(&mut self, q: Dur, base: Dur) {
+        let (b, qn) = (base.nanos() as f64, q.nanos() as f64);
+        let k = (b + self.own_target().nanos() as f64 / 2.0) / (b + qn);
+        self.cwnd = self.scale(self.cwnd, k);
+        self.after_refill = false;
+        self.probe_added = 0;
+        self.hold = true;
+        self.phase = Phase::Yield;
     }
 
     pub(super) fn exit_slow_start(&mut self) {

@@ -17,8 +17,11 @@ fn ebb(cwnd_segs: u64, cap_mbps: u64) -> Ebb {
     };
     // A refill in one jump (refill_stage = 0, as before variant 24 of docs/ebb.md): the
     // tests of other rules script one refill round; the staged refill has its own tests.
+    // The drain of an own queue within target (own_target, variant 25) is off here too:
+    // the tests of the other rules script queues of 1-4 ms; own_target has its own test.
     let cfg = EbbConfig {
         refill_stage: 0.0,
+        own_target: Dur::ZERO,
         ..EbbConfig::default()
     };
     let mut e = Ebb::new(&cfg, &init);
@@ -41,14 +44,45 @@ fn ack(una: u64, rtt_us: u64) -> AckSample {
     }
 }
 
-/// One round: an ACK per sample, the last one reaching the round's end.
-fn round(e: &mut Ebb, rtts_us: &[u64]) {
+/// Where a scripted ACK sequence stops.
+#[derive(Clone, Copy, PartialEq)]
+enum Upto {
+    /// The last ACK reaches the round's end (the others the byte before it): a round-end
+    /// decision.
+    End,
+    /// Every ACK stays inside a round that ends at byte 10⁶ (`snd_una` 10): only the
+    /// within-round rules (slow-start exit, fast yield, foreign queue) act.
+    Within,
+}
+
+/// Scripted ACKs, one per RTT sample (µs), each carrying a delivery-rate sample of
+/// `bps` bit/s (over 50 ms, not app-limited) when given. The one loop every test feeds
+/// Ebb through.
+fn ack_round(e: &mut Ebb, rtts_us: &[u64], bps: Option<u64>, upto: Upto) {
+    if upto == Upto::Within {
+        e.round_end = 1_000_000;
+    }
     let start = e.round_end;
     for (i, &r) in rtts_us.iter().enumerate() {
-        let last = i + 1 == rtts_us.len();
-        let una = if last { start } else { start - 1 };
-        e.on_ack(Time::ZERO, &ack(una, r));
+        let una = match upto {
+            Upto::Within => 10,
+            Upto::End if i + 1 == rtts_us.len() => start,
+            Upto::End => start - 1,
+        };
+        let mut a = ack(una, r);
+        a.rate = bps.map(|bps| RateSample {
+            rate: Rate::from_bps(bps),
+            interval: Dur::from_millis(50),
+            delivered: 6250,
+            app_limited: false,
+        });
+        e.on_ack(Time::ZERO, &a);
     }
+}
+
+/// One round without rate samples, ending with a round-end decision.
+fn round(e: &mut Ebb, rtts_us: &[u64]) {
+    ack_round(e, rtts_us, None, Upto::End);
 }
 
 #[test]
@@ -127,14 +161,7 @@ fn capacity_is_remembered_while_yielding() {
     // 16 Mbit/s estimate: the flow was not trying to fill the link.
     let mut e = ebb(2, 16);
     e.bw_ring = vec![Rate::from_mbps(16)];
-    let mut a = ack(1000, 60_000);
-    a.rate = Some(RateSample {
-        rate: Rate::from_mbps(1),
-        interval: Dur::from_millis(50),
-        delivered: 6250,
-        app_limited: false,
-    });
-    e.on_ack(Time::ZERO, &a);
+    ack_round(&mut e, &[60_000], Some(1_000_000), Upto::End);
     assert_eq!(e.capacity, Rate::from_mbps(16));
     assert_eq!(e.bdp(), 100_000);
 }
@@ -153,15 +180,12 @@ fn loss_halves_and_slow_start_ends_on_eight_samples_above_target() {
 
     let mut e = ebb(10, 0);
     e.phase = Phase::SlowStart;
-    e.round_end = 1_000_000;
     // Seven samples 5 ms above base grow the window by one segment each.
-    for _ in 0..7 {
-        e.on_ack(Time::ZERO, &ack(10, 55_000));
-    }
+    ack_round(&mut e, &[55_000; 7], None, Upto::Within);
     assert_eq!((e.cwnd(), e.phase), (17 * MSS, Phase::SlowStart));
     // The eighth makes the minimum of the last eight 5 ms > target: slow start ends
     // and the first slowdown is two rounds away.
-    e.on_ack(Time::ZERO, &ack(10, 55_000));
+    ack_round(&mut e, &[55_000], None, Upto::Within);
     assert_eq!(e.phase, Phase::Yield);
     assert_eq!(e.until_slowdown, 2);
 }
@@ -187,19 +211,13 @@ fn a_queue_its_own_window_does_not_explain_sends_ebb_to_the_floor() {
     let mut e = ebb(104, 16);
     e.cfg.foreign = Dur::from_millis(2);
     e.avail_ring = vec![Rate::from_mbps(16)];
-    e.round_end = 1_000_000;
-    for _ in 0..8 {
-        e.on_ack(Time::ZERO, &ack(10, 54_500));
-    }
+    ack_round(&mut e, &[54_500; 8], None, Upto::Within);
     assert_eq!((e.cwnd(), e.phase), (2 * MSS, Phase::Yield));
     // 3.5 ms is within 2 ms of the own 2 ms: no decision within the round.
     let mut e = ebb(104, 16);
     e.cfg.foreign = Dur::from_millis(2);
     e.avail_ring = vec![Rate::from_mbps(16)];
-    e.round_end = 1_000_000;
-    for _ in 0..8 {
-        e.on_ack(Time::ZERO, &ack(10, 53_500));
-    }
+    ack_round(&mut e, &[53_500; 8], None, Upto::Within);
     assert_eq!(e.cwnd(), 104 * MSS);
 }
 
@@ -218,12 +236,9 @@ fn eight_samples_above_twice_the_target_cut_within_the_round() {
     // starts a new round ending at this ACK's snd_nxt (10 + 100 000), to be skipped.
     let mut e = ebb(100, 0);
     e.cfg.own_rate = false;
-    e.round_end = 1_000_000;
-    for _ in 0..7 {
-        e.on_ack(Time::ZERO, &ack(10, 60_000));
-    }
+    ack_round(&mut e, &[60_000; 7], None, Upto::Within);
     assert_eq!(e.cwnd(), 100 * MSS);
-    e.on_ack(Time::ZERO, &ack(10, 60_000));
+    ack_round(&mut e, &[60_000], None, Upto::Within);
     assert_eq!((e.cwnd(), e.phase), (16 * MSS, Phase::Yield));
     assert_eq!((e.round_end, e.hold), (100_010, true));
 }
@@ -310,10 +325,7 @@ fn jitter_is_the_mean_difference_of_consecutive_samples_and_raises_the_refill_th
     // RFC 3550 §6.4.1: J += (|D| − J)/16. Samples 50, 52, 50 ms: J = 2/16 ms, then
     // 2/16 + (2 − 2/16)/16 = 0.2421875 ms.
     let mut e = ebb(2, 16);
-    e.round_end = 1_000_000;
-    for r in [50_000, 52_000, 50_000] {
-        e.on_ack(Time::ZERO, &ack(10, r));
-    }
+    ack_round(&mut e, &[50_000, 52_000, 50_000], None, Upto::Within);
     assert_eq!(e.jitter_ns, 242_187.5);
     // jitter_gain = 8: refill threshold 1 ms + 8 · 0.2421875 ms = 2.9375 ms.
     e.cfg.jitter_gain = 8.0;
@@ -400,34 +412,22 @@ fn the_round_after_a_jump_to_the_bdp_does_not_age_the_capacity() {
     // C = 16 Mbit/s (bdp 100 segments), at the floor. Round 1 (q = 0.5 ms) refills to
     // 100 segments; round 2 started at the bdp but ACKs the floor's packets (1 Mbit/s):
     // not in the filter. Round 3 (the round before it also at the bdp) is: 15 Mbit/s.
-    let rated = |una: u64, mbps: u64| AckSample {
-        rate: Some(RateSample {
-            rate: Rate::from_mbps(mbps),
-            interval: Dur::from_millis(50),
-            delivered: 6250,
-            app_limited: false,
-        }),
-        ..ack(una, 50_500)
-    };
     let mut e = ebb(2, 16);
     e.cfg.held_prev = true;
     e.bw_ring = vec![Rate::from_mbps(16)];
     e.prev_start_cwnd = e.cwnd;
     round(&mut e, &[50_500]);
     assert_eq!((e.cwnd(), e.phase), (100_000, Phase::Refill));
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 1));
+    ack_round(&mut e, &[50_500], Some(1_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16)]);
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 15));
+    ack_round(&mut e, &[50_500], Some(15_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(15)]);
     // Without held_prev the first round after the jump counts.
     let mut e = ebb(2, 16);
     e.cfg.held_prev = false;
     e.bw_ring = vec![Rate::from_mbps(16)];
     round(&mut e, &[50_500]);
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 1));
+    ack_round(&mut e, &[50_500], Some(1_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(1)]);
 }
 
@@ -480,19 +480,6 @@ fn an_own_queue_is_drained_by_its_bytes_at_the_remembered_rate() {
     assert_eq!(e.cwnd(), 104 * MSS * 52 / 56);
 }
 
-/// An ACK at `una` with RTT `rtt_us` and a delivery-rate sample of `bps`.
-fn rated(una: u64, rtt_us: u64, bps: u64) -> AckSample {
-    AckSample {
-        rate: Some(RateSample {
-            rate: Rate::from_bps(bps),
-            interval: Dur::from_millis(50),
-            delivered: 6250,
-            app_limited: false,
-        }),
-        ..ack(una, rtt_us)
-    }
-}
-
 #[test]
 fn the_first_decision_after_a_refill_drains_the_queue_by_its_bytes() {
     // C = 16 Mbit/s (2 MB/s), base 50 ms: bdp 100 000 B. From the floor, q = 0.5 ms
@@ -533,20 +520,17 @@ fn a_round_at_the_bdp_with_a_queue_does_not_enter_the_capacity_filter() {
     let mut e = ebb(100, 16);
     e.cfg.held_clean = true;
     e.bw_ring = vec![Rate::from_mbps(16)];
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 60_000, 10_000_000));
+    ack_round(&mut e, &[60_000], Some(10_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16)]);
     let mut e = ebb(100, 16);
     e.cfg.held_clean = true;
     e.bw_ring = vec![Rate::from_mbps(16)];
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 52_000, 15_000_000));
+    ack_round(&mut e, &[52_000], Some(15_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(15)]);
     // Without held_clean the shared round counts.
     let mut e = ebb(100, 16);
     e.bw_ring = vec![Rate::from_mbps(16)];
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 60_000, 10_000_000));
+    ack_round(&mut e, &[60_000], Some(10_000_000), Upto::End);
     assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(10)]);
 }
 
@@ -565,15 +549,13 @@ fn a_held_probe_step_doubles_only_while_the_delivery_rate_follows() {
     assert_eq!(e.cwnd(), 111 * MSS, "held");
     // The step of 1 000 B could add 1 000 · 8 / 0.05 = 0.16 Mbit/s; the rate rose by
     // 0.2 Mbit/s (≥ half of that): the doubled step, 2 segments → 113.
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 50_500, 16_200_000));
+    ack_round(&mut e, &[50_500], Some(16_200_000), Upto::End);
     assert_eq!(e.cwnd(), 113 * MSS);
     round(&mut e, &[50_500]);
     assert_eq!(e.cwnd(), 113 * MSS, "held");
     // The 2-segment step could add 0.32 Mbit/s; the rate stayed at 16.2: the link is
     // full, the slope falls back to one segment → 114.
-    let end = e.round_end;
-    e.on_ack(Time::ZERO, &rated(end, 50_500, 16_200_000));
+    ack_round(&mut e, &[50_500], Some(16_200_000), Upto::End);
     assert_eq!(e.cwnd(), 114 * MSS);
 }
 
@@ -633,6 +615,107 @@ fn with_stage_from_floor_only_a_refill_from_the_floor_is_staged() {
     let mut e = ebb(30, 16);
     e.cfg.refill_stage = 0.5;
     e.cfg.stage_from_floor = true;
+    round(&mut e, &[50_500]);
+    assert_eq!(e.cwnd(), 100_000);
+}
+
+#[test]
+fn an_early_second_stage_follows_eight_clean_segments_of_the_first() {
+    // bdp = 100 000 bytes (C = 16 Mbit/s, base 50 ms), stage = 50 000. The round-end
+    // decision at snd_una 1 000 (snd_nxt 101 000) takes the first stage; ACKs past
+    // 101 000 are for the stage's packets, and 8 segments of them (8 000 bytes < the
+    // stage) at q = 0.5 ms ≤ refill take the second stage at once.
+    let staged = |early: bool| {
+        let mut e = ebb(2, 16);
+        e.cfg.refill_stage = 0.5;
+        e.cfg.stage_early = early;
+        round(&mut e, &[50_500]);
+        assert_eq!(
+            (e.cwnd(), e.stage_mark),
+            (50_000, early.then_some((101_000, 8_000)))
+        );
+        round(&mut e, &[50_500]); // held: ACKs for packets sent before the stage
+        assert_eq!(e.cwnd(), 50_000);
+        e
+    };
+    let mut e = staged(true);
+    e.on_ack(Time::ZERO, &ack(105_000, 50_500)); // 4 000 bytes of the stage back
+    assert_eq!(e.cwnd(), 50_000);
+    e.on_ack(Time::ZERO, &ack(109_000, 50_500)); // 8 000: on to the bdp
+    assert_eq!((e.cwnd(), e.phase), (100_000, Phase::Refill));
+    // A new, held round from this ACK's snd_nxt; the wait is over.
+    assert_eq!((e.round_end, e.hold, e.stage_mark), (209_000, true, None));
+    // One stage sample with 2 ms of queue (a foreground's share) ends the wait: the
+    // round-end rules decide.
+    let mut e = staged(true);
+    e.on_ack(Time::ZERO, &ack(105_000, 52_000));
+    e.on_ack(Time::ZERO, &ack(109_000, 50_500));
+    assert_eq!((e.cwnd(), e.stage_mark), (50_000, None));
+    // Off: the second stage waits for the round's end.
+    let mut e = staged(false);
+    e.on_ack(Time::ZERO, &ack(109_000, 50_500));
+    assert_eq!(e.cwnd(), 50_000);
+}
+
+#[test]
+fn own_target_drains_an_own_queue_below_target() {
+    // C = 16 Mbit/s (2 MB/s), base 50 ms, recent rate the whole link: at 104 segments
+    // Ebb's own queue is 4 000 B / 2 MB/s = 2 ms. own_target = 2 ms: a round at q = 3 ms
+    // (within target) is drained to own_target/2: k = (50 + 1)/(50 + 3) → 100 075 bytes.
+    let own = |segs: u64, target_ms: u64, rtt_us: u64| {
+        let mut e = ebb(segs, 16);
+        e.cfg.own_target = Dur::from_millis(target_ms);
+        e.avail_ring = vec![Rate::from_mbps(16)];
+        round(&mut e, &[rtt_us]);
+        (e.cwnd(), e.phase)
+    };
+    assert_eq!(own(104, 2, 53_000), (104_000 * 51 / 53, Phase::Yield));
+    // q = 1.5 ms ≤ own_target: the probe, one segment.
+    assert_eq!(own(104, 2, 51_500), (105 * MSS, Phase::Probe));
+    // own_target = 0 (off): q = 3 ms probes as before.
+    assert_eq!(own(104, 0, 53_000), (105 * MSS, Phase::Probe));
+    // Above target the proportional rule drains to own_target/2 too: (50 + 1)/(50 + 6).
+    assert_eq!(own(104, 2, 56_000), (104_000 * 51 / 56, Phase::Yield));
+    // At the bdp the window explains no queue: 3 ms is more than foreign = 2 ms beyond
+    // it, someone else's within target, and Ebb probes.
+    assert_eq!(own(100, 2, 53_000), (101 * MSS, Phase::Probe));
+}
+
+#[test]
+fn a_refill_below_the_bdp_is_paced_at_its_window_rate() {
+    // C = 16 Mbit/s, base 50 ms. A first stage of 50 000 bytes: 50 000 · 8 / 0.05 =
+    // 8 Mbit/s, half the remembered rate, so the stage adds no queue beside a flow that
+    // holds less than half the link.
+    let mut e = ebb(50, 16);
+    e.phase = Phase::Refill;
+    e.cfg.refill_pace_window = true;
+    assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(8)));
+    // At or above the bdp: the remembered rate, as before.
+    e.cwnd = 120 * MSS;
+    assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(16)));
+    // Off: the remembered rate at any window.
+    e.cwnd = 50 * MSS;
+    e.cfg.refill_pace_window = false;
+    assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(16)));
+}
+
+#[test]
+fn refill_rounds_asks_for_consecutive_empty_rounds() {
+    // bdp = 100 000 bytes; refill_rounds = 2. One empty round only probes (one
+    // segment); the second in a row refills.
+    let mut e = ebb(2, 16);
+    e.cfg.refill_rounds = 2;
+    round(&mut e, &[50_500]);
+    assert_eq!((e.cwnd(), e.phase), (3 * MSS, Phase::Probe));
+    round(&mut e, &[50_500]);
+    assert_eq!((e.cwnd(), e.phase), (100_000, Phase::Refill));
+    // A round with 2 ms of queue (above refill) in between starts the count again.
+    let mut e = ebb(2, 16);
+    e.cfg.refill_rounds = 2;
+    round(&mut e, &[50_500]);
+    round(&mut e, &[52_000]);
+    round(&mut e, &[50_500]);
+    assert_eq!(e.cwnd(), 5 * MSS);
     round(&mut e, &[50_500]);
     assert_eq!(e.cwnd(), 100_000);
 }
