@@ -41,11 +41,11 @@ pub enum CliError {
     ProbeConfig(#[from] scavenger_testbed::census::receiver::ConfigError),
     #[error(transparent)]
     UnknownLink(#[from] scavenger_testbed::census::eval::UnknownLink),
-    /// The scorecard's subjects and cells (crates/lab/src/score still reports text).
-    #[error("{0}")]
-    Score(String),
 
     // ---- run failure (exit 1), or usage where the wrapped error says so ----
+    /// The scorecard: its subjects and cells are usage errors, its evaluation is not.
+    #[error(transparent)]
+    Score(#[from] scavenger_lab::score::ScoreError),
     /// The result store and what reads it; its input errors are usage errors.
     #[error(transparent)]
     Lab(#[from] LabError),
@@ -69,11 +69,8 @@ pub enum CliError {
     #[error(transparent)]
     Plot(#[from] crate::plot::PlotError),
     /// A capture (`run --pcap`) that could not be made.
-    #[error("{0}")]
-    Output(String),
-    /// The scorecard's evaluation or report (crates/lab/src/score still reports text).
-    #[error("{0}")]
-    ScoreRun(String),
+    #[error(transparent)]
+    Pcap(#[from] crate::pcap::PcapError),
 }
 
 /// A flag or argument that is not allowed: each names the flag, the value and what is.
@@ -113,8 +110,8 @@ impl CliError {
             | CliError::TooCostly { .. }
             | CliError::Url(_)
             | CliError::ProbeConfig(_)
-            | CliError::UnknownLink(_)
-            | CliError::Score(_) => true,
+            | CliError::UnknownLink(_) => true,
+            CliError::Score(e) => e.is_usage(),
             CliError::Lab(e) => !matches!(
                 e,
                 LabError::Io { .. }
@@ -130,8 +127,7 @@ impl CliError {
             | CliError::Testbed(_)
             | CliError::CpuBench(_)
             | CliError::Stdout(_)
-            | CliError::Output(_)
-            | CliError::ScoreRun(_) => false,
+            | CliError::Pcap(_) => false,
         }
     }
 
