@@ -65,6 +65,13 @@ pub enum CliError {
     Transfer(#[from] scavenger_quic::transfer::TransferError),
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
+    /// A command that needs root run without it: no option fixes that, so it is not a
+    /// usage error (docs/cli.md).
+    #[error("{command} needs root: {why} (see `scavenger testbed doctor`)")]
+    NotRoot {
+        command: &'static str,
+        why: &'static str,
+    },
     /// `plot`: its input errors (not a record, no series) are usage errors.
     #[error(transparent)]
     Plot(#[from] crate::plot::PlotError),
@@ -127,6 +134,7 @@ impl CliError {
             | CliError::Testbed(_)
             | CliError::CpuBench(_)
             | CliError::Stdout(_)
+            | CliError::NotRoot { .. }
             | CliError::Pcap(_) => false,
         }
     }
@@ -179,5 +187,15 @@ mod tests {
             why: crate::plot::CaptureError::Truncated,
         };
         assert!(!CliError::Plot(capture).is_usage());
+        // No option gives root: a run failure.
+        let not_root = CliError::NotRoot {
+            command: "validate",
+            why: "x",
+        };
+        assert!(!not_root.is_usage());
+        assert_eq!(
+            not_root.to_string(),
+            "validate needs root: x (see `scavenger testbed doctor`)"
+        );
     }
 }
