@@ -236,8 +236,8 @@ fn c_defaults_equal_the_crates_cc_defaults() {
 }
 
 /// A C core with a whole-packet window (`Win`) against its crates/cc twin on one event
-/// sequence. On an ACK `c_on_ack` drives the C side and the Rust model gets the same
-/// sample (the OWD; the kernel's delay signal is TCP timestamps); a loss is
+/// sequence. On an ACK `c_on_ack` drives the C side with the kernel's ACK (its delay
+/// signal is TCP timestamps: the OWD, no RTT) and the Rust model gets the same sample; a loss is
 /// tcp_reno_ssthresh with cwnd = ssthresh when recovery ends, on both (`zero_cnt`: the
 /// kernel also zeroes the core's `cwnd_cnt`). After every event (cwnd, ssthresh) must be
 /// equal, and the window must have moved more than 100 times.
@@ -246,7 +246,7 @@ fn window_parity(
     rust: &mut dyn CongestionControl,
     evs: &[Ev],
     zero_cnt: bool,
-    mut c_on_ack: impl FnMut(&mut Win, &Ev),
+    mut c_on_ack: impl FnMut(&mut Win, &Ack),
 ) {
     let mut w = Win {
         cwnd: 10,
@@ -267,7 +267,16 @@ fn window_parity(
                 in_recovery,
                 ..
             } => {
-                c_on_ack(&mut w, ev);
+                let a = c_ack(
+                    now,
+                    acked,
+                    owd_ms,
+                    None,
+                    in_flight,
+                    cwnd_limited,
+                    in_recovery,
+                );
+                c_on_ack(&mut w, &a);
                 rust.on_ack(
                     Time(now),
                     &rust_ack(acked, owd_ms, None, in_flight, cwnd_limited, in_recovery),
@@ -309,29 +318,7 @@ fn ledbat_parity(user: &[(&str, &str)], seed: u64, base_ms: i64, swing_ms: i64) 
         &mut *rust,
         &evs,
         false,
-        |w, ev| {
-            if let Ev::Ack {
-                now,
-                acked,
-                owd_ms,
-                in_flight,
-                cwnd_limited,
-                in_recovery,
-                ..
-            } = *ev
-            {
-                let a = c_ack(
-                    now,
-                    acked,
-                    owd_ms,
-                    None,
-                    in_flight,
-                    cwnd_limited,
-                    in_recovery,
-                );
-                unsafe { hc::scv_host_ledbat_cong_avoid(&mut *st, &p, w, &a) };
-            }
-        },
+        |w, a| unsafe { hc::scv_host_ledbat_cong_avoid(&mut *st, &p, w, a) },
     );
 }
 
@@ -388,33 +375,10 @@ fn yield_core_matches_crates_cc_yield() {
             &mut *rust,
             &evs,
             true,
-            |w, ev| {
-                if let Ev::Ack {
-                    acked,
-                    owd_ms,
-                    cwnd_limited,
-                    in_recovery,
-                    ..
-                } = *ev
-                {
-                    let owd = owd_ms.map(|m| m * 1_000_000);
-                    unsafe {
-                        hc::scv_host_yield_pkts_acked(
-                            &mut *st,
-                            &p,
-                            owd.is_some() as i32,
-                            owd.unwrap_or(0),
-                        );
-                        if !in_recovery {
-                            hc::scv_host_yield_cong_avoid(
-                                &mut *st,
-                                &p,
-                                w,
-                                acked,
-                                cwnd_limited as i32,
-                            );
-                        }
-                    }
+            |w, a| unsafe {
+                hc::scv_host_yield_pkts_acked(&mut *st, &p, a.has_owd as i32, a.owd_ns);
+                if a.in_recovery == 0 {
+                    hc::scv_host_yield_cong_avoid(&mut *st, &p, w, a.acked, a.cwnd_limited as i32);
                 }
             },
         );
