@@ -126,7 +126,10 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, CliError> {
         cfg.trust = Some(Trust::system()?);
     }
     if !sys::is_root() {
-        return usage("the census needs root (its receiver runs on a TUN device)");
+        return Err(CliError::NotRoot {
+            command: "the census",
+            why: "its receiver runs on a TUN device",
+        });
     }
     if let Some(d) = &a.out {
         std::fs::create_dir_all(d).map_err(CliError::io("create", d))?;

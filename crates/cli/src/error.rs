@@ -41,11 +41,11 @@ pub enum CliError {
     ProbeConfig(#[from] scavenger_testbed::census::receiver::ConfigError),
     #[error(transparent)]
     UnknownLink(#[from] scavenger_testbed::census::eval::UnknownLink),
-    /// The scorecard's subjects and cells (crates/lab/src/score still reports text).
-    #[error("{0}")]
-    Score(String),
 
     // ---- run failure (exit 1), or usage where the wrapped error says so ----
+    /// The scorecard: its subjects and cells are usage errors, its evaluation is not.
+    #[error(transparent)]
+    Score(#[from] scavenger_lab::score::ScoreError),
     /// The result store and what reads it; its input errors are usage errors.
     #[error(transparent)]
     Lab(#[from] LabError),
@@ -65,15 +65,19 @@ pub enum CliError {
     Transfer(#[from] scavenger_quic::transfer::TransferError),
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
+    /// A command that needs root run without it: no option fixes that, so it is not a
+    /// usage error (docs/cli.md).
+    #[error("{command} needs root: {why} (see `scavenger testbed doctor`)")]
+    NotRoot {
+        command: &'static str,
+        why: &'static str,
+    },
     /// `plot`: its input errors (not a record, no series) are usage errors.
     #[error(transparent)]
     Plot(#[from] crate::plot::PlotError),
     /// A capture (`run --pcap`) that could not be made.
-    #[error("{0}")]
-    Output(String),
-    /// The scorecard's evaluation or report (crates/lab/src/score still reports text).
-    #[error("{0}")]
-    ScoreRun(String),
+    #[error(transparent)]
+    Pcap(#[from] crate::pcap::PcapError),
 }
 
 /// A flag or argument that is not allowed: each names the flag, the value and what is.
@@ -113,8 +117,8 @@ impl CliError {
             | CliError::TooCostly { .. }
             | CliError::Url(_)
             | CliError::ProbeConfig(_)
-            | CliError::UnknownLink(_)
-            | CliError::Score(_) => true,
+            | CliError::UnknownLink(_) => true,
+            CliError::Score(e) => e.is_usage(),
             CliError::Lab(e) => !matches!(
                 e,
                 LabError::Io { .. }
@@ -130,8 +134,8 @@ impl CliError {
             | CliError::Testbed(_)
             | CliError::CpuBench(_)
             | CliError::Stdout(_)
-            | CliError::Output(_)
-            | CliError::ScoreRun(_) => false,
+            | CliError::NotRoot { .. }
+            | CliError::Pcap(_) => false,
         }
     }
 
@@ -183,5 +187,15 @@ mod tests {
             why: crate::plot::CaptureError::Truncated,
         };
         assert!(!CliError::Plot(capture).is_usage());
+        // No option gives root: a run failure.
+        let not_root = CliError::NotRoot {
+            command: "validate",
+            why: "x",
+        };
+        assert!(!not_root.is_usage());
+        assert_eq!(
+            not_root.to_string(),
+            "validate needs root: x (see `scavenger testbed doctor`)"
+        );
     }
 }

@@ -475,7 +475,7 @@ fn run(
     let (capture, tap) = match pcap.as_deref() {
         None => (None, None),
         Some(d) => {
-            let (c, t) = pcap::start(d, &sc.to_sim(seed)).map_err(CliError::Output)?;
+            let (c, t) = pcap::start(d, &sc.to_sim(seed))?;
             (Some(c), Some(t))
         }
     };
@@ -486,7 +486,7 @@ fn run(
         tap,
     );
     if let Some(c) = capture {
-        let files = c.finish().map_err(CliError::Output)?;
+        let files = c.finish()?;
         eprintln!(
             "wrote {} pcap files to {}",
             files.len(),
@@ -780,12 +780,11 @@ fn score(
 ) -> Result<Outcome, CliError> {
     use scavenger_lab::score::{report, Plan, Subject, LBE};
     let subjects = match (algorithm, all) {
-        (Some(a), false) => vec![Subject::parse(&a, params).map_err(CliError::Score)?],
+        (Some(a), false) => vec![Subject::parse(&a, params)?],
         (None, true) if params.is_empty() => LBE
             .iter()
             .map(|a| Subject::parse(a, &[]))
-            .collect::<Result<_, _>>()
-            .map_err(CliError::Score)?,
+            .collect::<Result<_, _>>()?,
         (None, true) => return Err(ArgError::Invalid("--all takes no parameters".into()).into()),
         _ => {
             return Err(ArgError::Invalid(
@@ -802,8 +801,8 @@ fn score(
     let dir = out.unwrap_or_else(|| {
         PathBuf::from("results").join(format!("score-{name}{}", if quick { "-quick" } else { "" }))
     });
-    let plan = Plan::new(subjects, quick, cells).map_err(CliError::Score)?;
-    let items = plan.work_items().map_err(CliError::Score)?;
+    let plan = Plan::new(subjects, quick, cells)?;
+    let items = plan.work_items()?;
     eprintln!(
         "scorecard {name}: {} algorithms × {} cells, {} runs",
         plan.subjects.len(),
@@ -813,8 +812,8 @@ fn score(
     // The lock is held until the report is written: one writer per store.
     let mut store = open_store(&dir)?;
     let complete = run_items(&mut store, items, force, jobs, None)?;
-    let sc = plan.evaluate(&dir).map_err(CliError::ScoreRun)?;
-    for f in report::write(&sc, &dir).map_err(CliError::ScoreRun)? {
+    let sc = plan.evaluate(&dir)?;
+    for f in report::write(&sc, &dir)? {
         eprintln!("wrote {}", f.display());
     }
     print!("{}", sc.summary());

@@ -55,7 +55,10 @@ fn go(a: ValidateArgs) -> Result<ExitCode, CliError> {
     };
     let cases = validate::cases(&plan)?;
     if !sys::is_root() {
-        return Err(ArgError::Invalid("validate needs root: the testbed side runs kernel TCP in network namespaces (see `scavenger testbed doctor`)".into()).into());
+        return Err(CliError::NotRoot {
+            command: "validate",
+            why: "the testbed side runs kernel TCP in network namespaces",
+        });
     }
     let reps = a.reps.unwrap_or(if a.quick { 2 } else { 3 });
     let testbed = TestbedDatapath {

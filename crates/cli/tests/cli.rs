@@ -143,3 +143,46 @@ fn usage_errors_exit_2_and_run_failures_exit_1() {
     assert_eq!(err.matches("error:").count(), 1, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `validate` and `census` without root: no flag gives root, so it is a run failure
+/// (exit 1), not a usage error; the message says why root is needed. Run as `nobody`
+/// through setpriv when the tests run as root, skipped otherwise.
+#[test]
+fn a_missing_root_is_a_run_failure() {
+    let as_nobody = |args: &[&str]| {
+        std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_scavenger"))
+            .args(args)
+            .output()
+    };
+    let root = std::fs::read_to_string("/proc/self/status")
+        .map(|s| {
+            s.lines()
+                .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false);
+    let out = match as_nobody(&["--version"]) {
+        Ok(o) if root && o.status.success() => o,
+        _ => {
+            eprintln!("skipped: needs root and setpriv to run the command as nobody");
+            return;
+        }
+    };
+    drop(out);
+    for (args, says) in [
+        (
+            &["validate", "--quick"][..],
+            "validate needs root: the testbed side",
+        ),
+        (
+            &["census", "http://10.0.0.1/"][..],
+            "the census needs root: its receiver",
+        ),
+    ] {
+        let out = as_nobody(args).unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(says), "{err}");
+    }
+}

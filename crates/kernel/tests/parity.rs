@@ -235,19 +235,25 @@ fn c_defaults_equal_the_crates_cc_defaults() {
     }
 }
 
-fn ledbat_parity(user: &[(&str, &str)], seed: u64, base_ms: i64, swing_ms: i64) {
-    let user = kv(user);
-    let p = params::LEDBAT.resolve(&user).unwrap();
-    let mut rust = rust_algo("ledbat", &user, 10);
-    let mut st = State::new();
+/// A C core with a whole-packet window (`Win`) against its crates/cc twin on one event
+/// sequence. On an ACK `c_on_ack` drives the C side with the kernel's ACK (its delay
+/// signal is TCP timestamps: the OWD, no RTT) and the Rust model gets the same sample; a loss is
+/// tcp_reno_ssthresh with cwnd = ssthresh when recovery ends, on both (`zero_cnt`: the
+/// kernel also zeroes the core's `cwnd_cnt`). After every event (cwnd, ssthresh) must be
+/// equal, and the window must have moved more than 100 times.
+fn window_parity(
+    label: &str,
+    rust: &mut dyn CongestionControl,
+    evs: &[Ev],
+    zero_cnt: bool,
+    mut c_on_ack: impl FnMut(&mut Win, &Ack),
+) {
     let mut w = Win {
         cwnd: 10,
         ssthresh: INF,
         cwnd_cnt: 0,
         _pad: 0,
     };
-    unsafe { hc::scv_host_ledbat_init(&mut *st, &p) };
-    let evs = sequence(seed, 20_000, base_ms, swing_ms, 5, false);
     let mut moved = 0;
     for (i, ev) in evs.iter().enumerate() {
         let before = w.cwnd;
@@ -256,12 +262,11 @@ fn ledbat_parity(user: &[(&str, &str)], seed: u64, base_ms: i64, swing_ms: i64) 
                 now,
                 acked,
                 owd_ms,
-                rtt_us,
                 in_flight,
                 cwnd_limited,
                 in_recovery,
+                ..
             } => {
-                // Kernel delay signal = TCP timestamps; the Rust model gets the same OWD.
                 let a = c_ack(
                     now,
                     acked,
@@ -271,17 +276,18 @@ fn ledbat_parity(user: &[(&str, &str)], seed: u64, base_ms: i64, swing_ms: i64) 
                     cwnd_limited,
                     in_recovery,
                 );
-                unsafe { hc::scv_host_ledbat_cong_avoid(&mut *st, &p, &mut w, &a) };
-                let _ = rtt_us;
+                c_on_ack(&mut w, &a);
                 rust.on_ack(
                     Time(now),
                     &rust_ack(acked, owd_ms, None, in_flight, cwnd_limited, in_recovery),
                 );
             }
             Ev::Loss { now } => {
-                // Kernel: snd_ssthresh = tcp_reno_ssthresh; cwnd = ssthresh when recovery ends.
                 w.ssthresh = unsafe { hc::scv_host_reno_ssthresh(w.cwnd) };
                 w.cwnd = w.ssthresh;
+                if zero_cnt {
+                    w.cwnd_cnt = 0;
+                }
                 let (t, e) = loss(now);
                 rust.on_congestion(t, &e);
             }
@@ -290,13 +296,29 @@ fn ledbat_parity(user: &[(&str, &str)], seed: u64, base_ms: i64, swing_ms: i64) 
         moved += (w.cwnd != before) as u32;
         assert_eq!(
             (w.cwnd as u64, w.ssthresh as u64),
-            (rust.cwnd() / MSS, rust_ssthresh_pkts(&*rust)),
-            "LEDBAT {user:?}: event {i} {ev:?}: C (cwnd, ssthresh) vs Rust"
+            (rust.cwnd() / MSS, rust_ssthresh_pkts(rust)),
+            "{label}: event {i} {ev:?}: C (cwnd, ssthresh) vs Rust"
         );
     }
     assert!(
         moved > 100,
-        "the sequence must exercise the window ({moved} changes)"
+        "{label}: the sequence must exercise the window ({moved} changes)"
+    );
+}
+
+fn ledbat_parity(user: &[(&str, &str)], seed: u64, base_ms: i64, swing_ms: i64) {
+    let user = kv(user);
+    let p = params::LEDBAT.resolve(&user).unwrap();
+    let mut rust = rust_algo("ledbat", &user, 10);
+    let mut st = State::new();
+    unsafe { hc::scv_host_ledbat_init(&mut *st, &p) };
+    let evs = sequence(seed, 20_000, base_ms, swing_ms, 5, false);
+    window_parity(
+        &format!("LEDBAT {user:?}"),
+        &mut *rust,
+        &evs,
+        false,
+        |w, a| unsafe { hc::scv_host_ledbat_cong_avoid(&mut *st, &p, w, a) },
     );
 }
 
@@ -346,68 +368,19 @@ fn yield_core_matches_crates_cc_yield() {
         let p = params::YIELD.resolve(&user).unwrap();
         let mut rust = rust_algo("yield", &user, 10);
         let mut st = State::new();
-        let mut w = Win {
-            cwnd: 10,
-            ssthresh: INF,
-            cwnd_cnt: 0,
-            _pad: 0,
-        };
         unsafe { hc::scv_host_yield_init(&mut *st) };
-        let mut moved = 0;
-        for (i, ev) in sequence(seed, 20_000, 15, 80, 3, false).iter().enumerate() {
-            let before = w.cwnd;
-            match *ev {
-                Ev::Ack {
-                    now,
-                    acked,
-                    owd_ms,
-                    in_flight,
-                    cwnd_limited,
-                    in_recovery,
-                    ..
-                } => {
-                    let owd = owd_ms.map(|m| m * 1_000_000);
-                    unsafe {
-                        hc::scv_host_yield_pkts_acked(
-                            &mut *st,
-                            &p,
-                            owd.is_some() as i32,
-                            owd.unwrap_or(0),
-                        );
-                        if !in_recovery {
-                            hc::scv_host_yield_cong_avoid(
-                                &mut *st,
-                                &p,
-                                &mut w,
-                                acked,
-                                cwnd_limited as i32,
-                            );
-                        }
-                    }
-                    rust.on_ack(
-                        Time(now),
-                        &rust_ack(acked, owd_ms, None, in_flight, cwnd_limited, in_recovery),
-                    );
+        let evs = sequence(seed, 20_000, 15, 80, 3, false);
+        window_parity(
+            &format!("Yield {user:?}"),
+            &mut *rust,
+            &evs,
+            true,
+            |w, a| unsafe {
+                hc::scv_host_yield_pkts_acked(&mut *st, &p, a.has_owd as i32, a.owd_ns);
+                if a.in_recovery == 0 {
+                    hc::scv_host_yield_cong_avoid(&mut *st, &p, w, a.acked, a.cwnd_limited as i32);
                 }
-                Ev::Loss { now } => {
-                    w.ssthresh = unsafe { hc::scv_host_reno_ssthresh(w.cwnd) };
-                    w.cwnd = w.ssthresh;
-                    w.cwnd_cnt = 0;
-                    let (t, e) = loss(now);
-                    rust.on_congestion(t, &e);
-                }
-                Ev::Rto { .. } => unreachable!(),
-            }
-            moved += (w.cwnd != before) as u32;
-            assert_eq!(
-                (w.cwnd as u64, w.ssthresh as u64),
-                (rust.cwnd() / MSS, rust_ssthresh_pkts(&*rust)),
-                "Yield {user:?}: event {i} {ev:?}"
-            );
-        }
-        assert!(
-            moved > 100,
-            "the sequence must exercise the window ({moved} changes)"
+            },
         );
     }
 }

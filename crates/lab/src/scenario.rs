@@ -503,29 +503,37 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
     let mut background = Vec::new();
     if let Some(m) = top.table("measure")? {
         m.only(&["series_bin", "jain", "background"])?;
-        // Names of flows or of `count` groups, as flow names; `Err` names the unknown one.
-        let members = |names: Vec<&str>| -> Result<Vec<String>, String> {
-            let mut out = Vec::new();
-            for n in names {
-                match groups.iter().find(|(g, _)| g == n) {
-                    Some((_, ms)) => out.extend(ms.iter().cloned()),
-                    None if flows.iter().any(|f| f.name == n) => out.push(n.to_string()),
-                    None => {
-                        return Err(format!(
-                            "no flow is named \"{n}\"; flows: {}",
-                            flows
-                                .iter()
-                                .map(|f| f.name.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ))
+        // Names of flows or of `count` groups, as flow names; the error names the unknown
+        // one, as field `key` of `f`.
+        let members =
+            |names: Vec<&str>, f: &Fields, key: &str| -> Result<Vec<String>, InputError> {
+                let mut out = Vec::new();
+                for n in names {
+                    match groups.iter().find(|(g, _)| g == n) {
+                        Some((_, ms)) => out.extend(ms.iter().cloned()),
+                        None if flows.iter().any(|f| f.name == n) => out.push(n.to_string()),
+                        None => {
+                            return Err(f.err(
+                                key,
+                                format!(
+                                    "no flow is named \"{n}\"; flows: {}",
+                                    flows
+                                        .iter()
+                                        .map(|f| f.name.as_str())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                ),
+                            ))
+                        }
                     }
                 }
-            }
-            Ok(out)
-        };
-        background = members(m.strings("background")?.unwrap_or_default())
-            .map_err(|e| m.err("background", e))?;
+                Ok(out)
+            };
+        background = members(
+            m.strings("background")?.unwrap_or_default(),
+            &m,
+            "background",
+        )?;
         if !background.is_empty() && background.len() == flows.len() {
             return Err(m.err(
                 "background",
@@ -541,7 +549,7 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
             let names = j
                 .strings("flows")?
                 .ok_or_else(|| j.err("flows", "is required: the flow names to compare"))?;
-            let members = members(names).map_err(|e| j.err("flows", e))?;
+            let members = members(names, j, "flows")?;
             if let Some(w) = members.iter().find(|m| {
                 flows
                     .iter()

@@ -62,6 +62,9 @@ pub enum TestbedError {
     /// The work a thread ran inside a namespace failed.
     #[error("{0}")]
     Inside(String),
+    /// The census evaluation's TLS set-up (its self-signed certificate).
+    #[error(transparent)]
+    Tls(#[from] crate::census::session::SessionError),
     /// Several clean-up steps failed; each is listed.
     #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))]
     Several(Vec<TestbedError>),

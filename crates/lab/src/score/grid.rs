@@ -2,7 +2,7 @@
 //! one factor at a time around it, and a few crossings), and the scenarios each cell is
 //! measured with. docs/scorecard.md explains the choices.
 
-use super::Subject;
+use super::{ScoreError, Subject};
 use crate::builder::{Buffer, FlowBuilder, LinkBuilder, ScenarioBuilder};
 use crate::link_models::TraceSpec;
 use crate::scenario::Scenario;
@@ -295,14 +295,17 @@ fn subject_flow(name: &str, s: &Subject) -> FlowBuilder {
     f
 }
 
-fn build(b: ScenarioBuilder, l: &Link, what: &str) -> Result<Scenario, String> {
+fn build(b: ScenarioBuilder, l: &Link, what: &str) -> Result<Scenario, ScoreError> {
     b.build()
         .map(|s| l.finish(s))
-        .map_err(|e| format!("scorecard scenario {what}: {e}"))
+        .map_err(|source| ScoreError::Scenario {
+            what: what.to_string(),
+            source,
+        })
 }
 
 /// The algorithm alone on the link: spare capacity and self-induced queueing delay.
-pub fn alone(l: &Link, s: &Subject) -> Result<Scenario, String> {
+pub fn alone(l: &Link, s: &Subject) -> Result<Scenario, ScoreError> {
     let t = l.timing();
     let b = ScenarioBuilder::new(&format!("score/{}/alone", l.id), t.warm + t.measure)
         .link(l.builder())
@@ -315,7 +318,7 @@ pub fn alone(l: &Link, s: &Subject) -> Result<Scenario, String> {
 pub const JAIN_FROM_S: u64 = 40;
 
 /// Four flows of the algorithm started 10 s apart; Jain's index from 40 s to the end.
-pub fn jain(l: &Link, s: &Subject) -> Result<Scenario, String> {
+pub fn jain(l: &Link, s: &Subject) -> Result<Scenario, ScoreError> {
     let t = l.timing();
     let from = Dur::from_secs(JAIN_FROM_S);
     let end = from + t.measure;
@@ -334,7 +337,7 @@ pub fn short_size(l: &Link) -> u64 {
 
 /// The algorithm from t = 0 with the cell's foreground from `warm`; the background is
 /// declared so that the same scenario without it is the foreground-alone run.
-pub fn with_fg(c: &Cell, s: &Subject) -> Result<Scenario, String> {
+pub fn with_fg(c: &Cell, s: &Subject) -> Result<Scenario, ScoreError> {
     let l = &c.link;
     let t = l.timing();
     let start = t.warm;

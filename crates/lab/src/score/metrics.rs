@@ -1,6 +1,7 @@
 //! The scorecard's metrics of one cell, from the runs' summary results and time series,
 //! with their goals and the rule for hollow goals (docs/scorecard.md).
 
+use super::error::MissingSeries;
 use scavenger_sim::SimResult;
 use serde::Serialize;
 
@@ -307,13 +308,10 @@ pub struct CellRuns<'a> {
     pub reference: &'a Run,
 }
 
-pub fn score(r: &CellRuns) -> Result<CellScore, String> {
+pub fn score(r: &CellRuns) -> Result<CellScore, MissingSeries> {
     let f = &r.frame;
-    let series = |run: &Run, what: &str| {
-        run.series
-            .clone()
-            .ok_or_else(|| format!("the {what} run has no time series"))
-    };
+    let series =
+        |run: &Run, what: &'static str| run.series.clone().ok_or(MissingSeries { run: what });
     let (with_s, alone_s, fg_s, ref_s) = (
         series(r.with, "foreground")?,
         series(r.alone, "alone")?,

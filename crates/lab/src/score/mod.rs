@@ -9,13 +9,16 @@
 //! cells on the same link share them. docs/scorecard.md describes the grid, the metrics,
 //! the goals and the hollow rule.
 
+pub mod error;
 pub mod grid;
 pub mod metrics;
 pub mod report;
 
 use crate::builder::Arg;
+use crate::error::LabError;
 use crate::slowdown::without_background;
 use crate::work::WorkItem;
+pub use error::ScoreError;
 use grid::{Cell, Fg};
 use metrics::{CellFrame, CellRuns, CellScore, Run, Series};
 use scavenger_cc::params::ParamKind;
@@ -61,34 +64,34 @@ pub struct Subject {
 impl Subject {
     /// `algorithm` (a registry name or alias) with `NAME=VALUE` parameters, each checked
     /// against the algorithm's parameter table.
-    pub fn parse(algorithm: &str, params: &[String]) -> Result<Subject, String> {
+    pub fn parse(algorithm: &str, params: &[String]) -> Result<Subject, ScoreError> {
         let info = scavenger_cc::registry::find(algorithm).ok_or_else(|| {
-            format!(
-                "unknown algorithm \"{algorithm}\"; known: {}",
-                scavenger_cc::registry::known_names()
-            )
+            ScoreError::UnknownAlgorithm {
+                name: algorithm.to_string(),
+                known: scavenger_cc::registry::known_names(),
+            }
         })?;
         let mut out = Vec::new();
         for p in params {
             let (name, text) = p
                 .split_once('=')
-                .ok_or_else(|| format!("parameter \"{p}\" is not NAME=VALUE (e.g. target=25ms)"))?;
+                .ok_or_else(|| ScoreError::NotNameValue { text: p.clone() })?;
             let spec = info.params.iter().find(|s| s.name == name).ok_or_else(|| {
-                format!(
-                    "{} has no parameter \"{name}\"; its parameters: {}",
-                    info.name,
-                    info.params
+                ScoreError::NoSuchParameter {
+                    algorithm: info.name,
+                    name: name.to_string(),
+                    known: info
+                        .params
                         .iter()
                         .map(|s| s.name)
                         .collect::<Vec<_>>()
-                        .join(", ")
-                )
+                        .join(", "),
+                }
             })?;
-            let bad = || {
-                format!(
-                    "parameter {name} = \"{text}\" is not accepted; allowed: {}",
-                    spec.kind.describe()
-                )
+            let bad = || ScoreError::BadValue {
+                name: name.to_string(),
+                value: text.to_string(),
+                allowed: spec.kind.describe(),
             };
             let arg: Arg = match spec.kind {
                 ParamKind::Bool => match text {
@@ -145,22 +148,25 @@ pub const SEED: u64 = 1;
 impl Plan {
     /// The grid (`quick`: the CI subset), optionally only cells whose id contains one of
     /// `filters`.
-    pub fn new(subjects: Vec<Subject>, quick: bool, filters: &[String]) -> Result<Plan, String> {
+    pub fn new(
+        subjects: Vec<Subject>,
+        quick: bool,
+        filters: &[String],
+    ) -> Result<Plan, ScoreError> {
         let cells: Vec<Cell> = grid::cells()
             .into_iter()
             .filter(|c| !quick || c.quick)
             .filter(|c| filters.is_empty() || filters.iter().any(|f| c.id().contains(f.as_str())))
             .collect();
         if cells.is_empty() {
-            return Err(format!(
-                "no cell matches --cells {}; cells: {}",
-                filters.join(","),
-                grid::cells()
+            return Err(ScoreError::NoCell {
+                filters: filters.join(","),
+                cells: grid::cells()
                     .iter()
                     .map(Cell::id)
                     .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+                    .join(", "),
+            });
         }
         Ok(Plan {
             subjects,
@@ -169,7 +175,7 @@ impl Plan {
         })
     }
 
-    fn scenarios(&self, c: &Cell, s: &Subject) -> Result<CellScenarios, String> {
+    fn scenarios(&self, c: &Cell, s: &Subject) -> Result<CellScenarios, ScoreError> {
         let with = grid::with_fg(c, s)?;
         let reno = Subject::parse("newreno", &[])?;
         Ok(CellScenarios {
@@ -183,7 +189,7 @@ impl Plan {
 
     /// The work items, each once (cells share link runs, algorithms share the
     /// foreground-alone and reference runs).
-    pub fn work_items(&self) -> Result<Vec<WorkItem>, String> {
+    pub fn work_items(&self) -> Result<Vec<WorkItem>, ScoreError> {
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();
         for s in &self.subjects {
@@ -211,7 +217,7 @@ impl Plan {
 
     /// Scores every (algorithm, cell) from the store in `dir`; a cell whose runs are not
     /// all there yet is left out (`None`).
-    pub fn evaluate(&self, dir: &Path) -> Result<Scorecard, String> {
+    pub fn evaluate(&self, dir: &Path) -> Result<Scorecard, ScoreError> {
         let mut wanted = std::collections::HashSet::new();
         let mut keyed = Vec::new();
         for s in &self.subjects {
@@ -237,10 +243,11 @@ impl Plan {
                         jain,
                         reference,
                     };
-                    Some(
-                        metrics::score(&cr)
-                            .map_err(|e| format!("{alg} in cell {}: {e}", c.id()))?,
-                    )
+                    Some(metrics::score(&cr).map_err(|source| ScoreError::Cell {
+                        algorithm: alg.clone(),
+                        cell: c.id(),
+                        source,
+                    })?)
                 }
                 _ => None,
             };
@@ -353,18 +360,27 @@ struct RawSeries {
 fn read_runs(
     dir: &Path,
     wanted: &std::collections::HashSet<String>,
-) -> Result<HashMap<String, Run>, String> {
+) -> Result<HashMap<String, Run>, LabError> {
     let path = dir.join(crate::store::RESULTS_FILE);
     let file = match std::fs::File::open(&path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(LabError::io("read", &path)(e)),
+    };
+    let bad = |line: usize, what: &'static str| {
+        let path = path.clone();
+        move |e: serde_json::Error| LabError::NotARecord {
+            path,
+            line: Some(line),
+            what,
+            reason: e.to_string(),
+        }
     };
     // Streamed line by line: a full `--all` store holds hundreds of megabytes of series.
     let mut lines = std::io::BufReader::new(file).lines().enumerate().peekable();
     let mut out = HashMap::new();
     while let Some((i, text)) = lines.next() {
-        let text = text.map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = text.map_err(LabError::io("read", &path))?;
         if text.trim().is_empty() {
             continue;
         }
@@ -372,25 +388,19 @@ fn read_runs(
             Ok(l) => l,
             // A torn last line from a crash: its item runs again.
             Err(_) if lines.peek().is_none() => continue,
-            Err(e) => {
-                return Err(format!(
-                    "{} line {}: not a result record: {e}",
-                    path.display(),
-                    i + 1
-                ))
-            }
+            Err(e) => return Err(bad(i + 1, "result record")(e)),
         };
         if !wanted.contains(&line.key) {
             continue;
         }
         let m = line.record.metrics;
-        let result: scavenger_sim::SimResult = serde_json::from_value(m.clone())
-            .map_err(|e| format!("{} line {}: {e}", path.display(), i + 1))?;
+        let result: scavenger_sim::SimResult =
+            serde_json::from_value(m.clone()).map_err(bad(i + 1, "run result"))?;
         let series = match m.get("series") {
             None | Some(serde_json::Value::Null) => None,
             Some(v) => {
-                let raw: RawSeries = serde_json::from_value(v.clone())
-                    .map_err(|e| format!("{} line {}: series: {e}", path.display(), i + 1))?;
+                let raw: RawSeries =
+                    serde_json::from_value(v.clone()).map_err(bad(i + 1, "time series"))?;
                 Some(Series {
                     bin_s: raw.bin_s,
                     time_s: raw.time_s,
@@ -425,15 +435,36 @@ mod tests {
         }
         let s = Subject::parse("ledbat", &["target=25ms".into(), "gain=0.5".into()]).unwrap();
         assert_eq!(s.label(), "ledbat[target=25ms,gain=0.5]");
+        // Every input error is the user's (exit 2) and names the field, the value and what
+        // is allowed.
         let e = Subject::parse("ledbat", &["gain=7".into()]).unwrap_err();
+        assert!(
+            matches!(e, ScoreError::Scenario { .. }) && e.is_usage(),
+            "{e}"
+        );
+        let e = e.to_string();
         assert!(e.contains("gain") && e.contains('7'), "{e}");
+        let e = Subject::parse("ledbat", &["gain=x".into()]).unwrap_err();
+        assert!(
+            matches!(e, ScoreError::BadValue { .. }) && e.is_usage(),
+            "{e}"
+        );
+        assert!(e.to_string().contains("gain = \"x\"") && e.to_string().contains("a number in"));
         let e = Subject::parse("ledbat", &["nope=1".into()]).unwrap_err();
+        assert!(
+            matches!(e, ScoreError::NoSuchParameter { .. }) && e.is_usage(),
+            "{e}"
+        );
+        let e = e.to_string();
         assert!(e.contains("nope") && e.contains("target"), "{e}");
         let e = Subject::parse("ledbat", &["gain".into()]).unwrap_err();
-        assert!(e.contains("NAME=VALUE"), "{e}");
-        assert!(Subject::parse("no-such", &[])
-            .unwrap_err()
-            .contains("known"));
+        assert!(
+            matches!(e, ScoreError::NotNameValue { .. }) && e.is_usage(),
+            "{e}"
+        );
+        assert!(e.to_string().contains("NAME=VALUE"), "{e}");
+        let e = Subject::parse("no-such", &[]).unwrap_err();
+        assert!(e.is_usage() && e.to_string().contains("known"), "{e}");
     }
 
     #[test]
@@ -462,6 +493,11 @@ mod tests {
         assert_eq!(s.goodput_bps[0].1.len(), 40);
         assert_eq!(run.result.flows[0].name, "bg");
         assert!(read_runs(&dir, &Default::default()).unwrap().is_empty());
+        // A damaged line that is not the last is a run failure (exit 1) naming the line.
+        std::io::Write::write_all(&mut f, b"\n{}\n").unwrap();
+        let e = ScoreError::from(read_runs(&dir, &wanted).unwrap_err());
+        assert!(!e.is_usage(), "{e}");
+        assert!(e.to_string().contains("line 2: not a result record"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -474,6 +510,12 @@ mod tests {
         let two = Plan::new(vec![a, b], true, &["base:short-newreno".into()]).unwrap();
         // with, alone, jain for each; fg-alone and reference once.
         assert_eq!(two.work_items().unwrap().len(), 8);
-        assert!(Plan::new(vec![], true, &["no-such-cell".into()]).is_err());
+        let e = Plan::new(vec![], true, &["no-such-cell".into()])
+            .err()
+            .unwrap();
+        assert!(
+            matches!(e, ScoreError::NoCell { .. }) && e.is_usage(),
+            "{e}"
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 use super::metrics::{CellScore, Verdict};
 use super::Scorecard;
+use crate::error::LabError;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -274,7 +275,7 @@ pub fn csv(sc: &Scorecard) -> String {
 }
 
 /// Writes the four files atomically (temp + rename) into `dir`.
-pub fn write(sc: &Scorecard, dir: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn write(sc: &Scorecard, dir: &Path) -> Result<Vec<PathBuf>, LabError> {
     let mut files = Vec::new();
     for (name, text) in [
         ("report.html", html(sc)),
@@ -286,7 +287,7 @@ pub fn write(sc: &Scorecard, dir: &Path) -> Result<Vec<PathBuf>, String> {
         let tmp = dir.join(format!(".{name}.tmp"));
         std::fs::write(&tmp, text)
             .and_then(|_| std::fs::rename(&tmp, &p))
-            .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            .map_err(LabError::io("write", &p))?;
         files.push(p);
     }
     Ok(files)

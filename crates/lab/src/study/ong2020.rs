@@ -339,23 +339,31 @@ fn prestudy(rtt: u64, s: YieldSet) -> Experiment {
     )
 }
 
-fn published() -> Vec<Published> {
-    let mut out = Vec::new();
-    // A number published twice for the same experiment and metric (chapter 5 restating
-    // chapter 4, a default row repeated in Tables 5.2–5.5) is listed once, under its
-    // first source.
-    let mut add = |source: &'static str,
-                   experiment: String,
-                   metric: Metric,
-                   relative_to: Option<String>,
-                   value: f64| {
-        if !out.iter().any(|q: &Published| {
+/// An experiment id from (link, rtt, foreground, background): `dl_id` or `ul_id`.
+type Id = fn(&str, u64, &str, &str) -> String;
+
+/// The published numbers, in the order they are listed.
+struct List(Vec<Published>);
+
+impl List {
+    /// A number published twice for the same experiment and metric (chapter 5 restating
+    /// chapter 4, a default row repeated in Tables 5.2–5.5) is listed once, under its
+    /// first source.
+    fn add(
+        &mut self,
+        source: &'static str,
+        experiment: String,
+        metric: Metric,
+        relative_to: Option<String>,
+        value: f64,
+    ) {
+        if !self.0.iter().any(|q| {
             q.experiment == experiment
                 && q.metric == metric
                 && q.relative_to == relative_to
                 && q.value == value
         }) {
-            out.push(Published {
+            self.0.push(Published {
                 source,
                 experiment,
                 metric,
@@ -364,94 +372,132 @@ fn published() -> Vec<Published> {
                 pool: vec![],
             });
         }
-    };
+    }
+
+    /// One number per background of one setting (link, rtt, foreground): `metric` for
+    /// each (background, value) of `rows`, against the same setting with background
+    /// `base` when there is one (a change in %).
+    fn per_bg(
+        &mut self,
+        source: &'static str,
+        id: Id,
+        (link, rtt, fg): (&str, u64, &str),
+        metric: Metric,
+        base: Option<&str>,
+        rows: &[(&str, f64)],
+    ) {
+        for &(bg, value) in rows {
+            let relative_to = base.map(|b| id(link, rtt, fg, b));
+            self.add(source, id(link, rtt, fg, bg), metric, relative_to, value);
+        }
+    }
+
+    /// A table of (mean, stdev) pairs: each row (rtt, algorithm, [mean, stdev] for each
+    /// flow count of `ns`), the experiment `id(rtt, n, algorithm)`.
+    fn mean_stdev<const K: usize>(
+        &mut self,
+        source: &'static str,
+        rows: &[(u64, &str, [f64; K])],
+        ns: &[u32],
+        id: impl Fn(u64, u32, &str) -> String,
+        (mean, stdev): (Metric, Metric),
+    ) {
+        for (rtt, alg, v) in rows {
+            for (k, n) in ns.iter().enumerate() {
+                let e = id(*rtt, *n, alg);
+                self.add(source, e.clone(), mean, None, v[2 * k]);
+                self.add(source, e, stdev, None, v[2 * k + 1]);
+            }
+        }
+    }
+}
+
+fn published() -> Vec<Published> {
+    let mut l = List(Vec::new());
+    let nr1 = "newreno-short-1";
+    let (dl, ul): (Id, Id) = (dl_id, ul_id);
+    let fg_rtt = (Metric::FgRttMean, Metric::FgRttStdev);
+    let bg_rtt = (Metric::BgRttMean, Metric::BgRttStdev);
     // Fig 4.1: 8/1 Mbit/s, 50 ms, one NewReno short foreground: median FTT (s).
-    for (bg, ftt) in [
-        ("newreno", 8.4),
-        ("tcp-lp", 9.2),
-        ("ledbat", 8.7),
-        ("cdg", 3.3),
-        ("vegas", 3.3),
-        ("nice", 3.5),
-        ("apple-ledbat", 4.0),
-        ("westwood-lp", 6.3),
-    ] {
-        add(
-            "Fig 4.1",
-            dl_id("8-1", 50, "newreno-short-1", bg),
-            Metric::FgFtt,
-            None,
-            ftt,
-        );
-    }
+    l.per_bg(
+        "Fig 4.1",
+        dl,
+        ("8-1", 50, nr1),
+        Metric::FgFtt,
+        None,
+        &[
+            ("newreno", 8.4),
+            ("tcp-lp", 9.2),
+            ("ledbat", 8.7),
+            ("cdg", 3.3),
+            ("vegas", 3.3),
+            ("nice", 3.5),
+            ("apple-ledbat", 4.0),
+            ("westwood-lp", 6.3),
+        ],
+    );
     // Fig 4.1: median background throughput (KiB/s).
-    for (bg, t) in [
-        ("newreno", 923.0),
-        ("tcp-lp", 923.0),
-        ("ledbat", 923.0),
-        ("apple-ledbat", 848.0),
-        ("cdg", 836.0),
-    ] {
-        add(
-            "Fig 4.1",
-            dl_id("8-1", 50, "newreno-short-1", bg),
-            Metric::BgTput,
-            None,
-            t,
-        );
-    }
+    l.per_bg(
+        "Fig 4.1",
+        dl,
+        ("8-1", 50, nr1),
+        Metric::BgTput,
+        None,
+        &[
+            ("newreno", 923.0),
+            ("tcp-lp", 923.0),
+            ("ledbat", 923.0),
+            ("apple-ledbat", 848.0),
+            ("cdg", 836.0),
+        ],
+    );
     // Fig 4.4: background throughput at 350 ms relative to a NewReno background (%).
-    for (bg, pct) in [
-        ("apple-ledbat", -72.3),
-        ("cdg", -81.5),
-        ("westwood-lp", -47.6),
-    ] {
-        add(
-            "Fig 4.4",
-            dl_id("8-1", 350, "newreno-short-1", bg),
-            Metric::BgTput,
-            Some(dl_id("8-1", 350, "newreno-short-1", "newreno")),
-            pct,
-        );
-    }
+    l.per_bg(
+        "Fig 4.4",
+        dl,
+        ("8-1", 350, nr1),
+        Metric::BgTput,
+        Some("newreno"),
+        &[
+            ("apple-ledbat", -72.3),
+            ("cdg", -81.5),
+            ("westwood-lp", -47.6),
+        ],
+    );
     // Fig 4.8: CUBIC foreground, FTT change against a CUBIC background (%).
-    for (bg, pct) in [
-        ("tcp-lp", -15.0),
-        ("ledbat", -18.5),
-        ("cdg", -69.1),
-        ("vegas", -64.7),
-        ("nice", -61.8),
-        ("apple-ledbat", -60.0),
-    ] {
-        add(
-            "Fig 4.8",
-            dl_id("8-1", 50, "cubic-short-1", bg),
-            Metric::FgFtt,
-            Some(dl_id("8-1", 50, "cubic-short-1", "cubic")),
-            pct,
-        );
-    }
+    l.per_bg(
+        "Fig 4.8",
+        dl,
+        ("8-1", 50, "cubic-short-1"),
+        Metric::FgFtt,
+        Some("cubic"),
+        &[
+            ("tcp-lp", -15.0),
+            ("ledbat", -18.5),
+            ("cdg", -69.1),
+            ("vegas", -64.7),
+            ("nice", -61.8),
+            ("apple-ledbat", -60.0),
+        ],
+    );
     // Fig 4.16: long-lived NewReno foreground, median throughput per connection (KiB/s).
-    for (bg, t) in [
-        ("newreno", 480.0),
-        ("ledbat", 540.0),
-        ("westwood-lp", 680.0),
-        ("apple-ledbat", 793.0),
-        ("tcp-lp", 829.0),
-        ("cdg", 846.0),
-        ("nice", 877.0),
-        ("vegas", 886.0),
-    ] {
-        add(
-            "Fig 4.16",
-            dl_id("8-1", 50, "newreno-long-1", bg),
-            Metric::FgTput,
-            None,
-            t,
-        );
-    }
-    // Tables 4.1 and 4.2: RTT (median over runs of the per-run mean and stdev, ms) with
-    // 1, 4 and 8 long-lived foreground flows. We compare the foreground flows' RTT.
+    l.per_bg(
+        "Fig 4.16",
+        dl,
+        ("8-1", 50, "newreno-long-1"),
+        Metric::FgTput,
+        None,
+        &[
+            ("newreno", 480.0),
+            ("ledbat", 540.0),
+            ("westwood-lp", 680.0),
+            ("apple-ledbat", 793.0),
+            ("tcp-lp", 829.0),
+            ("cdg", 846.0),
+            ("nice", 877.0),
+            ("vegas", 886.0),
+        ],
+    );
     let t41: &[(u64, &str, [f64; 6])] = &[
         (50, "newreno", [125.0, 24.0, 135.0, 22.8, 144.0, 27.4]),
         (50, "tcp-lp", [112.0, 27.0, 132.0, 25.1, 141.0, 27.7]),
@@ -478,13 +524,13 @@ fn published() -> Vec<Published> {
         (350, "cdg", [869.0, 252.6, 882.0, 341.7, 906.0, 314.1]),
         (350, "vegas", [779.0, 266.2, 858.0, 214.4, 866.0, 240.0]),
     ];
-    for (rtt, bg, v) in t41 {
-        for (k, n) in [1, 4, 8].iter().enumerate() {
-            let e = dl_id("8-1", *rtt, &format!("newreno-long-{n}"), bg);
-            add("Table 4.1", e.clone(), Metric::FgRttMean, None, v[2 * k]);
-            add("Table 4.1", e, Metric::FgRttStdev, None, v[2 * k + 1]);
-        }
-    }
+    l.mean_stdev(
+        "Table 4.1",
+        t41,
+        &[1, 4, 8],
+        |rtt, n, bg| dl_id("8-1", rtt, &format!("newreno-long-{n}"), bg),
+        fg_rtt,
+    );
     let t42: &[(u64, &str, [f64; 2])] = &[
         (50, "cubic", [142.0, 13.7]),
         (50, "tcp-lp", [125.0, 22.2]),
@@ -496,11 +542,13 @@ fn published() -> Vec<Published> {
         (350, "apple-ledbat", [778.0, 215.1]),
         (350, "cdg", [838.0, 227.7]),
     ];
-    for (rtt, bg, v) in t42 {
-        let e = dl_id("8-1", *rtt, "cubic-long-1", bg);
-        add("Table 4.2", e.clone(), Metric::FgRttMean, None, v[0]);
-        add("Table 4.2", e, Metric::FgRttStdev, None, v[1]);
-    }
+    l.mean_stdev(
+        "Table 4.2",
+        t42,
+        &[1],
+        |rtt, n, bg| dl_id("8-1", rtt, &format!("cubic-long-{n}"), bg),
+        fg_rtt,
+    );
     // Table 4.3: self-induced delay of 2, 4, 8 concurrent LBE flows (ms).
     let t43: &[(u64, &str, [f64; 6])] = &[
         (50, "newreno", [124.0, 26.3, 132.0, 25.7, 141.0, 28.6]),
@@ -516,117 +564,71 @@ fn published() -> Vec<Published> {
         (350, "nice", [526.0, 104.1, 600.0, 103.1, 557.0, 99.6]),
         (350, "vegas", [465.0, 133.5, 485.0, 116.7, 466.0, 86.7]),
     ];
-    for (rtt, alg, v) in t43 {
-        for (k, n) in [2, 4, 8].iter().enumerate() {
-            let e = format!("fair/8-1/{rtt}ms/n{n}/{alg}");
-            add("Table 4.3", e.clone(), Metric::BgRttMean, None, v[2 * k]);
-            add("Table 4.3", e, Metric::BgRttStdev, None, v[2 * k + 1]);
-        }
-    }
+    l.mean_stdev(
+        "Table 4.3",
+        t43,
+        &[2, 4, 8],
+        |rtt, n, alg| format!("fair/8-1/{rtt}ms/n{n}/{alg}"),
+        bg_rtt,
+    );
 
     // ---- Chapter 5 ----
     // Tables 5.2–5.5: the Yield parameter pre-study (8/1 Mbit/s, one NewReno short
     // foreground); FTT (s) and background throughput (KiB/s) at 50 and 350 ms.
     for &(table, set, v) in PRESTUDY {
         for (k, rtt) in PRE_RTTS_MS.iter().enumerate() {
-            add(table, pre_id(*rtt, set), Metric::FgFtt, None, v[2 * k]);
-            add(table, pre_id(*rtt, set), Metric::BgTput, None, v[2 * k + 1]);
+            l.add(table, pre_id(*rtt, set), Metric::FgFtt, None, v[2 * k]);
+            l.add(table, pre_id(*rtt, set), Metric::BgTput, None, v[2 * k + 1]);
         }
     }
-    let nr1 = "newreno-short-1";
-    let rel = |link: &str, rtt: u64, fg: &str, bg: &str| Some(dl_id(link, rtt, fg, bg));
     // Fig 5.3: 8/1 Mbit/s, 50 ms, one NewReno short foreground.
-    for (bg, ftt) in [("cdg", 3.3), ("nice", 3.5), ("yield", 4.0)] {
-        add(
-            "Fig 5.3",
-            dl_id("8-1", 50, nr1, bg),
-            Metric::FgFtt,
-            None,
-            ftt,
-        );
-    }
-    add(
+    let s = ("8-1", 50, nr1);
+    let ftt = [("cdg", 3.3), ("nice", 3.5), ("yield", 4.0)];
+    l.per_bg("Fig 5.3", dl, s, Metric::FgFtt, None, &ftt);
+    l.per_bg(
         "Fig 5.3",
-        dl_id("8-1", 50, nr1, "yield"),
+        dl,
+        s,
         Metric::FgFtt,
-        rel("8-1", 50, nr1, "newreno"),
-        -53.0,
+        Some("newreno"),
+        &[("yield", -53.0)],
     );
-    add(
-        "Fig 5.3",
-        dl_id("8-1", 50, nr1, "yield"),
-        Metric::BgTput,
-        None,
-        903.0,
-    );
-    add(
-        "Fig 5.3",
-        dl_id("8-1", 50, nr1, "nice"),
-        Metric::BgTput,
-        None,
-        915.0,
-    );
+    let tput = [("yield", 903.0), ("nice", 915.0)];
+    l.per_bg("Fig 5.3", dl, s, Metric::BgTput, None, &tput);
     // Fig 5.4: 4 and 8 NewReno short foreground flows: Yield's throughput against CDG's.
     for (n, pct) in [(4, 8.2), (8, 5.4)] {
-        let fg = format!("newreno-short-{n}");
-        add(
+        let s = ("8-1", 50, &*format!("newreno-short-{n}"));
+        l.per_bg(
             "Fig 5.4",
-            dl_id("8-1", 50, &fg, "yield"),
+            dl,
+            s,
             Metric::BgTput,
-            rel("8-1", 50, &fg, "cdg"),
-            pct,
+            Some("cdg"),
+            &[("yield", pct)],
         );
     }
     // Fig 5.5 (100 ms), §5.6.1 text (200 ms), Fig 5.6 (350 ms): FTT, and background
     // throughput against CDG's or against a NewReno background's.
-    for (bg, ftt) in [("cdg", 3.6), ("nice", 4.4), ("yield", 4.3)] {
-        add(
-            "Fig 5.5",
-            dl_id("8-1", 100, nr1, bg),
-            Metric::FgFtt,
-            None,
-            ftt,
-        );
-    }
-    add(
+    let s = ("8-1", 100, nr1);
+    let ftt = [("cdg", 3.6), ("nice", 4.4), ("yield", 4.3)];
+    l.per_bg("Fig 5.5", dl, s, Metric::FgFtt, None, &ftt);
+    l.per_bg(
         "Fig 5.5",
-        dl_id("8-1", 100, nr1, "yield"),
+        dl,
+        s,
         Metric::BgTput,
-        rel("8-1", 100, nr1, "cdg"),
-        17.8,
+        Some("cdg"),
+        &[("yield", 17.8)],
     );
     for (src, rtt, cdg_ftt, yield_ftt, yield_loss, cdg_loss) in [
         ("§5.6.1", 200, 4.3, 5.2, -4.4, -48.7),
         ("Fig 5.6", 350, 5.2, 7.7, -15.7, -82.1),
     ] {
-        add(
-            src,
-            dl_id("8-1", rtt, nr1, "cdg"),
-            Metric::FgFtt,
-            None,
-            cdg_ftt,
-        );
-        add(
-            src,
-            dl_id("8-1", rtt, nr1, "yield"),
-            Metric::FgFtt,
-            None,
-            yield_ftt,
-        );
-        add(
-            src,
-            dl_id("8-1", rtt, nr1, "yield"),
-            Metric::BgTput,
-            rel("8-1", rtt, nr1, "newreno"),
-            yield_loss,
-        );
-        add(
-            src,
-            dl_id("8-1", rtt, nr1, "cdg"),
-            Metric::BgTput,
-            rel("8-1", rtt, nr1, "newreno"),
-            cdg_loss,
-        );
+        let s = ("8-1", rtt, nr1);
+        let ftt = [("cdg", cdg_ftt), ("yield", yield_ftt)];
+        l.per_bg(src, dl, s, Metric::FgFtt, None, &ftt);
+        let loss = [("yield", yield_loss), ("cdg", cdg_loss)];
+        l.per_bg(src, dl, s, Metric::BgTput, Some("newreno"), &loss);
     }
     // Table 5.7: 50/20 Mbit/s, NewReno short foreground, 1/4/8 flows: FTT and background
     // throughput. (Fig 5.7's −8.8 % and −18.7 % are its 50 ms, 1-flow cells.) The Nice
@@ -652,75 +654,61 @@ fn published() -> Vec<Published> {
     for (rtt, bg, v) in t57 {
         for (k, n) in [1, 4, 8].iter().enumerate() {
             let e = dl_id("50-20", *rtt, &format!("newreno-short-{n}"), bg);
-            add("Table 5.7", e.clone(), Metric::FgFtt, None, v[2 * k]);
+            l.add("Table 5.7", e.clone(), Metric::FgFtt, None, v[2 * k]);
             let src = if (*rtt, *bg, *n) == (100, "nice", 8) {
                 "Table 5.7 (printed 4905)"
             } else {
                 "Table 5.7"
             };
-            add(src, e, Metric::BgTput, None, v[2 * k + 1]);
+            l.add(src, e, Metric::BgTput, None, v[2 * k + 1]);
         }
     }
     // CUBIC short foreground: Fig 5.8 (50 ms), Fig 5.9 (200 and 350 ms; FTT change
     // against a CUBIC and against a Nice background), Fig 5.10 (50/20 Mbit/s, 50 ms).
     let cu1 = "cubic-short-1";
-    add(
+    l.per_bg(
         "Fig 5.8",
-        dl_id("8-1", 50, cu1, "yield"),
+        dl,
+        ("8-1", 50, cu1),
         Metric::FgFtt,
         None,
-        5.0,
+        &[("yield", 5.0)],
     );
     for (rtt, vs_cubic, vs_nice) in [(200, -50.7, -4.6), (350, -51.0, -10.1)] {
-        add(
+        let s = ("8-1", rtt, cu1);
+        l.per_bg(
             "Fig 5.9",
-            dl_id("8-1", rtt, cu1, "yield"),
+            dl,
+            s,
             Metric::FgFtt,
-            rel("8-1", rtt, cu1, "cubic"),
-            vs_cubic,
+            Some("cubic"),
+            &[("yield", vs_cubic)],
         );
-        add(
+        l.per_bg(
             "Fig 5.9",
-            dl_id("8-1", rtt, cu1, "yield"),
+            dl,
+            s,
             Metric::FgFtt,
-            rel("8-1", rtt, cu1, "nice"),
-            vs_nice,
+            Some("nice"),
+            &[("yield", vs_nice)],
         );
     }
-    for (bg, ftt) in [("yield", 1.3), ("nice", 1.9), ("cdg", 1.1)] {
-        add(
-            "Fig 5.10",
-            dl_id("50-20", 50, cu1, bg),
-            Metric::FgFtt,
-            None,
-            ftt,
-        );
-    }
-    for (bg, pct) in [("yield", -3.3), ("cdg", -18.0)] {
-        add(
-            "Fig 5.10",
-            dl_id("50-20", 50, cu1, bg),
-            Metric::BgTput,
-            rel("50-20", 50, cu1, "cubic"),
-            pct,
-        );
-    }
+    let s = ("50-20", 50, cu1);
+    let ftt = [("yield", 1.3), ("nice", 1.9), ("cdg", 1.1)];
+    l.per_bg("Fig 5.10", dl, s, Metric::FgFtt, None, &ftt);
+    let tput = [("yield", -3.3), ("cdg", -18.0)];
+    l.per_bg("Fig 5.10", dl, s, Metric::BgTput, Some("cubic"), &tput);
     // Fig 5.11: background upload, 8/1 Mbit/s, 50 ms, one NewReno short foreground.
-    for (bg, ftt) in [("yield", 6.8), ("cdg", 3.1), ("nice", 3.3)] {
-        add(
-            "Fig 5.11",
-            ul_id("8-1", 50, nr1, bg),
-            Metric::FgFtt,
-            None,
-            ftt,
-        );
-    }
-    add(
+    let s = ("8-1", 50, nr1);
+    let ftt = [("yield", 6.8), ("cdg", 3.1), ("nice", 3.3)];
+    l.per_bg("Fig 5.11", ul, s, Metric::FgFtt, None, &ftt);
+    l.per_bg(
         "Fig 5.11",
-        ul_id("8-1", 50, nr1, "yield"),
+        ul,
+        s,
         Metric::FgFtt,
-        Some(ul_id("8-1", 50, nr1, "newreno")),
-        -25.3,
+        Some("newreno"),
+        &[("yield", -25.3)],
     );
     // Figs 5.15, 5.16: long-lived NewReno foreground, throughput per connection (KiB/s).
     for (rtt, n, bg, t) in [
@@ -733,7 +721,7 @@ fn published() -> Vec<Published> {
         (350, 1, "yield", 332.0),
         (350, 1, "nice", 256.0),
     ] {
-        add(
+        l.add(
             if rtt == 50 { "Fig 5.15" } else { "Fig 5.16" },
             dl_id("8-1", rtt, &format!("newreno-long-{n}"), bg),
             Metric::FgTput,
@@ -744,34 +732,37 @@ fn published() -> Vec<Published> {
     // Fig 5.17: 50/20 Mbit/s, 200 ms: foreground throughput change against a NewReno
     // background with 4 and 8 long-lived flows.
     for (n, pct) in [(4, 6.2), (8, -12.7)] {
-        let fg = format!("newreno-long-{n}");
-        add(
+        let s = ("50-20", 200, &*format!("newreno-long-{n}"));
+        l.per_bg(
             "Fig 5.17",
-            dl_id("50-20", 200, &fg, "yield"),
+            dl,
+            s,
             Metric::FgTput,
-            rel("50-20", 200, &fg, "newreno"),
-            pct,
+            Some("newreno"),
+            &[("yield", pct)],
         );
     }
     // Fig 5.18 and §5.6.2: one long-lived CUBIC foreground, throughput change against a
     // CUBIC background, at 50 ms and at high delay (350 ms).
     let cl1 = "cubic-long-1";
-    add(
+    let s = ("8-1", 50, cl1);
+    l.per_bg(
         "Fig 5.18",
-        dl_id("8-1", 50, cl1, "yield"),
+        dl,
+        s,
         Metric::FgTput,
-        rel("8-1", 50, cl1, "cubic"),
-        105.0,
+        Some("cubic"),
+        &[("yield", 105.0)],
     );
-    for (bg, pct) in [("yield", 241.2), ("nice", 171.6), ("cdg", 375.8)] {
-        add(
-            "§5.6.2",
-            dl_id("8-1", 350, cl1, bg),
-            Metric::FgTput,
-            rel("8-1", 350, cl1, "cubic"),
-            pct,
-        );
-    }
+    let tput = [("yield", 241.2), ("nice", 171.6), ("cdg", 375.8)];
+    l.per_bg(
+        "§5.6.2",
+        dl,
+        ("8-1", 350, cl1),
+        Metric::FgTput,
+        Some("cubic"),
+        &tput,
+    );
     // §5.6.2 LBE upload against one long-lived foreground download (8/1 Mbit/s, 50 ms):
     // throughput change against a NewReno / CUBIC upload ("twofold" = +100 %).
     for (fg, base, bg, pct) in [
@@ -782,12 +773,13 @@ fn published() -> Vec<Published> {
         ("cubic-long-1", "cubic", "cdg", 61.0),
         ("cubic-long-1", "cubic", "nice", 76.0),
     ] {
-        add(
+        l.per_bg(
             "§5.6.2",
-            ul_id("8-1", 50, fg, bg),
+            ul,
+            ("8-1", 50, fg),
             Metric::FgTput,
-            Some(ul_id("8-1", 50, fg, base)),
-            pct,
+            Some(base),
+            &[(bg, pct)],
         );
     }
     // Tables 5.8 and 5.9: foreground RTT (median over runs of the per-run mean and
@@ -829,13 +821,8 @@ fn published() -> Vec<Published> {
         (350, "yield", [881.0, 208.8, 893.0, 124.22, 927.0, 225.4]),
     ];
     for (table, fg, rows) in [("Table 5.8", "newreno", t58), ("Table 5.9", "cubic", t59)] {
-        for (rtt, bg, v) in rows {
-            for (k, n) in [1, 4, 8].iter().enumerate() {
-                let e = dl_id("8-1", *rtt, &format!("{fg}-long-{n}"), bg);
-                add(table, e.clone(), Metric::FgRttMean, None, v[2 * k]);
-                add(table, e, Metric::FgRttStdev, None, v[2 * k + 1]);
-            }
-        }
+        let id = |rtt, n, bg: &str| dl_id("8-1", rtt, &format!("{fg}-long-{n}"), bg);
+        l.mean_stdev(table, rows, &[1, 4, 8], id, fg_rtt);
     }
     // Table 5.10: self-induced delay of 2, 4, 8 concurrent flows, 8/1 Mbit/s (ms).
     let t510: &[(u64, &str, [f64; 6])] = &[
@@ -856,18 +843,18 @@ fn published() -> Vec<Published> {
         (350, "cdg", [352.0, 5.0, 354.0, 8.9, 360.0, 18.8]),
         (350, "yield", [856.0, 289.7, 705.0, 306.9, 797.0, 287.6]),
     ];
-    for (rtt, alg, v) in t510 {
-        for (k, n) in [2, 4, 8].iter().enumerate() {
-            let e = fair_id("8-1", *rtt, *n, alg);
-            add("Table 5.10", e.clone(), Metric::BgRttMean, None, v[2 * k]);
-            add("Table 5.10", e, Metric::BgRttStdev, None, v[2 * k + 1]);
-        }
-    }
+    l.mean_stdev(
+        "Table 5.10",
+        t510,
+        &[2, 4, 8],
+        |rtt, n, alg| fair_id("8-1", rtt, n, alg),
+        bg_rtt,
+    );
     // Figs 5.19 and 5.21 pool fairness runs: Fig 5.19 by flow count at 50 ms (over both
     // link speeds), Fig 5.21 by delay (over link speeds and flow counts). The 50/20
     // experiment is listed first: a partial pool (the quick study) gives no value.
     for (alg, j) in [("yield", 0.97), ("nice", 0.82)] {
-        out.push(Published {
+        l.0.push(Published {
             source: "Fig 5.19 (pooled)",
             experiment: fair_id("50-20", 50, 8, alg),
             metric: Metric::Jain,
@@ -882,7 +869,7 @@ fn published() -> Vec<Published> {
             .flat_map(|l| [2, 4, 8].map(|n| fair_id(l, *rtt, n, "yield")))
             .collect();
         let first = exps.remove(0);
-        out.push(Published {
+        l.0.push(Published {
             source: "Fig 5.21 (pooled)",
             experiment: first,
             metric: Metric::Jain,
@@ -891,7 +878,7 @@ fn published() -> Vec<Published> {
             pool: exps,
         });
     }
-    out
+    l.0
 }
 
 fn fmt_opt(x: Option<f64>) -> String {

@@ -189,7 +189,7 @@ impl CensusBed {
         tls: bool,
     ) -> Result<CensusBed, TestbedError> {
         let tls_cfg = if tls {
-            Some(super::server::self_signed().map_err(TestbedError::Inside)?)
+            Some(super::server::self_signed()?)
         } else {
             None
         };

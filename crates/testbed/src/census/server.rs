@@ -10,6 +10,7 @@
 //! With a TLS configuration it serves the same over TLS (rustls on the accepted socket):
 //! the census over https://.
 
+use super::session::SessionError;
 use crate::error::TestbedError;
 use crate::netns;
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
@@ -152,9 +153,9 @@ pub fn route(path: &str) -> (u64, u64, u16) {
 
 /// A TLS configuration with a fresh self-signed certificate (rcgen, ECDSA P-256) for
 /// the evaluation's HTTPS servers, and the certificate's SHA-256 for the census's pin.
-pub fn self_signed() -> Result<(Arc<ServerConfig>, String), String> {
+pub fn self_signed() -> Result<(Arc<ServerConfig>, String), SessionError> {
     let c = rcgen::generate_simple_self_signed(vec!["scavenger-census".to_string()])
-        .map_err(|e| format!("generating the census server's certificate: {e}"))?;
+        .map_err(SessionError::Certificate)?;
     let pin = super::session::fingerprint(c.cert.der());
     let key = rustls::pki_types::PrivateKeyDer::Pkcs8(rustls::pki_types::PrivatePkcs8KeyDer::from(
         c.key_pair.serialize_der(),
@@ -162,10 +163,10 @@ pub fn self_signed() -> Result<(Arc<ServerConfig>, String), String> {
     let cfg =
         ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
             .with_safe_default_protocol_versions()
-            .map_err(|e| format!("TLS configuration: {e}"))?
+            .map_err(SessionError::Config)?
             .with_no_client_auth()
             .with_single_cert(vec![c.cert.der().clone()], key)
-            .map_err(|e| format!("TLS configuration: {e}"))?;
+            .map_err(SessionError::Config)?;
     Ok((Arc::new(cfg), pin))
 }
 

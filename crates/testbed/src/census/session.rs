@@ -23,6 +23,9 @@ pub enum SessionError {
     BadPin { text: String },
     #[error("TLS configuration: {0}")]
     Config(#[source] rustls::Error),
+    /// The evaluation's HTTPS servers could not make their self-signed certificate.
+    #[error("generating the census server's certificate: {0}")]
+    Certificate(#[source] rcgen::Error),
     #[error("cannot read the CA bundle {file}: {source}")]
     CaBundle {
         file: String,
