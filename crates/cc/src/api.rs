@@ -192,6 +192,23 @@ pub trait CongestionControl: Send {
         None
     }
 
+    /// Whether `pacing_rate` counts payload bytes, as Linux's TCP pacing does:
+    /// `tcp_update_skb_after_send` (net/ipv4/tcp_output.c) advances `tcp_wstamp_ns` by
+    /// `skb->len / sk_pacing_rate`, and `skb->len` there is the headerless payload. The
+    /// default, false, spaces packets by their wire size (payload and headers), as a
+    /// qdisc would; algorithms whose source defines a Linux pacing rate return true.
+    fn paces_payload(&self) -> bool {
+        false
+    }
+
+    /// Whether the algorithm sets the window on every ACK itself, in loss recovery too,
+    /// like a Linux `tcp_congestion_ops` with `cong_control` (BBR): `tcp_cong_control`
+    /// (net/ipv4/tcp_input.c) then returns before `tcp_cwnd_reduction`, so the datapath
+    /// must not apply RFC 6937 PRR over this algorithm's window. Default false: PRR.
+    fn cong_control(&self) -> bool {
+        false
+    }
+
     /// Internal variables for traces (name, value), appended to `out`. Names are stable
     /// per algorithm, e.g. ("base_delay_ms", 12.0).
     fn trace(&self, _out: &mut Vec<(&'static str, f64)>) {}

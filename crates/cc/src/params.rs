@@ -59,6 +59,67 @@ pub struct ParamSpec {
     pub source: &'static str,
 }
 
+impl ParamSpec {
+    /// A parameter of any kind: the one constructor the algorithms' tables share.
+    pub const fn new(
+        name: &'static str,
+        kind: ParamKind,
+        default: ParamValue,
+        unit: &'static str,
+        doc: &'static str,
+        source: &'static str,
+    ) -> Self {
+        ParamSpec {
+            name,
+            kind,
+            default,
+            unit,
+            doc,
+            source,
+        }
+    }
+
+    /// An integer parameter in [min, max].
+    pub const fn int(
+        name: &'static str,
+        min: i64,
+        max: i64,
+        default: i64,
+        unit: &'static str,
+        doc: &'static str,
+        source: &'static str,
+    ) -> Self {
+        Self::new(
+            name,
+            ParamKind::Int { min, max },
+            ParamValue::Int(default),
+            unit,
+            doc,
+            source,
+        )
+    }
+
+    /// A real-valued parameter in [min, max].
+    pub const fn float(
+        name: &'static str,
+        min: f64,
+        max: f64,
+        default: f64,
+        unit: &'static str,
+        doc: &'static str,
+        source: &'static str,
+    ) -> Self {
+        Self::new(
+            name,
+            ParamKind::Float { min, max },
+            ParamValue::Float(default),
+            unit,
+            doc,
+            source,
+        )
+    }
+}
+
 /// Why a parameter could not be accepted. The scenario layer adds file and field.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamError {

@@ -6,6 +6,7 @@ use scavenger_testbed::census::eval::{self, EvalOptions};
 use scavenger_testbed::census::probe;
 use scavenger_testbed::census::receiver::ProbeConfig;
 use scavenger_testbed::census::report::{self, CensusRecord};
+use scavenger_testbed::census::session::{self, Trust};
 use scavenger_testbed::{netns, sys};
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
@@ -13,7 +14,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct CensusArgs {
-    /// http:// URLs to probe (https: not yet).
+    /// http:// or https:// URLs to probe.
     urls: Vec<String>,
     /// Instead of URLs: the evaluation on the testbed (servers with known congestion
     /// controls behind emulated links; root).
@@ -22,9 +23,18 @@ pub struct CensusArgs {
     /// --testbed: runs per link and algorithm.
     #[arg(long, default_value_t = 10)]
     runs: u32,
-    /// --testbed: the servers' congestion controls: kernel names (reno, cubic, bbr) or ours with a native BPF version (ledbat, yield, ledbat-plus-plus).
+    /// --testbed: the servers' congestion controls: kernel names (reno, cubic, bbr), ours with a native BPF version (ledbat, yield, ledbat-plus-plus), any other of ours through the scv_shim agent (vegas, ...), or shim:NAME to force the shim.
     #[arg(long, value_delimiter = ',', default_value = "reno,cubic,bbr")]
     algorithms: Vec<String>,
+    /// --testbed: serve and probe over TLS (https://; the servers' self-signed certificate is pinned).
+    #[arg(long)]
+    tls: bool,
+    /// https://: accept any server certificate (the handshake's signature is still checked). The census measures the transport and reads only the response's status and length.
+    #[arg(long, conflicts_with = "pin")]
+    insecure: bool,
+    /// https://: accept only the certificate with this SHA-256 (64 hex digits).
+    #[arg(long, value_name = "SHA256")]
+    pin: Option<String>,
     /// --testbed: the links (ong-8-1, 100mbit).
     #[arg(long, value_delimiter = ',', default_value = "ong-8-1,100mbit")]
     links: Vec<String>,
@@ -71,6 +81,13 @@ impl CensusArgs {
             max_bytes: self.max_bytes,
             connect_timeout_ns: self.timeout.nanos(),
             idle_timeout_ns: self.timeout.nanos(),
+            trust: match (&self.pin, self.insecure) {
+                (Some(p), _) => Some(Trust::Pinned {
+                    sha256: session::parse_pin(p)?,
+                }),
+                (None, true) => Some(Trust::Insecure),
+                (None, false) => None,
+            },
         };
         c.validate().map_err(|e| e.to_string())?;
         Ok(c)
@@ -95,6 +112,9 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
     if !a.testbed && a.urls.is_empty() {
         return Err("no URL given (or --testbed for the evaluation)".into());
     }
+    if a.tls && !a.testbed {
+        return Err("--tls is for --testbed; give https:// URLs instead".into());
+    }
     if a.runs == 0 {
         return Err("runs = 0: must be ≥ 1".into());
     }
@@ -104,6 +124,11 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
         .iter()
         .map(|u| probe::parse_url(u).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
+    // https:// without --insecure or --pin: the system's roots, found before any probe.
+    let mut cfg = cfg;
+    if cfg.trust.is_none() && targets.iter().any(|t| t.https) {
+        cfg.trust = Some(Trust::system()?);
+    }
     if !sys::is_root() {
         return Err("the census needs root (its receiver runs on a TUN device)".into());
     }
@@ -139,6 +164,7 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
             cfg,
             page_bytes: 1 << 30,
             realtime: !a.no_realtime,
+            tls: a.tls,
         };
         let mut err = None;
         let recs = eval::evaluate(&opts, &mut |r| {
@@ -193,7 +219,7 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
 fn write_record(dir: &Path, r: &CensusRecord) -> Result<(), String> {
     let mut stem = format!("census-{}", report::file_stem(&r.url));
     if let (Some(l), Some(t), Some(n)) = (&r.link, &r.true_algorithm, r.run) {
-        stem = format!("census-{l}-{t}-{n:02}");
+        stem = format!("census-{l}-{}-{n:02}", t.replace(':', "-"));
     }
     let json = serde_json::to_vec_pretty(r).map_err(|e| e.to_string())?;
     let p = dir.join(format!("{stem}.json"));
@@ -211,4 +237,43 @@ fn write_record(dir: &Path, r: &CensusRecord) -> Result<(), String> {
             .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(a: &[&str]) -> Result<CensusArgs, String> {
+        let argv = ["scavenger", "census"].iter().chain(a.iter()).copied();
+        match crate::Cli::try_parse_from(argv)
+            .map_err(|e| e.to_string())?
+            .cmd
+        {
+            crate::Cmd::Census(c) => Ok(c),
+            _ => unreachable!("the census subcommand"),
+        }
+    }
+
+    #[test]
+    fn tls_trust_options_become_the_probe_config() {
+        let c = args(&["https://10.0.0.1/", "--insecure"]).unwrap();
+        assert_eq!(c.config().unwrap().trust, Some(Trust::Insecure));
+        let pin = "ab".repeat(32);
+        let c = args(&["https://10.0.0.1/", "--pin", &pin]).unwrap();
+        assert_eq!(
+            c.config().unwrap().trust,
+            Some(Trust::Pinned {
+                sha256: pin.clone()
+            })
+        );
+        let c = args(&["https://10.0.0.1/", "--pin", "xyz"]).unwrap();
+        assert!(c.config().unwrap_err().starts_with("pin = \"xyz\""));
+        assert!(args(&["https://10.0.0.1/", "--insecure", "--pin", &pin]).is_err());
+        // --tls is the evaluation's; URLs say https:// themselves.
+        let c = args(&["https://10.0.0.1/", "--tls"]).unwrap();
+        assert!(run_inner(&c)
+            .unwrap_err()
+            .contains("--tls is for --testbed"));
+    }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use scavenger_quic::transfer::{
-    self, tls, Congestion, Progress, Stop, TransferError, DEFAULT_DEADLINE_BASE,
+    self, tls, Congestion, Progress, Stop, TransferError, Transport, DEFAULT_DEADLINE_BASE,
     DEFAULT_DEADLINE_CONTROLLER, DEFAULT_LBE,
 };
 use scavenger_quic::{ReceiveOptions, SendOptions, SendSummary};
@@ -28,7 +28,8 @@ fn parse_deadline(s: &str) -> Result<Duration, String> {
 
 #[derive(clap::Args)]
 pub struct ReceiveArgs {
-    /// UDP address to listen on, e.g. 0.0.0.0:7878 (port 0: any free port, printed).
+    /// Address to listen on, UDP (QUIC) and TCP (`send --transport tcp`) on the same port,
+    /// e.g. 0.0.0.0:7878 (port 0: any free port, printed).
     #[arg(long)]
     listen: SocketAddr,
     /// Directory the files go to; nothing is written outside it.
@@ -61,6 +62,8 @@ pub struct SendArgs {
     token_file: Option<PathBuf>,
     /// Congestion-control algorithm (`scavenger algorithms`). Default: ledbat-plus-plus
     /// (LBE); with --deadline, the base algorithm of the DA-LBE controller (default cubic).
+    /// With --transport tcp: a kernel congestion control (`ledbat-plus-plus` means the
+    /// native BPF `scv_ledbatpp`, which `scavenger kernel load` registers).
     #[arg(long)]
     algorithm: Option<String>,
     /// Finish within this time (e.g. 30min, 2h): LBE while on schedule, faster as the
@@ -87,7 +90,8 @@ pub struct SendArgs {
     /// (default $XDG_CONFIG_HOME/scavenger/known_receivers or ~/.config/...).
     #[arg(long)]
     known_receivers: Option<PathBuf>,
-    /// quic (default); tcp is not implemented yet.
+    /// quic (default), or tcp: kernel TCP with a registered BPF algorithm, TLS 1.3 over it
+    /// (no --deadline).
     #[arg(long, default_value = "quic")]
     transport: String,
     /// Chunk size (4KiB to 16MiB).
@@ -161,12 +165,10 @@ fn known_receivers_default() -> Option<PathBuf> {
 }
 
 pub fn send(a: SendArgs) -> ExitCode {
-    if a.transport != "quic" {
-        return fail(format!(
-            "--transport {}: not yet; allowed: quic (kernel TCP with a BPF algorithm is planned, docs/transfer.md)",
-            a.transport
-        ));
-    }
+    let transport = match Transport::parse(&a.transport) {
+        Ok(t) => t,
+        Err(e) => return fail(e),
+    };
     let token = match token(a.token, a.token_file) {
         Ok(t) => t,
         Err(e) => return fail(e),
@@ -200,6 +202,7 @@ pub fn send(a: SendArgs) -> ExitCode {
         to: a.to,
         token,
         congestion,
+        transport,
         resume: a.resume,
         chunk_size,
         fingerprint,
@@ -270,6 +273,7 @@ fn summary_json(s: &SendSummary) -> String {
         "mean_rate_bytes_per_s": s.mean_rate_bytes_per_sec(),
         "mean_rate_mbit_per_s": s.mean_rate_bytes_per_sec() * 8e-6,
         "algorithm": s.algorithm,
+        "transport": s.transport.name(),
         "resumed_from": s.resumed_from(),
         "fingerprint": s.fingerprint,
     })

@@ -11,9 +11,10 @@ fn census_input_errors_are_clear() {
     assert_eq!(code, 2);
     assert!(err.contains("no URL given (or --testbed"), "{err}");
 
-    let (code, _, err) = scavenger(&["census", "https://example.org/"]);
+    // https:// is probed over TLS now; a malformed pin is refused before any probe.
+    let (code, _, err) = scavenger(&["census", "--pin", "xyz", "https://10.0.0.1/"]);
     assert_eq!(code, 2);
-    assert!(err.contains("https is not supported yet"), "{err}");
+    assert!(err.contains("pin = \"xyz\""), "{err}");
 
     let (code, _, err) = scavenger(&["census", "--mss", "20", "http://10.0.0.1/"]);
     assert_eq!(code, 2);

@@ -54,9 +54,28 @@ fn len(p: &Path) -> u64 {
     std::fs::metadata(p).map_or(0, |m| m.len())
 }
 
+/// Over QUIC, and over TCP with `--algorithm reno` (every kernel lists it; a BPF
+/// algorithm over TCP is the root testbed test's).
 #[test]
 fn a_sender_killed_mid_way_resumes_and_completes_with_the_right_hash() {
-    let (src, dst) = (Scratch::new("kill-src"), Scratch::new("kill-dst"));
+    killed_and_resumed(&[], "ledbat-plus-plus", "quic");
+}
+
+#[test]
+fn a_sender_killed_mid_way_over_tcp_resumes_and_completes_with_the_right_hash() {
+    killed_and_resumed(
+        &["--transport", "tcp", "--algorithm", "reno"],
+        "reno",
+        "tcp",
+    );
+}
+
+fn killed_and_resumed(transport: &[&str], algorithm: &str, transport_name: &str) {
+    let tag = transport_name;
+    let (src, dst) = (
+        Scratch::new(&format!("kill-src-{tag}")),
+        Scratch::new(&format!("kill-dst-{tag}")),
+    );
     let mut x = 0x2545_f491_4f6c_dd1du64;
     let data: Vec<u8> = (0..64_000_000)
         .map(|_| {
@@ -112,6 +131,7 @@ fn a_sender_killed_mid_way_resumes_and_completes_with_the_right_hash() {
             ])
             .arg("--token-file")
             .arg(&tok)
+            .args(transport)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if resume {
@@ -145,7 +165,8 @@ fn a_sender_killed_mid_way_resumes_and_completes_with_the_right_hash() {
     assert!((256 * 1024..64_000_000).contains(&resumed), "{j}");
     assert_eq!(j["bytes"].as_u64().unwrap(), 64_000_000 - resumed, "{j}");
     assert_eq!(j["files"][0]["sha256"], want.as_str());
-    assert_eq!(j["algorithm"], "ledbat-plus-plus");
+    assert_eq!(j["algorithm"], algorithm);
+    assert_eq!(j["transport"], transport_name);
     assert_eq!(
         hex(&Sha256::digest(std::fs::read(dst.join("big.bin")).unwrap())),
         want
@@ -170,13 +191,40 @@ fn bad_options_are_named() {
             "--token",
             "t",
             "--transport",
-            "tcp",
+            "udp",
         ])
         .output()
         .unwrap();
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(
-        !out.status.success() && e.contains("--transport tcp") && e.contains("not yet"),
+        !out.status.success()
+            && e.contains("--transport")
+            && e.contains("udp")
+            && e.contains("quic (default) or tcp"),
+        "{e}"
+    );
+    // TCP without a registered kernel algorithm: why, and how to register one.
+    let out = Command::new(exe)
+        .args([
+            "send",
+            "/etc/hostname",
+            "--to",
+            "127.0.0.1:1",
+            "--token",
+            "t",
+            "--transport",
+            "tcp",
+            "--algorithm",
+            "scv_lp_notloaded",
+        ])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && e.contains("scv_lp_notloaded")
+            && e.contains("not registered")
+            && e.contains("scavenger kernel load"),
         "{e}"
     );
     let out = Command::new(exe)

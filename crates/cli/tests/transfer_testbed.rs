@@ -342,6 +342,44 @@ fn twenty_megabytes_cross_the_emulated_link_with_the_right_hash() {
     assert!(!bed.dst.join(".twenty.bin.part").exists());
 }
 
+/// `--transport tcp` over the emulated link with a native BPF LBE: `scv_ledbatpp`
+/// registered under a name private to this process (`LoadGuard`, as the kernel tests do;
+/// unregistered on drop, after the bed and its processes are gone). The summary's
+/// algorithm is what getsockopt(TCP_CONGESTION) reported after connect.
+#[test]
+fn tcp_with_native_bpf_ledbat_plus_plus_crosses_the_emulated_link_with_the_right_hash() {
+    let _g = serial();
+    let test = "tcp_with_native_bpf_ledbat_plus_plus_crosses_the_emulated_link_with_the_right_hash";
+    if !can_run(test) {
+        return;
+    }
+    if let Some(why) = scavenger_kernel::unavailable_reason() {
+        say(&format!("SKIP {test}: {why}"));
+        return;
+    }
+    let alg = scavenger_kernel::manage::find("scv_ledbatpp").unwrap();
+    let guard = scavenger_kernel::manage::LoadGuard::new(alg, &[]).expect("register scv_ledbatpp");
+    let bed = Bed::new("tcp");
+    let (file, want) = bed.file("tcp.bin", 20 * MB);
+    let j = run_send(
+        bed.send(&file, &["--transport", "tcp", "--algorithm", guard.name()]),
+        Duration::from_secs(120),
+    );
+    let d = j["duration_s"].as_f64().unwrap();
+    say(&format!(
+        "20 MB over TCP, 50 Mbit/s 50 ms: {d:.2} s, {:.1} Mbit/s, {}",
+        j["mean_rate_mbit_per_s"], j["algorithm"]
+    ));
+    assert_eq!(j["algorithm"], guard.name(), "{j}");
+    assert_eq!(j["transport"], "tcp", "{j}");
+    assert_eq!(j["files"][0]["sha256"], want.as_str(), "{j}");
+    assert_eq!(file_hash(&bed.dst.join("tcp.bin")), want);
+    assert!(d >= 3.2, "{d} s: faster than the link");
+    assert!(!bed.dst.join(".tcp.bin.part").exists());
+    drop(bed);
+    drop(guard);
+}
+
 #[test]
 fn a_sender_killed_on_the_emulated_link_resumes_with_the_right_hash() {
     let _g = serial();

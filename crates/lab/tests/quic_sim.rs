@@ -82,10 +82,19 @@ fn median(xs: &[f64]) -> f64 {
 
 /// Background share and foreground completion time at each phase.
 fn phases(bg_transport: &str) -> (Vec<f64>, Vec<f64>) {
+    phases_with(bg_transport, "")
+}
+
+/// `phases` with extra keys for the background flow (`bg_keys`, TOML lines).
+fn phases_with(bg_transport: &str, bg_keys: &str) -> (Vec<f64>, Vec<f64>) {
     let (mut share, mut ftt) = (vec![], vec![]);
     for ms in PHASES_MS {
         let text = ong_baseline("ledbat-plus-plus", bg_transport)
-            .replace("start = \"10s\"", &format!("start = \"{}ms\"", 10_000 + ms));
+            .replace("start = \"10s\"", &format!("start = \"{}ms\"", 10_000 + ms))
+            .replace(
+                &format!("transport = \"{bg_transport}\"\n"),
+                &format!("transport = \"{bg_transport}\"\n{bg_keys}"),
+            );
         let r = run(&text, 1);
         let (bg, fg) = (flow(&r, "bg"), flow(&r, "fg"));
         eprintln!(
@@ -108,7 +117,7 @@ fn phases(bg_transport: &str) -> (Vec<f64>, Vec<f64>) {
 }
 
 #[test]
-#[ignore = "fails since the Linux receiver and start_jitter became the defaults: TCP LEDBAT++ keeps 0.285 of the link beside the CUBIC foreground (mean of 8 phases), QUIC 0.211 (-26 %); docs/quic.md, \"After the Linux receiver\""]
+#[ignore = "fails since the Linux receiver and start_jitter became the defaults: TCP LEDBAT++ keeps 0.285 of the link beside the CUBIC foreground (mean of 8 phases), QUIC 0.211 (-26 %): where LEDBAT++'s periodic slowdown falls relative to the foreground, not how it yields (with slowdowns off: +5.5 %); docs/quic.md, \"Traced\""]
 fn quic_ledbat_plus_plus_yields_to_tcp_cubic_as_tcp_ledbat_plus_plus_does() {
     let (s_tcp, f_tcp) = phases("tcp");
     let (s_quic, f_quic) = phases("quic");
@@ -225,4 +234,99 @@ fn a_bad_transport_is_an_error_naming_the_field_and_the_choices() {
     );
     let e = parse("knob.toml", &knob).unwrap_err().to_string();
     assert!(e.contains("pacing") && e.contains("quic"), "{e:?}");
+}
+
+/// Not a check: prints both backgrounds' runs side by side for one foreground phase
+/// (`QUIC_TRACE_PHASE_MS`, default 0), 100 ms bins from `QUIC_TRACE_FROM_S` (9) to
+/// `QUIC_TRACE_TO_S` (15)
+/// (docs/quic.md, "Why QUIC LEDBAT++ yields more"). Run with `--ignored --nocapture`.
+#[test]
+#[ignore = "a tracing aid, prints only"]
+fn trace_tcp_and_quic_ledbat_plus_plus_beside_cubic() {
+    let ms: u64 = std::env::var("QUIC_TRACE_PHASE_MS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let runs: Vec<RunRecord> = ["tcp", "quic"]
+        .iter()
+        .map(|t| {
+            let text = ong_baseline("ledbat-plus-plus", t)
+                .replace("start = \"10s\"", &format!("start = \"{}ms\"", 10_000 + ms));
+            run(&text, 1)
+        })
+        .collect();
+    for (t, r) in ["tcp", "quic"].iter().zip(&runs) {
+        let (bg, fg) = (flow(r, "bg"), flow(r, "fg"));
+        eprintln!(
+            "{t}: share {:.3}, fg FTT {:.3} s, fg retrans {}, bg retrans {}, bg loss reductions {}, bg timeouts {}, bg RTT p50 {:?} p95 {:?}",
+            bg_share(r),
+            fg.completion_time_s.unwrap_or(f64::NAN),
+            fg.retransmits,
+            bg.retransmits,
+            bg.fast_recoveries,
+            bg.timeouts,
+            bg.rtt_ms.p50,
+            bg.rtt_ms.p95
+        );
+    }
+    let s: Vec<_> = runs
+        .iter()
+        .map(|r| r.metrics.series.as_ref().unwrap())
+        .collect();
+    let col = |s: &scavenger_sim::result::Series, name: &str, i: usize| {
+        s.flow_trace[0]
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(f64::NAN, |(_, v)| v[i])
+    };
+    eprintln!("   t | tcp: bg Mb/s fg Mb/s bg cwnd fg cwnd queue qdelay phase | quic: bg Mb/s fg Mb/s bg cwnd fg cwnd queue");
+    for i in 0..s[0].time_s.len() {
+        let t = s[0].time_s[i];
+        let env = |k: &str, d: f64| {
+            std::env::var(k)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(d)
+        };
+        if !(env("QUIC_TRACE_FROM_S", 9.0)..=env("QUIC_TRACE_TO_S", 15.0)).contains(&t) {
+            continue;
+        }
+        eprintln!(
+            "{t:5.1} | {:6.2} {:6.2} {:7} {:7} {:4} {:6.1} {:3.0} | {:6.2} {:6.2} {:7} {:7} {:4}",
+            s[0].flow_goodput_bps[0][i] / 1e6,
+            s[0].flow_goodput_bps[1][i] / 1e6,
+            s[0].flow_cwnd_bytes[0][i],
+            s[0].flow_cwnd_bytes[1][i],
+            s[0].queue_pkts[i],
+            col(s[0], "queuing_delay_ms", i),
+            col(s[0], "phase", i),
+            s[1].flow_goodput_bps[0][i] / 1e6,
+            s[1].flow_goodput_bps[1][i] / 1e6,
+            s[1].flow_cwnd_bytes[0][i],
+            s[1].flow_cwnd_bytes[1][i],
+            s[1].queue_pkts[i],
+        );
+    }
+}
+
+/// Not a check: the acceptance's comparison with LEDBAT++'s periodic slowdowns off in both
+/// backgrounds, which takes the slowdown schedule's phase out of the comparison
+/// (docs/quic.md, "Traced"). Prints the means.
+#[test]
+#[ignore = "a tracing aid, prints only"]
+fn trace_the_acceptance_without_slowdowns() {
+    let keys = "params = { slowdown = false }\n";
+    let (s_tcp, f_tcp) = phases_with("tcp", keys);
+    let (s_quic, f_quic) = phases_with("quic", keys);
+    eprintln!(
+        "slowdown = false: bg share mean tcp {:.3}, quic {:.3} ({:+.1} %); median tcp {:.3}, quic {:.3}; fg FTT mean tcp {:.3}, quic {:.3} ({:+.1} %)",
+        mean(&s_tcp),
+        mean(&s_quic),
+        (mean(&s_quic) / mean(&s_tcp) - 1.0) * 100.0,
+        median(&s_tcp),
+        median(&s_quic),
+        mean(&f_tcp),
+        mean(&f_quic),
+        (mean(&f_quic) / mean(&f_tcp) - 1.0) * 100.0
+    );
 }

@@ -11,6 +11,8 @@
 //! - `transfer`: `scavenger send` / `receive`, a background file transfer on top
 //!   (docs/transfer.md).
 //!
+//! - `udp`: a scenario's QUIC flow over real UDP, the testbed's QUIC endpoints.
+//!
 //! - `sim`: QUIC in the simulator, two quinn-proto endpoints in virtual time behind
 //!   `scavenger_sim::endpoint::PacketEndpoints` (a scenario flow's `transport = "quic"`).
 //!
@@ -25,6 +27,7 @@ mod sample;
 pub mod sim;
 mod stats;
 pub mod transfer;
+pub mod udp;
 
 pub use controller::ScavengerController;
 pub use factory::{initial_window, FactoryError, ScavengerFactory};

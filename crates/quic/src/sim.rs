@@ -26,17 +26,17 @@ use quinn_proto::{
     ClientConfig, ConnectionHandle, DatagramEvent, Dir, Endpoint, EndpointConfig, ServerConfig,
     StreamId, TransportConfig, VarInt,
 };
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, UnixTime};
 use rustls::time_provider::TimeProvider;
-use rustls::{DigitallySignedStruct, SignatureScheme};
+use rustls::SignatureScheme;
 use scavenger_cc::{Dur, Rng, Time};
 use scavenger_sim::endpoint::{
     End, EndpointFactory, EndpointInit, EndpointStatus, PacketEndpoints,
 };
 
 use crate::stats::AdapterStats;
+use crate::transfer::tls::AnyCertProvenKey;
 use crate::{ack_frequency, ScavengerFactory};
 
 /// Virtual time as quinn-proto's `Instant`.
@@ -113,7 +113,7 @@ fn provider() -> Arc<CryptoProvider> {
     Arc::new(p)
 }
 
-const SERVER_NAME: &str = "scavenger-sim-server";
+pub(crate) const SERVER_NAME: &str = "scavenger-sim-server";
 
 /// The simulated server's Ed25519 key (PKCS#8, `openssl genpkey -algorithm ed25519`).
 /// A key of the simulator's own, never used outside it: fixed so that the certificate is
@@ -150,65 +150,22 @@ fn sim_certificate() -> CertificateDer<'static> {
     }
 }
 
-/// The client trusts the simulated server's certificate as it is (there is no one to
-/// impersonate it) and checks the handshake signature, as a real client would compute it.
-#[derive(Debug)]
-struct TrustTheSimServer(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for TrustTheSimServer {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        _message: &[u8],
-        _cert: &CertificateDer<'_>,
-        _dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        Err(rustls::Error::General("TLS 1.2 is not offered".into()))
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        vec![SignatureScheme::ED25519]
-    }
-}
-
-fn tls_client() -> QuicClientConfig {
+pub(crate) fn tls_client() -> QuicClientConfig {
     let p = provider();
     let mut tls = rustls::ClientConfig::builder_with_details(p.clone(), Arc::new(FixedTime))
         .with_protocol_versions(&[&rustls::version::TLS13])
         .expect("ring supports TLS 1.3")
         .dangerous()
-        .with_custom_certificate_verifier(Arc::new(TrustTheSimServer(p)))
+        // Trusts the simulated server's certificate as it is (no one can impersonate it)
+        // and checks the handshake signature, as a real client would compute it.
+        .with_custom_certificate_verifier(Arc::new(AnyCertProvenKey::offering(p, &[SignatureScheme::ED25519])))
         .with_no_client_auth();
     // Every connection is a first one: no session resumption across flows or runs.
     tls.resumption = rustls::client::Resumption::disabled();
     QuicClientConfig::try_from(tls).expect("TLS 1.3 with an AES-128-GCM suite")
 }
 
-fn tls_server() -> QuicServerConfig {
+pub(crate) fn tls_server() -> QuicServerConfig {
     let cert = identity();
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(SIM_SERVER_KEY.to_vec()));
     let mut tls = rustls::ServerConfig::builder_with_details(provider(), Arc::new(FixedTime))
@@ -232,15 +189,16 @@ fn seed_bytes(rng: &mut Rng) -> [u8; 32] {
 
 /// Transport settings both ends share: the MTU fixed at the path's, no idle timeout (a
 /// flow that waits out a long outage is not closed), the scenario's receive window.
-fn transport(cfg: &QuicSimConfig) -> TransportConfig {
+/// The testbed's endpoints (`udp`) use the same.
+pub(crate) fn transport(max_udp_payload: u16, receive_window: u64) -> TransportConfig {
     let mut t = TransportConfig::default();
-    t.initial_mtu(cfg.max_udp_payload)
-        .min_mtu(cfg.max_udp_payload)
+    t.initial_mtu(max_udp_payload)
+        .min_mtu(max_udp_payload)
         .mtu_discovery_config(None)
         .max_idle_timeout(None)
         .enable_segmentation_offload(false)
         .ack_frequency_config(Some(ack_frequency::prompt_acks()));
-    let rwnd = VarInt::from_u64(cfg.receive_window).unwrap_or(VarInt::MAX);
+    let rwnd = VarInt::from_u64(receive_window).unwrap_or(VarInt::MAX);
     t.stream_receive_window(rwnd).receive_window(rwnd);
     t
 }
@@ -290,14 +248,14 @@ impl QuicPair {
             Rng::derive(init.seed, 0x5155_0000 + flow).next_u64(),
         ));
         let stats = factory.stats();
-        let mut client_transport = transport(cfg);
+        let mut client_transport = transport(cfg.max_udp_payload, cfg.receive_window);
         client_transport.congestion_controller_factory(factory);
         let mut client_cfg = ClientConfig::new(Arc::new(tls_client()));
         client_cfg.transport_config(Arc::new(client_transport));
 
         let mut server_cfg = ServerConfig::with_crypto(Arc::new(tls_server()));
         server_cfg
-            .transport_config(Arc::new(transport(cfg)))
+            .transport_config(Arc::new(transport(cfg.max_udp_payload, cfg.receive_window)))
             .time_source(Arc::new(FixedTime));
         let server_config = Arc::new(server_cfg);
 

@@ -1,5 +1,8 @@
-//! `send` / `receive` end to end over 127.0.0.1 (UDP, port 0), and the receiver's
-//! defences driven through the wire protocol directly (docs/transfer.md).
+//! `send` / `receive` end to end over 127.0.0.1 (port 0), and the receiver's defences
+//! driven through the wire protocol directly (docs/transfer.md). Each test runs over both
+//! transports (`quic::…` and `tcp::…`, the `over_both!` list at the end). Over TCP the
+//! sender's kernel algorithm is `reno`, which every kernel lists: these tests check the
+//! transport, TLS and protocol; a BPF algorithm over TCP is the root testbed test's.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -7,8 +10,9 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use scavenger_quic::transfer::protocol::{self, sha256, FileHeader, Hello, Refusal, Reply};
-use scavenger_quic::transfer::{tls, Stop};
+use scavenger_quic::transfer::{tls, Congestion, Stop, TransferError, Transport};
 use scavenger_quic::{receive, send, ReceiveOptions, SendOptions};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
 const TOKEN: &[u8] = b"correct horse battery staple";
 
@@ -56,7 +60,30 @@ fn receiver(dir: &Path, max_size: u64) -> Receiver {
     }
 }
 
+/// The kernel algorithm of the TCP runs (see the module comment).
+const TCP_ALGORITHM: &str = "reno";
+
+/// Sender options for `t`.
+fn options(r: &Receiver, token: &[u8], t: Transport) -> SendOptions {
+    let mut o = SendOptions::new(r.addr.to_string(), token);
+    o.transport = t;
+    if t == Transport::Tcp {
+        o.congestion = Congestion::Algorithm(TCP_ALGORITHM.into());
+    }
+    o
+}
+
+/// The algorithm a summary names for `t` by default.
+fn default_algorithm(t: Transport) -> &'static str {
+    match t {
+        Transport::Quic => "ledbat-plus-plus",
+        Transport::Tcp => TCP_ALGORITHM,
+    }
+}
+
 fn tempdir(tag: &str) -> PathBuf {
+    // Tests of both transports run in parallel in one process: the tag names the test and
+    // the transport.
     let d = std::env::temp_dir().join(format!("scavenger-transfer-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
@@ -87,40 +114,47 @@ fn entries(dir: &Path) -> Vec<String> {
     v
 }
 
-#[test]
-fn twenty_megabytes_arrive_with_the_right_hash() {
-    let (src, dst) = (tempdir("20mb-src"), tempdir("20mb-dst"));
+fn twenty_megabytes_arrive_with_the_right_hash(t: Transport) {
+    let n = t.name();
+    let (src, dst) = (
+        tempdir(&format!("20mb-src-{n}")),
+        tempdir(&format!("20mb-dst-{n}")),
+    );
     let data = content(20_000_000, 1);
     std::fs::write(src.join("big.bin"), &data).unwrap();
     let r = receiver(&dst, 1 << 30);
-    let mut o = SendOptions::new(r.addr.to_string(), TOKEN);
+    let mut o = options(&r, TOKEN, t);
     o.fingerprint = Some(tls::parse_fingerprint(&r.fingerprint).unwrap());
     let s = send(&[src.join("big.bin")], &o).unwrap();
     let want = protocol::hex(&sha256(&data));
     assert_eq!(s.files.len(), 1);
     assert_eq!(s.files[0].sha256, want);
     assert_eq!((s.bytes_sent, s.resumed_from()), (20_000_000, 0));
-    assert_eq!(s.algorithm, "ledbat-plus-plus");
+    assert_eq!(s.algorithm, default_algorithm(t));
+    assert_eq!(s.transport, t);
     assert_eq!(
         protocol::hex(&sha256(&std::fs::read(dst.join("big.bin")).unwrap())),
         want
     );
     // No partial files remain.
     assert_eq!(entries(&dst), vec!["big.bin".to_string()]);
-    eprintln!("20 MB in {:?}", s.duration);
+    eprintln!("20 MB over {n} in {:?}", s.duration);
 }
 
-#[test]
-fn a_wrong_token_is_refused_before_any_file_is_created() {
-    let (src, dst) = (tempdir("tok-src"), tempdir("tok-dst"));
+fn a_wrong_token_is_refused_before_any_file_is_created(t: Transport) {
+    let n = t.name();
+    let (src, dst) = (
+        tempdir(&format!("tok-src-{n}")),
+        tempdir(&format!("tok-dst-{n}")),
+    );
     std::fs::write(src.join("a.txt"), b"hello").unwrap();
     let r = receiver(&dst, 1 << 20);
-    let o = SendOptions::new(r.addr.to_string(), b"wrong".to_vec());
+    let o = options(&r, b"wrong", t);
     let e = send(&[src.join("a.txt")], &o).unwrap_err();
     assert!(
         matches!(
             e,
-            scavenger_quic::transfer::TransferError::Refused {
+            TransferError::Refused {
                 code: Refusal::Auth,
                 ..
             }
@@ -136,18 +170,23 @@ fn a_wrong_token_is_refused_before_any_file_is_created() {
         .any(|l| l.contains("wrong token")));
 }
 
-#[test]
-fn a_pinned_fingerprint_that_differs_stops_before_the_token_is_sent() {
-    let (src, dst) = (tempdir("pin-src"), tempdir("pin-dst"));
+fn a_pinned_fingerprint_that_differs_stops_before_the_token_is_sent(t: Transport) {
+    let n = t.name();
+    let (src, dst) = (
+        tempdir(&format!("pin-src-{n}")),
+        tempdir(&format!("pin-dst-{n}")),
+    );
     std::fs::write(src.join("a.txt"), b"hello").unwrap();
     let r = receiver(&dst, 1 << 20);
-    let mut o = SendOptions::new(r.addr.to_string(), TOKEN);
+    let mut o = options(&r, TOKEN, t);
     o.fingerprint = Some([7u8; 32]);
     let e = send(&[src.join("a.txt")], &o).unwrap_err().to_string();
     assert!(
         e.contains("fingerprint") && e.contains(&r.fingerprint),
         "{e}"
     );
+    // Nothing reached the receiver's directory, nor its log: the token was not sent.
+    assert!(entries(&dst).is_empty());
     // Trust on first use: recorded, then matched.
     let known = src.join("known");
     o.fingerprint = None;
@@ -160,23 +199,53 @@ fn a_pinned_fingerprint_that_differs_stops_before_the_token_is_sent() {
     assert!(!send(&[src.join("a.txt")], &o).unwrap().trusted_on_first_use);
 }
 
-/// A client that speaks the protocol directly, as a malicious or crashing sender would.
-struct RawClient {
-    _endpoint: quinn::Endpoint,
-    conn: quinn::Connection,
+/// A client that speaks the protocol directly, as a malicious or crashing sender would,
+/// over either transport: QUIC opens a stream per file, TCP has its one TLS stream.
+enum RawClient {
+    Quic {
+        _endpoint: quinn::Endpoint,
+        conn: quinn::Connection,
+    },
+    Tcp(Option<(Out, In)>),
 }
 
-async fn raw_client(addr: SocketAddr) -> RawClient {
-    let mut endpoint = quinn::Endpoint::client("127.0.0.1:0".parse().unwrap()).unwrap();
-    endpoint.set_default_client_config(quinn::ClientConfig::new(Arc::new(
-        tls::client_config().unwrap(),
-    )));
-    let conn = endpoint
-        .connect(addr, tls::SERVER_NAME)
-        .unwrap()
-        .await
-        .unwrap();
-    let (mut s, mut r) = conn.open_bi().await.unwrap();
+type Out = Box<dyn AsyncWrite + Unpin + Send>;
+type In = Box<dyn AsyncRead + Unpin + Send>;
+
+async fn raw_client(addr: SocketAddr, t: Transport) -> RawClient {
+    let (mut c, mut s, mut r): (RawClient, Out, In) = match t {
+        Transport::Quic => {
+            let mut endpoint = quinn::Endpoint::client("127.0.0.1:0".parse().unwrap()).unwrap();
+            endpoint.set_default_client_config(quinn::ClientConfig::new(Arc::new(
+                tls::client_config().unwrap(),
+            )));
+            let conn = endpoint
+                .connect(addr, tls::SERVER_NAME)
+                .unwrap()
+                .await
+                .unwrap();
+            let (s, r) = conn.open_bi().await.unwrap();
+            (
+                RawClient::Quic {
+                    _endpoint: endpoint,
+                    conn,
+                },
+                Box::new(s),
+                Box::new(r),
+            )
+        }
+        Transport::Tcp => {
+            let sock = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let name = rustls::pki_types::ServerName::try_from(tls::SERVER_NAME).unwrap();
+            let stream = tls::tcp_connector()
+                .unwrap()
+                .connect(name, sock)
+                .await
+                .unwrap();
+            let (r, s) = tokio::io::split(stream);
+            (RawClient::Tcp(None), Box::new(s), Box::new(r))
+        }
+    };
     protocol::write_hello(
         &mut s,
         &Hello {
@@ -189,18 +258,32 @@ async fn raw_client(addr: SocketAddr) -> RawClient {
         protocol::read_reply(&mut r).await.unwrap(),
         Reply::Ok { .. }
     ));
-    RawClient {
-        _endpoint: endpoint,
-        conn,
+    if let RawClient::Tcp(io) = &mut c {
+        *io = Some((s, r));
     }
+    c
 }
 
 impl RawClient {
-    /// Sends a header and returns the receiver's reply and the stream.
-    async fn header(&self, h: &FileHeader) -> (Reply, quinn::SendStream, quinn::RecvStream) {
-        let (mut s, mut r) = self.conn.open_bi().await.unwrap();
+    /// Sends a header and returns the receiver's reply and the file's stream.
+    async fn header(&mut self, h: &FileHeader) -> (Reply, Out, In) {
+        let (mut s, mut r): (Out, In) = match self {
+            RawClient::Quic { conn, .. } => {
+                let (s, r) = conn.open_bi().await.unwrap();
+                (Box::new(s), Box::new(r))
+            }
+            RawClient::Tcp(io) => io.take().expect("one file per raw TCP client"),
+        };
         protocol::write_header(&mut s, h).await.unwrap();
         (protocol::read_reply(&mut r).await.unwrap(), s, r)
+    }
+
+    /// Goes away as a crashing sender does.
+    fn crash(self) {
+        if let RawClient::Quic { conn, .. } = &self {
+            conn.close(9u32.into(), b"crash");
+        }
+        // TCP: the caller drops the stream's halves, which closes the socket.
     }
 }
 
@@ -221,14 +304,14 @@ fn header(name: &str, size: u64) -> FileHeader {
     }
 }
 
-#[test]
-fn path_traversal_and_symlink_names_are_refused() {
-    let dst = tempdir("trav-dst");
-    let outside = tempdir("trav-outside");
+fn path_traversal_and_symlink_names_are_refused(t: Transport) {
+    let n = t.name();
+    let dst = tempdir(&format!("trav-dst-{n}"));
+    let outside = tempdir(&format!("trav-outside-{n}"));
     let r = receiver(&dst, 1 << 20);
     rt().block_on(async {
         for name in ["../evil", "/etc/evil", "a/b", "..", ".hidden", "x\\..\\y"] {
-            let c = raw_client(r.addr).await;
+            let mut c = raw_client(r.addr, t).await;
             let (reply, _, _) = c.header(&header(name, 10)).await;
             match reply {
                 Reply::Refused { code: Refusal::BadRequest, message } => {
@@ -239,7 +322,7 @@ fn path_traversal_and_symlink_names_are_refused() {
         }
         // A symlink planted at the .part name is not followed.
         std::os::unix::fs::symlink(outside.join("target"), dst.join(".victim.part")).unwrap();
-        let c = raw_client(r.addr).await;
+        let mut c = raw_client(r.addr, t).await;
         let (reply, _, _) = c.header(&header("victim", 10)).await;
         assert!(
             matches!(&reply, Reply::Refused { code: Refusal::BadRequest, message } if message.contains("symbolic link")),
@@ -251,13 +334,12 @@ fn path_traversal_and_symlink_names_are_refused() {
     assert!(!dst.join("victim").exists());
 }
 
-#[test]
-fn a_sender_that_lies_about_its_size_cannot_write_past_it_or_the_limit() {
-    let dst = tempdir("lie-dst");
+fn a_sender_that_lies_about_its_size_cannot_write_past_it_or_the_limit(t: Transport) {
+    let dst = tempdir(&format!("lie-dst-{}", t.name()));
     let r = receiver(&dst, 1 << 20);
     rt().block_on(async {
         // Over --max-size: refused from the header, nothing created.
-        let c = raw_client(r.addr).await;
+        let mut c = raw_client(r.addr, t).await;
         let (reply, _, _) = c.header(&header("huge", 1 << 40)).await;
         assert!(
             matches!(&reply, Reply::Refused { code: Refusal::TooBig, message } if message.contains("--max-size") && message.contains("1099511627776")),
@@ -266,7 +348,7 @@ fn a_sender_that_lies_about_its_size_cannot_write_past_it_or_the_limit() {
         assert!(entries(&dst).is_empty());
 
         // Declares 100 000 bytes, then streams 2 MB of well-formed chunks.
-        let c = raw_client(r.addr).await;
+        let mut c = raw_client(r.addr, t).await;
         let h = header("liar", 100_000);
         let (reply, mut s, mut rr) = c.header(&h).await;
         assert_eq!(reply, Reply::Ok { value: 0, hash: [0; 32] });
@@ -276,7 +358,7 @@ fn a_sender_that_lies_about_its_size_cannot_write_past_it_or_the_limit() {
                 break;
             }
         }
-        let _ = s.finish();
+        let _ = s.shutdown().await;
         let reply = protocol::read_reply(&mut rr).await.unwrap();
         assert!(matches!(reply, Reply::Refused { .. }), "{reply:?}");
     });
@@ -285,16 +367,19 @@ fn a_sender_that_lies_about_its_size_cannot_write_past_it_or_the_limit() {
     assert!(!dst.join("liar").exists());
 }
 
-#[test]
-fn a_damaged_sidecar_resumes_from_the_last_good_chunk() {
-    let (src, dst) = (tempdir("side-src"), tempdir("side-dst"));
+fn a_damaged_sidecar_resumes_from_the_last_good_chunk(t: Transport) {
+    let n = t.name();
+    let (src, dst) = (
+        tempdir(&format!("side-src-{n}")),
+        tempdir(&format!("side-dst-{n}")),
+    );
     let data = content(5 * 64 * 1024 + 1000, 4);
     std::fs::write(src.join("f.bin"), &data).unwrap();
     let r = receiver(&dst, 1 << 30);
     // A sender that delivers 4 of 6 chunks and disappears.
     rt().block_on(async {
-        let c = raw_client(r.addr).await;
-        let (reply, mut s, _) = c.header(&header("f.bin", data.len() as u64)).await;
+        let mut c = raw_client(r.addr, t).await;
+        let (reply, mut s, rr) = c.header(&header("f.bin", data.len() as u64)).await;
         assert_eq!(
             reply,
             Reply::Ok {
@@ -306,6 +391,7 @@ fn a_damaged_sidecar_resumes_from_the_last_good_chunk() {
             s.write_all(ch).await.unwrap();
             s.write_all(&sha256(ch)).await.unwrap();
         }
+        s.flush().await.unwrap();
         // Wait until the receiver has recorded all four.
         let side = dst.join(".f.bin.chunks");
         for _ in 0..500 {
@@ -314,7 +400,8 @@ fn a_damaged_sidecar_resumes_from_the_last_good_chunk() {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        c.conn.close(9u32.into(), b"crash");
+        c.crash();
+        drop((s, rr));
     });
     std::thread::sleep(Duration::from_millis(200));
     // Damage record 2 (of 0..4) and append a torn record.
@@ -325,7 +412,7 @@ fn a_damaged_sidecar_resumes_from_the_last_good_chunk() {
     b.extend_from_slice(&[1, 2, 3]);
     std::fs::write(&side, &b).unwrap();
 
-    let mut o = SendOptions::new(r.addr.to_string(), TOKEN);
+    let mut o = options(&r, TOKEN, t);
     o.resume = true;
     o.chunk_size = 64 * 1024;
     let s = send(&[src.join("f.bin")], &o).unwrap();
@@ -351,3 +438,76 @@ fn a_deadline_transfer_runs_da_lbe_and_arrives() {
     assert_eq!(s.algorithm, "deadline(cubic)");
     assert_eq!(std::fs::read(dst.join("d.bin")).unwrap(), data);
 }
+
+/// `--transport tcp` without its kernel algorithm stops before it connects, saying why
+/// (`scavenger_kernel::unavailable_reason`, or that it is not registered) and how to
+/// register it; it never falls back to the kernel's default. `--deadline` over TCP is
+/// refused by name.
+#[test]
+fn tcp_without_a_registered_algorithm_names_why_and_the_load_command() {
+    let (src, dst) = (tempdir("noalg-src"), tempdir("noalg-dst"));
+    std::fs::write(src.join("a.txt"), b"hello").unwrap();
+    let r = receiver(&dst, 1 << 20);
+    let mut o = options(&r, TOKEN, Transport::Tcp);
+    // The default (ledbat-plus-plus → scv_ledbatpp) when no one registered it; a native
+    // algorithm's name under a private-looking name that no one registers otherwise.
+    let mut cases = vec![("scv_lp_notloaded", "scv_lp_notloaded")];
+    if !scavenger_kernel::manage::is_registered("scv_ledbatpp") {
+        cases.push(("ledbat-plus-plus", "scv_ledbatpp"));
+    } else {
+        eprintln!("scv_ledbatpp is registered here: the default's error case is not run");
+    }
+    for (asked, kernel) in cases {
+        o.congestion = Congestion::Algorithm(asked.into());
+        let e = send(&[src.join("a.txt")], &o).unwrap_err();
+        let m = e.to_string();
+        assert!(matches!(e, TransferError::Kernel(_)), "{m}");
+        assert!(
+            m.contains(kernel)
+                && m.contains("not registered")
+                && m.contains("scavenger kernel load")
+                && m.contains("no fallback"),
+            "{m}"
+        );
+        if let Some(why) = scavenger_kernel::unavailable_reason() {
+            assert!(m.contains(&why), "{m}");
+        }
+    }
+    o.congestion = Congestion::Deadline {
+        base: "cubic".into(),
+        controller: "deadline".into(),
+        deadline: Duration::from_secs(60),
+    };
+    let m = send(&[src.join("a.txt")], &o).unwrap_err().to_string();
+    assert!(
+        m.contains("--deadline") && m.contains("--transport tcp") && m.contains("QUIC only"),
+        "{m}"
+    );
+    assert!(entries(&dst).is_empty(), "{:?}", entries(&dst));
+    assert!(
+        r.log.lock().unwrap().is_empty(),
+        "{:?}",
+        r.log.lock().unwrap()
+    );
+}
+
+/// Each test above that takes a `Transport` runs once per transport.
+macro_rules! over_both {
+    ($($name:ident),* $(,)?) => {
+        mod quic {
+            $( #[test] fn $name() { super::$name(super::Transport::Quic) } )*
+        }
+        mod tcp {
+            $( #[test] fn $name() { super::$name(super::Transport::Tcp) } )*
+        }
+    };
+}
+
+over_both!(
+    twenty_megabytes_arrive_with_the_right_hash,
+    a_wrong_token_is_refused_before_any_file_is_created,
+    a_pinned_fingerprint_that_differs_stops_before_the_token_is_sent,
+    path_traversal_and_symlink_names_are_refused,
+    a_sender_that_lies_about_its_size_cannot_write_past_it_or_the_limit,
+    a_damaged_sidecar_resumes_from_the_last_good_chunk,
+);

@@ -380,7 +380,14 @@ impl Sender {
             },
         );
         if let Some(rate) = self.pacing_rate() {
-            self.next_send = now + rate.tx_time(pkt.wire as u64);
+            // Linux tcp_update_skb_after_send paces by skb->len, the payload; the
+            // algorithms that say so get that, the others are spaced by wire size.
+            let paced = if self.cc.paces_payload() {
+                len as u64
+            } else {
+                pkt.wire as u64
+            };
+            self.next_send = now + rate.tx_time(paced);
         }
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
@@ -600,7 +607,9 @@ impl Sender {
                     mss,
                 },
             );
-            if self.cfg.prr {
+            // Linux tcp_cong_control: an algorithm with cong_control (BBR) sets cwnd in
+            // recovery itself, and tcp_cwnd_reduction (PRR) is not run.
+            if self.cfg.prr && !self.cc.cong_control() {
                 self.prr = Some(Prr {
                     recover_fs: prior_cwnd,
                     delivered: 0,
@@ -804,6 +813,99 @@ mod tests {
         fn on_rto(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::RtoEvent) {}
         fn cwnd(&self) -> u64 {
             10 * MSS
+        }
+    }
+
+    /// A fixed window of `cwnd` segments paced at 1 Mbit/s, declaring Linux's pacing and
+    /// cong_control semantics or not.
+    struct Paced {
+        linux: bool,
+        cwnd: u64,
+    }
+
+    impl scavenger_cc::CongestionControl for Paced {
+        fn name(&self) -> &'static str {
+            "paced"
+        }
+        fn on_ack(&mut self, _now: scavenger_cc::Time, _ack: &scavenger_cc::AckSample) {}
+        fn on_congestion(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::CongestionEvent) {
+        }
+        fn on_rto(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::RtoEvent) {}
+        fn cwnd(&self) -> u64 {
+            self.cwnd * MSS
+        }
+        fn ssthresh(&self) -> u64 {
+            2 * MSS
+        }
+        fn pacing_rate(&self) -> Option<scavenger_cc::Rate> {
+            Some(scavenger_cc::Rate::from_bps(1_000_000))
+        }
+        fn paces_payload(&self) -> bool {
+            self.linux
+        }
+        fn cong_control(&self) -> bool {
+            self.linux
+        }
+    }
+
+    fn paced_sender(linux: bool, cwnd: u64) -> crate::sender::Sender {
+        let cfg = crate::sender::SenderConfig {
+            flow: 0,
+            mss: MSS as u32,
+            header: 52,
+            rwnd: u64::MAX,
+            receiver_window: false,
+            total_segs: None,
+            last_seg_len: MSS as u32,
+            pacing: false,
+            ecn: false,
+            prr: true,
+        };
+        crate::sender::Sender::new(
+            cfg,
+            Box::new(Paced { linux, cwnd }),
+            scavenger_cc::Time::ZERO,
+        )
+    }
+
+    #[test]
+    fn linux_pacing_spaces_packets_by_payload_others_by_wire_size() {
+        use scavenger_cc::Time;
+        // Linux tcp_update_skb_after_send: tcp_wstamp_ns += skb->len (payload, 1448 B) /
+        // rate: at 1 Mbit/s 11.584 ms; by wire size (1500 B) 12.000 ms.
+        let mut s = paced_sender(true, 10);
+        s.next_packet(Time::ZERO).unwrap();
+        assert_eq!(s.next_send_time(), Time(11_584_000));
+        let mut s = paced_sender(false, 10);
+        s.next_packet(Time::ZERO).unwrap();
+        assert_eq!(s.next_send_time(), Time(12_000_000));
+    }
+
+    #[test]
+    fn no_prr_over_an_algorithm_with_cong_control() {
+        use crate::packet::{Kind, Packet};
+        use scavenger_cc::Time;
+        // Ten segments out; segment 0 is lost, 1..=3 are SACKed (RFC 6675 DupThresh):
+        // fast recovery with 6 in the pipe. With PRR (ssthresh 2 below the pipe), the
+        // window is pipe + one segment on the first ACK (RFC 6937, Linux's first sndcnt);
+        // with cong_control (Linux tcp_cong_control returns before tcp_cwnd_reduction)
+        // it is the algorithm's own, 10 segments.
+        for (linux, expect) in [(false, 7), (true, 10)] {
+            let mut s = paced_sender(linux, 10);
+            let mut t = Time::ZERO;
+            for _ in 0..10 {
+                s.next_packet(t).unwrap();
+                t = s.next_send_time();
+            }
+            let mut ack = Packet::data(0, 0, 0, 52, 0, false);
+            ack.kind = Kind::Ack;
+            ack.ack = 0;
+            ack.sack[0] = (1, 4);
+            ack.nsack = 1;
+            s.on_ack(t, &ack);
+            assert!(s.in_recovery(), "linux {linux}");
+            let window = s.prr.map_or(s.cwnd(), |p| p.window);
+            assert_eq!((s.pipe() / MSS, window / MSS), (6, expect), "linux {linux}");
         }
     }
 

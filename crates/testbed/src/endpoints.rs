@@ -58,6 +58,9 @@ pub enum FlowError {
     Socket(#[source] std::io::Error),
     #[error("receiver thread panicked")]
     ReceiverPanicked,
+    /// A QUIC flow's end (crate::quic) failed: binding, connecting or the connection.
+    #[error("flow {flow}: QUIC: {message}")]
+    Quic { flow: String, message: String },
     /// The thread could not start or enter the host's namespace.
     #[error(transparent)]
     Testbed(#[from] TestbedError),
@@ -341,6 +344,7 @@ fn send(
                         | std::io::ErrorKind::TimedOut
                         | std::io::ErrorKind::Interrupted
                 ) => {}
+            Err(e) if closed_at_the_end(e.kind(), clock.now(), p.end, done) => break,
             Err(e) => {
                 abort(&s);
                 return Err(FlowError::Write {
@@ -356,9 +360,36 @@ fn send(
     Ok(rep)
 }
 
+/// Whether a write error only means that the receiver has already closed because the run
+/// (or the sized flow) is over. The receiver stops reading at the run's end and drops its
+/// socket, which resets the connection; a sender thread that checked the clock just before
+/// the end and writes just after it (a loaded machine delays it by milliseconds) then
+/// gets ECONNRESET or EPIPE. Before the end, a reset is a real failure of the flow.
+fn closed_at_the_end(kind: std::io::ErrorKind, now: Time, end: Time, done: &AtomicBool) -> bool {
+    matches!(
+        kind,
+        std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+    ) && (now >= end || done.load(Ordering::SeqCst))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reset_after_the_flow_ends_is_the_receiver_closing_and_before_it_an_error() {
+        use std::io::ErrorKind::{BrokenPipe, ConnectionReset, PermissionDenied};
+        let end = Time(20_000_000_000);
+        let not_done = AtomicBool::new(false);
+        let done = AtomicBool::new(true);
+        let after = Time(20_003_000_000);
+        let before = Time(19_000_000_000);
+        assert!(closed_at_the_end(ConnectionReset, after, end, &not_done));
+        assert!(closed_at_the_end(BrokenPipe, end, end, &not_done));
+        assert!(closed_at_the_end(ConnectionReset, before, end, &done));
+        assert!(!closed_at_the_end(ConnectionReset, before, end, &not_done));
+        assert!(!closed_at_the_end(PermissionDenied, after, end, &not_done));
+    }
 
     #[test]
     fn flow_errors_name_the_flow_and_the_step() {

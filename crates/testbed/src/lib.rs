@@ -7,6 +7,7 @@
 //! - [`emulator`]: the emulator (sans-IO core and its TUN loop) and its packet log;
 //! - [`netns`], [`topology`], [`testbed`]: namespaces, the dumbbell, cleanup;
 //! - [`endpoints`]: kernel TCP senders and receivers with TCP_INFO polling;
+//! - [`quic`]: `transport = "quic"` flows, quinn endpoints over UDP with our controllers;
 //! - [`run`]: a scenario on the testbed, as a run record; [`datapath`]: the same behind
 //!   the lab's `Datapath` seam, so studies and sweeps can run on the testbed;
 //! - [`doctor`], [`bench`]: the CLI's other testbed commands.
@@ -24,6 +25,7 @@ pub mod error;
 pub mod icmp;
 pub mod netns;
 pub mod packet;
+pub mod quic;
 pub mod run;
 pub mod sys;
 pub mod testbed;

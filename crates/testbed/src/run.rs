@@ -6,11 +6,13 @@ use crate::emulator::{EmulatorConfig, EmulatorReport, FlowRoute, FORWARD};
 use crate::endpoints::{self, FlowPlan, ReceiverReport, SenderReport, BIN};
 use crate::error::TestbedError;
 use crate::netns;
+use crate::quic::QUIC_CC;
 use crate::testbed::Testbed;
 use scavenger_cc::{Dur, ParamSet, Time};
 use scavenger_lab::record::{tool_info, RunRecord, RECORD_FORMAT};
 use scavenger_lab::scenario::{FlowDirection, FlowKind, FlowSpec, Scenario, Side};
 use scavenger_net::Histogram;
+use scavenger_quic::udp::UdpFlow;
 use scavenger_sim::result::{
     jain_index, stats_from, Conservation, FlowResult, JainResult, LinkResult, Series, SimResult,
 };
@@ -96,9 +98,6 @@ pub enum RunError {
         "flow \"{flow}\": kind = \"{kind}\" is not supported by the testbed yet (TCP flows only)"
     )]
     UnsupportedKind { flow: String, kind: &'static str },
-    /// Not silently kernel TCP: QUIC between the namespaces is not built yet.
-    #[error("flow \"{flow}\": transport = \"quic\" is not supported by the testbed yet (kernel TCP only; the simulator runs QUIC flows)")]
-    QuicTransport { flow: String },
     #[error("flow \"{flow}\": unknown algorithm {algorithm}")]
     UnknownAlgorithm { flow: String, algorithm: String },
     /// The algorithm needs the BPF objects (`route`: through the shim, or as which native
@@ -175,14 +174,19 @@ pub fn native_for(ours: &str) -> Option<&'static scavenger_kernel::manage::Nativ
 }
 
 /// What a scenario needs from the kernel: the congestion control per flow, the native
-/// BPF algorithms to register, the shim agent (if any flow runs through it), and the
-/// settings the testbed cannot apply (warnings, recorded in the result).
+/// BPF algorithms to register, the shim agent (if any flow runs through it), the
+/// settings the testbed cannot apply (warnings, recorded in the result), and each
+/// `transport = "quic"` flow's QUIC settings (`None` for kernel TCP flows).
 type KernelPlan = (
     Vec<String>,
     Vec<NativeUse>,
     Option<AgentConfig>,
     Vec<String>,
+    Vec<Option<UdpFlow>>,
 );
+
+/// The largest UDP payload a datagram can carry over the testbed's 1500-byte MTU.
+const MAX_UDP_PAYLOAD: u16 = 1500 - 28;
 
 /// Checks that the testbed can honour every flow and returns its [`KernelPlan`].
 fn plan_flows(sc: &Scenario) -> Result<KernelPlan, RunError> {
@@ -191,6 +195,7 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, RunError> {
     let mut natives: Vec<NativeUse> = Vec::new();
     let mut agent: Option<AgentConfig> = None;
     let mut ignored = Vec::new();
+    let mut quic = Vec::new();
     for f in &sc.flows {
         let who = format!("flow \"{}\"", f.name);
         let flow = || f.name.clone();
@@ -200,13 +205,36 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, RunError> {
             FlowKind::Cbr { .. } => return Err(unsupported("cbr")),
             FlowKind::Web { .. } => return Err(unsupported("web")),
         }
-        if f.transport == scavenger_lab::scenario::Transport::Quic {
-            return Err(RunError::QuicTransport { flow: flow() });
-        }
         let info = scavenger_cc::find(&f.algorithm).ok_or_else(|| RunError::UnknownAlgorithm {
             flow: flow(),
             algorithm: f.algorithm.clone(),
         })?;
+        if f.transport == scavenger_lab::scenario::Transport::Quic {
+            // Our algorithm inside quinn (crate::quic). The scenario parser has refused
+            // the TCP-only keys; the MTU is the veths' 1500 bytes, the seed is the run's.
+            let want = (f.mss + 24).min(u16::MAX as u32) as u16;
+            if want > MAX_UDP_PAYLOAD {
+                ignored.push(format!(
+                    "{who}: mss = {} (a QUIC datagram of {want} bytes does not fit the 1500-byte MTU; {MAX_UDP_PAYLOAD} used)",
+                    f.mss
+                ));
+            }
+            if f.start_jitter.is_some_and(|j| j > Dur::ZERO) {
+                ignored.push(format!(
+                    "{who}: start_jitter (the testbed starts each flow at `start`; the threads' own timing is its jitter)"
+                ));
+            }
+            quic.push(Some(UdpFlow {
+                algorithm: info,
+                params: f.params.clone(),
+                seed: 0,
+                max_udp_payload: want.min(MAX_UDP_PAYLOAD),
+                receive_window: f.rwnd_bytes,
+            }));
+            ccs.push(QUIC_CC.to_string());
+            continue;
+        }
+        quic.push(None);
         let defaults = ParamSet::defaults(info.params);
         let non_default = |set: &ParamSet, defaults: &ParamSet| -> Vec<(String, String)> {
             set.iter()
@@ -338,7 +366,7 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, RunError> {
             ));
         }
     }
-    Ok((ccs, natives, agent, ignored))
+    Ok((ccs, natives, agent, ignored, quic))
 }
 
 /// The hosts to build: the scenario's, plus a default "server"/"client" for flows that
@@ -383,7 +411,14 @@ fn endpoints_of(f: &FlowSpec, hosts: &[(String, Side)]) -> (String, String) {
 /// `netns::install_signal_handlers`), it tears down and returns an error.
 pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, RunError> {
     let wall = std::time::Instant::now();
-    let (mut ccs, natives, agent_cfg, ignored) = plan_flows(sc)?;
+    let (mut ccs, natives, agent_cfg, ignored, mut quic) = plan_flows(sc)?;
+    // Each QUIC flow's algorithm draws from its own stream of the run's seed, as in the
+    // simulator (quinn's own draws use the system RNG here).
+    for (i, q) in quic.iter_mut().enumerate() {
+        if let Some(q) = q {
+            q.seed = scavenger_cc::Rng::derive(opts.seed, 0x5155_0000 + i as u64).next_u64();
+        }
+    }
     for w in &ignored {
         eprintln!("warning: the testbed ignores {w}");
     }
@@ -484,10 +519,25 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, RunE
     let run_end = Time::ZERO + sc.duration;
     let mut threads = Vec::new();
     let result = (|| -> Result<(), RunError> {
-        for p in &plans {
+        for (p, q) in plans.iter().zip(&quic) {
             let done = Arc::new(AtomicBool::new(false));
-            let r = endpoints::start_receiver(p, tb.clock, run_end, stop.clone(), done.clone())?;
-            let s = endpoints::start_sender(p, tb.clock, stop.clone(), done)?;
+            let (r, s) = match q {
+                None => (
+                    endpoints::start_receiver(p, tb.clock, run_end, stop.clone(), done.clone())?,
+                    endpoints::start_sender(p, tb.clock, stop.clone(), done)?,
+                ),
+                Some(q) => (
+                    crate::quic::start_receiver(
+                        p,
+                        q,
+                        tb.clock,
+                        run_end,
+                        stop.clone(),
+                        done.clone(),
+                    )?,
+                    crate::quic::start_sender(p, q, tb.clock, stop.clone(), done)?,
+                ),
+            };
             threads.push((s, r));
         }
         while tb.clock.now() < run_end {
@@ -537,7 +587,10 @@ pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, RunE
             "packets": report.packets,
             "write_errors": report.write_errors,
         },
-        "flows": plans.iter().zip(&senders).map(|(p, s)| json!({"name": p.name, "kernel_cc": catalogue_name(&p.kernel_cc), "cc_in_use": catalogue_name(&s.cc_in_use), "registered_as": p.kernel_cc, "port": p.port})).collect::<Vec<_>>(),
+        "flows": plans.iter().zip(&senders).zip(&quic).map(|((p, s), q)| match q {
+            None => json!({"name": p.name, "kernel_cc": catalogue_name(&p.kernel_cc), "cc_in_use": catalogue_name(&s.cc_in_use), "registered_as": p.kernel_cc, "port": p.port}),
+            Some(q) => json!({"name": p.name, "transport": "quic", "quic": "quinn 0.11 over UDP, the algorithm through scavenger-quic's adapter", "cc_in_use": s.cc_in_use, "max_udp_payload": q.max_udp_payload, "port": p.port}),
+        }).collect::<Vec<_>>(),
         "tcp_info_interval_ms": endpoints::SAMPLE_EVERY.nanos() as f64 / 1e6,
         "offloads": "tso gso gro off on every veth",
         "ignored_settings": ignored,
@@ -820,11 +873,20 @@ mod tests {
             .unwrap()
             .to_string()
             .contains("params"));
-        // QUIC runs in the simulator only, never silently as kernel TCP.
+        // QUIC flows run our algorithm in quinn, never as kernel TCP; an mss too large
+        // for the veths' MTU is a warning and 1472-byte datagrams.
         let sc =
-            scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\ntransport = \"quic\"\n").unwrap();
-        let e = plan_flows(&sc).err().unwrap().to_string();
-        assert!(e.contains("transport") && e.contains("quic"), "{e}");
+            scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\ntransport = \"quic\"\nmss = 8000\n[[flow]]\nalgorithm = \"cubic\"\n").unwrap();
+        let (ccs, natives, agent, ignored, quic) = plan_flows(&sc).unwrap();
+        assert_eq!(ccs, ["quic", "cubic"]);
+        assert!(natives.is_empty() && agent.is_none());
+        let q = quic[0].as_ref().expect("flow 0 is QUIC");
+        assert_eq!((q.algorithm.name, q.max_udp_payload), ("cubic", 1472));
+        assert!(quic[1].is_none());
+        assert!(
+            ignored.iter().any(|w| w.contains("mss = 8000")),
+            "{ignored:?}"
+        );
         // Algorithms the kernel lacks go through the scv_shim agent (when the BPF objects
         // are built; otherwise the error says how to build them).
         let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nname = \"a\"\nalgorithm = \"vegas\"\n[[flow]]\nname = \"b\"\nalgorithm = \"cdg\"\n").unwrap();

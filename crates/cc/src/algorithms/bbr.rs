@@ -18,7 +18,8 @@
 //!   docs/deviations/bbr.md#bbr-tso-budget
 //! - is_ack_delayed is false; tp->app_limited in PROBE_RTT emulated:
 //!   docs/deviations/bbr.md#bbr-ack-delayed-app-limited
-//! - pacing on wire bytes: docs/deviations/bbr.md#bbr-pacing-wire-bytes
+//! - pacing on payload bytes as Linux, without its first-10 and late-send credit:
+//!   docs/deviations/bbr.md#bbr-pacing-payload
 
 use crate::api::*;
 use crate::estimators::receive_rate::LostBytes;
@@ -1172,6 +1173,19 @@ impl CongestionControl for Bbr {
 
     fn pacing_rate(&self) -> Option<Rate> {
         Some(Rate(self.pacing_rate * 8))
+    }
+
+    /// sk_pacing_rate is in payload bytes (bbr_rate_bytes_per_sec: bw × mss_cache), and
+    /// Linux's TCP pacing spaces skbs by their payload (tcp_update_skb_after_send).
+    fn paces_payload(&self) -> bool {
+        true
+    }
+
+    /// tcp_bbr registers `.cong_control = bbr_main`: it sets cwnd on every ACK, in
+    /// recovery by its own packet conservation (bbr_set_cwnd_to_recover_or_restore), and
+    /// Linux's tcp_cong_control skips PRR for it.
+    fn cong_control(&self) -> bool {
+        true
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {

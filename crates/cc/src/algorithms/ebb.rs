@@ -29,13 +29,18 @@
 //!   for that round and the held one after it, so the jump fills the pipe without a burst.
 //!   With `refill_guard`, only when every sample of the round is within `target` (a
 //!   foreground's slow-start bursts leave gaps in which the minimum reads empty).
-//! - otherwise `cwnd ← cwnd + 1 segment` (probe, so that `C` can grow); with `probe_up`,
+//! - otherwise `cwnd ← cwnd + 1 segment`, or `C·probe_queue` if less (probe, so that `C`
+//!   can grow; docs/deviations/ebb.md#ebb-probe-queue); with `probe_up`,
 //!   1, 2, 4, ... segments per clean round at or above the remembered BDP (BBRv2's
 //!   ProbeBW_UP slope; docs/ebb.md#probe).
 //! - with `own_rate`, Ebb's own queue is its window above `A·base` (`A` the recent
 //!   delivery rate, whatever the window), and only a queue beyond it is cut by
 //!   `(target/q)²` (docs/ebb.md#foreign); with `pace_cap`, pacing is at most
-//!   `max(C, cwnd/base)` (docs/ebb.md#pacing).
+//!   `max(C, cwnd/base)` (docs/ebb.md#pacing); with `ack_pair_gap`, at least one segment
+//!   per 20 ms, so that the receiver ACKs every second one at once
+//!   (docs/deviations/ebb.md#ebb-ack-pair).
+//! - with `held_prev`, a round enters the capacity filter only when the round before it
+//!   also started at the BDP (docs/deviations/ebb.md#ebb-held-prev).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
@@ -173,6 +178,44 @@ static PARAMS: &[ParamSpec] = &[
         source: "docs/ebb.md#foreign",
     },
     ParamSpec {
+        name: "drain_bytes",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "Ebb's own queue (up to 2·target, or explained by its window) is drained by removing (q − target/2) · C bytes, not by the factor (base + target/2)/(base + q)",
+        source: "docs/deviations/ebb.md#ebb-drain-bytes",
+    },
+    ParamSpec {
+        name: "probe_queue",
+        kind: ParamKind::Duration {
+            min: Dur::ZERO,
+            max: Dur::from_secs(1),
+        },
+        default: ParamValue::Dur(Dur::ZERO),
+        unit: "ms",
+        doc: "the additive probe adds at most this much queueing delay per round at the remembered rate (C · probe_queue bytes, between 1/8 and 1 segment); 0 = one segment",
+        source: "docs/deviations/ebb.md#ebb-probe-queue",
+    },
+    ParamSpec {
+        name: "held_prev",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "a round's delivery rate counts towards the bottleneck-rate estimate only when this round and the one before it started at the estimated BDP (the round's ACKs are for the previous round's packets)",
+        source: "docs/ebb.md#capacity",
+    },
+    ParamSpec {
+        name: "ack_pair_gap",
+        kind: ParamKind::Duration {
+            min: Dur::ZERO,
+            max: Dur::from_secs(1),
+        },
+        default: ParamValue::Dur(Dur::from_millis(20)),
+        unit: "ms",
+        doc: "pacing never spaces two segments further apart than this (at most at the remembered rate), so that the receiver ACKs every second one at once instead of after its delayed-ACK timer; 0 = off",
+        source: "docs/ebb.md#ack-pair (Linux TCP_DELACK_MIN = 40 ms; tcp_min_tso_segs = 2)",
+    },
+    ParamSpec {
         name: "pace_cap",
         kind: ParamKind::Bool,
         default: ParamValue::Bool(true),
@@ -216,6 +259,20 @@ pub struct EbbConfig {
     pub own_rate: bool,
     /// Pacing capped at max(C, cwnd/base) (docs/ebb.md#pacing): true.
     pub pace_cap: bool,
+    /// Largest pacing gap between two segments (docs/deviations/ebb.md#ebb-ack-pair):
+    /// 20 ms, half the Linux receiver's smallest delayed-ACK timeout; zero: off.
+    pub ack_pair_gap: Dur,
+    /// The capacity filter takes a round only when it and the round before it started
+    /// at the estimated BDP (docs/ebb.md#capacity): false (variant 18 of docs/ebb.md
+    /// lost goals with it).
+    pub held_prev: bool,
+    /// The additive probe adds at most this much queue per round at the remembered rate
+    /// (docs/deviations/ebb.md#ebb-probe-queue): zero, one segment (1 ms in variant 19
+    /// of docs/ebb.md broke the flows' fairness).
+    pub probe_queue: Dur,
+    /// Drain Ebb's own queue by (q − target/2)·C bytes (docs/deviations/ebb.md#ebb-drain-bytes):
+    /// false (variant 19 of docs/ebb.md broke the flows' fairness).
+    pub drain_bytes: bool,
 }
 
 impl Default for EbbConfig {
@@ -235,6 +292,10 @@ impl Default for EbbConfig {
             jitter_gain: 0.0,
             own_rate: true,
             pace_cap: true,
+            ack_pair_gap: Dur::from_millis(20),
+            held_prev: false,
+            probe_queue: Dur::ZERO,
+            drain_bytes: false,
         }
     }
 }
@@ -258,6 +319,10 @@ impl TryFrom<&ParamSet> for EbbConfig {
             jitter_gain: r.f64("jitter_gain")?,
             own_rate: r.bool("own_rate")?,
             pace_cap: r.bool("pace_cap")?,
+            ack_pair_gap: r.dur("ack_pair_gap")?,
+            held_prev: r.bool("held_prev")?,
+            probe_queue: r.dur("probe_queue")?,
+            drain_bytes: r.bool("drain_bytes")?,
         })
     }
 }
@@ -330,6 +395,8 @@ pub struct Ebb {
     saved_cwnd: u64,
     /// The window at the start of the round (held-at-BDP test).
     round_start_cwnd: u64,
+    /// The window at the start of the round before (held-at-BDP test with held_prev).
+    prev_start_cwnd: u64,
 }
 
 impl Ebb {
@@ -355,6 +422,7 @@ impl Ebb {
             avail_ring: Vec::new(),
             hold: false,
             round_start_cwnd: init.initial_cwnd,
+            prev_start_cwnd: init.initial_cwnd,
             slowdown_left: 0,
             until_slowdown: 0,
             saved_cwnd: 0,
@@ -425,7 +493,18 @@ impl Ebb {
         // Capacity memory: a round counts towards the filter only when the flow held at
         // least ~its BDP, i.e. tried to use the whole link (docs/deviations/ebb.md#ebb-capacity-memory).
         let bdp = self.bdp();
-        if self.round_max_bw > Rate::ZERO && (bdp == 0 || self.round_start_cwnd * 10 >= bdp * 9) {
+        // With held_prev, the round before must have started at the BDP too: a round's
+        // ACKs are for the packets the round before sent, so the round right after a
+        // jump to the BDP (refill, restore after a slowdown) still delivers at the old
+        // window's rate. Counted, every refill beside a foreground put a near-zero sample
+        // in the filter, and ten of them forgot the link (base:long-newreno traced:
+        // C 19.3 → 6.4 Mbit/s, ramp-up 43 RTTs; docs/deviations/ebb.md#ebb-held-prev).
+        let held = |w: u64| w * 10 >= bdp * 9;
+        let prev_held = !self.cfg.held_prev || held(self.prev_start_cwnd);
+        self.prev_start_cwnd = self.round_start_cwnd;
+        if self.round_max_bw > Rate::ZERO
+            && (bdp == 0 || (held(self.round_start_cwnd) && prev_held))
+        {
             self.bw_ring.push(self.round_max_bw);
             if self.bw_ring.len() > self.cfg.bw_rounds {
                 self.bw_ring.remove(0);
@@ -502,12 +581,25 @@ impl Ebb {
             // With own_rate, a queue above 2·target that Ebb's own window explains
             // (beside a constant-rate stream, after a refill) is drained, not cut.
             let own = self.cfg.own_rate && q <= self.own_queue() + self.cfg.foreign + self.jitter();
-            let k = if qn <= 2.0 * t || own {
-                (b + t / 2.0) / (b + qn)
+            if (qn <= 2.0 * t || own) && self.cfg.drain_bytes && self.capacity > Rate::ZERO {
+                // Drain by bytes (docs/deviations/ebb.md#ebb-drain-bytes): remove the
+                // queue above target/2 at the remembered rate, as if it were all Ebb's.
+                // Alone it is the proportional rule's result; beside another flow it
+                // is deeper (after a refill beside a NewReno foreground that had just
+                // halved, the proportional rule kept Ebb at 0.67 of its window for two
+                // more rounds on a full buffer: rtt10 traced, slowdown 1.31).
+                let excess = self
+                    .capacity
+                    .bytes_in(Dur(q.nanos().saturating_sub(self.cfg.target.nanos() / 2)));
+                self.cwnd = self.cwnd.saturating_sub(excess).max(self.floor());
             } else {
-                self.cfg.md.min((t / qn) * (t / qn))
-            };
-            self.cwnd = self.scale(self.cwnd, k);
+                let k = if qn <= 2.0 * t || own {
+                    (b + t / 2.0) / (b + qn)
+                } else {
+                    self.cfg.md.min((t / qn) * (t / qn))
+                };
+                self.cwnd = self.scale(self.cwnd, k);
+            }
             self.hold = true;
             self.phase = Phase::Yield;
         } else if q <= self.refill_threshold()
@@ -539,11 +631,23 @@ impl Ebb {
                 self.cwnd += add;
                 self.probe_step = step.saturating_mul(2);
             } else {
-                self.cwnd += self.mss;
+                self.cwnd += self.probe_step_bytes();
             }
             self.phase = Phase::Probe;
         }
         self.round_start_cwnd = self.cwnd;
+    }
+
+    /// The additive probe step (docs/deviations/ebb.md#ebb-probe-queue): one segment, or
+    /// what adds probe_queue of queue at the remembered rate if that is less (slow
+    /// links, where a segment is more than target: 6 ms at 2 Mbit/s), at least 1/8 of a
+    /// segment so that an underestimated rate cannot stall the probe.
+    fn probe_step_bytes(&self) -> u64 {
+        if self.cfg.probe_queue == Dur::ZERO || self.capacity == Rate::ZERO {
+            return self.mss;
+        }
+        let q = self.capacity.bytes_in(self.cfg.probe_queue);
+        q.clamp((self.mss / 8).max(1), self.mss)
     }
 
     /// The RTT jitter allowance: jitter_gain · mean |difference of consecutive samples|
@@ -593,6 +697,7 @@ impl Ebb {
         self.round_samples = 0;
         self.round_max_bw = Rate::ZERO;
         self.round_end = ack.snd_nxt;
+        self.prev_start_cwnd = self.round_start_cwnd;
         self.round_start_cwnd = self.cwnd;
         true
     }
@@ -721,6 +826,19 @@ impl CongestionControl for Ebb {
             // long paths (docs/ebb.md#pacing).
             let cap = (self.capacity.bps() as f64).max(self.cwnd as f64 * 8.0 / base.secs_f64());
             bps = bps.min(cap);
+        }
+        if self.cfg.ack_pair_gap > Dur::ZERO {
+            // Two segments within ack_pair_gap (docs/deviations/ebb.md#ebb-ack-pair): at a
+            // window of a few segments on a long path, cwnd/base spaces them beyond the
+            // receiver's delayed-ACK timeout (40 ms), every segment is ACKed late, every
+            // RTT sample of the round carries the timer, and Ebb at the floor reads it as
+            // a queue for ever (rtt600 traced: three of four flows at 2 segments for 40 s). Linux
+            // sends at least two segments per burst (tcp_min_tso_segs) for the same reason.
+            let mut floor = self.mss as f64 * 8.0 / self.cfg.ack_pair_gap.secs_f64();
+            if self.capacity > Rate::ZERO {
+                floor = floor.min(self.capacity.bps() as f64);
+            }
+            bps = bps.max(floor);
         }
         Some(Rate::from_bps(bps.max(1.0) as u64))
     }
@@ -1059,10 +1177,17 @@ mod tests {
         // (a stream holds the rest): own queue = (cwnd − 8 Mbit/s · 50 ms)/16 Mbit/s.
         // At 70 segments: (70 000 − 50 000) B / 2 MB/s = 10 ms.
         let mut e = ebb(70, 16);
+        e.cfg.drain_bytes = true;
         e.avail_ring = vec![Rate::from_mbps(8)];
         assert_eq!(e.own_queue(), Dur::from_millis(10));
         // A round at q = 11 ms (> 2·target, within own + foreign): drained to target/2,
-        // k = (50 + 2)/(50 + 11), not cut by (4/11)².
+        // not cut by (4/11)²: by bytes, (11 − 2) ms · 2 MB/s = 18 000 bytes removed.
+        round(&mut e, &[61_000]);
+        assert_eq!(e.cwnd(), 52_000);
+        // Proportionally (drain_bytes = false): k = (50 + 2)/(50 + 11).
+        let mut e = ebb(70, 16);
+        e.cfg.drain_bytes = false;
+        e.avail_ring = vec![Rate::from_mbps(8)];
         round(&mut e, &[61_000]);
         assert_eq!(e.cwnd(), 70 * MSS * 52 / 61);
         // The same queue with the whole link as the recent rate (own = 0): foreign, cut
@@ -1094,5 +1219,111 @@ mod tests {
         let mut e = ebb(90, 16);
         e.cfg.pace_cap = false;
         assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(18)));
+    }
+
+    #[test]
+    fn pacing_sends_two_segments_within_the_ack_pair_gap() {
+        // 2 segments of 1000 B at base 600 ms: 1.25 · 2 000 · 8 / 0.6 = 33 333 bit/s, one
+        // segment every 240 ms, each ACKed after the receiver's 40 ms delayed-ACK timer.
+        // The floor: one segment per ack_pair_gap = 20 ms, 1 000 · 8 / 0.02 = 400 kbit/s.
+        let mut e = ebb(2, 16);
+        e.base = Some(Dur::from_millis(600));
+        assert_eq!(e.pacing_rate(), Some(Rate::from_bps(400_000)));
+        // Never above the remembered rate: C = 0.2 Mbit/s paces at 200 kbit/s.
+        e.capacity = Rate::from_bps(200_000);
+        assert_eq!(e.pacing_rate(), Some(Rate::from_bps(200_000)));
+        // Off: cwnd/base with the gain.
+        e.capacity = Rate::from_mbps(16);
+        e.cfg.ack_pair_gap = Dur::ZERO;
+        assert_eq!(e.pacing_rate(), Some(Rate::from_bps(33_333)));
+        // A window whose own rate is above the floor is unchanged (40 segments at 50 ms:
+        // 8 Mbit/s).
+        let e = ebb(40, 16);
+        assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(8)));
+    }
+
+    #[test]
+    fn the_round_after_a_jump_to_the_bdp_does_not_age_the_capacity() {
+        // C = 16 Mbit/s (bdp 100 segments), at the floor. Round 1 (q = 0.5 ms) refills to
+        // 100 segments; round 2 started at the bdp but ACKs the floor's packets (1 Mbit/s):
+        // not in the filter. Round 3 (the round before it also at the bdp) is: 15 Mbit/s.
+        let rated = |una: u64, mbps: u64| AckSample {
+            rate: Some(RateSample {
+                rate: Rate::from_mbps(mbps),
+                interval: Dur::from_millis(50),
+                delivered: 6250,
+                app_limited: false,
+            }),
+            ..ack(una, 50_500)
+        };
+        let mut e = ebb(2, 16);
+        e.cfg.held_prev = true;
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        e.prev_start_cwnd = e.cwnd;
+        round(&mut e, &[50_500]);
+        assert_eq!((e.cwnd(), e.phase), (100_000, Phase::Refill));
+        let end = e.round_end;
+        e.on_ack(Time::ZERO, &rated(end, 1));
+        assert_eq!(e.bw_ring, vec![Rate::from_mbps(16)]);
+        let end = e.round_end;
+        e.on_ack(Time::ZERO, &rated(end, 15));
+        assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(15)]);
+        // Without held_prev the first round after the jump counts.
+        let mut e = ebb(2, 16);
+        e.cfg.held_prev = false;
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        round(&mut e, &[50_500]);
+        let end = e.round_end;
+        e.on_ack(Time::ZERO, &rated(end, 1));
+        assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(1)]);
+    }
+
+    #[test]
+    fn the_probe_adds_at_most_probe_queue_of_queue_per_round() {
+        // C = 2 Mbit/s, base 50 ms: bdp 12 500 B; a window of 20 segments at q = 2 ms
+        // (above refill, below target) probes by C · 1 ms = 250 bytes, not a segment
+        // (a segment is 4 ms of queue at 2 Mbit/s).
+        let mut e = ebb(20, 2);
+        e.cfg.probe_queue = Dur::from_millis(1);
+        round(&mut e, &[52_000]);
+        assert_eq!((e.cwnd(), e.phase), (20_250, Phase::Probe));
+        // At 16 Mbit/s, 1 ms is 2 000 bytes: one segment.
+        let mut e = ebb(120, 16);
+        e.cfg.probe_queue = Dur::from_millis(1);
+        round(&mut e, &[52_000]);
+        assert_eq!(e.cwnd(), 121 * MSS);
+        // At 0.5 Mbit/s, 62 bytes is below 1/8 segment: 125 bytes.
+        let mut e = ebb(20, 0);
+        e.cfg.probe_queue = Dur::from_millis(1);
+        e.capacity = Rate::from_bps(500_000);
+        round(&mut e, &[52_000]);
+        assert_eq!(e.cwnd(), 20_125);
+        // probe_queue = 0 (the default): one segment.
+        let mut e = ebb(20, 2);
+        round(&mut e, &[52_000]);
+        assert_eq!(e.cwnd(), 21 * MSS);
+    }
+
+    #[test]
+    fn an_own_queue_is_drained_by_its_bytes_at_the_remembered_rate() {
+        // C = 16 Mbit/s (2 MB/s), base 50 ms, 104 segments, q = 6 ms (≤ 2·target): remove
+        // (6 − 2) ms · 2 MB/s = 8 000 bytes → 96 000 (alone: the queue left is target/2).
+        let mut e = ebb(104, 16);
+        e.cfg.drain_bytes = true;
+        e.avail_ring = vec![Rate::from_mbps(16)];
+        round(&mut e, &[56_000, 57_000]);
+        assert_eq!((e.cwnd(), e.phase), (96_000, Phase::Yield));
+        // A queue larger than the window: to the floor.
+        let mut e = ebb(5, 16);
+        e.cfg.drain_bytes = true;
+        e.cfg.foreign = Dur::ZERO;
+        e.avail_ring = vec![Rate::ZERO];
+        round(&mut e, &[57_000]);
+        assert_eq!(e.cwnd(), 2 * MSS);
+        // No remembered rate: the proportional rule, (50 + 2)/(50 + 6).
+        let mut e = ebb(104, 0);
+        e.cfg.drain_bytes = true;
+        round(&mut e, &[56_000]);
+        assert_eq!(e.cwnd(), 104 * MSS * 52 / 56);
     }
 }

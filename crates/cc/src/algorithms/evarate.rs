@@ -57,24 +57,6 @@ pub static INFO_PLUS: AlgorithmInfo = AlgorithmInfo {
     build: build_plus,
 };
 
-const fn p(
-    name: &'static str,
-    kind: ParamKind,
-    default: ParamValue,
-    unit: &'static str,
-    doc: &'static str,
-    source: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        kind,
-        default,
-        unit,
-        doc,
-        source,
-    }
-}
-
 const fn float(min: f64, max: f64) -> ParamKind {
     ParamKind::Float { min, max }
 }
@@ -83,30 +65,30 @@ const N_PARAMS: usize = 24;
 
 const fn params(alpha: f64, alpha_source: &'static str) -> [ParamSpec; N_PARAMS] {
     [
-        p("l_max", ParamKind::Duration { min: Dur::ZERO, max: Dur::from_secs(100) }, ParamValue::Dur(Dur::from_millis(100)), "", "application's maximum tolerable RTT L_max; sets B_target_initial = ρ̄(L_max − RTT_min) (Eq. 4.6)", "Wang 2018 §4.1, §5.1 (100 ms in experiments)"),
-        p("alpha", float(0.1, 10.0), ParamValue::Float(alpha), "", "aggression factor α of the hostile-mode loop (Eq. 4.5)", alpha_source),
-        p("k", float(0.01, 10.0), ParamValue::Float(0.5), "", "convergence gain k of the control loop (Eq. 4.5, 4.11)", "Wang 2018 §4.4.4"),
-        p("rho_ewma_alpha", float(0.0, 1.0), ParamValue::Float(0.875), "", "weight of the old value in ρ̄ = a·ρ̄ + (1 − a)·ρ̂; 7/8 (TCP-style smoothing) by default, 1/8 is Eq. 4.12 as printed", "Wang 2018 §4.4.1 Eq. 4.12 (\"α is set to 1/8\"), weights read as swapped: docs/deviations/evarate.md §3, §21"),
-        p("reset_threshold", float(0.0, 10_000.0), ParamValue::Float(10.0), "packets", "re-arm B_target when the occupancy (B, or B + B' in benevolent mode) falls below this", "Wang 2018 §4.4.5"),
-        p("bt_fallback", float(1.0, 10_000.0), ParamValue::Float(10.0), "packets", "B_target_initial when L_max < RTT_min (the slow-start burst size)", "Wang 2018 §4.4.5"),
-        p("rearm_floor", ParamKind::Bool, ParamValue::Bool(true), "", "never re-arm B_target_initial below reset_threshold (the thesis states no floor)", "ours, Wang 2018 notes §2.4 item 3"),
-        p("c_window_rtts", ParamKind::Int { min: 1, max: 1000 }, ParamValue::Int(10), "RTTs", "C is the max ρ̂ over this many smoothed RTTs", "Wang 2018 §4.4.3"),
-        p("c_window", ParamKind::Choice(&["detection", "rtts"]), ParamValue::Choice("detection"), "", "rtts: C is the max ρ̂ over c_window_rtts smoothed RTTs (§4.4.3 as printed); detection: over the longer of that and the span of the B' window of the hostile detector, so that one window's B' samples share one C", "ours, docs/deviations/evarate.md §20; Wang 2018 §4.4.3, §4.4.6, §5.2"),
-        p("hostile_std", float(0.0, 100_000.0), ParamValue::Float(50.0), "packets", "hostile when the standard deviation of B' exceeds this", "Wang 2018 §4.4.6"),
-        p("hostile_window", ParamKind::Duration { min: Dur::from_millis(1), max: Dur::from_secs(100_000) }, ParamValue::Dur(Dur::from_secs(100)), "", "time window over which the standard deviation of B' is computed", "Wang 2018 §4.4.6"),
-        p("hostile_window_kind", ParamKind::Choice(&["tumbling", "sliding", "samples"]), ParamValue::Choice("tumbling"), "", "tumbling: decide at the end of each window (the literal reading); sliding: decide every RTT over the last hostile_window; samples: decide every RTT over the last hostile_window_samples samples (50 reproduces §5.5's delays)", "ours, Wang 2018 notes §2.6 [AMBIG]"),
-        p("hostile_window_samples", ParamKind::Int { min: 2, max: 1_000_000 }, ParamValue::Int(100), "samples", "with hostile_window_kind = samples: the standard deviation is over the last this many B' samples (one per RTT)", "ours, Wang 2018 notes §2.6 [AMBIG] (\"100\" read as samples)"),
-        p("hostile_min_samples", ParamKind::Int { min: 2, max: 100_000 }, ParamValue::Int(10), "samples", "B' samples (one per RTT) needed before a sliding window decides", "ours, Wang 2018 notes §2.6 [AMBIG]"),
-        p("initial_mode", ParamKind::Choice(&["hostile", "benevolent"]), ParamValue::Choice("hostile"), "", "mode before the first decision", "ours, Wang 2018 notes §2.6 [AMBIG] (A1 measures a detection delay)"),
-        p("decay", ParamKind::Choice(&["piecewise", "exact"]), ParamValue::Choice("piecewise"), "", "B_target decay: the kernel's piecewise-linear approximation (typo fixed, floor 1/8) or exp(−t·ln2/(2·RTT))", "Wang 2018 §4.4.5 / Eq. 4.7"),
-        p("initial_burst", ParamKind::Int { min: 1, max: 1000 }, ParamValue::Int(10), "packets", "packets sent before the first receive-rate sample (and after an RTO)", "Wang 2018 ch. 4 intro, §4.4.5"),
-        p("ss_gain", float(1.0, 4.0), ParamValue::Float(1.5), "", "slow-start rate growth per RTT", "Wang 2018 ch. 4 intro, §5.1"),
-        p("ss_exit_margin", float(0.0, 10.0), ParamValue::Float(0.1), "", "leave slow start when the rate we sent exceeds (1 + margin) · ρ̂", "ours, Wang 2018 notes §2.10 [AMBIG]"),
-        p("ss_min_growth", float(1.0, 4.0), ParamValue::Float(1.25), "", "leave slow start when ρ̂ grew by less than this factor in a paced round", "ours, Wang 2018 notes §2.10 [AMBIG]"),
-        p("ss_loss_exit", ParamKind::Int { min: 0, max: 1000 }, ParamValue::Int(1), "packets", "leave slow start when more than this many packets were lost", "Wang 2018 §4.4.7"),
-        p("tbuff_gain", float(0.0, 1.0), ParamValue::Float(0.125), "", "EWMA gain of t_buff = RTT − RTT_min (the thesis gives none)", "ours, Wang 2018 notes §2.5 [AMBIG]"),
-        p("ts_granularity", ParamKind::Duration { min: Dur::ZERO, max: Dur::from_millis(100) }, ParamValue::Dur(Dur::ZERO), "", "receiver timestamp granularity (0: the datapath's resolution; the thesis assumes 4 ms receivers)", "Wang 2018 §4.4.1"),
-        p("min_rate_packets", float(0.0, 1000.0), ParamValue::Float(4.0), "packets/RTT_min", "floor on the sending rate (Eq. 4.5 goes to zero at B = 3·B_target)", "ours, Wang 2018 notes §2.3 [AMBIG]"),
+        ParamSpec::new("l_max", ParamKind::Duration { min: Dur::ZERO, max: Dur::from_secs(100) }, ParamValue::Dur(Dur::from_millis(100)), "", "application's maximum tolerable RTT L_max; sets B_target_initial = ρ̄(L_max − RTT_min) (Eq. 4.6)", "Wang 2018 §4.1, §5.1 (100 ms in experiments)"),
+        ParamSpec::new("alpha", float(0.1, 10.0), ParamValue::Float(alpha), "", "aggression factor α of the hostile-mode loop (Eq. 4.5)", alpha_source),
+        ParamSpec::new("k", float(0.01, 10.0), ParamValue::Float(0.5), "", "convergence gain k of the control loop (Eq. 4.5, 4.11)", "Wang 2018 §4.4.4"),
+        ParamSpec::new("rho_ewma_alpha", float(0.0, 1.0), ParamValue::Float(0.875), "", "weight of the old value in ρ̄ = a·ρ̄ + (1 − a)·ρ̂; 7/8 (TCP-style smoothing) by default, 1/8 is Eq. 4.12 as printed", "Wang 2018 §4.4.1 Eq. 4.12 (\"α is set to 1/8\"), weights read as swapped: docs/deviations/evarate.md §3, §21"),
+        ParamSpec::new("reset_threshold", float(0.0, 10_000.0), ParamValue::Float(10.0), "packets", "re-arm B_target when the occupancy (B, or B + B' in benevolent mode) falls below this", "Wang 2018 §4.4.5"),
+        ParamSpec::new("bt_fallback", float(1.0, 10_000.0), ParamValue::Float(10.0), "packets", "B_target_initial when L_max < RTT_min (the slow-start burst size)", "Wang 2018 §4.4.5"),
+        ParamSpec::new("rearm_floor", ParamKind::Bool, ParamValue::Bool(true), "", "never re-arm B_target_initial below reset_threshold (the thesis states no floor)", "ours, Wang 2018 notes §2.4 item 3"),
+        ParamSpec::new("c_window_rtts", ParamKind::Int { min: 1, max: 1000 }, ParamValue::Int(10), "RTTs", "C is the max ρ̂ over this many smoothed RTTs", "Wang 2018 §4.4.3"),
+        ParamSpec::new("c_window", ParamKind::Choice(&["detection", "rtts"]), ParamValue::Choice("detection"), "", "rtts: C is the max ρ̂ over c_window_rtts smoothed RTTs (§4.4.3 as printed); detection: over the longer of that and the span of the B' window of the hostile detector, so that one window's B' samples share one C", "ours, docs/deviations/evarate.md §20; Wang 2018 §4.4.3, §4.4.6, §5.2"),
+        ParamSpec::new("hostile_std", float(0.0, 100_000.0), ParamValue::Float(50.0), "packets", "hostile when the standard deviation of B' exceeds this", "Wang 2018 §4.4.6"),
+        ParamSpec::new("hostile_window", ParamKind::Duration { min: Dur::from_millis(1), max: Dur::from_secs(100_000) }, ParamValue::Dur(Dur::from_secs(100)), "", "time window over which the standard deviation of B' is computed", "Wang 2018 §4.4.6"),
+        ParamSpec::new("hostile_window_kind", ParamKind::Choice(&["tumbling", "sliding", "samples"]), ParamValue::Choice("tumbling"), "", "tumbling: decide at the end of each window (the literal reading); sliding: decide every RTT over the last hostile_window; samples: decide every RTT over the last hostile_window_samples samples (50 reproduces §5.5's delays)", "ours, Wang 2018 notes §2.6 [AMBIG]"),
+        ParamSpec::new("hostile_window_samples", ParamKind::Int { min: 2, max: 1_000_000 }, ParamValue::Int(100), "samples", "with hostile_window_kind = samples: the standard deviation is over the last this many B' samples (one per RTT)", "ours, Wang 2018 notes §2.6 [AMBIG] (\"100\" read as samples)"),
+        ParamSpec::new("hostile_min_samples", ParamKind::Int { min: 2, max: 100_000 }, ParamValue::Int(10), "samples", "B' samples (one per RTT) needed before a sliding window decides", "ours, Wang 2018 notes §2.6 [AMBIG]"),
+        ParamSpec::new("initial_mode", ParamKind::Choice(&["hostile", "benevolent"]), ParamValue::Choice("hostile"), "", "mode before the first decision", "ours, Wang 2018 notes §2.6 [AMBIG] (A1 measures a detection delay)"),
+        ParamSpec::new("decay", ParamKind::Choice(&["piecewise", "exact"]), ParamValue::Choice("piecewise"), "", "B_target decay: the kernel's piecewise-linear approximation (typo fixed, floor 1/8) or exp(−t·ln2/(2·RTT))", "Wang 2018 §4.4.5 / Eq. 4.7"),
+        ParamSpec::new("initial_burst", ParamKind::Int { min: 1, max: 1000 }, ParamValue::Int(10), "packets", "packets sent before the first receive-rate sample (and after an RTO)", "Wang 2018 ch. 4 intro, §4.4.5"),
+        ParamSpec::new("ss_gain", float(1.0, 4.0), ParamValue::Float(1.5), "", "slow-start rate growth per RTT", "Wang 2018 ch. 4 intro, §5.1"),
+        ParamSpec::new("ss_exit_margin", float(0.0, 10.0), ParamValue::Float(0.1), "", "leave slow start when the rate we sent exceeds (1 + margin) · ρ̂", "ours, Wang 2018 notes §2.10 [AMBIG]"),
+        ParamSpec::new("ss_min_growth", float(1.0, 4.0), ParamValue::Float(1.25), "", "leave slow start when ρ̂ grew by less than this factor in a paced round", "ours, Wang 2018 notes §2.10 [AMBIG]"),
+        ParamSpec::new("ss_loss_exit", ParamKind::Int { min: 0, max: 1000 }, ParamValue::Int(1), "packets", "leave slow start when more than this many packets were lost", "Wang 2018 §4.4.7"),
+        ParamSpec::new("tbuff_gain", float(0.0, 1.0), ParamValue::Float(0.125), "", "EWMA gain of t_buff = RTT − RTT_min (the thesis gives none)", "ours, Wang 2018 notes §2.5 [AMBIG]"),
+        ParamSpec::new("ts_granularity", ParamKind::Duration { min: Dur::ZERO, max: Dur::from_millis(100) }, ParamValue::Dur(Dur::ZERO), "", "receiver timestamp granularity (0: the datapath's resolution; the thesis assumes 4 ms receivers)", "Wang 2018 §4.4.1"),
+        ParamSpec::new("min_rate_packets", float(0.0, 1000.0), ParamValue::Float(4.0), "packets/RTT_min", "floor on the sending rate (Eq. 4.5 goes to zero at B = 3·B_target)", "ours, Wang 2018 notes §2.3 [AMBIG]"),
     ]
 }
 

@@ -28,7 +28,7 @@
 use std::collections::VecDeque;
 
 use crate::api::*;
-use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamSet, ParamSpec};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Rate, Time};
 
@@ -41,72 +41,63 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     build,
 };
 
-const fn int(
-    name: &'static str,
-    min: i64,
-    max: i64,
-    default: i64,
-    unit: &'static str,
-    doc: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        kind: ParamKind::Int { min, max },
-        default: ParamValue::Int(default),
-        unit,
-        doc,
-        source: "tcp_flexis.c module parameter of that name",
-    }
-}
+/// Where every FlexiS default comes from.
+const SOURCE: &str = "tcp_flexis.c module parameter of that name";
 
 static PARAMS: &[ParamSpec] = &[
-    int(
+    ParamSpec::int(
         "sigma",
         2,
         1000,
         3,
         "points",
         "σ: fewest points for a trend estimate",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "alpha",
         1,
         100_000,
         100,
         "ms",
         "α: cubic growth term ⌊t/α⌋³ packets/s",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "beta",
         1,
         100_000,
         10,
         "ms",
         "β: linear growth term ⌊t/β⌋ packets/s",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "gamma",
         1,
         99,
         85,
         "%",
         "γ: window kept on a congestion decision",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "tau",
         1,
         100_000,
         60,
         "ms",
         "τ: shortest span of points for a decision",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "theta",
         0,
         1_000_000,
         30,
         "µs/ms",
         "θ: median slope at or above which the delay trend means congestion",
+        SOURCE,
     ),
 ];
 

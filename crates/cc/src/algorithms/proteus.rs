@@ -32,7 +32,7 @@
 use std::collections::VecDeque;
 
 use crate::api::*;
-use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamSet, ParamSpec};
 use crate::registry::AlgorithmInfo;
 
 use super::vivace::{MiStats, MiUtility, Vivace, VivaceConfig};
@@ -66,50 +66,36 @@ pub static HYBRID: AlgorithmInfo = AlgorithmInfo {
     build: build_h,
 };
 
-const fn f(
-    name: &'static str,
-    max: f64,
-    default: f64,
-    unit: &'static str,
-    doc: &'static str,
-    source: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        kind: ParamKind::Float { min: 0.0, max },
-        default: ParamValue::Float(default),
-        unit,
-        doc,
-        source,
-    }
-}
-
-const EXPONENT: ParamSpec = f(
+const EXPONENT: ParamSpec = ParamSpec::float(
     "utility_exponent",
+    0.0,
     1.0,
     0.9,
     "",
     "t in x^t",
     "PCC-Uspace pcc_utility_manager.cpp kSendingRateExponent",
 );
-const LATENCY: ParamSpec = f(
+const LATENCY: ParamSpec = ParamSpec::float(
     "latency_coefficient",
+    0.0,
     1e6,
     900.0,
     "",
     "b, weight of the (positive) RTT gradient",
     "PCC-Uspace kLatencyCoefficient",
 );
-const LOSS: ParamSpec = f(
+const LOSS: ParamSpec = ParamSpec::float(
     "loss_coefficient",
+    0.0,
     1e6,
     11.35,
     "",
     "c, weight of the loss rate",
     "PCC-Uspace kVivaceLossCoefficient",
 );
-const DEVIATION: ParamSpec = f(
+const DEVIATION: ParamSpec = ParamSpec::float(
     "rtt_deviation_coefficient",
+    0.0,
     1.0,
     0.0015,
     "per µs",
@@ -123,8 +109,9 @@ static PARAMS_H: &[ParamSpec] = &[
     LATENCY,
     LOSS,
     DEVIATION,
-    f(
+    ParamSpec::float(
         "hybrid_threshold_mbps",
+        0.0,
         1e5,
         10.0,
         "Mbit/s",

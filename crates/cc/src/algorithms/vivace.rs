@@ -23,7 +23,7 @@ use std::collections::VecDeque;
 
 use crate::api::*;
 use crate::estimators::receive_rate::LostBytes;
-use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamSet, ParamSpec};
 use crate::registry::AlgorithmInfo;
 use crate::rng::Rng;
 use crate::units::{Dur, Rate, Time};
@@ -37,27 +37,8 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     build,
 };
 
-const fn f(
-    name: &'static str,
-    min: f64,
-    max: f64,
-    default: f64,
-    unit: &'static str,
-    doc: &'static str,
-    source: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        kind: ParamKind::Float { min, max },
-        default: ParamValue::Float(default),
-        unit,
-        doc,
-        source,
-    }
-}
-
 static PARAMS: &[ParamSpec] = &[
-    f(
+    ParamSpec::float(
         "utility_exponent",
         0.01,
         1.0,
@@ -66,7 +47,7 @@ static PARAMS: &[ParamSpec] = &[
         "t in x^t (0 < t < 1)",
         "Vivace §3 (Vivace-latency utility)",
     ),
-    f(
+    ParamSpec::float(
         "latency_coefficient",
         0.0,
         1e6,
@@ -75,7 +56,7 @@ static PARAMS: &[ParamSpec] = &[
         "b, weight of the RTT gradient",
         "Vivace §3",
     ),
-    f(
+    ParamSpec::float(
         "loss_coefficient",
         0.0,
         1e6,
@@ -84,7 +65,7 @@ static PARAMS: &[ParamSpec] = &[
         "c, weight of the loss rate",
         "Vivace §3",
     ),
-    f(
+    ParamSpec::float(
         "rtt_gradient_threshold",
         0.0,
         1.0,
@@ -93,7 +74,7 @@ static PARAMS: &[ParamSpec] = &[
         "RTT gradients of smaller magnitude count as zero (noise filter)",
         "Vivace §3; WebRTC PCC kDelayGradientThreshold",
     ),
-    f(
+    ParamSpec::float(
         "epsilon",
         0.001,
         0.5,
@@ -102,7 +83,7 @@ static PARAMS: &[ParamSpec] = &[
         "probing step: MIs at r(1+ε) and r(1−ε)",
         "Vivace §4",
     ),
-    f(
+    ParamSpec::float(
         "theta0",
         0.0,
         1e6,
@@ -111,7 +92,7 @@ static PARAMS: &[ParamSpec] = &[
         "initial conversion factor θ₀ from gradient to rate change",
         "Vivace §4; WebRTC PCC kInitialConversionFactor",
     ),
-    f(
+    ParamSpec::float(
         "boundary_initial",
         0.0,
         10.0,
@@ -120,7 +101,7 @@ static PARAMS: &[ParamSpec] = &[
         "ω₀, initial dynamic change boundary (fraction of the rate)",
         "Vivace §4; WebRTC PCC kInitialDynamicBoundary",
     ),
-    f(
+    ParamSpec::float(
         "boundary_increment",
         0.0,
         10.0,
@@ -129,7 +110,7 @@ static PARAMS: &[ParamSpec] = &[
         "δ, boundary increase per consecutive hit",
         "Vivace §4; WebRTC PCC kDynamicBoundaryIncrement",
     ),
-    f(
+    ParamSpec::float(
         "mi_rtts",
         0.1,
         10.0,
@@ -138,7 +119,7 @@ static PARAMS: &[ParamSpec] = &[
         "monitor interval length in smoothed RTTs",
         "Vivace §4 (MI ≈ one RTT)",
     ),
-    f(
+    ParamSpec::float(
         "cwnd_rtts",
         1.0,
         100.0,

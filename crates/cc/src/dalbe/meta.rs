@@ -103,6 +103,9 @@ pub struct ControlledFlow {
     cc: DaLbe,
     ctrl: Box<dyn MetaController>,
     goal: FlowGoal,
+    /// The application's progress (bytes of its data the receiver has), when the
+    /// datapath reports it (`set_progress`); otherwise progress is `snd_una`.
+    progress: Option<u64>,
     start: Time,
     next_tick: Time,
     ticks: u64,
@@ -120,6 +123,7 @@ impl ControlledFlow {
             cc,
             ctrl,
             goal,
+            progress: None,
             start,
             next_tick: start,
             ticks: 0,
@@ -131,8 +135,32 @@ impl ControlledFlow {
         f
     }
 
+    /// The controller's view. Progress A(t) is the application's (`set_progress`) once
+    /// the datapath has reported one, else `DaLbeInfo::bytes_acked` (`snd_una`), which
+    /// stays the sequence space's for the wrapped algorithm either way.
     pub fn view(&self, now: Time) -> FlowView {
-        FlowView::new(now, self.start, self.goal, self.cc.info(), self.cc.knobs())
+        let mut v = FlowView::new(now, self.start, self.goal, self.cc.info(), self.cc.knobs());
+        if let Some(p) = self.progress {
+            v.bytes_acked = p;
+            v.bytes_remaining = self.goal.size.map(|s| s.saturating_sub(p));
+        }
+        v
+    }
+
+    /// Replaces the goal, e.g. once the datapath knows how much of the transfer a resume
+    /// skips: `dalbe_open`'s size is what is still to send (Libdalbe counts the bytes of
+    /// this connection). The deadline stays relative to the flow's start.
+    pub fn set_goal(&mut self, goal: FlowGoal) {
+        self.goal = goal;
+    }
+
+    /// The application's progress in the goal's units: bytes of `FlowGoal::size` the
+    /// receiver has. For datapaths whose sequence space is not the application's (QUIC:
+    /// `snd_una` counts packet headers, the handshake and lost packets,
+    /// docs/transfer.md "Progress the controller sees"); TCP's `snd_una` counts payload,
+    /// as Libdalbe assumes, and needs no call. Takes effect at the next tick.
+    pub fn set_progress(&mut self, bytes_done: u64) {
+        self.progress = Some(bytes_done);
     }
 
     /// Runs the controller if a tick is due. Returns true if it ran.
@@ -206,6 +234,14 @@ impl CongestionControl for ControlledFlow {
     }
     fn pacing_rate(&self) -> Option<Rate> {
         self.cc.pacing_rate()
+    }
+
+    fn paces_payload(&self) -> bool {
+        self.cc.paces_payload()
+    }
+
+    fn cong_control(&self) -> bool {
+        self.cc.cong_control()
     }
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
         self.cc.trace(out);

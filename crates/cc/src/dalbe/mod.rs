@@ -20,6 +20,7 @@
 //! - CWR emulation for phantom ECNs: docs/deviations/dalbe.md#dalbe-cwr-emulation
 //! - behaviour after the deadline: docs/deviations/dalbe.md#dalbe-after-deadline
 //! - controller ticks on the flow's events: docs/deviations/dalbe.md#dalbe-tick-timing
+//! - progress reported by the application: docs/deviations/dalbe.md#dalbe-app-progress
 
 pub mod deadline;
 pub mod examples;

@@ -1098,3 +1098,81 @@ fn deadline_switch_runs_through_the_driver_on_newreno() {
     f.trace(&mut out);
     assert!(out.iter().any(|&(n, v)| n == "ds_lbe" && v == 1.0));
 }
+
+/// docs/transfer.md "Progress the controller sees": over QUIC `snd_una` counts packet
+/// headers, the handshake and lost packets, so a controller that reads progress from it
+/// believes it is ahead. Scripted: S = 10 MB due in 20 s (margin max(5 s, 0.4 s) = 5 s,
+/// aim 15 s, ζ0 = S/15 s), so the lead is L = (15 - t) - (S - A)/ζ0 = 1.5e-6·A - t.
+/// Every packet is 1452 B on the wire carrying 1400 file bytes; the handshake is 3600 B.
+/// P(t) packets are acknowledged by tick t (1 s ticks): 875·t up to t = 6, then 50 more
+/// a second while 8 a second are lost (and, as QUIC does, skipped by `snd_una`).
+///
+/// t = 6: app A = 1400·5250 = 7.35e6 -> L = 11.025 - 6 = 5.025 ≥ 5 -> LBE (both).
+/// t = 12: app A = 1400·5550 = 7.77e6 -> L = 11.655 - 12 = -0.345 ≤ 0 -> best effort;
+/// `snd_una` = 3600 + 1452·(5550 + 48) = 8 131 896 -> L = 12.1978 - 12 = 0.198 > 0: the
+/// old count stays LBE (inside the hysteresis band) although the transfer is behind.
+#[test]
+fn fed_progress_corrects_a_controller_that_header_overhead_puts_ahead() {
+    let goal = FlowGoal {
+        size: Some(10_000_000),
+        deadline: Some(Dur::from_secs(20)),
+    };
+    let flow = || {
+        ControlledFlow::new(
+            newreno(Knobs::default(), 7),
+            Box::new(DeadlineSwitch::new(&DeadlineConfig::default())),
+            goal,
+            Time::ZERO,
+        )
+    };
+    let (mut old, mut fed) = (flow(), flow());
+    let lead = |f: &ControlledFlow| {
+        let mut out = Vec::new();
+        f.trace(&mut out);
+        out.iter().find(|(n, _)| *n == "ds_lead_s").unwrap().1
+    };
+    let lbe = |f: &ControlledFlow| f.dalbe().knobs().delay_ecn_threshold.is_some();
+    for t in 1..=12u64 {
+        let (acked, lost) = if t <= 6 {
+            (875 * t, 0)
+        } else {
+            (5250 + 50 * (t - 6), 8 * (t - 6))
+        };
+        let una = 3600 + 1452 * (acked + lost);
+        let a = ack_at(una, una, 1, 1452);
+        // The ACK half a second before the tick; the tick sees it.
+        old.on_ack(secs(t as f64 - 0.5), &a);
+        fed.set_progress(1400 * acked);
+        fed.on_ack(secs(t as f64 - 0.5), &a);
+        assert!(
+            old.poll(secs(t as f64)) && fed.poll(secs(t as f64)),
+            "t = {t}"
+        );
+        match t {
+            1..=5 => assert!(!lbe(&old) && !lbe(&fed), "t = {t}"),
+            6 => {
+                assert!(lbe(&old) && lbe(&fed));
+                assert!(close(lead(&fed), 5.025, 1e-9), "{}", lead(&fed));
+            }
+            7..=11 => assert!(lbe(&old) && lbe(&fed), "t = {t}"),
+            _ => {
+                assert!(close(lead(&old), 12.197844 - 12.0, 1e-6), "{}", lead(&old));
+                assert!(lbe(&old), "the snd_una count stays LBE");
+                assert!(close(lead(&fed), -0.345, 1e-6), "{}", lead(&fed));
+                assert_eq!(fed.dalbe().knobs(), Knobs::default(), "behind: best effort");
+            }
+        }
+    }
+    // The base algorithm still sees the sequence space: the wrapper's count is snd_una.
+    assert_eq!(fed.dalbe().info().bytes_acked, 3600 + 1452 * (5550 + 48));
+    assert_eq!(fed.view(secs(12.0)).bytes_acked, 1400 * 5550);
+    // A resume: the goal becomes what is left to send in this connection.
+    fed.set_goal(FlowGoal {
+        size: Some(9_000_000),
+        ..goal
+    });
+    assert_eq!(
+        fed.view(secs(12.0)).bytes_remaining,
+        Some(9_000_000 - 1400 * 5550)
+    );
+}

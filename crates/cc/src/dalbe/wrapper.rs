@@ -331,6 +331,14 @@ impl CongestionControl for DaLbe {
         self.inner.pacing_rate()
     }
 
+    fn paces_payload(&self) -> bool {
+        self.inner.paces_payload()
+    }
+
+    fn cong_control(&self) -> bool {
+        self.inner.cong_control()
+    }
+
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
         self.inner.trace(out);
         let k = &self.knobs;

@@ -6,6 +6,7 @@
 //! - `store`: the receiver's .part files and their append-only chunk sidecars;
 //! - `tls`: the receiver's certificate, the sender's fingerprint check;
 //! - `congestion`: LBE (an algorithm by name) or deadline-aware LBE (DA-LBE);
+//! - `tcp`: `--transport tcp`, kernel TCP with a registered BPF algorithm;
 //! - `send`, `receive`: the two ends.
 
 mod congestion;
@@ -13,15 +14,49 @@ pub mod protocol;
 mod receive;
 mod send;
 pub mod store;
+pub mod tcp;
 pub mod tls;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub use congestion::{Congestion, DEFAULT_DEADLINE_BASE, DEFAULT_DEADLINE_CONTROLLER, DEFAULT_LBE};
+pub use congestion::{
+    Congestion, ProgressFeed, DEFAULT_DEADLINE_BASE, DEFAULT_DEADLINE_CONTROLLER, DEFAULT_LBE,
+};
 pub use protocol::Refusal;
 pub use receive::{receive, Log, ReceiveOptions};
 pub use send::{send, send_async, FileSummary, SendOptions, SendSummary};
+
+/// How the sender reaches the receiver (which listens on both, on the same port).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Transport {
+    /// QUIC (quinn) with the controller inside the process: any registry algorithm, DA-LBE.
+    #[default]
+    Quic,
+    /// Kernel TCP with a registered BPF congestion control, TLS 1.3 over it (`tcp`).
+    Tcp,
+}
+
+impl Transport {
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Quic => "quic",
+            Transport::Tcp => "tcp",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Transport, TransferError> {
+        match s {
+            "quic" => Ok(Transport::Quic),
+            "tcp" => Ok(Transport::Tcp),
+            _ => Err(TransferError::BadOption {
+                field: "--transport",
+                value: s.to_string(),
+                allowed: "quic (default) or tcp",
+            }),
+        }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum TransferError {
@@ -82,6 +117,9 @@ pub enum TransferError {
     },
     #[error("connection: {0}")]
     Connection(String),
+    /// `--transport tcp`: no usable kernel congestion control (the message says why).
+    #[error("{0}")]
+    Kernel(String),
     #[error(transparent)]
     Algorithm(#[from] crate::FactoryError),
     #[error("interrupted; the partial file stays on the receiver and --resume continues it")]

@@ -114,6 +114,9 @@ pub async fn write_hello<W: AsyncWrite + Unpin>(w: &mut W, h: &Hello) -> Result<
     b.extend_from_slice(&(h.token.len() as u16).to_be_bytes());
     b.extend_from_slice(&h.token);
     w.write_all(&b).await?;
+    // Over TLS on TCP a message sits in the record buffer until flushed, and each of
+    // these messages waits for an answer (a no-op on a QUIC stream).
+    w.flush().await?;
     Ok(())
 }
 
@@ -147,7 +150,23 @@ pub async fn write_header<W: AsyncWrite + Unpin>(
     b.extend_from_slice(&h.chunk_size.to_be_bytes());
     b.push(h.resume as u8);
     w.write_all(&b).await?;
+    // Over TLS on TCP a message sits in the record buffer until flushed, and each of
+    // these messages waits for an answer (a no-op on a QUIC stream).
+    w.flush().await?;
     Ok(())
+}
+
+/// Over TCP, where files follow each other on one stream: the next header, or `None`
+/// when the stream ends cleanly before one begins.
+pub async fn read_header_or_end<R: AsyncRead + Unpin>(
+    r: &mut R,
+) -> Result<Option<FileHeader>, TransferError> {
+    let mut first = [0u8; 1];
+    if r.read(&mut first).await? == 0 {
+        return Ok(None);
+    }
+    let mut rest = (&first[..]).chain(r);
+    read_header(&mut rest).await.map(Some)
 }
 
 /// Reads a header, checking the bounds that do not depend on the receiver's settings.
@@ -200,6 +219,9 @@ pub async fn write_reply<W: AsyncWrite + Unpin>(w: &mut W, r: &Reply) -> Result<
         }
     }
     w.write_all(&b).await?;
+    // Over TLS on TCP a message sits in the record buffer until flushed, and each of
+    // these messages waits for an answer (a no-op on a QUIC stream).
+    w.flush().await?;
     Ok(())
 }
 
@@ -276,5 +298,14 @@ mod tests {
         b.extend_from_slice(&2000u16.to_be_bytes());
         let e = read_hello(&mut &b[..]).await.unwrap_err().to_string();
         assert!(e.contains("token length") && e.contains("2000"), "{e}");
+
+        // Over TCP: headers one after another, then the end.
+        let mut b = Vec::new();
+        write_header(&mut b, &h).await.unwrap();
+        write_header(&mut b, &h).await.unwrap();
+        let mut r = &b[..];
+        assert_eq!(read_header_or_end(&mut r).await.unwrap(), Some(h.clone()));
+        assert_eq!(read_header_or_end(&mut r).await.unwrap(), Some(h));
+        assert_eq!(read_header_or_end(&mut r).await.unwrap(), None);
     }
 }

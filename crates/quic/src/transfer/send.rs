@@ -1,5 +1,7 @@
 //! The sending end: one QUIC connection, the token on the first stream, then one stream
-//! per file from the receiver's resume point. A reader thread reads and hashes the file
+//! per file from the receiver's resume point. Over TCP (`--transport tcp`): one TLS
+//! stream on a kernel TCP socket with a BPF congestion control, the same messages one
+//! after another. A reader thread reads and hashes the file
 //! ahead of the network (chunk hashes and the whole-file hash), so hashing overlaps
 //! with QUIC's encryption.
 
@@ -13,16 +15,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use super::protocol::{self, hex, sha256, FileHeader, Hash, Hello, Reply, DEFAULT_CHUNK};
-use super::{store, tls, transport, Congestion, Progress, Stop, TransferError};
+use super::{
+    store, tcp, tls, transport, Congestion, Progress, ProgressFeed, Stop, TransferError, Transport,
+};
 
 pub struct SendOptions {
     /// `HOST:PORT` of the receiver.
     pub to: String,
     pub token: Vec<u8>,
     pub congestion: Congestion,
+    /// QUIC (default) or kernel TCP with a registered BPF algorithm.
+    pub transport: Transport,
     /// Continue from the receiver's verified chunks instead of starting over.
     pub resume: bool,
     pub chunk_size: u32,
@@ -42,6 +49,7 @@ impl SendOptions {
             to: to.into(),
             token: token.into(),
             congestion: Congestion::default(),
+            transport: Transport::Quic,
             resume: false,
             chunk_size: DEFAULT_CHUNK,
             fingerprint: None,
@@ -70,8 +78,10 @@ pub struct SendSummary {
     /// File bytes sent in this run (sizes minus resumed prefixes).
     pub bytes_sent: u64,
     pub duration: Duration,
-    /// The controller: algorithm name, or `controller(base)` with a deadline.
+    /// The controller: algorithm name, or `controller(base)` with a deadline; over TCP the
+    /// kernel's name as getsockopt(TCP_CONGESTION) reported it after connect.
     pub algorithm: String,
+    pub transport: Transport,
     pub fingerprint: String,
     /// True when the receiver's certificate was recorded on this first use.
     pub trusted_on_first_use: bool,
@@ -181,9 +191,22 @@ pub async fn send_async(
             allowed: "HOST:PORT that resolves to an address",
         })?;
 
+    match opts.transport {
+        Transport::Quic => send_quic(addr, &files, total, opts).await,
+        Transport::Tcp => send_tcp(addr, &files, opts).await,
+    }
+}
+
+async fn send_quic(
+    addr: SocketAddr,
+    files: &[Source],
+    total: u64,
+    opts: &SendOptions,
+) -> Result<SendSummary, TransferError> {
     let mut transport_cfg = quinn::TransportConfig::default();
     transport(&mut transport_cfg);
-    transport_cfg.congestion_controller_factory(opts.congestion.factory(total, opts.seed)?);
+    let (factory, feed) = opts.congestion.factory_fed(total, opts.seed)?;
+    transport_cfg.congestion_controller_factory(factory);
     transport_cfg.ack_frequency_config(Some(crate::ack_frequency::prompt_acks()));
     let mut client_cfg = quinn::ClientConfig::new(Arc::new(tls::client_config()?));
     client_cfg.transport_config(Arc::new(transport_cfg));
@@ -205,7 +228,14 @@ pub async fn send_async(
             .map_err(|e| TransferError::Connection(format!("{addr}: {e}")))?
             .await
             .map_err(|e| TransferError::Connection(format!("{addr}: {e}")))?;
-        let r = session(&conn, &files, opts, start).await;
+        let mut feeder = feed.map(|feed| Feeder {
+            feed,
+            conn: &conn,
+            total,
+            resumed: 0,
+            confirmed: 0,
+        });
+        let r = session(&conn, files, opts, start, &mut feeder).await;
         match &r {
             Ok(_) => conn.close(0u32.into(), b"done"),
             Err(e) => conn.close(1u32.into(), e.to_string().as_bytes()),
@@ -224,62 +254,200 @@ pub async fn send_async(
     r
 }
 
-async fn session(
-    conn: &quinn::Connection,
+/// `--transport tcp`: the algorithm is checked before anything is sent (kernel
+/// registration, then TCP_CONGESTION before connect and getsockopt after), then TLS 1.3,
+/// the identity check, and the same messages as over QUIC on the one stream.
+async fn send_tcp(
+    addr: SocketAddr,
     files: &[Source],
     opts: &SendOptions,
-    start: Instant,
 ) -> Result<SendSummary, TransferError> {
-    // Identity first: nothing secret is sent to a receiver we do not trust.
-    let seen = conn
-        .peer_identity()
-        .and_then(|i| {
-            i.downcast::<Vec<rustls::pki_types::CertificateDer<'static>>>()
-                .ok()
-        })
-        .and_then(|c| c.first().map(|c| tls::fingerprint(c)))
-        .ok_or_else(|| TransferError::Tls("the receiver presented no certificate".into()))?;
-    let mut first_use = false;
+    let algorithm = tcp::kernel_algorithm(&opts.congestion)?;
+    let start = Instant::now();
+    let work = async {
+        let sock = tcp::connect(addr, &algorithm).await?;
+        let name = rustls::pki_types::ServerName::try_from(tls::SERVER_NAME)
+            .map_err(|e| TransferError::Tls(e.to_string()))?;
+        let stream = tls::tcp_connector()?
+            .connect(name, sock)
+            .await
+            .map_err(|e| TransferError::Connection(format!("{addr} (TLS over TCP): {e}")))?;
+        let seen = tls::peer_fingerprint(stream.get_ref().1.peer_certificates())?;
+        let first_use = check_identity(opts, &seen)?;
+        let (mut r, mut w) = tokio::io::split(stream);
+        hello(&mut w, &mut r, opts).await?;
+        let mut out = Vec::new();
+        for f in files {
+            out.push(send_file(&mut w, &mut r, f, opts, &mut None).await?);
+        }
+        // close_notify and FIN: the receiver reads the end where the next header would be.
+        let _ = w.shutdown().await;
+        Ok(summary(
+            out,
+            start,
+            algorithm.clone(),
+            Transport::Tcp,
+            seen,
+            first_use,
+        ))
+    };
+    tokio::select! {
+        r = work => r,
+        _ = opts.stop.wait() => Err(TransferError::Interrupted),
+    }
+}
+
+fn summary(
+    files: Vec<FileSummary>,
+    start: Instant,
+    algorithm: String,
+    transport: Transport,
+    fingerprint: String,
+    trusted_on_first_use: bool,
+) -> SendSummary {
+    let bytes_sent = files.iter().map(|f| f.bytes - f.resumed_from).sum();
+    SendSummary {
+        files,
+        bytes_sent,
+        duration: start.elapsed(),
+        algorithm,
+        transport,
+        fingerprint,
+        trusted_on_first_use,
+    }
+}
+
+/// Identity first: nothing secret is sent to a receiver we do not trust. Returns whether
+/// the receiver was trusted on this first use.
+fn check_identity(opts: &SendOptions, seen: &str) -> Result<bool, TransferError> {
     if let Some(pin) = &opts.fingerprint {
         if hex(pin) != seen {
             return Err(TransferError::FingerprintMismatch {
                 pinned: hex(pin),
-                seen,
+                seen: seen.to_string(),
             });
         }
     } else if let Some(file) = &opts.known_receivers {
-        first_use = tls::trust_on_first_use(file, &opts.to, &seen)?;
+        return tls::trust_on_first_use(file, &opts.to, seen);
     }
+    Ok(false)
+}
 
-    let (mut s, mut r) = conn
-        .open_bi()
-        .await
-        .map_err(|e| TransferError::Connection(e.to_string()))?;
+/// The token, and the receiver's answer to it.
+async fn hello<W: AsyncWrite + Unpin, R: AsyncRead + Unpin>(
+    w: &mut W,
+    r: &mut R,
+    opts: &SendOptions,
+) -> Result<(), TransferError> {
     protocol::write_hello(
-        &mut s,
+        w,
         &Hello {
             token: opts.token.clone(),
         },
     )
     .await?;
-    if let Reply::Refused { code, message } = protocol::read_reply(&mut r).await? {
+    if let Reply::Refused { code, message } = protocol::read_reply(r).await? {
         return Err(TransferError::Refused { code, message });
     }
+    Ok(())
+}
+
+async fn session(
+    conn: &quinn::Connection,
+    files: &[Source],
+    opts: &SendOptions,
+    start: Instant,
+    feeder: &mut Option<Feeder<'_>>,
+) -> Result<SendSummary, TransferError> {
+    let seen = tls::peer_fingerprint(
+        conn.peer_identity()
+            .and_then(|i| {
+                i.downcast::<Vec<rustls::pki_types::CertificateDer<'static>>>()
+                    .ok()
+            })
+            .as_deref()
+            .map(|v| v.as_slice()),
+    )?;
+    let first_use = check_identity(opts, &seen)?;
+
+    let (mut s, mut r) = conn
+        .open_bi()
+        .await
+        .map_err(|e| TransferError::Connection(e.to_string()))?;
+    hello(&mut s, &mut r, opts).await?;
     let _ = s.finish();
 
     let mut out = Vec::new();
     for f in files {
-        out.push(send_file(conn, f, opts).await?);
+        let (mut s, mut r) = conn
+            .open_bi()
+            .await
+            .map_err(|e| TransferError::Connection(e.to_string()))?;
+        out.push(send_file(&mut s, &mut r, f, opts, feeder).await?);
     }
-    let bytes_sent = out.iter().map(|f| f.bytes - f.resumed_from).sum();
-    Ok(SendSummary {
-        files: out,
-        bytes_sent,
-        duration: start.elapsed(),
-        algorithm: opts.congestion.label(),
-        fingerprint: seen,
-        trusted_on_first_use: first_use,
-    })
+    Ok(summary(
+        out,
+        start,
+        opts.congestion.label(),
+        Transport::Quic,
+        seen,
+        first_use,
+    ))
+}
+
+/// The sender's side of the DA-LBE progress feed (with `--deadline`, QUIC): the goal
+/// less each resumed prefix as its reply arrives, file bytes handed to quinn with
+/// quinn's lost-byte count, and each file the receiver confirmed.
+struct Feeder<'a> {
+    feed: Arc<ProgressFeed>,
+    conn: &'a quinn::Connection,
+    total: u64,
+    resumed: u64,
+    confirmed: u64,
+}
+
+impl Feeder<'_> {
+    fn resumed(&mut self, bytes: u64) {
+        self.resumed += bytes;
+        self.feed.set_goal(self.total.saturating_sub(self.resumed));
+    }
+    fn wrote(&self, bytes: u64) {
+        self.feed.add_written(bytes);
+        self.feed.set_lost(self.conn.stats().path.lost_bytes);
+    }
+    fn confirmed(&mut self, bytes: u64) {
+        self.confirmed += bytes;
+        self.feed.set_confirmed(self.confirmed);
+    }
+}
+
+/// Where a file's chunks go: a QUIC stream takes each chunk's buffer as it is
+/// (`write_chunk`, no copy), any other stream (TLS over TCP) copies it.
+trait ChunkSink: AsyncWrite + Unpin {
+    async fn put(&mut self, data: Vec<u8>) -> Result<(), TransferError>;
+    /// The file's data is complete: a QUIC stream finishes (its end is part of the
+    /// protocol), the TCP stream goes on with the next file.
+    fn end_of_file(&mut self);
+}
+
+impl ChunkSink for quinn::SendStream {
+    async fn put(&mut self, data: Vec<u8>) -> Result<(), TransferError> {
+        self.write_chunk(bytes::Bytes::from(data))
+            .await
+            .map_err(|e| TransferError::Connection(e.to_string()))
+    }
+    fn end_of_file(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+impl<T: AsyncRead + AsyncWrite> ChunkSink for tokio::io::WriteHalf<T> {
+    async fn put(&mut self, data: Vec<u8>) -> Result<(), TransferError> {
+        self.write_all(&data)
+            .await
+            .map_err(|e| TransferError::Connection(e.to_string()))
+    }
+    fn end_of_file(&mut self) {}
 }
 
 /// One chunk from the reader thread: data and its hash, or (after the last chunk) the
@@ -360,10 +528,12 @@ fn reader(
     }
 }
 
-async fn send_file(
-    conn: &quinn::Connection,
+async fn send_file<W: ChunkSink, R: AsyncRead + Unpin>(
+    s: &mut W,
+    r: &mut R,
     f: &Source,
     opts: &SendOptions,
+    feeder: &mut Option<Feeder<'_>>,
 ) -> Result<FileSummary, TransferError> {
     let header = FileHeader {
         name: f.name.clone(),
@@ -371,12 +541,8 @@ async fn send_file(
         chunk_size: opts.chunk_size,
         resume: opts.resume,
     };
-    let (mut s, mut r) = conn
-        .open_bi()
-        .await
-        .map_err(|e| TransferError::Connection(e.to_string()))?;
-    protocol::write_header(&mut s, &header).await?;
-    let from = match protocol::read_reply(&mut r).await? {
+    protocol::write_header(s, &header).await?;
+    let from = match protocol::read_reply(r).await? {
         Reply::Ok { value, .. } if value <= header.chunks() => value,
         Reply::Ok { value, .. } => {
             return Err(TransferError::Protocol {
@@ -391,6 +557,9 @@ async fn send_file(
     opts.progress
         .resumed
         .fetch_add(resumed_from, Ordering::Relaxed);
+    if let Some(fd) = feeder.as_mut() {
+        fd.resumed(resumed_from);
+    }
 
     let (tx, mut rx) = mpsc::channel(4);
     let (path, h) = (f.path.clone(), header.clone());
@@ -400,16 +569,20 @@ async fn send_file(
         match piece? {
             Piece::Chunk(data, hash) => {
                 let n = data.len() as u64;
-                s.write_chunk(bytes::Bytes::from(data))
-                    .await
-                    .map_err(|e| TransferError::Connection(e.to_string()))?;
+                s.put(data).await?;
                 s.write_all(&hash)
                     .await
                     .map_err(|e| TransferError::Connection(e.to_string()))?;
                 opts.progress.sent.fetch_add(n, Ordering::Relaxed);
+                if let Some(fd) = feeder.as_ref() {
+                    fd.wrote(n);
+                }
             }
             Piece::End(h) => {
                 s.write_all(&h)
+                    .await
+                    .map_err(|e| TransferError::Connection(e.to_string()))?;
+                s.flush()
                     .await
                     .map_err(|e| TransferError::Connection(e.to_string()))?;
                 whole = Some(h);
@@ -418,14 +591,19 @@ async fn send_file(
     }
     let _ = thread.join();
     let whole = whole.ok_or_else(|| TransferError::Connection("the file reader stopped".into()))?;
-    let _ = s.finish();
-    match protocol::read_reply(&mut r).await? {
-        Reply::Ok { hash, .. } if hash == whole => Ok(FileSummary {
-            name: f.name.clone(),
-            bytes: f.size,
-            sha256: hex(&whole),
-            resumed_from,
-        }),
+    s.end_of_file();
+    match protocol::read_reply(r).await? {
+        Reply::Ok { hash, .. } if hash == whole => {
+            if let Some(fd) = feeder.as_mut() {
+                fd.confirmed(f.size - resumed_from);
+            }
+            Ok(FileSummary {
+                name: f.name.clone(),
+                bytes: f.size,
+                sha256: hex(&whole),
+                resumed_from,
+            })
+        }
         Reply::Ok { hash, .. } => Err(TransferError::Protocol {
             field: "confirmed SHA-256",
             value: hex(&hash),

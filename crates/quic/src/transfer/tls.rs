@@ -97,10 +97,38 @@ pub fn receiver_identity(
     ))
 }
 
-/// Accepts any certificate whose holder signs the TLS 1.3 handshake; the fingerprint is
-/// checked by the sender after the handshake and before anything secret is sent.
+/// Accepts any certificate whose holder signs the TLS 1.3 handshake; the identity is
+/// checked elsewhere: here by the sender's fingerprint check after the handshake and
+/// before anything secret is sent; in the simulator (`sim.rs`) there is no one to
+/// impersonate the server. The one rustls verifier of the crate (issue 16).
 #[derive(Debug)]
-struct AnyCertProvenKey(Arc<CryptoProvider>);
+pub struct AnyCertProvenKey {
+    provider: Arc<CryptoProvider>,
+    /// The signature schemes offered (the ClientHello's `signature_algorithms`).
+    schemes: Vec<SignatureScheme>,
+}
+
+impl AnyCertProvenKey {
+    /// Offers every scheme `provider` verifies.
+    pub fn new(provider: Arc<CryptoProvider>) -> AnyCertProvenKey {
+        let schemes = provider
+            .signature_verification_algorithms
+            .supported_schemes();
+        AnyCertProvenKey { provider, schemes }
+    }
+
+    /// Offers only `schemes`: the simulator offers Ed25519 alone, so that its handshake
+    /// has one length (`sim.rs`, "Determinism").
+    pub fn offering(
+        provider: Arc<CryptoProvider>,
+        schemes: &[SignatureScheme],
+    ) -> AnyCertProvenKey {
+        AnyCertProvenKey {
+            provider,
+            schemes: schemes.to_vec(),
+        }
+    }
+}
 
 impl ServerCertVerifier for AnyCertProvenKey {
     fn verify_server_cert(
@@ -134,25 +162,51 @@ impl ServerCertVerifier for AnyCertProvenKey {
             message,
             cert,
             dss,
-            &self.0.signature_verification_algorithms,
+            &self.provider.signature_verification_algorithms,
         )
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
+        self.schemes.clone()
     }
+}
+
+/// ALPN of the TCP transport (`--transport tcp`); QUIC offers none.
+pub const TCP_ALPN: &[u8] = b"scvx-tcp";
+
+/// The sender's rustls configuration, shared by both transports: TLS 1.3 only, ring,
+/// the handshake signature checked, the identity left to the fingerprint check.
+fn rustls_client(alpn: Option<&[u8]>) -> Result<rustls::ClientConfig, TransferError> {
+    let p = provider();
+    let mut tls = rustls::ClientConfig::builder_with_provider(p.clone())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| TransferError::Tls(e.to_string()))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(AnyCertProvenKey::new(p)))
+        .with_no_client_auth();
+    tls.alpn_protocols = alpn.map(|a| vec![a.to_vec()]).unwrap_or_default();
+    Ok(tls)
+}
+
+/// The receiver's rustls configuration, shared by both transports.
+fn rustls_server(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+    alpn: Option<&[u8]>,
+) -> Result<rustls::ServerConfig, TransferError> {
+    let mut tls = rustls::ServerConfig::builder_with_provider(provider())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| TransferError::Tls(e.to_string()))?
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], key)
+        .map_err(|e| TransferError::Tls(e.to_string()))?;
+    tls.alpn_protocols = alpn.map(|a| vec![a.to_vec()]).unwrap_or_default();
+    Ok(tls)
 }
 
 /// The sender's TLS 1.3 client configuration.
 pub fn client_config() -> Result<quinn::crypto::rustls::QuicClientConfig, TransferError> {
-    let p = provider();
-    let tls = rustls::ClientConfig::builder_with_provider(p.clone())
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(|e| TransferError::Tls(e.to_string()))?
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(AnyCertProvenKey(p)))
-        .with_no_client_auth();
-    quinn::crypto::rustls::QuicClientConfig::try_from(tls)
+    quinn::crypto::rustls::QuicClientConfig::try_from(rustls_client(None)?)
         .map_err(|e| TransferError::Tls(e.to_string()))
 }
 
@@ -161,14 +215,35 @@ pub fn server_config(
     cert: CertificateDer<'static>,
     key: PrivateKeyDer<'static>,
 ) -> Result<quinn::crypto::rustls::QuicServerConfig, TransferError> {
-    let tls = rustls::ServerConfig::builder_with_provider(provider())
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(|e| TransferError::Tls(e.to_string()))?
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], key)
-        .map_err(|e| TransferError::Tls(e.to_string()))?;
-    quinn::crypto::rustls::QuicServerConfig::try_from(tls)
+    quinn::crypto::rustls::QuicServerConfig::try_from(rustls_server(cert, key, None)?)
         .map_err(|e| TransferError::Tls(e.to_string()))
+}
+
+/// The sender's TLS 1.3 connector over TCP: the same configuration, ALPN `scvx-tcp`.
+pub fn tcp_connector() -> Result<tokio_rustls::TlsConnector, TransferError> {
+    Ok(tokio_rustls::TlsConnector::from(Arc::new(rustls_client(
+        Some(TCP_ALPN),
+    )?)))
+}
+
+/// The receiver's TLS 1.3 acceptor over TCP: the same certificate, ALPN `scvx-tcp`.
+pub fn tcp_acceptor(
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+) -> Result<tokio_rustls::TlsAcceptor, TransferError> {
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(rustls_server(
+        cert,
+        key,
+        Some(TCP_ALPN),
+    )?)))
+}
+
+/// The fingerprint of the first certificate a peer presented.
+pub fn peer_fingerprint(certs: Option<&[CertificateDer<'_>]>) -> Result<String, TransferError> {
+    certs
+        .and_then(|c| c.first())
+        .map(|c| fingerprint(c))
+        .ok_or_else(|| TransferError::Tls("the receiver presented no certificate".into()))
 }
 
 /// Trust on first use: `file` holds lines `ADDRESS FINGERPRINT`. Returns Ok(true) if the

@@ -12,6 +12,7 @@ use super::probe::{self, Target};
 use super::receiver::ProbeConfig;
 use super::report::CensusRecord;
 use super::server::HttpServer;
+use super::session::Trust;
 use crate::emulator::EmulatorConfig;
 use crate::error::TestbedError;
 use crate::{netns, Testbed};
@@ -98,6 +99,43 @@ pub struct EvalOptions {
     /// Size of the served page (the probe stops on its own limits first).
     pub page_bytes: u64,
     pub realtime: bool,
+    /// Serve and probe over TLS (https://, the servers' self-signed certificate pinned).
+    pub tls: bool,
+}
+
+/// How a server runs the algorithm asked for.
+#[derive(Clone, Copy)]
+pub enum Route<'a> {
+    /// The kernel's own (reno, cubic, bbr, …).
+    Kernel(&'a str),
+    /// Our native BPF version, registered under a private name.
+    Native(&'static scavenger_kernel::manage::NativeAlg),
+    /// Our crates/cc algorithm in the userspace agent, on the scv_shim struct_ops.
+    Shim(&'a str),
+}
+
+/// `shim:NAME` runs NAME through the shim; else our native BPF version if there is one,
+/// the kernel's algorithm of that name if the kernel has it, else ours through the shim
+/// (as `testbed run` does). A name nobody has fails when the server starts.
+pub fn route<'a>(algorithm: &'a str, kernel: &[String]) -> Route<'a> {
+    if let Some(n) = algorithm.strip_prefix("shim:") {
+        return Route::Shim(n);
+    }
+    if let Some(a) = crate::run::native_for(algorithm) {
+        return Route::Native(a);
+    }
+    if kernel.iter().any(|k| k == algorithm) || scavenger_cc::find(algorithm).is_none() {
+        return Route::Kernel(algorithm);
+    }
+    Route::Shim(algorithm)
+}
+
+/// The label of an algorithm in records and tables: shim-run ones as `shim:NAME`.
+pub fn label(algorithm: &str, kernel: &[String]) -> String {
+    match route(algorithm, kernel) {
+        Route::Shim(n) => format!("shim:{n}"),
+        _ => algorithm.to_string(),
+    }
 }
 
 const RECEIVER: Ipv4Addr = Ipv4Addr::new(10, 2, 200, 2);
@@ -127,20 +165,34 @@ pub fn evaluate(
 /// deletes the namespaces, in that order.
 pub struct CensusBed {
     pub servers: Vec<HttpServer>,
-    /// Each server's algorithm as asked for (ours by our name: `ledbat`, `yield`).
+    /// Each server's algorithm (ours by our name: `ledbat`, `yield`; through the shim
+    /// as `shim:vegas`).
     pub labels: Vec<String>,
     pub tun: Option<probe::Tun>,
-    /// Native BPF algorithms registered for this bed (unregistered after the servers).
+    /// The servers' certificate's SHA-256 when they serve HTTPS.
+    pub pin: Option<String>,
+    /// One agent per shim-run algorithm (stopped after the servers).
+    agents: Vec<scavenger_kernel::agent::AgentHandle>,
+    /// Native BPF algorithms and shim registrations for this bed (unregistered after
+    /// the agents).
     natives: Vec<scavenger_kernel::manage::LoadGuard>,
     tb: Option<Testbed>,
 }
 
 impl CensusBed {
+    /// The bed of link `l` with a server per algorithm (see [`route`]), serving HTTPS
+    /// with a fresh self-signed certificate when `tls`.
     pub fn start(
         l: &LinkSpec,
         algorithms: &[String],
         realtime: bool,
+        tls: bool,
     ) -> Result<CensusBed, TestbedError> {
+        let tls_cfg = if tls {
+            Some(super::server::self_signed().map_err(TestbedError::Inside)?)
+        } else {
+            None
+        };
         let cfg = EmulatorConfig {
             forward: l.config(l.down_mbps),
             reverse: l.config(l.up_mbps),
@@ -156,9 +208,12 @@ impl CensusBed {
             cfg,
             realtime,
         )?;
+        let kernel = crate::run::kernel_ccs();
         let mut bed = CensusBed {
             servers: Vec::new(),
-            labels: algorithms.to_vec(),
+            labels: algorithms.iter().map(|a| label(a, &kernel)).collect(),
+            pin: tls_cfg.as_ref().map(|(_, pin)| pin.clone()),
+            agents: Vec::new(),
             natives: Vec::new(),
             tun: None,
             tb: Some(tb),
@@ -184,21 +239,42 @@ impl CensusBed {
             RECEIVER_GW,
             RECEIVER,
         )?);
+        let register = |alg: &'static scavenger_kernel::manage::NativeAlg| {
+            scavenger_kernel::manage::LoadGuard::new(alg, &[])
+                .map_err(|e| TestbedError::Inside(format!("cannot register {}: {e}", alg.name)))
+        };
         for (i, a) in algorithms.iter().enumerate() {
-            // Ours with a native BPF version (LEDBAT, Yield, LEDBAT++) run as it,
-            // registered under a private name for this bed (docs/kernel.md).
-            let cc = match crate::run::native_for(a) {
-                Some(alg) => {
-                    let g = scavenger_kernel::manage::LoadGuard::new(alg, &[]).map_err(|e| {
-                        TestbedError::Inside(format!("cannot register {}: {e}", alg.name))
-                    })?;
+            // Ours with a native BPF version (LEDBAT, Yield, LEDBAT++) run as it, and the
+            // rest of ours through the shim with an agent of their own, each registered
+            // under a private name for this bed (docs/kernel.md), as `testbed run` does.
+            let cc = match route(a, &kernel) {
+                Route::Kernel(k) => k.to_string(),
+                Route::Native(alg) => {
+                    let g = register(alg)?;
                     let n = g.name().to_string();
                     bed.natives.push(g);
                     n
                 }
-                None => a.clone(),
+                Route::Shim(name) => {
+                    scavenger_kernel::objects::built().map_err(|e| {
+                        TestbedError::Inside(format!("{a} runs through the scv_shim agent: {e}"))
+                    })?;
+                    let shim = scavenger_kernel::manage::find("scv_shim")
+                        .map_err(|e| TestbedError::Inside(e.to_string()))?;
+                    let g = register(shim)?;
+                    let n = g.name().to_string();
+                    let mut cfg = scavenger_kernel::agent::AgentConfig::new(name);
+                    cfg.shim = Some(g.target.clone());
+                    bed.natives.push(g);
+                    let h = scavenger_kernel::agent::AgentHandle::spawn(cfg).map_err(|e| {
+                        TestbedError::Inside(format!("cannot start the agent for {a}: {e}"))
+                    })?;
+                    bed.agents.push(h);
+                    n
+                }
             };
-            let s = HttpServer::start(&srv.ns, srv.addr, BASE_PORT + i as u16, &cc)?;
+            let tls = tls_cfg.as_ref().map(|(c, _)| c.clone());
+            let s = HttpServer::start(&srv.ns, srv.addr, BASE_PORT + i as u16, &cc, tls)?;
             bed.servers.push(s);
         }
         Ok(bed)
@@ -211,15 +287,29 @@ impl CensusBed {
             .map_or(String::new(), |t| t.topo.id.clone())
     }
 
-    /// Target `path` on the server of algorithm number `i`.
+    /// Target `path` on the server of algorithm number `i` (https:// if it serves TLS).
     pub fn target(&self, i: usize, path: &str) -> Target {
         let s = &self.servers[i];
+        let scheme = if s.tls { "https" } else { "http" };
         Target {
-            url: format!("http://{}:{}{path}", s.addr, s.port),
+            url: format!("{scheme}://{}:{}{path}", s.addr, s.port),
+            https: s.tls,
             host: s.addr.to_string(),
             addr: s.addr,
             port: s.port,
             path: path.to_string(),
+        }
+    }
+
+    /// `cfg` with the servers' certificate pinned when they serve TLS.
+    pub fn probe_config(&self, cfg: &ProbeConfig) -> ProbeConfig {
+        ProbeConfig {
+            trust: self
+                .pin
+                .as_ref()
+                .map(|p| Trust::Pinned { sha256: p.clone() })
+                .or_else(|| cfg.trust.clone()),
+            ..cfg.clone()
         }
     }
 
@@ -243,6 +333,11 @@ impl CensusBed {
             }
         }
         self.tun = None;
+        for a in std::mem::take(&mut self.agents) {
+            if let Err(e) = a.stop() {
+                err.get_or_insert(TestbedError::Inside(format!("the shim agent: {e}")));
+            }
+        }
         self.natives.clear();
         if let Some(tb) = self.tb.take() {
             tb.shutdown()?;
@@ -257,6 +352,7 @@ impl Drop for CensusBed {
         // the testbed (emulator, namespaces).
         self.servers.clear();
         self.tun = None;
+        self.agents.clear();
         self.natives.clear();
         self.tb = None;
     }
@@ -267,7 +363,8 @@ fn run_link(
     l: &LinkSpec,
     each: &mut dyn FnMut(CensusRecord),
 ) -> Result<(), TestbedError> {
-    let bed = CensusBed::start(l, &opts.algorithms, opts.realtime)?;
+    let bed = CensusBed::start(l, &opts.algorithms, opts.realtime, opts.tls)?;
+    let cfg = bed.probe_config(&opts.cfg);
     let mut port = 20000u16;
     let path = format!("/bytes/{}", opts.page_bytes);
     'runs: for run in 0..opts.runs {
@@ -277,8 +374,8 @@ fn run_link(
             }
             let target = bed.target(i, &path);
             port = port.wrapping_add(1).max(20000);
-            let r = probe::run(bed.tun(), &target, &opts.cfg, port);
-            let mut rec = record(&target, &opts.cfg, r);
+            let r = probe::run(bed.tun(), &target, &cfg, port);
+            let mut rec = record(&target, &cfg, r);
             rec.true_algorithm = Some(bed.labels[i].clone());
             rec.link = Some(l.name.to_string());
             rec.run = Some(run + 1);

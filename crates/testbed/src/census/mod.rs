@@ -5,6 +5,8 @@
 //! - [`tcp`]: TCP/IPv4 segments (parse, build);
 //! - [`receiver`]: the receiver (sans-IO): small MSS, emulated RTT, induced loss, forced
 //!   RTO; the window trace;
+//! - [`session`]: what the receiver speaks over its stream: HTTP/1.1, plain or in TLS
+//!   (rustls sans-IO);
 //! - [`classify`]: the classifier (pure);
 //! - [`probe`]: the receiver on a TUN device; URLs;
 //! - [`server`]: an HTTP/1.1 server with a per-socket congestion control;
@@ -16,4 +18,5 @@ pub mod probe;
 pub mod receiver;
 pub mod report;
 pub mod server;
+pub mod session;
 pub mod tcp;

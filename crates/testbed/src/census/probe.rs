@@ -3,16 +3,19 @@
 //! sees them) and forwards ours. Also URLs and the HTTP request.
 
 use super::receiver::{ProbeConfig, ProbeError, ProbeOutcome, Receiver};
+use super::session::{self, PlainHttp, Session, TlsHttp, Trust};
 use crate::error::TestbedError;
 use crate::{netns, sys};
 use std::net::{Ipv4Addr, ToSocketAddrs};
 use std::os::fd::{AsFd, OwnedFd};
 use std::time::Instant;
 
-/// An http:// URL, resolved to an IPv4 address.
+/// An http:// or https:// URL, resolved to an IPv4 address.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Target {
     pub url: String,
+    /// https://: HTTP/1.1 inside TLS.
+    pub https: bool,
     pub host: String,
     pub addr: Ipv4Addr,
     pub port: u16,
@@ -22,9 +25,7 @@ pub struct Target {
 /// A URL the census cannot probe; each names the URL.
 #[derive(Debug, thiserror::Error)]
 pub enum UrlError {
-    #[error("{url}: https is not supported yet (TLS over the census receiver's own TCP is not built); use an http:// URL")]
-    Https { url: String },
-    #[error("{url}: the URL must start with http://")]
+    #[error("{url}: the URL must start with http:// or https://")]
     NotHttp { url: String },
     #[error("{url}: port {port:?} is not a number 1..=65535")]
     BadPort { url: String, port: String },
@@ -40,16 +41,14 @@ pub enum UrlError {
     NoIpv4 { url: String, host: String },
 }
 
-/// Parses `url` (http://HOST[:PORT][/PATH]) and resolves HOST to IPv4. https:// is
-/// refused: TLS over our own byte stream is not built yet.
+/// Parses `url` (http[s]://HOST[:PORT][/PATH]) and resolves HOST to IPv4.
 pub fn parse_url(url: &str) -> Result<Target, UrlError> {
     let u = || url.to_string();
-    if url.starts_with("https://") {
-        return Err(UrlError::Https { url: u() });
-    }
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or_else(|| UrlError::NotHttp { url: u() })?;
+    let (https, rest) = match (url.strip_prefix("http://"), url.strip_prefix("https://")) {
+        (Some(r), _) => (false, r),
+        (_, Some(r)) => (true, r),
+        _ => return Err(UrlError::NotHttp { url: u() }),
+    };
     let (hostport, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
@@ -62,7 +61,7 @@ pub fn parse_url(url: &str) -> Result<Target, UrlError> {
                 port: p.to_string(),
             })?,
         ),
-        None => (hostport, 80),
+        None => (hostport, if https { 443 } else { 80 }),
     };
     if host.is_empty() || port == 0 {
         return Err(UrlError::NoHost { url: u() });
@@ -87,6 +86,7 @@ pub fn parse_url(url: &str) -> Result<Target, UrlError> {
     };
     Ok(Target {
         url: url.to_string(),
+        https,
         host: host.to_string(),
         addr,
         port,
@@ -97,7 +97,8 @@ pub fn parse_url(url: &str) -> Result<Target, UrlError> {
 /// The HTTP/1.1 GET of `t` (RFC 9112 §3; identity encoding, so the bytes on the wire
 /// are the page).
 pub fn request(t: &Target) -> Vec<u8> {
-    let host = if t.port == 80 {
+    let default_port = if t.https { 443 } else { 80 };
+    let host = if t.port == default_port {
         t.host.clone()
     } else {
         format!("{}:{}", t.host, t.port)
@@ -142,6 +143,22 @@ pub fn open_tun(
     Ok(Tun { fd, local })
 }
 
+/// What the probe of `target` speaks: plain HTTP, or HTTP inside TLS trusting what
+/// `cfg.trust` says (the system's roots when it says nothing).
+pub fn session(target: &Target, cfg: &ProbeConfig) -> Result<Box<dyn Session>, ProbeError> {
+    if !target.https {
+        return Ok(Box::new(PlainHttp::new(request(target))));
+    }
+    let trust = match &cfg.trust {
+        Some(t) => t.clone(),
+        None => Trust::system().map_err(ProbeError::Tls)?,
+    };
+    let c = session::client_config(&trust).map_err(ProbeError::Tls)?;
+    Ok(Box::new(
+        TlsHttp::new(c, &target.host, request(target)).map_err(ProbeError::Tls)?,
+    ))
+}
+
 /// Runs one probe of `target` from `tun` until it ends (or a stop is requested).
 pub fn run(
     tun: &Tun,
@@ -149,6 +166,7 @@ pub fn run(
     cfg: &ProbeConfig,
     local_port: u16,
 ) -> Result<ProbeOutcome, ProbeError> {
+    let app = session(target, cfg)?;
     let t0 = Instant::now();
     let now = || t0.elapsed().as_nanos() as u64;
     // Our ISS need not be unpredictable (RFC 9293 §3.4.1 guards against off-path
@@ -158,7 +176,7 @@ pub fn run(
         cfg.clone(),
         (tun.local, local_port),
         (target.addr, target.port),
-        request(target),
+        app,
         iss,
     );
     rx.start(now());
@@ -207,8 +225,13 @@ mod tests {
         let t = parse_url("http://127.0.0.1").unwrap();
         assert_eq!((t.port, t.path.as_str()), (80, "/"));
         let e = |u: &str| parse_url(u).unwrap_err().to_string();
-        assert!(e("https://example.com/").contains("https is not supported yet"));
-        assert_eq!(e("ftp://x"), "ftp://x: the URL must start with http://");
+        let t = parse_url("https://10.1.0.2/x").unwrap();
+        assert_eq!((t.https, t.port, t.path.as_str()), (true, 443, "/x"));
+        assert!(!parse_url("http://10.1.0.2/").unwrap().https);
+        assert_eq!(
+            e("ftp://x"),
+            "ftp://x: the URL must start with http:// or https://"
+        );
         assert_eq!(
             e("http://h:99999/"),
             "http://h:99999/: port \"99999\" is not a number 1..=65535"

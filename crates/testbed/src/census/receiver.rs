@@ -18,6 +18,7 @@
 //! Time is integer nanoseconds from any origin the caller picks.
 
 use super::classify::{Phase, Round, Trace};
+use super::session::{self, Session};
 use super::tcp::{self, Out, Segment, ACK, FIN, PSH, RST, SYN};
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -44,6 +45,8 @@ pub struct ProbeConfig {
     pub connect_timeout_ns: u64,
     /// Stop when no packet arrives for this long once connected, ns.
     pub idle_timeout_ns: u64,
+    /// https://: which certificates to accept (`None`: the system's roots).
+    pub trust: Option<session::Trust>,
 }
 
 impl Default for ProbeConfig {
@@ -57,6 +60,7 @@ impl Default for ProbeConfig {
             max_bytes: 16 << 20,
             connect_timeout_ns: 10 * S,
             idle_timeout_ns: 10 * S,
+            trust: None,
         }
     }
 }
@@ -132,6 +136,8 @@ pub enum End {
     ByteBudget { bytes: u64 },
     /// Asked to stop (signal).
     Interrupted,
+    /// The TLS session failed (an alert, a certificate not trusted, a protocol error).
+    Tls { bytes: u64, error: String },
 }
 
 impl std::fmt::Display for End {
@@ -153,6 +159,7 @@ impl std::fmt::Display for End {
             }
             End::ByteBudget { bytes } => write!(f, "stopped at the byte budget ({bytes} bytes)"),
             End::Interrupted => write!(f, "interrupted"),
+            End::Tls { bytes, error } => write!(f, "TLS failed after {bytes} bytes: {error}"),
         }
     }
 }
@@ -171,6 +178,9 @@ pub enum ProbeError {
     Refused { addr: std::net::Ipv4Addr, port: u16 },
     #[error("interrupted before the server answered")]
     Interrupted,
+    /// TLS could not be set up (no CA bundle, a bad server name).
+    #[error("{0}")]
+    Tls(String),
 }
 
 /// What the HTTP response said (HTTP/1.1, RFC 9112 §4 status line, §6.3 length).
@@ -205,8 +215,6 @@ enum State {
 
 /// Our receive window: 65535 << WSCALE (16 MiB), so it never limits the server.
 const WSCALE: u8 = 8;
-/// Headers longer than this are not parsed (the body is still counted).
-const HEAD_MAX: usize = 32 << 10;
 /// SYN retransmission interval (RFC 6298 §2.1's initial RTO).
 const SYN_RTO: u64 = S;
 
@@ -215,7 +223,17 @@ pub struct Receiver {
     local: ([u8; 4], u16),
     remote: ([u8; 4], u16),
     iss: u32,
-    request: Vec<u8>,
+    /// What we speak over the stream: plain HTTP or HTTP inside TLS.
+    app: Box<dyn Session>,
+    /// Every byte we sent (from iss + 1), for retransmission.
+    sent: Vec<u8>,
+    /// Bytes of `sent` the server acknowledged.
+    sent_acked: u64,
+    /// When our last data left (or will leave).
+    last_send: u64,
+    /// The stream offset where the response starts (in-order bytes when the request
+    /// was queued): the trace counts segments from there, not the TLS handshake.
+    trace_from: Option<u64>,
     state: State,
     started: u64,
     syn_sent_at: u64,
@@ -223,16 +241,17 @@ pub struct Receiver {
     irs: u32,
     server_mss: Option<u16>,
     path_rtt: u64,
-    /// Our next sequence number once the request is out.
+    /// Our next sequence number.
     snd_nxt: u32,
+    /// When the request left (or will leave).
     request_at: Option<u64>,
-    request_tries: u32,
+    /// Transmissions of our unacknowledged data (1 = no retransmission yet).
+    send_tries: u32,
     /// In-order payload bytes (offset from irs + 1).
     rcv_nxt: u64,
     fin_at: Option<u64>,
-    ooo: BTreeMap<u64, u32>,
-    head: Vec<u8>,
-    http: HttpInfo,
+    /// Out-of-order segments, kept: TLS needs the whole in-order stream.
+    ooo: BTreeMap<u64, Vec<u8>>,
     /// ACKs (and the request) waiting for their emulated RTT: (due, packet).
     delayed: VecDeque<(u64, Vec<u8>)>,
     /// Packets to send now (RST, SYN).
@@ -248,13 +267,14 @@ pub struct Receiver {
 }
 
 impl Receiver {
-    /// A receiver that will connect from `local` to `remote` and send `request` (the
-    /// caller checks `cfg` with `validate`). `iss` is our initial sequence number.
+    /// A receiver that will connect from `local` to `remote` and speak `app` over the
+    /// connection (the caller checks `cfg` with `validate`). `iss` is our initial
+    /// sequence number.
     pub fn new(
         cfg: ProbeConfig,
         local: (std::net::Ipv4Addr, u16),
         remote: (std::net::Ipv4Addr, u16),
-        request: Vec<u8>,
+        app: Box<dyn Session>,
         iss: u32,
     ) -> Receiver {
         Receiver {
@@ -262,7 +282,11 @@ impl Receiver {
             local: (local.0.octets(), local.1),
             remote: (remote.0.octets(), remote.1),
             iss,
-            request,
+            app,
+            sent: Vec::new(),
+            sent_acked: 0,
+            last_send: 0,
+            trace_from: None,
             state: State::SynSent,
             started: 0,
             syn_sent_at: 0,
@@ -272,12 +296,10 @@ impl Receiver {
             path_rtt: 0,
             snd_nxt: iss.wrapping_add(1),
             request_at: None,
-            request_tries: 0,
+            send_tries: 0,
             rcv_nxt: 0,
             fin_at: None,
             ooo: BTreeMap::new(),
-            head: Vec::new(),
-            http: HttpInfo::default(),
             delayed: VecDeque::new(),
             now_out: VecDeque::new(),
             trace: Trace::default(),
@@ -382,7 +404,7 @@ impl Receiver {
                 Some((self.syn_sent_at + SYN_RTO).min(self.started + self.cfg.connect_timeout_ns))
             }
             State::Established => {
-                Some(self.last_arrival.max(self.request_at.unwrap_or(0)) + self.cfg.idle_timeout_ns)
+                Some(self.last_arrival.max(self.last_send) + self.cfg.idle_timeout_ns)
             }
             State::Done => None,
         };
@@ -414,7 +436,7 @@ impl Receiver {
                 }
             }
             State::Established => {
-                let since = self.last_arrival.max(self.request_at.unwrap_or(0));
+                let since = self.last_arrival.max(self.last_send);
                 if now >= since + self.cfg.idle_timeout_ns {
                     self.finish(End::Silent {
                         bytes: self.rcv_nxt,
@@ -422,37 +444,56 @@ impl Receiver {
                     });
                     return;
                 }
-                // No data yet three rounds after the request left: send it again (a
-                // lost request would otherwise end as a silent server).
-                if let Some(at) = self.request_at {
-                    if self.trace.rounds.is_empty()
-                        && self.request_tries < 4
-                        && now >= at + 3 * self.round_ns()
-                    {
-                        self.send_request(now, false);
-                    }
+                // Our data (the request, TLS handshake messages) not acknowledged three
+                // rounds after it left: send it again (a lost request would otherwise
+                // end as a silent server).
+                if self.sent_acked < self.sent.len() as u64
+                    && self.send_tries < 4
+                    && now >= self.last_send + 3 * self.round_ns()
+                {
+                    self.send_tries += 1;
+                    self.last_send = now;
+                    self.transmit(now, self.sent_acked as usize);
                 }
             }
             State::Done => {}
         }
     }
 
-    /// Queues the request (with the handshake's ACK), one emulated RTT from now when
-    /// `delay`.
-    fn send_request(&mut self, now: u64, delay: bool) {
+    /// Queues what the session wants sent, one emulated RTT from now (with the ACK of
+    /// what it answers: the server's RTT samples all include the emulated RTT).
+    fn send(&mut self, now: u64, s: session::Send) {
+        if s.bytes.is_empty() {
+            return;
+        }
+        let due = now + self.cfg.rtt_ns;
+        let from = self.sent.len();
+        self.sent.extend_from_slice(&s.bytes);
+        self.transmit(due, from);
+        self.snd_nxt = self
+            .iss
+            .wrapping_add(1)
+            .wrapping_add(self.sent.len() as u32);
+        self.last_send = due;
+        self.send_tries = 1;
+        if s.request && self.request_at.is_none() {
+            self.request_at = Some(due);
+            self.trace_from = Some(self.rcv_nxt);
+        }
+    }
+
+    /// Queues our bytes from offset `from` on, in segments of the server's MSS, due at
+    /// `due`.
+    fn transmit(&mut self, due: u64, from: usize) {
         let mss = usize::from(self.server_mss.unwrap_or(536)).max(64);
         let ack = self.ack_number();
-        let mut seq = self.iss.wrapping_add(1);
-        let due = if delay { now + self.cfg.rtt_ns } else { now };
-        let chunks: Vec<Vec<u8>> = self.request.chunks(mss).map(|c| c.to_vec()).collect();
+        let mut seq = self.iss.wrapping_add(1).wrapping_add(from as u32);
+        let chunks: Vec<Vec<u8>> = self.sent[from..].chunks(mss).map(|c| c.to_vec()).collect();
         for c in chunks {
             let p = self.out(seq, ack, ACK | PSH, false, &c);
             seq = seq.wrapping_add(c.len() as u32);
             self.delayed.push_back((due, p));
         }
-        self.snd_nxt = seq;
-        self.request_at = Some(due);
-        self.request_tries += 1;
     }
 
     /// A packet read from the device at `now`; anything not of this connection is
@@ -491,7 +532,14 @@ impl Receiver {
         self.last_arrival = now;
         // The handshake's ACK waits one emulated RTT too: the server's first RTT sample
         // (and so its RTO) then already includes it.
-        self.send_request(now, true);
+        match self.app.start() {
+            Ok(s) if !s.bytes.is_empty() => self.send(now, s),
+            Ok(_) => {
+                let p = self.out(self.snd_nxt, self.ack_number(), ACK, false, &[]);
+                self.delayed.push_back((now + self.cfg.rtt_ns, p));
+            }
+            Err(error) => self.finish(End::Tls { bytes: 0, error }),
+        }
     }
 
     /// Counts a data segment into the round it belongs to. A round starts with the first
@@ -554,6 +602,12 @@ impl Receiver {
             // the ACK is on its way.
             return;
         }
+        if s.has(ACK) {
+            let acked = u64::from(s.ack.wrapping_sub(self.iss.wrapping_add(1)));
+            if acked <= self.sent.len() as u64 {
+                self.sent_acked = self.sent_acked.max(acked);
+            }
+        }
         let len = s.payload.len() as u64;
         let fin = s.has(FIN);
         if len == 0 && !fin {
@@ -564,10 +618,19 @@ impl Receiver {
         let off = u64::from(s.seq.wrapping_sub(self.irs.wrapping_add(1)));
         let off = if off >= 1 << 31 { 0 } else { off };
 
+        // The trace counts the response's segments: those before the request (a TLS
+        // handshake) are a separate exchange, as the TCP handshake is.
+        let counted = self
+            .trace_from
+            .is_some_and(|f| off + len > f || (len == 0 && off >= f));
+        if !counted {
+            self.receive(now, s, off, fin);
+            return;
+        }
         // A second sample of the path's RTT: the request left at `request_at`, its first
         // answer is here. The smaller sample sets the round length (a sample can only be
         // delayed, never early).
-        if self.trace.rounds.is_empty() && self.request_tries == 1 {
+        if self.trace.rounds.is_empty() && self.send_tries == 1 {
             if let Some(at) = self.request_at {
                 self.path_rtt = self.path_rtt.min(now.saturating_sub(at));
             }
@@ -616,26 +679,35 @@ impl Receiver {
             }
         }
 
-        // Reassembly: the payload itself is only needed for the response head.
+        self.receive(now, s, off, fin);
+    }
+
+    /// Reassembles a segment at stream offset `off` into the session, ACKs it one
+    /// emulated RTT later (with whatever the session answers), and ends the probe when
+    /// the page is complete, the server closed, or the byte budget is spent.
+    fn receive(&mut self, now: u64, s: &Segment, off: u64, fin: bool) {
+        let len = s.payload.len() as u64;
         let end = off + len;
+        let mut out = session::Send::default();
+        let mut failed = None;
         if off <= self.rcv_nxt && end > self.rcv_nxt {
             let skip = (self.rcv_nxt - off) as usize;
-            self.deliver(&s.payload[skip..]);
-            while let Some((&o, &l)) = self.ooo.first_key_value() {
-                if o > self.rcv_nxt {
+            self.deliver(&s.payload[skip..], &mut out, &mut failed);
+            while let Some(e) = self.ooo.first_entry() {
+                if *e.key() > self.rcv_nxt {
                     break;
                 }
-                self.ooo.pop_first();
-                let e = o + u64::from(l);
-                if e > self.rcv_nxt {
-                    // Out-of-order bytes are counted, not kept: none of them can be in
-                    // the head (the head is the first bytes, delivered in order).
-                    self.rcv_nxt = e;
+                let (o, data) = e.remove_entry();
+                if o + data.len() as u64 > self.rcv_nxt {
+                    let skip = (self.rcv_nxt - o) as usize;
+                    self.deliver(&data[skip..], &mut out, &mut failed);
                 }
             }
         } else if off > self.rcv_nxt && len > 0 {
-            let l = self.ooo.entry(off).or_insert(0);
-            *l = (*l).max(len as u32);
+            let kept = self.ooo.entry(off).or_default();
+            if s.payload.len() > kept.len() {
+                *kept = s.payload.to_vec();
+            }
         }
         if fin {
             self.fin_at = Some(end);
@@ -643,16 +715,22 @@ impl Receiver {
         let ack = self.ack_number();
         let p = self.out(self.snd_nxt, ack, ACK, false, &[]);
         self.delayed.push_back((now + self.cfg.rtt_ns, p));
+        self.send(now, out);
 
-        if self.fin_at.is_some_and(|f| f == self.rcv_nxt) {
+        if let Some(error) = failed {
+            self.finish(End::Tls {
+                bytes: self.rcv_nxt,
+                error,
+            });
+        } else if self.fin_at.is_some_and(|f| f == self.rcv_nxt) {
             let bytes = self.rcv_nxt;
-            let complete = self.page_complete();
+            let complete = self.app.page_complete();
             self.finish(if complete {
                 End::PageComplete { bytes }
             } else {
                 End::ServerClosed { bytes }
             });
-        } else if self.page_complete() {
+        } else if self.app.page_complete() {
             self.finish(End::PageComplete {
                 bytes: self.rcv_nxt,
             });
@@ -663,23 +741,20 @@ impl Receiver {
         }
     }
 
-    fn page_complete(&self) -> bool {
-        match (self.http.header_bytes, self.http.content_length) {
-            (Some(h), Some(c)) => self.rcv_nxt >= h + c,
-            _ => false,
-        }
-    }
-
-    /// In-order bytes: the first ones go to the head parser.
-    fn deliver(&mut self, bytes: &[u8]) {
-        if self.http.header_bytes.is_none() && self.head.len() < HEAD_MAX {
-            let take = bytes.len().min(HEAD_MAX - self.head.len());
-            self.head.extend_from_slice(&bytes[..take]);
-            if let Some(i) = self.head.windows(4).position(|w| w == b"\r\n\r\n") {
-                self.http = parse_head(&self.head[..i + 4]);
-            }
-        }
+    /// In-order bytes to the session; what it answers is added to `out`, its first
+    /// error kept in `failed` (bytes after an error are counted, not read).
+    fn deliver(&mut self, bytes: &[u8], out: &mut session::Send, failed: &mut Option<String>) {
         self.rcv_nxt += bytes.len() as u64;
+        if failed.is_some() {
+            return;
+        }
+        match self.app.on_bytes(bytes) {
+            Ok(s) => {
+                out.bytes.extend(s.bytes);
+                out.request |= s.request;
+            }
+            Err(e) => *failed = Some(e),
+        }
     }
 
     /// The trace and what ended it, or why there is none.
@@ -702,7 +777,7 @@ impl Receiver {
             round_ns: self.round_ns(),
             server_mss: self.server_mss,
             bytes: self.rcv_nxt,
-            http: self.http,
+            http: self.app.http().clone(),
             trace: self.trace,
             end,
         })
@@ -757,7 +832,7 @@ mod tests {
             cfg(),
             (CLIENT, 40000),
             (SERVER, 80),
-            b"GET / HTTP/1.1\r\n\r\n".to_vec(),
+            Box::new(session::PlainHttp::new(b"GET / HTTP/1.1\r\n\r\n".to_vec())),
             1000,
         );
         r.start(0);

@@ -6,9 +6,13 @@
 //! - `GET /close-after/N`: announces 10·N bytes, sends N, then closes (a server that
 //!   closes early);
 //! - anything else: 404 with a short body.
+//!
+//! With a TLS configuration it serves the same over TLS (rustls on the accepted socket):
+//! the census over https://.
 
 use crate::error::TestbedError;
 use crate::netns;
+use rustls::{ServerConfig, ServerConnection, StreamOwned};
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,19 +27,23 @@ pub struct HttpServer {
     pub addr: Ipv4Addr,
     pub port: u16,
     pub cc: String,
+    /// Whether it serves HTTPS.
+    pub tls: bool,
     /// The congestion control each accepted connection reported (TCP_CONGESTION).
     pub seen_cc: Arc<Mutex<Vec<String>>>,
 }
 
 impl HttpServer {
     /// Starts a server on `addr:port` inside namespace `ns` with congestion control `cc`
-    /// (the kernel's name: reno, cubic, bbr, …).
+    /// (the kernel's name: reno, cubic, bbr, …), over TLS with `tls`.
     pub fn start(
         ns: &str,
         addr: Ipv4Addr,
         port: u16,
         cc: &str,
+        tls: Option<Arc<ServerConfig>>,
     ) -> Result<HttpServer, TestbedError> {
+        let is_tls = tls.is_some();
         let stop = Arc::new(AtomicBool::new(false));
         let seen_cc = Arc::new(Mutex::new(Vec::new()));
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
@@ -52,7 +60,7 @@ impl HttpServer {
                     return Err(TestbedError::Inside(msg));
                 }
             };
-            serve(l, s, seen)
+            serve(l, s, seen, tls)
         })?;
         match ready_rx.recv() {
             Ok(Ok(())) => {}
@@ -73,6 +81,7 @@ impl HttpServer {
             addr,
             port,
             cc: cc.to_string(),
+            tls: is_tls,
             seen_cc,
         })
     }
@@ -98,6 +107,7 @@ fn serve(
     l: TcpListener,
     stop: Arc<AtomicBool>,
     seen: Arc<Mutex<Vec<String>>>,
+    tls: Option<Arc<ServerConfig>>,
 ) -> Result<(), TestbedError> {
     let mut conns: Vec<JoinHandle<()>> = Vec::new();
     while !stop.load(Ordering::SeqCst) {
@@ -107,8 +117,12 @@ fn serve(
                     seen.lock().unwrap_or_else(|p| p.into_inner()).push(cc);
                 }
                 let s = stop.clone();
+                let tls = tls.clone();
                 conns.push(std::thread::spawn(move || {
-                    let _ = handle(c, &s);
+                    let _ = match tls {
+                        Some(cfg) => handle_tls(c, cfg, &s),
+                        None => handle_plain(c, &s),
+                    };
                 }));
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
@@ -136,10 +150,69 @@ pub fn route(path: &str) -> (u64, u64, u16) {
     }
 }
 
-fn handle(mut c: TcpStream, stop: &AtomicBool) -> std::io::Result<()> {
+/// A TLS configuration with a fresh self-signed certificate (rcgen, ECDSA P-256) for
+/// the evaluation's HTTPS servers, and the certificate's SHA-256 for the census's pin.
+pub fn self_signed() -> Result<(Arc<ServerConfig>, String), String> {
+    let c = rcgen::generate_simple_self_signed(vec!["scavenger-census".to_string()])
+        .map_err(|e| format!("generating the census server's certificate: {e}"))?;
+    let pin = super::session::fingerprint(c.cert.der());
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(rustls::pki_types::PrivatePkcs8KeyDer::from(
+        c.key_pair.serialize_der(),
+    ));
+    let cfg =
+        ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("TLS configuration: {e}"))?
+            .with_no_client_auth()
+            .with_single_cert(vec![c.cert.der().clone()], key)
+            .map_err(|e| format!("TLS configuration: {e}"))?;
+    Ok((Arc::new(cfg), pin))
+}
+
+/// Blocking with timeouts: reads wait up to 10 s, writes wake every 200 ms to look at
+/// `stop`.
+fn blocking(c: &TcpStream) -> std::io::Result<()> {
     c.set_nonblocking(false)?;
     c.set_read_timeout(Some(Duration::from_secs(10)))?;
-    c.set_write_timeout(Some(Duration::from_millis(200)))?;
+    c.set_write_timeout(Some(Duration::from_millis(200)))
+}
+
+fn handle_plain(mut c: TcpStream, stop: &AtomicBool) -> std::io::Result<()> {
+    blocking(&c)?;
+    handle(&mut c, stop)?;
+    c.shutdown(std::net::Shutdown::Write)
+}
+
+fn handle_tls(c: TcpStream, cfg: Arc<ServerConfig>, stop: &AtomicBool) -> std::io::Result<()> {
+    blocking(&c)?;
+    let conn = ServerConnection::new(cfg).map_err(std::io::Error::other)?;
+    let mut s = StreamOwned::new(conn, c);
+    handle(&mut s, stop)?;
+    s.conn.send_close_notify();
+    while s.conn.wants_write() {
+        if stop.load(Ordering::SeqCst) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        match s.conn.write_tls(&mut s.sock) {
+            Ok(_) => {}
+            Err(e) if retry(&e) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    s.sock.shutdown(std::net::Shutdown::Write)
+}
+
+fn retry(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock
+            | std::io::ErrorKind::TimedOut
+            | std::io::ErrorKind::Interrupted
+    )
+}
+
+/// Reads the request and writes the response (the caller closes).
+fn handle<S: Read + Write>(c: &mut S, stop: &AtomicBool) -> std::io::Result<()> {
     let mut req = Vec::new();
     let mut b = [0u8; 2048];
     while !req.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -156,7 +229,7 @@ fn handle(mut c: TcpStream, stop: &AtomicBool) -> std::io::Result<()> {
     let head = format!(
         "HTTP/1.1 {status} {reason}\r\nContent-Length: {announced}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
     );
-    write_all(&mut c, head.as_bytes(), stop)?;
+    write_all(c, head.as_bytes(), stop)?;
     let chunk: Vec<u8> = b"scavenger census page\n"
         .iter()
         .copied()
@@ -166,14 +239,24 @@ fn handle(mut c: TcpStream, stop: &AtomicBool) -> std::io::Result<()> {
     let mut left = send;
     while left > 0 && !stop.load(Ordering::SeqCst) {
         let n = left.min(chunk.len() as u64) as usize;
-        write_all(&mut c, &chunk[..n], stop)?;
+        write_all(c, &chunk[..n], stop)?;
         left -= n as u64;
     }
-    c.shutdown(std::net::Shutdown::Write)
+    // Over TLS, records still buffered go out here.
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        match c.flush() {
+            Ok(()) => return Ok(()),
+            Err(e) if retry(&e) => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// write_all that gives up when asked to stop (a blocked write wakes every 200 ms).
-fn write_all(c: &mut TcpStream, mut buf: &[u8], stop: &AtomicBool) -> std::io::Result<()> {
+fn write_all<S: Write>(c: &mut S, mut buf: &[u8], stop: &AtomicBool) -> std::io::Result<()> {
     while !buf.is_empty() {
         if stop.load(Ordering::SeqCst) {
             return Err(std::io::ErrorKind::Interrupted.into());
@@ -181,13 +264,7 @@ fn write_all(c: &mut TcpStream, mut buf: &[u8], stop: &AtomicBool) -> std::io::R
         match c.write(buf) {
             Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
             Ok(n) => buf = &buf[n..],
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if retry(&e) => {}
             Err(e) => return Err(e),
         }
     }
