@@ -452,8 +452,8 @@ fn an_all_evarate_mix_loses_less_than_any_mix_with_cubic_in_a_shallow_buffer() {
 /// grid (4 opportunities per 3 ms, both directions), with or without a handshake. The
 /// handshake starts data when the SYN-ACK is delivered, on the reverse trace's grid and one
 /// handshake RTT later, so it lands on another phase: it moves these figures as a start
-/// 1.3 ms later does without it. Nothing in the handshake's RTT seed takes part (leaving
-/// the sender's and the receiver's seeds out gives the same figures).
+/// 1.3 ms later does without it. The handshake's RTT seeds do not take part in the
+/// EvaRate mix (leaving the sender's and the receiver's out gives the same drops).
 /// docs/deviations/simulator.md#sim-handshake-trace-phase has the sweeps.
 #[test]
 fn trace_link_figures_depend_on_the_start_phase_with_or_without_the_handshake() {
