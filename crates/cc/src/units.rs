@@ -204,14 +204,122 @@ fn split_number(s: &str) -> Option<(f64, String)> {
     Some((num, s[end..].trim().to_string()))
 }
 
+/// Why a duration, rate or size did not parse. Each variant keeps the text given and the
+/// kind of quantity, and its message names the allowed units. (crates/cc has no
+/// dependencies, so `Display` and `Error` are written out rather than derived.)
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UnitError {
+    /// No number at the start of the text.
+    NotANumber {
+        text: String,
+        quantity: Quantity,
+    },
+    /// A number with no unit after it.
+    NoUnit {
+        text: String,
+        quantity: Quantity,
+    },
+    /// A unit that is not one of `quantity.units()`.
+    UnknownUnit {
+        text: String,
+        unit: String,
+        quantity: Quantity,
+    },
+    /// Infinite, NaN, or past what the type holds; `at_most_h` is the bound in hours when
+    /// the message states it (durations).
+    TooLarge {
+        text: String,
+        quantity: Quantity,
+        at_most_h: Option<u64>,
+    },
+    Negative {
+        text: String,
+        quantity: Quantity,
+    },
+}
+
+/// The quantity a text was meant to be, for the messages of [`UnitError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    Duration,
+    Rate,
+    Size,
+}
+
+impl Quantity {
+    fn name(self) -> &'static str {
+        match self {
+            Quantity::Duration => "duration",
+            Quantity::Rate => "rate",
+            Quantity::Size => "size",
+        }
+    }
+    /// The allowed units, as the messages list them.
+    pub fn units(self) -> &'static str {
+        match self {
+            Quantity::Duration => DURATION_UNITS,
+            Quantity::Rate => RATE_UNITS,
+            Quantity::Size => SIZE_UNITS,
+        }
+    }
+}
+
+impl fmt::Display for UnitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UnitError::NotANumber { text, quantity: q } => write!(
+                f,
+                "\"{text}\" is not a {}; use a number with a unit: {}",
+                q.name(),
+                q.units()
+            ),
+            UnitError::NoUnit { text, quantity: q } => {
+                write!(f, "\"{text}\" has no unit; allowed units: {}", q.units())
+            }
+            UnitError::UnknownUnit {
+                text,
+                unit,
+                quantity: q,
+            } => write!(
+                f,
+                "\"{text}\" has unknown unit \"{unit}\"; allowed units: {}",
+                q.units()
+            ),
+            UnitError::TooLarge {
+                text,
+                quantity: q,
+                at_most_h,
+            } => {
+                write!(f, "\"{text}\" is too large for a {}", q.name())?;
+                match at_most_h {
+                    Some(h) => write!(f, "; at most {h} h"),
+                    None => Ok(()),
+                }
+            }
+            UnitError::Negative { text, quantity: q } => {
+                write!(f, "\"{text}\" must be a non-negative {}", q.name())
+            }
+        }
+    }
+}
+
+impl std::error::Error for UnitError {}
+
 /// A number too large for its unit (`"1e400ms"` reads as infinity) or not a number at all
 /// is "too large", not "negative".
-fn check_finite(s: &str, n: f64, what: &str) -> Result<(), String> {
+fn check_finite(s: &str, n: f64, quantity: Quantity) -> Result<(), UnitError> {
     if n.is_nan() || n.is_infinite() {
-        return Err(format!("\"{s}\" is too large for {what}"));
+        return Err(UnitError::TooLarge {
+            text: s.to_string(),
+            quantity,
+            at_most_h: None,
+        });
     }
     if n < 0.0 {
-        return Err(format!("\"{s}\" must be a non-negative {what}"));
+        return Err(UnitError::Negative {
+            text: s.to_string(),
+            quantity,
+        });
     }
     Ok(())
 }
@@ -222,9 +330,11 @@ pub const RATE_UNITS: &str =
 pub const SIZE_UNITS: &str = "B, KB, KiB, MB, MiB, GB, GiB (e.g. \"2469KiB\")";
 
 /// Parses a duration such as "25ms", "1.5 s", "200us", "2min".
-pub fn parse_duration(s: &str) -> Result<Dur, String> {
-    let (n, unit) = split_number(s).ok_or_else(|| {
-        format!("\"{s}\" is not a duration; use a number with a unit: {DURATION_UNITS}")
+pub fn parse_duration(s: &str) -> Result<Dur, UnitError> {
+    let q = Quantity::Duration;
+    let (n, unit) = split_number(s).ok_or_else(|| UnitError::NotANumber {
+        text: s.to_string(),
+        quantity: q,
     })?;
     let scale = match unit.to_ascii_lowercase().as_str() {
         "ns" => 1e-9,
@@ -234,23 +344,27 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
         "min" | "mins" => 60.0,
         "h" | "hour" | "hours" => 3600.0,
         "" => {
-            return Err(format!(
-                "\"{s}\" has no unit; allowed units: {DURATION_UNITS}"
-            ))
+            return Err(UnitError::NoUnit {
+                text: s.to_string(),
+                quantity: q,
+            })
         }
         _ => {
-            return Err(format!(
-                "\"{s}\" has unknown unit \"{unit}\"; allowed units: {DURATION_UNITS}"
-            ))
+            return Err(UnitError::UnknownUnit {
+                text: s.to_string(),
+                unit,
+                quantity: q,
+            })
         }
     };
-    check_finite(s, n, "a duration")?;
+    check_finite(s, n, q)?;
     let secs = n * scale;
     if secs >= u64::MAX as f64 / 1e9 {
-        return Err(format!(
-            "\"{s}\" is too large for a duration; at most {} h",
-            (u64::MAX as f64 / 1e9 / 3600.0).floor()
-        ));
+        return Err(UnitError::TooLarge {
+            text: s.to_string(),
+            quantity: q,
+            at_most_h: Some((u64::MAX as f64 / 1e9 / 3600.0).floor() as u64),
+        });
     }
     Ok(Dur::from_secs_f64(secs))
 }
@@ -263,13 +377,23 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
 /// `Bps`, `B/s`) or the word `byte` means bytes and is multiplied by 8; a lowercase `b`,
 /// `bit` or `bps` means bits. So "1MB/s", "1MBps" and "1MB" are 8 Mbit/s, and "1Mbps" is
 /// 1 Mbit/s.
-pub fn parse_rate(s: &str) -> Result<Rate, String> {
-    let (n, unit) = split_number(s)
-        .ok_or_else(|| format!("\"{s}\" is not a rate; use a number with a unit: {RATE_UNITS}"))?;
+pub fn parse_rate(s: &str) -> Result<Rate, UnitError> {
+    let q = Quantity::Rate;
+    let (n, unit) = split_number(s).ok_or_else(|| UnitError::NotANumber {
+        text: s.to_string(),
+        quantity: q,
+    })?;
     if unit.is_empty() {
-        return Err(format!("\"{s}\" has no unit; allowed units: {RATE_UNITS}"));
+        return Err(UnitError::NoUnit {
+            text: s.to_string(),
+            quantity: q,
+        });
     }
-    let unknown = || format!("\"{s}\" has unknown unit \"{unit}\"; allowed units: {RATE_UNITS}");
+    let unknown = || UnitError::UnknownUnit {
+        text: s.to_string(),
+        unit: unit.clone(),
+        quantity: q,
+    };
     // Split off the "per second" ending, then the bit/byte word, leaving the prefix.
     let per = unit
         .strip_suffix("/s")
@@ -296,19 +420,26 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "Gi" if bytes => 1024.0 * 1024.0 * 1024.0,
         _ => return Err(unknown()),
     };
-    check_finite(s, n, "a rate")?;
+    check_finite(s, n, q)?;
     let bps = n * prefix * if bytes { 8.0 } else { 1.0 };
     if bps >= u64::MAX as f64 {
-        return Err(format!("\"{s}\" is too large for a rate"));
+        return Err(UnitError::TooLarge {
+            text: s.to_string(),
+            quantity: q,
+            at_most_h: None,
+        });
     }
     Ok(Rate(bps.round() as u64))
 }
 
 /// Parses a size such as "2469KiB", "64KB", "1500B", "1.5MiB". KB/MB/GB are decimal,
 /// KiB/MiB/GiB binary.
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let (n, unit) = split_number(s)
-        .ok_or_else(|| format!("\"{s}\" is not a size; use a number with a unit: {SIZE_UNITS}"))?;
+pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
+    let q = Quantity::Size;
+    let (n, unit) = split_number(s).ok_or_else(|| UnitError::NotANumber {
+        text: s.to_string(),
+        quantity: q,
+    })?;
     let scale = match unit.to_ascii_lowercase().as_str() {
         "b" | "byte" | "bytes" => 1.0,
         "kb" | "k" => 1e3,
@@ -317,16 +448,27 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "mib" => 1024.0 * 1024.0,
         "gb" | "g" => 1e9,
         "gib" => 1024.0 * 1024.0 * 1024.0,
-        "" => return Err(format!("\"{s}\" has no unit; allowed units: {SIZE_UNITS}")),
+        "" => {
+            return Err(UnitError::NoUnit {
+                text: s.to_string(),
+                quantity: q,
+            })
+        }
         _ => {
-            return Err(format!(
-                "\"{s}\" has unknown unit \"{unit}\"; allowed units: {SIZE_UNITS}"
-            ))
+            return Err(UnitError::UnknownUnit {
+                text: s.to_string(),
+                unit,
+                quantity: q,
+            })
         }
     };
-    check_finite(s, n, "a size")?;
+    check_finite(s, n, q)?;
     if n * scale >= u64::MAX as f64 {
-        return Err(format!("\"{s}\" is too large for a size"));
+        return Err(UnitError::TooLarge {
+            text: s.to_string(),
+            quantity: q,
+            at_most_h: None,
+        });
     }
     Ok((n * scale).round() as u64)
 }
@@ -334,6 +476,35 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The typed errors keep the messages the parsers gave as text.
+    #[test]
+    fn unit_errors_keep_their_messages() {
+        let msg = |r: Result<u64, UnitError>| r.unwrap_err().to_string();
+        assert_eq!(
+            parse_duration("x").unwrap_err().to_string(),
+            format!("\"x\" is not a duration; use a number with a unit: {DURATION_UNITS}")
+        );
+        assert_eq!(
+            parse_rate("8").unwrap_err().to_string(),
+            format!("\"8\" has no unit; allowed units: {RATE_UNITS}")
+        );
+        assert_eq!(
+            msg(parse_bytes("3 parsecs")),
+            format!("\"3 parsecs\" has unknown unit \"parsecs\"; allowed units: {SIZE_UNITS}")
+        );
+        assert_eq!(
+            msg(parse_bytes("-3B")),
+            "\"-3B\" must be a non-negative size"
+        );
+        assert_eq!(
+            parse_duration("1e12h").unwrap_err().to_string(),
+            format!(
+                "\"1e12h\" is too large for a duration; at most {} h",
+                (u64::MAX as f64 / 1e9 / 3600.0).floor()
+            )
+        );
+    }
 
     #[test]
     fn durations_parse_common_spellings() {
@@ -343,9 +514,13 @@ mod tests {
         assert_eq!(parse_duration("2min").unwrap(), Dur::from_secs(120));
         assert_eq!(parse_duration("18h").unwrap(), Dur::from_secs(18 * 3600));
         assert_eq!(parse_duration("7ns").unwrap(), Dur(7));
-        assert!(parse_duration("25").unwrap_err().contains("no unit"));
+        assert!(parse_duration("25")
+            .unwrap_err()
+            .to_string()
+            .contains("no unit"));
         assert!(parse_duration("25 parsecs")
             .unwrap_err()
+            .to_string()
             .contains("unknown unit"));
         assert!(parse_duration("-1ms").is_err());
         assert!(parse_duration("ms").is_err());
@@ -368,9 +543,10 @@ mod tests {
         assert_eq!(parse_rate("8Mb/s").unwrap(), Rate(8_000_000));
         assert_eq!(parse_rate("8 Mbits/s").unwrap(), Rate(8_000_000));
         assert_eq!(parse_rate("100bit").unwrap(), Rate(100));
-        assert!(parse_rate("8").unwrap_err().contains("no unit"));
+        assert!(parse_rate("8").unwrap_err().to_string().contains("no unit"));
         assert!(parse_rate("8 furlongs")
             .unwrap_err()
+            .to_string()
             .contains("unknown unit"));
     }
 
@@ -397,22 +573,34 @@ mod tests {
         for s in ["1Mbps", "1mbps", "1Mb/s", "1Mbit", "1MBit/s"] {
             assert_eq!(parse_rate(s).unwrap(), Rate(1_000_000), "{s}");
         }
-        assert!(parse_rate("1Kib/s").unwrap_err().contains("unknown unit"));
+        assert!(parse_rate("1Kib/s")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown unit"));
     }
 
     /// Issue 23, item 16: a number too large for its unit is "too large", not "negative".
     #[test]
     fn issue23_16_huge_numbers_are_too_large_not_negative() {
-        let e = parse_duration("1e400ms").unwrap_err();
+        let e = parse_duration("1e400ms").unwrap_err().to_string();
         assert!(
             e.contains("too large") && !e.contains("non-negative"),
             "{e}"
         );
-        let e = parse_duration("1e12h").unwrap_err();
+        let e = parse_duration("1e12h").unwrap_err().to_string();
         assert!(e.contains("too large"), "{e}");
-        assert!(parse_rate("1e400Mbit").unwrap_err().contains("too large"));
-        assert!(parse_bytes("1e400MB").unwrap_err().contains("too large"));
-        assert!(parse_duration("-1ms").unwrap_err().contains("non-negative"));
+        assert!(parse_rate("1e400Mbit")
+            .unwrap_err()
+            .to_string()
+            .contains("too large"));
+        assert!(parse_bytes("1e400MB")
+            .unwrap_err()
+            .to_string()
+            .contains("too large"));
+        assert!(parse_duration("-1ms")
+            .unwrap_err()
+            .to_string()
+            .contains("non-negative"));
         assert_eq!(
             parse_duration("24000h").unwrap(),
             Dur::from_secs(24000 * 3600)

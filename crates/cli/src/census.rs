@@ -83,7 +83,7 @@ impl CensusArgs {
             idle_timeout_ns: self.timeout.nanos(),
             trust: match (&self.pin, self.insecure) {
                 (Some(p), _) => Some(Trust::Pinned {
-                    sha256: session::parse_pin(p)?,
+                    sha256: session::parse_pin(p).map_err(|e| e.to_string())?,
                 }),
                 (None, true) => Some(Trust::Insecure),
                 (None, false) => None,
@@ -127,7 +127,7 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
     // https:// without --insecure or --pin: the system's roots, found before any probe.
     let mut cfg = cfg;
     if cfg.trust.is_none() && targets.iter().any(|t| t.https) {
-        cfg.trust = Some(Trust::system()?);
+        cfg.trust = Some(Trust::system().map_err(|e| e.to_string())?);
     }
     if !sys::is_root() {
         return Err("the census needs root (its receiver runs on a TUN device)".into());

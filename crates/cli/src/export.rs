@@ -14,7 +14,7 @@ pub fn run(store: &Path, format: Format, out: Option<PathBuf>) -> Result<(), Str
     let table = Table::from_store(store)?;
     let bytes = match format {
         Format::Csv => table.to_csv().into_bytes(),
-        Format::Parquet => scavenger_export::to_parquet(&table)?,
+        Format::Parquet => scavenger_export::to_parquet(&table).map_err(|e| e.to_string())?,
     };
     match out {
         None if format == Format::Csv => {

@@ -481,7 +481,7 @@ fn main() -> ExitCode {
         Cmd::Testbed { cmd } => scavenger_testbed::cli::run(cmd),
         Cmd::Kernel { cmd } => scavenger_kernel::cli::run(cmd),
         Cmd::Compare { a, b } => match check_comparable(&a, &b)
-            .and_then(|_| scavenger_lab::analysis::compare::compare_paths(&a, &b))
+            .and_then(|_| Ok(scavenger_lab::analysis::compare::compare_paths(&a, &b)?))
         {
             Ok(t) => {
                 print!("{t}");

@@ -8,20 +8,30 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use scavenger_cc::units::UnitError;
 use scavenger_quic::transfer::{
     self, tls, Congestion, Progress, Stop, TransferError, Transport, DEFAULT_DEADLINE_BASE,
     DEFAULT_DEADLINE_CONTROLLER, DEFAULT_LBE,
 };
 use scavenger_quic::{ReceiveOptions, SendOptions, SendSummary};
 
-fn parse_size(s: &str) -> Result<u64, String> {
+fn parse_size(s: &str) -> Result<u64, UnitError> {
     scavenger_cc::units::parse_bytes(s)
 }
 
-fn parse_deadline(s: &str) -> Result<Duration, String> {
+/// A `--deadline` that is not a positive duration.
+#[derive(Debug, thiserror::Error)]
+enum DeadlineError {
+    #[error(transparent)]
+    Unit(#[from] UnitError),
+    #[error("\"{0}\": a deadline must be positive")]
+    Zero(String),
+}
+
+fn parse_deadline(s: &str) -> Result<Duration, DeadlineError> {
     let d = scavenger_cc::units::parse_duration(s)?;
     if d.nanos() == 0 {
-        return Err(format!("\"{s}\": a deadline must be positive"));
+        return Err(DeadlineError::Zero(s.to_string()));
     }
     Ok(Duration::from_nanos(d.nanos()))
 }

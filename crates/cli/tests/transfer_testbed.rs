@@ -486,9 +486,14 @@ fn a_deadline_transfer_beside_kernel_cubic_finishes_within_5_percent_of_its_dead
         return;
     }
     let bed = Bed::new("deadline");
-    // 20 MB in 20 s needs 8 Mbit/s on average: more than LEDBAT++ gets beside CUBIC
-    // (the test above), less than a fair half of the link.
-    let (file, want) = bed.file("due.bin", 20 * MB);
+    // 15 MB in 20 s needs 6 Mbit/s on average, and the controller aims 5 s early (docs/dalbe.md
+    // §4), so 8 Mbit/s: more than LEDBAT++ gets beside CUBIC (4.7 Mbit/s in the test
+    // above, 26 s for this file). It is not a fair half of the link: a CUBIC that starts
+    // beside an established CUBIC converges slowly (its window plateaus at its own small
+    // W_max, RFC 9438 §4.4), and the QUIC CUBIC, best effort from its first tick, got
+    // 6–13 Mbit/s. With 20 MB it finished in 15.9–21.2 s (one CI run missed by 6 %);
+    // 15 MB took 12.6–15.9 s on a quiet machine.
+    let (file, want) = bed.file("due.bin", 15 * MB);
     let deadline = 20.0;
     let t = bed.tb.clock.now();
     let warm = Dur::from_secs(3);

@@ -8,8 +8,20 @@ use scavenger_lab::table::{Kind, Table};
 use serde_json::Value;
 use std::sync::Arc;
 
+/// Why a table could not be exported.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("cannot build the result table: {0}")]
+    Arrow(#[from] arrow_schema::ArrowError),
+    #[error("cannot write Parquet: {0}")]
+    Parquet(#[from] parquet::errors::ParquetError),
+    /// Reading the store the table comes from.
+    #[error(transparent)]
+    Store(#[from] scavenger_lab::error::LabError),
+}
+
 /// The table as one record batch: Int64, Float64, Boolean or Utf8 columns, nullable.
-pub fn to_record_batch(table: &Table) -> Result<RecordBatch, String> {
+pub fn to_record_batch(table: &Table) -> Result<RecordBatch, ExportError> {
     let mut fields = Vec::with_capacity(table.columns.len());
     let mut arrays: Vec<ArrayRef> = Vec::with_capacity(table.columns.len());
     for c in &table.columns {
@@ -50,22 +62,18 @@ pub fn to_record_batch(table: &Table) -> Result<RecordBatch, String> {
     }
     let schema = Arc::new(Schema::new(fields));
     let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(table.rows));
-    RecordBatch::try_new_with_options(schema, arrays, &opts)
-        .map_err(|e| format!("cannot build the result table: {e}"))
+    Ok(RecordBatch::try_new_with_options(schema, arrays, &opts)?)
 }
 
 /// The table as a Parquet file (snappy-compressed), in memory.
-pub fn to_parquet(table: &Table) -> Result<Vec<u8>, String> {
+pub fn to_parquet(table: &Table) -> Result<Vec<u8>, ExportError> {
     let batch = to_record_batch(table)?;
     let props = parquet::file::properties::WriterProperties::builder()
         .set_compression(parquet::basic::Compression::SNAPPY)
         .build();
     let mut buf = Vec::new();
-    let mut w = parquet::arrow::ArrowWriter::try_new(&mut buf, batch.schema(), Some(props))
-        .map_err(|e| format!("cannot write Parquet: {e}"))?;
-    w.write(&batch)
-        .and_then(|_| w.close().map(|_| ()))
-        .map_err(|e| format!("cannot write Parquet: {e}"))?;
+    let mut w = parquet::arrow::ArrowWriter::try_new(&mut buf, batch.schema(), Some(props))?;
+    w.write(&batch).and_then(|_| w.close().map(|_| ()))?;
     Ok(buf)
 }
 

@@ -103,9 +103,12 @@ pub enum CliError {
     NotAssignment(String),
     #[error("--cookie {0:?} is not a number (decimal or 0x hex)")]
     BadCookie(String),
-    /// `why` is the duration parser's message.
     #[error("--deadline {text:?}: {why}")]
-    BadDeadline { text: String, why: String },
+    BadDeadline {
+        text: String,
+        #[source]
+        why: scavenger_cc::units::UnitError,
+    },
     #[error("give --size BYTES and/or --deadline DURATION (or --clear)")]
     NoGoal,
     #[error("--clear needs --cookie")]
@@ -134,8 +137,8 @@ fn split_assignments(v: &[String]) -> Result<Vec<(String, String)>, CliError> {
 
 /// A duration flag's value: a number with a unit. A bare number is refused (clap's
 /// message names the flag; ours the allowed units), since "200" could be ms or s.
-/// (A clap value parser; the text is crates/cc's `parse_duration` message.)
-pub fn parse_duration_arg(s: &str) -> Result<Dur, String> {
+/// (A clap value parser; the message is crates/cc's `UnitError`.)
+pub fn parse_duration_arg(s: &str) -> Result<Dur, scavenger_cc::units::UnitError> {
     scavenger_cc::units::parse_duration(s)
 }
 

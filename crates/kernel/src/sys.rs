@@ -217,11 +217,7 @@ pub fn struct_ops_cc_name(fd: &impl AsRawFd, value_size: u32) -> Option<String> 
 
 /// True when `dir` is a bpffs mount.
 pub fn is_bpffs(dir: &Path) -> bool {
-    let Ok(c) = cpath(dir) else { return false };
-    // SAFETY: statfs writes only into `st`, a properly sized, zeroed struct.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::statfs(c.as_ptr(), &mut st) };
-    r == 0 && st.f_type as i64 == BPF_FS_MAGIC
+    nix::sys::statfs::statfs(dir).is_ok_and(|st| st.filesystem_type().0 == BPF_FS_MAGIC)
 }
 
 /// Mounts bpffs at `dir` unless it already is one.
@@ -230,21 +226,13 @@ pub fn ensure_bpffs(dir: &Path) -> io::Result<()> {
         return Ok(());
     }
     std::fs::create_dir_all(dir)?;
-    let target = cpath(dir)?;
-    let fstype = CString::new("bpf").unwrap();
-    // SAFETY: all three strings are NUL-terminated and live across the call.
-    let r = unsafe {
-        libc::mount(
-            fstype.as_ptr(),
-            target.as_ptr(),
-            fstype.as_ptr(),
-            0,
-            std::ptr::null(),
-        )
-    };
-    if r != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    nix::mount::mount(
+        Some("bpf"),
+        dir,
+        Some("bpf"),
+        nix::mount::MsFlags::empty(),
+        None::<&str>,
+    )?;
     Ok(())
 }
 
@@ -268,8 +256,7 @@ fn clock_ns(id: nix::time::ClockId) -> u64 {
 
 /// The running process is root (or at least has euid 0, which BPF struct_ops needs).
 pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    nix::unistd::geteuid().is_root()
 }
 
 /// A memory-mapped BPF array (created with BPF_F_MMAPABLE): the agent writes decisions
@@ -286,8 +273,11 @@ unsafe impl Send for MmapArray {}
 impl MmapArray {
     /// Maps `bytes` (rounded up to whole pages) of the array behind `fd`.
     pub fn map(fd: &impl AsRawFd, bytes: usize) -> io::Result<MmapArray> {
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+        let page = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+            .ok()
+            .flatten()
+            .unwrap_or(4096)
+            .max(4096) as usize;
         let len = bytes.div_ceil(page) * page;
         // SAFETY: a fresh shared mapping of a BPF array fd; the kernel checks the size
         // against the map and fails with EINVAL if the map is not mmapable.

@@ -2,12 +2,15 @@
 //! TCP_CONGESTION to select one, TCP_INFO to watch it, SO_COOKIE for per-socket
 //! parameters.
 
+use nix::sys::socket::{self, sockopt};
+use std::ffi::OsString;
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 
 fn getsockopt_buf(fd: &impl AsRawFd, level: i32, opt: i32, buf: &mut [u8]) -> io::Result<usize> {
     let mut len = buf.len() as libc::socklen_t;
-    // SAFETY: buf is writable for len bytes; the kernel writes at most len and updates it.
+    // SAFETY: nix has no TCP_INFO or SO_COOKIE option (so no safe wrapper); buf is
+    // writable for len bytes, and the kernel writes at most len and updates it.
     let r = unsafe {
         libc::getsockopt(
             fd.as_raw_fd(),
@@ -24,29 +27,15 @@ fn getsockopt_buf(fd: &impl AsRawFd, level: i32, opt: i32, buf: &mut [u8]) -> io
 }
 
 /// setsockopt(IPPROTO_TCP, TCP_CONGESTION, name).
-pub fn set_congestion(fd: &impl AsRawFd, name: &str) -> io::Result<()> {
-    // SAFETY: the name bytes are readable for their length.
-    let r = unsafe {
-        libc::setsockopt(
-            fd.as_raw_fd(),
-            libc::IPPROTO_TCP,
-            libc::TCP_CONGESTION,
-            name.as_ptr() as *const libc::c_void,
-            name.len() as libc::socklen_t,
-        )
-    };
-    if r != 0 {
-        return Err(io::Error::last_os_error());
-    }
+pub fn set_congestion(fd: &impl AsFd, name: &str) -> io::Result<()> {
+    socket::setsockopt(fd, sockopt::TcpCongestion, &OsString::from(name))?;
     Ok(())
 }
 
 /// getsockopt(IPPROTO_TCP, TCP_CONGESTION).
-pub fn congestion(fd: &impl AsRawFd) -> io::Result<String> {
-    let mut buf = [0u8; 16];
-    let n = getsockopt_buf(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, &mut buf)?;
-    let end = buf[..n].iter().position(|&b| b == 0).unwrap_or(n);
-    Ok(String::from_utf8_lossy(&buf[..end]).into_owned())
+pub fn congestion(fd: &impl AsFd) -> io::Result<String> {
+    let name = socket::getsockopt(fd, sockopt::TcpCongestion)?;
+    Ok(name.to_string_lossy().into_owned())
 }
 
 /// getsockopt(SOL_SOCKET, SO_COOKIE): the socket's cookie (generated on first use).

@@ -2,6 +2,7 @@
 //! may run items in any order and in parallel, and a distributed engine can implement the
 //! same trait later.
 
+use crate::error::LabError;
 use crate::record::RunRecord;
 use crate::work::WorkItem;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -54,8 +55,8 @@ pub trait Executor {
     fn execute(
         &self,
         items: Vec<WorkItem>,
-        done: &mut dyn FnMut(&WorkItem, RunRecord) -> Result<(), String>,
-    ) -> Result<Result<(), Interrupted>, String>;
+        done: &mut dyn FnMut(&WorkItem, RunRecord) -> Result<(), LabError>,
+    ) -> Result<Result<(), Interrupted>, LabError>;
 }
 
 /// Runs items on this machine's cores, on one datapath (the simulator unless set).
@@ -79,8 +80,8 @@ impl Executor for LocalExecutor {
     fn execute(
         &self,
         items: Vec<WorkItem>,
-        done: &mut dyn FnMut(&WorkItem, RunRecord) -> Result<(), String>,
-    ) -> Result<Result<(), Interrupted>, String> {
+        done: &mut dyn FnMut(&WorkItem, RunRecord) -> Result<(), LabError>,
+    ) -> Result<Result<(), Interrupted>, LabError> {
         let total = items.len();
         let next = AtomicUsize::new(0);
         let bar = if self.progress {
@@ -102,7 +103,7 @@ impl Executor for LocalExecutor {
             // A rendezvous channel: a worker hands over its result before it takes the
             // next item, so results never pile up in memory and a stop requested while
             // storing one result lets at most one more item per worker finish.
-            let (tx, rx) = mpsc::sync_channel::<(usize, Result<RunRecord, String>)>(0);
+            let (tx, rx) = mpsc::sync_channel::<(usize, Result<RunRecord, LabError>)>(0);
             let datapath = &*self.datapath;
             let threads = self.threads.min(datapath.max_parallel()).max(1);
             for _ in 0..threads.min(total.max(1)) {
@@ -114,7 +115,7 @@ impl Executor for LocalExecutor {
                     }
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(item) = items.get(i) else { return };
-                    let rec = item.run_on(datapath).map_err(|e| e.to_string());
+                    let rec = item.run_on(datapath).map_err(LabError::from);
                     if tx.send((i, rec)).is_err() {
                         return;
                     }
@@ -194,7 +195,7 @@ pub fn run_into_store(
     store: &mut crate::store::Store,
     items: Vec<WorkItem>,
     force: bool,
-) -> Result<Result<(usize, usize), Interrupted>, String> {
+) -> Result<Result<(usize, usize), Interrupted>, LabError> {
     let before = items.len();
     let todo: Vec<WorkItem> = items
         .into_iter()

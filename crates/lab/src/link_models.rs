@@ -47,7 +47,7 @@ fn pos_bytes(t: &Fields, key: &str, max: u64) -> Result<Option<u64>, InputError>
     let b = match t.raw(key) {
         None => return Ok(None),
         Some(Value::Integer(i)) if *i > 0 => *i as u64,
-        Some(Value::String(s)) => parse_bytes(s).map_err(|m| t.err(key, m))?,
+        Some(Value::String(s)) => parse_bytes(s).map_err(|m| t.err(key, m.to_string()))?,
         Some(v) => {
             return Err(t.err(
                 key,

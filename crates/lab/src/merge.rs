@@ -8,6 +8,7 @@
 //! this build never asks for. Both are refused unless forced. New lines are appended in
 //! key order, so a merge of fresh shards is a store sorted by key.
 
+use crate::error::LabError;
 use crate::record::tool_info;
 use crate::store::{for_each_raw_line, is_blank, Store, RESULTS_FILE};
 use serde_json::Value;
@@ -59,7 +60,7 @@ fn read_lines(
     keep_bytes: bool,
     force: bool,
     summary: &mut MergeSummary,
-) -> Result<HashMap<String, Entry>, String> {
+) -> Result<HashMap<String, Entry>, LabError> {
     let path = dir.join(RESULTS_FILE);
     let tool = tool_info();
     let mut out = HashMap::new();
@@ -77,18 +78,18 @@ fn read_lines(
                 return Ok(());
             }
             Err(e) => {
-                return Err(format!(
-                    "{}: not a result record ({e}); open the store once (`scavenger report {}`) to move damaged lines aside",
-                    origin(&path, line.number),
-                    dir.display()
-                ))
+                return Err(LabError::DamagedLine {
+                    path: path.clone(),
+                    line: line.number,
+                    reason: e.to_string(),
+                    dir: dir.to_path_buf(),
+                })
             }
         };
         let Some(key) = v.get("key").and_then(Value::as_str).map(str::to_string) else {
-            return Err(format!(
-                "{}: a result line without a `key`",
-                origin(&path, line.number)
-            ));
+            return Err(LabError::NoKey {
+                origin: origin(&path, line.number),
+            });
         };
         let field = |name: &str| {
             v.pointer(&format!("/record/tool/{name}"))
@@ -99,12 +100,13 @@ fn read_lines(
         let (version, commit) = (field("version"), field("git_commit"));
         if (version.as_str(), commit.as_str()) != (tool.version, tool.git_commit) {
             if !force {
-                return Err(format!(
-                    "{}: a record of scavenger {version} commit {commit}, but this is {} commit {}; its key is one this build never asks for. Merge with the build that wrote it, or pass --force to merge it anyway",
-                    origin(&path, line.number),
-                    tool.version,
-                    tool.git_commit
-                ));
+                return Err(LabError::OtherBuild {
+                    origin: origin(&path, line.number),
+                    version,
+                    commit,
+                    our_version: tool.version.to_string(),
+                    our_commit: tool.git_commit.to_string(),
+                });
             }
             summary.foreign += 1;
         }
@@ -123,15 +125,18 @@ fn read_lines(
 }
 
 /// The store description (`store.json`: kind, name, quick) that a merged store must share.
-fn meta_identity(dir: &Path) -> Result<Option<(Value, Vec<u8>)>, String> {
+fn meta_identity(dir: &Path) -> Result<Option<(Value, Vec<u8>)>, LabError> {
     let path = dir.join(META_FILE);
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(LabError::io("read", &path)(e)),
     };
-    let v: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{}: not a store description ({e})", path.display()))?;
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| LabError::NotAStoreDescription {
+        path: path.clone(),
+        reason: e.to_string(),
+        replaceable: false,
+    })?;
     let id = serde_json::json!([v.get("kind"), v.get("name"), v.get("quick")]);
     Ok(Some((id, bytes)))
 }
@@ -142,9 +147,9 @@ pub fn merge_into(
     out: &mut Store,
     inputs: &[PathBuf],
     force: bool,
-) -> Result<MergeSummary, String> {
+) -> Result<MergeSummary, LabError> {
     if inputs.is_empty() {
-        return Err("name at least one result store to merge".into());
+        return Err(LabError::NothingToMerge);
     }
     let mut summary = MergeSummary::default();
     // The description: the output's, else the first input's; every store must agree.
@@ -152,25 +157,20 @@ pub fn merge_into(
     let out_had_meta = meta.is_some();
     for dir in inputs {
         if !dir.join(RESULTS_FILE).is_file() {
-            return Err(format!(
-                "{} is not a result store (it has no {RESULTS_FILE})",
-                dir.display()
-            ));
+            return Err(LabError::NotAStore { dir: dir.clone() });
         }
         if std::fs::canonicalize(dir).ok() == std::fs::canonicalize(out.dir()).ok() {
-            return Err(format!(
-                "{} is the output store; name it once, as OUT",
-                dir.display()
-            ));
+            return Err(LabError::InputIsOutput { dir: dir.clone() });
         }
         match (meta_identity(dir)?, &meta) {
             (Some(m), None) => meta = Some((m, dir.clone())),
             (Some((id, _)), Some(((first, _), from))) if &id != first && !force => {
-                return Err(format!(
-                    "{} holds the results of {id}, but {} holds {first}; merge stores of one study or sweep, or pass --force",
-                    dir.display(),
-                    from.display()
-                ))
+                return Err(LabError::MixedStores {
+                    dir: dir.clone(),
+                    id: id.to_string(),
+                    first_dir: from.clone(),
+                    first: first.to_string(),
+                })
             }
             _ => {}
         }
@@ -185,10 +185,11 @@ pub fn merge_into(
                 Some(have) if have.digest == e.digest => summary.duplicates += 1,
                 Some(have) => {
                     if !force {
-                        return Err(format!(
-                            "key {key}: {} and {} hold different records for one run (beyond the wall time); the code or the datapath differs. Pass --force to keep the first",
-                            have.origin, e.origin
-                        ));
+                        return Err(LabError::Conflict {
+                            key,
+                            a: have.origin.clone(),
+                            b: e.origin,
+                        });
                     }
                     summary.conflicts += 1;
                 }
@@ -204,8 +205,7 @@ pub fn merge_into(
     out.append_lines(&new)?;
     if let (false, Some(((_, bytes), _))) = (out_had_meta, meta) {
         let path = out.dir().join(META_FILE);
-        crate::store::write_atomic(&path, &bytes)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        crate::store::write_atomic(&path, &bytes).map_err(LabError::io("write", &path))?;
     }
     Ok(summary)
 }

@@ -17,7 +17,7 @@
 //! range = { from = 0.5, to = 0.8, step = 0.1 }
 //! ```
 
-use crate::error::InputError;
+use crate::error::{AssignError, InputError};
 use crate::scenario::parse_table;
 use crate::toml_fields::Fields;
 use crate::work::WorkItem;
@@ -242,7 +242,7 @@ pub fn parse_plan(src: &PlanSource) -> Result<Plan, InputError> {
 
 /// Sets `path` (dotted; array-of-table elements by index or by their `name`) in `t`.
 /// `flow[0].algorithm`, as scenario errors name fields, means `flow.0.algorithm`.
-pub fn assign(t: &mut Table, path: &str, value: Value) -> Result<(), String> {
+pub fn assign(t: &mut Table, path: &str, value: Value) -> Result<(), AssignError> {
     let dotted = dotted_path(path);
     let parts: Vec<&str> = dotted.split('.').collect();
     let mut cur = t;
@@ -255,36 +255,60 @@ pub fn assign(t: &mut Table, path: &str, value: Value) -> Result<(), String> {
         cur = match entry {
             Value::Table(t) => t,
             Value::Array(items) => {
-                let sel = parts
-                    .get(i + 1)
-                    .copied()
-                    .ok_or_else(|| format!("`{path}`: `{key}` is a list; name an element"))?;
+                let sel =
+                    parts
+                        .get(i + 1)
+                        .copied()
+                        .ok_or_else(|| AssignError::ListNeedsElement {
+                            path: path.to_string(),
+                            key: key.to_string(),
+                        })?;
                 let idx = match sel.parse::<usize>() {
                     Ok(n) => n,
                     Err(_) => items
                         .iter()
                         .position(|it| it.get("name").and_then(Value::as_str) == Some(sel))
-                        .ok_or_else(|| format!("`{path}`: no `{key}` is named \"{sel}\""))?,
+                        .ok_or_else(|| AssignError::NoSuchElement {
+                            path: path.to_string(),
+                            key: key.to_string(),
+                            name: sel.to_string(),
+                        })?,
                 };
                 let len = items.len();
                 i += 1;
                 match items.get_mut(idx) {
                     Some(Value::Table(t)) => t,
-                    Some(_) => return Err(format!("`{path}`: `{key}[{idx}]` is not a table")),
+                    Some(_) => {
+                        return Err(AssignError::ElementNotTable {
+                            path: path.to_string(),
+                            key: key.to_string(),
+                            index: idx,
+                        })
+                    }
                     None => {
-                        return Err(format!(
-                            "`{path}`: `{key}` has {len} elements, no index {idx}"
-                        ))
+                        return Err(AssignError::IndexOutOfRange {
+                            path: path.to_string(),
+                            key: key.to_string(),
+                            len,
+                            index: idx,
+                        })
                     }
                 }
             }
-            _ => return Err(format!("`{path}`: `{key}` is not a table")),
+            _ => {
+                return Err(AssignError::NotTable {
+                    path: path.to_string(),
+                    key: key.to_string(),
+                })
+            }
         };
         i += 1;
     }
     let last = parts.last().copied().unwrap_or_default();
     if i >= parts.len() || last.is_empty() {
-        return Err(format!("`{path}` does not name a setting"));
+        return Err(AssignError::NoSetting {
+            path: path.to_string(),
+        });
     }
     cur.insert(last.to_string(), value);
     Ok(())
@@ -346,7 +370,7 @@ impl Plan {
                 assign(&mut t, path, v.clone()).map_err(|m| InputError {
                     file: self.base_file.clone(),
                     field: path.clone(),
-                    message: m,
+                    message: m.to_string(),
                 })?;
             }
             let sc = parse_table(&format!("{} [{label}]", self.base_file), &t)?;

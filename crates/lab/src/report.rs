@@ -5,6 +5,7 @@
 //! HTML (inline SVG, no scripts), Markdown, CSV and a text summary. Plots colour each
 //! mechanism the same everywhere (`crate::palette`); sources go by their short names.
 
+use crate::error::LabError;
 use crate::store::{Store, Stored};
 use crate::study::{verdict, Claim, ClaimOutcome, Plot, Published, Results, StudyDef, NOT_CHECKED};
 use crate::svg::{cdf, histogram, lines, scatter_with, Series2, XAxis};
@@ -40,11 +41,10 @@ pub(crate) fn write_file(
     name: &str,
     content: &str,
     files: &mut Vec<PathBuf>,
-) -> Result<(), String> {
+) -> Result<(), LabError> {
     let p = dir.join(name);
     // Temp file + rename: a report being rewritten is never seen half written.
-    crate::store::write_atomic(&p, content.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    crate::store::write_atomic(&p, content.as_bytes()).map_err(LabError::io("write", &p))?;
     files.push(p);
     Ok(())
 }
@@ -214,11 +214,10 @@ fn plain_summary(
 /// Renders a study's report from the store in `dir`: report.html (summary, plots,
 /// tables, the long tables last and folded), report.md, published-vs-ours.csv and
 /// summary.txt.
-pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, String> {
+pub fn study_report(def: &StudyDef, dir: &Path) -> Result<Rendered, LabError> {
     let stored = Store::read(dir)?;
     let expected: HashSet<String> = def.work_items().into_iter().map(|w| w.key).collect();
-    let results =
-        Results::from_stored(&stored, |s: &Stored| expected.contains(&s.key))?.expect(def);
+    let results = Results::from_stored(&stored, |s: &Stored| expected.contains(&s.key)).expect(def);
     let found: usize = results.runs.values().map(Vec::len).sum();
     let stale = stored.len().saturating_sub(found);
     let src = source_name(def);

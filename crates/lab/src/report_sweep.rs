@@ -185,9 +185,13 @@ const METRICS: &[SweepMetric] = &[
 /// A sweep's report: per setting, the median over seeds of each flow's goodput and RTT,
 /// the bottleneck's utilisation and queueing delay, and Jain's index; plots of the mean
 /// and 95 % interval of each against the swept setting.
-pub fn sweep_report(name: &str, dir: &Path, labels: &[String]) -> Result<Rendered, String> {
+pub fn sweep_report(
+    name: &str,
+    dir: &Path,
+    labels: &[String],
+) -> Result<Rendered, crate::error::LabError> {
     let stored = Store::read(dir)?;
-    let results = Results::from_stored(&stored, |s| labels.contains(&s.label))?;
+    let results = Results::from_stored(&stored, |s| labels.contains(&s.label));
     let mut md = format!("# Sweep {name}\n\n");
     let mut csv =
         String::from("setting,runs,flow,goodput_mbps,rtt_mean_ms,utilisation,qdelay_p95_ms,jain\n");

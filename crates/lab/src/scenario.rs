@@ -1187,8 +1187,8 @@ fn parse_flow(
                 .trim()
                 .strip_prefix('-')
                 .map_or((false, s.as_str()), |b| (true, b));
-            let d =
-                scavenger_cc::units::parse_duration(body).map_err(|m| f.err("clock_offset", m))?;
+            let d = scavenger_cc::units::parse_duration(body)
+                .map_err(|m| f.err("clock_offset", m.to_string()))?;
             let n = i64::try_from(d.nanos()).map_err(|_| f.err("clock_offset", "is too large"))?;
             if neg {
                 -n

@@ -3,6 +3,7 @@
 //! with no engine and no coordination. Keys are hashes, so shards are balanced and a
 //! key's shard never changes. `scavenger merge` joins the shard stores afterwards.
 
+pub use crate::error::ShardError;
 use crate::work::WorkItem;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,21 +14,24 @@ pub struct Shard {
 
 impl Shard {
     /// Parses `I/N` with 0 ≤ I < N.
-    pub fn parse(s: &str) -> Result<Shard, String> {
-        let bad = || {
-            format!("\"{s}\" is not a shard; write I/N with 0 <= I < N, for example 0/4 (the first of four)")
+    pub fn parse(s: &str) -> Result<Shard, ShardError> {
+        let bad = || ShardError::Malformed {
+            text: s.to_string(),
         };
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: u64 = i.trim().parse().map_err(|_| bad())?;
         let count: u64 = n.trim().parse().map_err(|_| bad())?;
         if count == 0 {
-            return Err(format!("\"{s}\": the number of shards must be at least 1"));
+            return Err(ShardError::NoShards {
+                text: s.to_string(),
+            });
         }
         if index >= count {
-            return Err(format!(
-                "\"{s}\": shard index {index} is out of range; shards of {count} are numbered 0 to {}",
-                count - 1
-            ));
+            return Err(ShardError::OutOfRange {
+                text: s.to_string(),
+                index,
+                count,
+            });
         }
         Ok(Shard { index, count })
     }
@@ -63,10 +67,16 @@ mod tests {
     #[test]
     fn parses_and_rejects_with_the_rule() {
         assert_eq!(Shard::parse("1/4").unwrap(), Shard { index: 1, count: 4 });
-        assert!(Shard::parse("4/4").unwrap_err().contains("numbered 0 to 3"));
-        assert!(Shard::parse("0/0").unwrap_err().contains("at least 1"));
-        assert!(Shard::parse("a/2").unwrap_err().contains("I/N"));
-        assert!(Shard::parse("1").unwrap_err().contains("I/N"));
+        assert!(Shard::parse("4/4")
+            .unwrap_err()
+            .to_string()
+            .contains("numbered 0 to 3"));
+        assert!(Shard::parse("0/0")
+            .unwrap_err()
+            .to_string()
+            .contains("at least 1"));
+        assert!(Shard::parse("a/2").unwrap_err().to_string().contains("I/N"));
+        assert!(Shard::parse("1").unwrap_err().to_string().contains("I/N"));
     }
 
     #[test]

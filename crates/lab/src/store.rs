@@ -5,6 +5,7 @@
 //! store is rewritten without it (temp file + rename), so its run is simply done again.
 //! One process at a time writes a store: `open` takes an exclusive lock (`store.lock`).
 
+use crate::error::LabError;
 use crate::record::RunRecord;
 use nix::fcntl::{Flock, FlockArg};
 use scavenger_sim::SimResult;
@@ -46,8 +47,8 @@ struct StoredRecord {
 }
 
 impl Stored {
-    pub fn metrics(&self) -> Result<SimResult, String> {
-        Ok(self.record.metrics.clone())
+    pub fn metrics(&self) -> SimResult {
+        self.record.metrics.clone()
     }
     pub fn metrics_ref(&self) -> &SimResult {
         &self.record.metrics
@@ -88,12 +89,12 @@ pub(crate) struct RawLine {
 /// damaged line like any other, not an I/O error.
 pub(crate) fn for_each_raw_line(
     path: &Path,
-    mut f: impl FnMut(RawLine) -> Result<(), String>,
-) -> Result<(), String> {
+    mut f: impl FnMut(RawLine) -> Result<(), LabError>,
+) -> Result<(), LabError> {
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(LabError::io("read", path)(e)),
     };
     let mut r = BufReader::new(file);
     let mut buf = Vec::new();
@@ -102,7 +103,7 @@ pub(crate) fn for_each_raw_line(
         buf.clear();
         let n = r
             .read_until(b'\n', &mut buf)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            .map_err(LabError::io("read", path))?;
         if n == 0 {
             return Ok(());
         }
@@ -125,7 +126,7 @@ pub(crate) fn is_blank(bytes: &[u8]) -> bool {
 
 /// Takes the store's lock without waiting; a second writer gets a message naming the
 /// store and, when the lock file says, the holder's pid.
-fn lock(dir: &Path) -> Result<Flock<File>, String> {
+fn lock(dir: &Path) -> Result<Flock<File>, LabError> {
     let path = dir.join(LOCK_FILE);
     let file = OpenOptions::new()
         .read(true)
@@ -133,7 +134,7 @@ fn lock(dir: &Path) -> Result<Flock<File>, String> {
         .create(true)
         .truncate(false)
         .open(&path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        .map_err(LabError::io("open", &path))?;
     match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
         Ok(mut held) => {
             // Record our pid for the message a second writer gets; best effort.
@@ -146,25 +147,20 @@ fn lock(dir: &Path) -> Result<Flock<File>, String> {
         Err((mut file, nix::errno::Errno::EWOULDBLOCK)) => {
             let mut pid = String::new();
             let _ = file.read_to_string(&mut pid);
-            let holder = match pid.trim() {
-                "" => "another process".to_string(),
-                p => format!("another process (pid {p})"),
-            };
-            Err(format!(
-                "result store {} is in use by {holder}; wait for it to finish or write to another --out",
-                dir.display()
-            ))
+            Err(LabError::StoreInUse {
+                dir: dir.to_path_buf(),
+                holder: Some(pid.trim().to_string()).filter(|p| !p.is_empty()),
+            })
         }
-        Err((_, e)) => Err(format!("cannot lock {}: {e}", path.display())),
+        Err((_, e)) => Err(LabError::io("lock", &path)(e.into())),
     }
 }
 
 impl Store {
     /// Opens (creating if needed) the store in `dir`, locked for this process, with any
     /// damaged lines moved aside (see `repairs`).
-    pub fn open(dir: &Path) -> Result<Store, String> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create result store {}: {e}", dir.display()))?;
+    pub fn open(dir: &Path) -> Result<Store, LabError> {
+        std::fs::create_dir_all(dir).map_err(LabError::io("create result store", dir))?;
         let lock = lock(dir)?;
         let path = dir.join(RESULTS_FILE);
         let mut done = HashSet::new();
@@ -193,16 +189,16 @@ impl Store {
             let mut f = OpenOptions::new()
                 .append(true)
                 .open(&path)
-                .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+                .map_err(LabError::io("open", &path))?;
             f.write_all(b"\n")
                 .and_then(|_| f.sync_data())
-                .map_err(|e| format!("cannot repair {}: {e}", path.display()))?;
+                .map_err(LabError::io("repair", &path))?;
         }
         let file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+            .map_err(LabError::io("open", &path))?;
         Ok(Store {
             dir: dir.to_path_buf(),
             file,
@@ -215,28 +211,25 @@ impl Store {
     /// Appends the damaged lines to `results.jsonl.damaged`, then rewrites the results
     /// file without them (a temp file renamed over it, so a crash leaves one or the other).
     /// Returns one message per damaged line.
-    fn move_aside(dir: &Path, damaged: &[RawLine]) -> Result<Vec<String>, String> {
+    fn move_aside(dir: &Path, damaged: &[RawLine]) -> Result<Vec<String>, LabError> {
         let path = dir.join(RESULTS_FILE);
         let aside = dir.join(DAMAGED_FILE);
         let mut out = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&aside)
-            .map_err(|e| format!("cannot open {}: {e}", aside.display()))?;
+            .map_err(LabError::io("open", &aside))?;
         for d in damaged {
             out.write_all(&d.bytes)
                 .and_then(|_| out.write_all(b"\n"))
-                .map_err(|e| format!("cannot write {}: {e}", aside.display()))?;
+                .map_err(LabError::io("write", &aside))?;
         }
-        out.sync_data()
-            .map_err(|e| format!("cannot write {}: {e}", aside.display()))?;
+        out.sync_data().map_err(LabError::io("write", &aside))?;
 
         let bad: BTreeSet<usize> = damaged.iter().map(|d| d.number).collect();
         let tmp = dir.join(format!("{RESULTS_FILE}.tmp"));
-        let mut w = BufWriter::new(
-            File::create(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?,
-        );
-        let werr = |e: std::io::Error| format!("cannot write {}: {e}", tmp.display());
+        let mut w = BufWriter::new(File::create(&tmp).map_err(LabError::io("create", &tmp))?);
+        let werr = |e: std::io::Error| LabError::io("write", &tmp)(e);
         for_each_raw_line(&path, |line| {
             if bad.contains(&line.number) || is_blank(&line.bytes) {
                 return Ok(());
@@ -249,8 +242,7 @@ impl Store {
             .map_err(|e| werr(e.into_error()))?
             .sync_all()
             .map_err(werr)?;
-        std::fs::rename(&tmp, &path)
-            .map_err(|e| format!("cannot replace {}: {e}", path.display()))?;
+        std::fs::rename(&tmp, &path).map_err(LabError::io("replace", &path))?;
         sync_dir(dir);
 
         Ok(damaged
@@ -304,18 +296,13 @@ impl Store {
         label: &str,
         seed: u64,
         record: &RunRecord,
-    ) -> Result<(), String> {
+    ) -> Result<(), LabError> {
         let mut line = store_line(key, label, seed, record);
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.sync_data())
-            .map_err(|e| {
-                format!(
-                    "cannot write to {}: {e}",
-                    self.dir.join(RESULTS_FILE).display()
-                )
-            })?;
+            .map_err(LabError::io("write to", &self.dir.join(RESULTS_FILE)))?;
         self.done.insert(key.to_string());
         Ok(())
     }
@@ -323,18 +310,14 @@ impl Store {
     /// Appends result lines already serialised (by another store: `merge`), each checked
     /// to be a result record of its key, then syncs once. A crash part-way leaves whole
     /// lines and at most one torn last line, which `open` moves aside.
-    pub fn append_lines(&mut self, lines: &[(String, Vec<u8>)]) -> Result<(), String> {
+    pub fn append_lines(&mut self, lines: &[(String, Vec<u8>)]) -> Result<(), LabError> {
         let path = self.dir.join(RESULTS_FILE);
-        let werr = |e: std::io::Error| format!("cannot write to {}: {e}", path.display());
+        let werr = |e: std::io::Error| LabError::io("write to", &path)(e);
         let mut w = BufWriter::new(&self.file);
         for (key, bytes) in lines {
             match serde_json::from_slice::<Stored>(bytes) {
                 Ok(s) if &s.key == key => {}
-                _ => {
-                    return Err(format!(
-                        "internal: a line given for key {key} is not its result record"
-                    ))
-                }
+                _ => return Err(LabError::NotItsRecord { key: key.clone() }),
             }
             w.write_all(bytes)
                 .and_then(|_| w.write_all(b"\n"))
@@ -353,7 +336,7 @@ impl Store {
     /// (a `--force` re-run), the last one wins. Reading takes no lock: a last line being
     /// written (no newline yet) is skipped; any other damaged line is an error, which
     /// opening the store (`reproduce`, `sweep`, `report`) repairs.
-    pub fn read(dir: &Path) -> Result<Vec<Stored>, String> {
+    pub fn read(dir: &Path) -> Result<Vec<Stored>, LabError> {
         let path = dir.join(RESULTS_FILE);
         let mut out: Vec<Stored> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
@@ -365,12 +348,12 @@ impl Store {
                 Ok(s) => s,
                 Err(_) if !line.complete => return Ok(()),
                 Err(e) => {
-                    return Err(format!(
-                        "{} line {}: not a result record: {e} (`scavenger report {}` moves damaged lines aside)",
-                        path.display(),
-                        line.number,
-                        dir.display()
-                    ))
+                    return Err(LabError::DamagedLine {
+                        path: path.clone(),
+                        line: line.number,
+                        reason: e.to_string(),
+                        dir: dir.to_path_buf(),
+                    })
                 }
             };
             match index.get(&s.key) {

@@ -2,6 +2,7 @@
 //! plan), so `report` can re-render it and a second study is not mixed into it. Shared by
 //! the CLI and the Python driver.
 
+use crate::error::LabError;
 use std::path::PathBuf;
 
 /// What a result directory holds, so `report` can re-render it.
@@ -25,7 +26,7 @@ impl StoreMeta {
 
 /// Records what the store in `dir` holds. A store of another study or sweep is refused
 /// unless `force` (its results would be mixed with ours and its report lost).
-pub fn write_meta(dir: &std::path::Path, meta: &StoreMeta, force: bool) -> Result<(), String> {
+pub fn write_meta(dir: &std::path::Path, meta: &StoreMeta, force: bool) -> Result<(), LabError> {
     let path = dir.join("store.json");
     if let Ok(text) = std::fs::read_to_string(&path) {
         match serde_json::from_str::<StoreMeta>(&text) {
@@ -34,12 +35,11 @@ pub fn write_meta(dir: &std::path::Path, meta: &StoreMeta, force: bool) -> Resul
                     != (meta.kind.as_str(), meta.name.as_str(), meta.quick) =>
             {
                 if !force {
-                    return Err(format!(
-                        "{} holds the results of {}, not {}; write to another --out, or pass --force to use it anyway (its store.json is replaced)",
-                        dir.display(),
-                        old.describe(),
-                        meta.describe()
-                    ));
+                    return Err(LabError::OtherStore {
+                        dir: dir.to_path_buf(),
+                        held: old.describe(),
+                        wanted: meta.describe(),
+                    });
                 }
                 eprintln!(
                     "warning: {} held {}; --force: it now records {}",
@@ -50,10 +50,11 @@ pub fn write_meta(dir: &std::path::Path, meta: &StoreMeta, force: bool) -> Resul
             }
             Ok(_) => {}
             Err(e) if !force => {
-                return Err(format!(
-                    "{}: not a store description ({e}); pass --force to replace it",
-                    path.display()
-                ))
+                return Err(LabError::NotAStoreDescription {
+                    path,
+                    reason: e.to_string(),
+                    replaceable: true,
+                })
             }
             Err(_) => {}
         }
@@ -64,5 +65,5 @@ pub fn write_meta(dir: &std::path::Path, meta: &StoreMeta, force: bool) -> Resul
             .expect("serialises")
             .as_bytes(),
     )
-    .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    .map_err(LabError::io("write", &path))
 }

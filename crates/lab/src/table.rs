@@ -142,13 +142,12 @@ impl Table {
 
     /// Every run of the store in `dir` (the last line of a key wins, as in `Store::read`),
     /// sorted by key so that equal stores give equal tables.
-    pub fn from_store(dir: &Path) -> Result<Table, String> {
+    pub fn from_store(dir: &Path) -> Result<Table, crate::error::LabError> {
         let path = dir.join(RESULTS_FILE);
         if !path.is_file() {
-            return Err(format!(
-                "{} is not a result store (it has no {RESULTS_FILE})",
-                dir.display()
-            ));
+            return Err(crate::error::LabError::NotAStore {
+                dir: dir.to_path_buf(),
+            });
         }
         let mut by_key: HashMap<String, Vec<(String, Value)>> = HashMap::new();
         for_each_raw_line(&path, |line| {
@@ -157,17 +156,21 @@ impl Table {
             }
             match serde_json::from_slice::<Value>(&line.bytes) {
                 Ok(v) => {
-                    let key = v.get("key").and_then(Value::as_str).unwrap_or("").to_string();
+                    let key = v
+                        .get("key")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
                     by_key.insert(key, run_row(&v));
                     Ok(())
                 }
                 Err(_) if !line.complete => Ok(()),
-                Err(e) => Err(format!(
-                    "{} line {}: not a result record ({e}); `scavenger report {}` moves damaged lines aside",
-                    path.display(),
-                    line.number,
-                    dir.display()
-                )),
+                Err(e) => Err(crate::error::LabError::DamagedLine {
+                    path: path.clone(),
+                    line: line.number,
+                    reason: e.to_string(),
+                    dir: dir.to_path_buf(),
+                }),
             }
         })?;
         let mut rows: Vec<_> = by_key.into_iter().collect();

@@ -119,15 +119,15 @@ impl<'a> Fields<'a> {
         Ok(Some(x))
     }
 
-    fn parsed<T>(
+    fn parsed<T, E: std::fmt::Display>(
         &self,
         key: &str,
         what: &str,
-        parse: fn(&str) -> Result<T, String>,
+        parse: fn(&str) -> Result<T, E>,
     ) -> Result<Option<T>, InputError> {
         match self.raw(key) {
             None => Ok(None),
-            Some(Value::String(s)) => parse(s).map(Some).map_err(|m| self.err(key, m)),
+            Some(Value::String(s)) => parse(s).map(Some).map_err(|m| self.err(key, m.to_string())),
             Some(v) => Err(self.err(
                 key,
                 format!(

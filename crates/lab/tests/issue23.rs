@@ -70,7 +70,10 @@ fn issue23_01_damaged_lines_are_moved_aside_and_their_runs_redone() {
 fn issue23_02_a_second_writer_of_a_store_is_refused() {
     let dir = tmpdir("lock");
     let first = Store::open(&dir).unwrap();
-    let e = Store::open(&dir).err().expect("second open refused");
+    let e = Store::open(&dir)
+        .err()
+        .expect("second open refused")
+        .to_string();
     assert!(
         e.contains("in use") && e.contains(&dir.display().to_string()),
         "{e}"
@@ -277,5 +280,6 @@ fn issue23_17_plan_paths_accept_the_bracketed_index_of_errors() {
     assert_eq!(flows[0]["params"]["beta"].as_float(), Some(0.5));
     assert!(assign(&mut t, "flow[7].algorithm", "x".into())
         .unwrap_err()
+        .to_string()
         .contains("no index 7"));
 }

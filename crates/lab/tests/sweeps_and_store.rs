@@ -126,6 +126,7 @@ fn assign_reaches_into_lists_by_name_or_index() {
     assert_eq!(t["flow"][0]["params"]["x"].as_integer(), Some(3));
     assert!(assign(&mut t, "flow.7.algorithm", toml::Value::Integer(1))
         .unwrap_err()
+        .to_string()
         .contains("no index 7"));
 }
 

@@ -335,7 +335,7 @@ fn describe_store(source: &str, dir: PathBuf, force: bool) -> PyResult<()> {
             }
         }
     };
-    write_meta(&dir, &meta, force).map_err(StoreError::new_err)
+    write_meta(&dir, &meta, force).map_err(|e| StoreError::new_err(e.to_string()))
 }
 
 /// Writes the report of `source`'s runs in the store `dir`; returns its summary text.
@@ -349,13 +349,13 @@ fn report(py: Python<'_>, source: &str, dir: PathBuf) -> PyResult<String> {
             scavenger_lab::report::study_report(&def, &dir)
         }
         Source::Plan { plan, .. } => {
-            let p = parse_plan(&plan).map_err(|e| e.to_string())?;
+            let p = parse_plan(&plan)?;
             let labels: Vec<String> = p.combinations().into_iter().map(|c| c.0).collect();
             scavenger_lab::report::sweep_report(&p.name, &dir, &labels)
         }
     })
     .map(|r| r.summary)
-    .map_err(StoreError::new_err)
+    .map_err(|e| StoreError::new_err(e.to_string()))
 }
 
 /// The store in `dir` as a pyarrow RecordBatch, one row per run (scavenger_lab::table),
@@ -365,9 +365,10 @@ fn table<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyAny>> {
     let batch = py
         .detach(|| {
             scavenger_lab::table::Table::from_store(&dir)
+                .map_err(scavenger_export::ExportError::from)
                 .and_then(|t| scavenger_export::to_record_batch(&t))
         })
-        .map_err(StoreError::new_err)?;
+        .map_err(|e| StoreError::new_err(e.to_string()))?;
     pyo3_arrow::PyRecordBatch::new(batch).into_pyarrow(py)
 }
 
@@ -378,10 +379,13 @@ struct ResultStore {
 }
 
 impl ResultStore {
-    fn with<T>(&self, f: impl FnOnce(&mut Store) -> Result<T, String>) -> PyResult<T> {
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Store) -> Result<T, scavenger_lab::error::LabError>,
+    ) -> PyResult<T> {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         match g.as_mut() {
-            Some(s) => f(s).map_err(StoreError::new_err),
+            Some(s) => f(s).map_err(|e| StoreError::new_err(e.to_string())),
             None => Err(StoreError::new_err("the store is closed")),
         }
     }
@@ -391,7 +395,7 @@ impl ResultStore {
 impl ResultStore {
     #[new]
     fn new(dir: PathBuf) -> PyResult<Self> {
-        let s = Store::open(&dir).map_err(StoreError::new_err)?;
+        let s = Store::open(&dir).map_err(|e| StoreError::new_err(e.to_string()))?;
         Ok(ResultStore {
             inner: Mutex::new(Some(s)),
         })

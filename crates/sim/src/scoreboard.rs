@@ -11,10 +11,10 @@
 //!   segment is found by looking at no more than DupThresh ranges;
 //! - the retransmission queue: segments marked lost, not in flight and not SACKed, in
 //!   sequence order (`BTreeSet`), so the next retransmission is its first element;
-//! - the retransmissions sent, in the order sent, each with SND.NXT at the time
-//!   (`VecDeque`, nondecreasing in SND.NXT): a retransmission is lost when a SACK covers
-//!   data above that SND.NXT (Linux 4.4 tcp_mark_lost_retrans), and only the entries at
-//!   the front can be.
+//! - the retransmissions sent, in the order sent, each with its send time (`VecDeque`,
+//!   nondecreasing in time): a retransmission is lost when a segment sent after it is
+//!   delivered (RACK, RFC 8985 §6.2; Linux tcp_rack_detect_loss), and only the entries
+//!   at the front can be.
 //!
 //! Each operation is O(log n) in segments in flight, or amortised O(1) per segment over
 //! the segment's life. `ops` counts the steps taken (one per range, queue entry or segment
@@ -30,10 +30,10 @@ pub(crate) struct Scoreboard {
     sacked: BTreeMap<u32, u32>,
     /// Segments with `lost && !in_flight && !sacked`, at or above SND.UNA after `advance`.
     retx_queue: BTreeSet<u32>,
-    /// (SND.NXT when sent, segment) for each retransmission, oldest first. Entries whose
+    /// (send time in ns, segment) for each retransmission, oldest first. Entries whose
     /// segment has since been acknowledged, SACKed, retransmitted again or marked lost
     /// are stale; the sender checks each entry against the segment's flags.
-    retx_sent: VecDeque<(u32, u32)>,
+    retx_sent: VecDeque<(u64, u32)>,
     /// Steps taken (see the module comment).
     pub ops: u64,
     /// ACKs processed.
@@ -151,17 +151,23 @@ impl Scoreboard {
         self.retx_queue = lost.inspect(|_| self.ops += 1).collect();
     }
 
-    /// Segment `seg` was retransmitted while SND.NXT was `nxt`.
-    pub fn sent_retransmission(&mut self, nxt: u32, seg: u32) {
+    /// Segment `seg` was retransmitted at `sent_ns` (not earlier than any retransmission
+    /// recorded before).
+    pub fn sent_retransmission(&mut self, sent_ns: u64, seg: u32) {
         self.ops += 1;
-        self.retx_sent.push_back((nxt, seg));
+        self.retx_sent.push_back((sent_ns, seg));
     }
 
-    /// The oldest retransmission sent while SND.NXT was at most `high`, removed from the
-    /// list: segment `high` is SACKed and was sent after that retransmission.
-    pub fn pop_retransmission_sent_by(&mut self, high: u32) -> Option<(u32, u32)> {
+    /// The oldest retransmission sent before `(sent_ns, seg)`, the latest-sent delivered
+    /// segment, removed from the list. Equal times are ordered by segment, as Linux's
+    /// `tcp_skb_sent_after` orders them by sequence.
+    pub fn pop_retransmission_sent_before(&mut self, sent_ns: u64, seg: u32) -> Option<(u64, u32)> {
         self.ops += 1;
-        if self.retx_sent.front().is_some_and(|&(nxt, _)| nxt <= high) {
+        if self
+            .retx_sent
+            .front()
+            .is_some_and(|&(t, i)| (t, i) < (sent_ns, seg))
+        {
             self.retx_sent.pop_front()
         } else {
             None

@@ -24,8 +24,6 @@ struct Seg {
     lost: bool,
     in_flight: bool,
     retransmitted: bool,
-    /// SND.NXT when this segment was last retransmitted (Linux's TCP_SKB_CB->ack_seq).
-    retx_nxt: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -110,6 +108,9 @@ pub struct Sender {
     segs: VecDeque<Seg>,
     pipe: u64,
     high_sacked: Option<u32>,
+    /// RACK (RFC 8985 §6.2, Linux `tp->rack.mstamp`/`end_seq`): the send time (ns) and
+    /// segment of the latest-sent segment delivered so far.
+    rack: Option<(u64, u32)>,
     /// All segments below this index have been checked by loss detection.
     lost_cursor: u32,
     /// SACKed ranges, the retransmission queue and the retransmissions in flight, so
@@ -162,6 +163,7 @@ impl Sender {
             segs: VecDeque::new(),
             pipe: 0,
             high_sacked: None,
+            rack: None,
             lost_cursor: 0,
             board: Scoreboard::default(),
             sack_gaps: Vec::new(),
@@ -318,14 +320,12 @@ impl Sender {
         self.app_limited = false;
         let snap = self.rate.on_send(now, self.pipe);
         if retrans {
-            let nxt = self.nxt;
             let s = self.seg(seg);
             s.retransmitted = true;
             s.in_flight = true;
             s.snap = snap;
-            s.retx_nxt = nxt;
             self.board.dequeue_retransmission(seg);
-            self.board.sent_retransmission(nxt, seg);
+            self.board.sent_retransmission(now.nanos(), seg);
             // Linux tcp_xmit_retransmit_queue re-arms the timer when it retransmits the
             // head of the queue, so a fast retransmission gets a full RTO to be acked.
             if seg == self.una && !self.rto_recovery {
@@ -340,7 +340,6 @@ impl Sender {
                 lost: false,
                 in_flight: true,
                 retransmitted: false,
-                retx_nxt: 0,
             });
             self.nxt += 1;
         }
@@ -440,26 +439,46 @@ impl Sender {
         lost
     }
 
-    /// Linux 4.4 tcp_mark_lost_retrans (FACK, on by default then): in fast recovery, a
-    /// retransmission is lost when the receiver SACKs data sent after it, i.e. above the
-    /// SND.NXT of its retransmission. Without this only the RTO finds a lost
-    /// retransmission. Returns the bytes newly marked lost.
+    /// RACK's advance (RFC 8985 §6.2 step 2, Linux `tcp_rack_advance`): segment `i`,
+    /// last sent at `sent`, was just delivered (cumulatively or by SACK). A retransmitted
+    /// segment delivered sooner than the minimum RTT after its retransmission was most
+    /// likely the original's delivery, so it does not advance RACK.
+    fn rack_advance(&mut self, now: Time, i: u32, sent: Time, retransmitted: bool) {
+        let rtt = now.nanos().saturating_sub(sent.nanos());
+        if retransmitted && self.rtt.min_rtt().is_some_and(|m| rtt < m.nanos()) {
+            return;
+        }
+        let key = (sent.nanos(), i);
+        if self.rack.is_none_or(|r| key > r) {
+            self.rack = Some(key);
+        }
+    }
+
+    /// Lost retransmissions, by RACK's time order (RFC 8985 §6.2 step 5, Linux
+    /// `tcp_rack_detect_loss`, called in CA_Recovery and CA_Loss alike): in recovery, with
+    /// no reordering seen, RACK's reordering window is 0 (`tcp_rack_reo_wnd`), so a
+    /// retransmission is lost as soon as a segment sent after it is delivered, whether
+    /// that segment is new data or another retransmission. The rule it replaces, Linux
+    /// 4.4's `tcp_mark_lost_retrans` (a SACK above the SND.NXT of the retransmission),
+    /// needed new data sent after the retransmission: when recovery sent retransmissions
+    /// only, a lost one waited for the RTO (deviations/simulator.md#sim-loss-recovery).
+    /// Returns the bytes newly marked lost.
     fn mark_lost_retransmissions(&mut self) -> u64 {
-        if !self.board.retransmissions_sent() || !self.in_recovery || self.rto_recovery {
+        if !self.board.retransmissions_sent() || !self.in_recovery {
             return 0;
         }
-        let Some(high) = self.high_sacked else {
+        let Some((rack_t, rack_i)) = self.rack else {
             return 0;
         };
         let mut lost = 0;
-        // Retransmissions leave in the order sent, which is the order of their SND.NXT.
-        while let Some((nxt, i)) = self.board.pop_retransmission_sent_by(high) {
+        // Retransmissions leave in the order sent.
+        while let Some((t, i)) = self.board.pop_retransmission_sent_before(rack_t, rack_i) {
             if i < self.una {
                 continue;
             }
             let s = self.seg(i);
             // A stale entry: SACKed, marked lost, or retransmitted again since.
-            if !(s.retransmitted && s.in_flight && !s.sacked && s.retx_nxt == nxt) {
+            if !(s.retransmitted && s.in_flight && !s.sacked && s.snap.sent_time.nanos() == t) {
                 continue;
             }
             s.in_flight = false;
@@ -499,6 +518,9 @@ impl Sender {
         let (mut first_sack, mut last_sack) = (None, None);
         while self.una < cum {
             let s = self.segs[0];
+            if !s.sacked {
+                self.rack_advance(now, self.una, s.snap.sent_time, s.retransmitted);
+            }
             if s.retransmitted {
                 retrans_acked = true;
             } else if !s.sacked {
@@ -536,6 +558,7 @@ impl Sender {
                         if seg.lost && !seg.in_flight {
                             self.board.dequeue_retransmission(i);
                         }
+                        self.rack_advance(now, i, seg.snap.sent_time, seg.retransmitted);
                         newly += self.deliver(now, i);
                         let seg = self.seg(i);
                         seg.sacked = true;
@@ -848,7 +871,9 @@ mod tests {
         }
     }
 
-    fn paced_sender(linux: bool, cwnd: u64) -> crate::sender::Sender {
+    /// A bulk sender of full segments over `cc`: no pacing by the datapath, no ECN, PRR
+    /// in fast recovery, no receive-window limit.
+    fn sender(cc: Box<dyn scavenger_cc::CongestionControl>) -> crate::sender::Sender {
         let cfg = crate::sender::SenderConfig {
             flow: 0,
             mss: MSS as u32,
@@ -861,11 +886,23 @@ mod tests {
             ecn: false,
             prr: true,
         };
-        crate::sender::Sender::new(
-            cfg,
-            Box::new(Paced { linux, cwnd }),
-            scavenger_cc::Time::ZERO,
-        )
+        crate::sender::Sender::new(cfg, cc, scavenger_cc::Time::ZERO)
+    }
+
+    fn paced_sender(linux: bool, cwnd: u64) -> crate::sender::Sender {
+        sender(Box::new(Paced { linux, cwnd }))
+    }
+
+    /// An ACK of everything below `cum` with the SACK blocks `sack` (most recent first).
+    fn sack_ack(cum: u32, sack: &[(u32, u32)]) -> crate::packet::Packet {
+        let mut a = crate::packet::Packet::data(0, 0, 0, 52, 0, false);
+        a.kind = crate::packet::Kind::Ack;
+        a.ack = cum;
+        for (k, &b) in sack.iter().enumerate() {
+            a.sack[k] = b;
+        }
+        a.nsack = sack.len() as u8;
+        a
     }
 
     #[test]
@@ -883,7 +920,6 @@ mod tests {
 
     #[test]
     fn no_prr_over_an_algorithm_with_cong_control() {
-        use crate::packet::{Kind, Packet};
         use scavenger_cc::Time;
         // Ten segments out; segment 0 is lost, 1..=3 are SACKed (RFC 6675 DupThresh):
         // fast recovery with 6 in the pipe. With PRR (ssthresh 2 below the pipe), the
@@ -897,37 +933,50 @@ mod tests {
                 s.next_packet(t).unwrap();
                 t = s.next_send_time();
             }
-            let mut ack = Packet::data(0, 0, 0, 52, 0, false);
-            ack.kind = Kind::Ack;
-            ack.ack = 0;
-            ack.sack[0] = (1, 4);
-            ack.nsack = 1;
-            s.on_ack(t, &ack);
+            s.on_ack(t, &sack_ack(0, &[(1, 4)]));
             assert!(s.in_recovery(), "linux {linux}");
             let window = s.prr.map_or(s.cwnd(), |p| p.window);
             assert_eq!((s.pipe() / MSS, window / MSS), (6, expect), "linux {linux}");
         }
     }
 
+    /// RACK's time order for retransmissions (RFC 8985 §6.2, Linux tcp_rack_detect_loss;
+    /// deviations/simulator.md#sim-loss-recovery). Ten segments leave 1 ms apart; an ACK
+    /// at 100 ms SACKs 1 and 3..=5, so 0 and 2 are lost (DupThresh) and retransmitted in
+    /// that order. At 200 ms the receiver SACKs 2's retransmission but not 0's. Nothing
+    /// above the SND.NXT of 0's retransmission is SACKed, so Linux 4.4's rule (a SACK
+    /// above that SND.NXT) would wait for the RTO; RACK marks 0 lost at once, because a
+    /// segment sent after its retransmission was delivered, and 0 leaves again.
+    #[test]
+    fn a_retransmission_is_lost_when_a_later_sent_retransmission_is_delivered() {
+        let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut s = sender(Box::new(Recorder(samples)));
+        let ms = |m: u64| scavenger_cc::Time(m * 1_000_000);
+        for i in 0..10u64 {
+            assert_eq!(s.next_packet(ms(i)).map(|p| p.seg), Some(i as u32));
+        }
+        s.on_ack(ms(100), &sack_ack(0, &[(3, 6), (1, 2)]));
+        assert!(s.in_recovery());
+        let retx: Vec<u32> = (0..2)
+            .map(|k| s.next_packet(ms(100 + k)).unwrap().seg)
+            .collect();
+        assert_eq!(retx, vec![0, 2]);
+        assert_eq!(s.stats.retransmits, 2);
+        // Segment 2's retransmission (sent at 101 ms) is delivered; 0's (100 ms) is not.
+        s.on_ack(ms(200), &sack_ack(0, &[(1, 6)]));
+        assert!(s.rto_deadline().is_some_and(|d| d > ms(200)), "no RTO yet");
+        let p = s.next_packet(ms(200)).expect("a retransmission is allowed");
+        assert_eq!(p.seg, 0, "segment 0 leaves a third time before any RTO");
+        assert_eq!(s.stats.retransmits, 3);
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
     #[test]
     fn the_algorithm_gets_the_newest_segments_send_time_and_the_echo_separately() {
         use crate::packet::{Kind, Packet};
-        use crate::sender::{Sender, SenderConfig};
         use scavenger_cc::{Dur, Time};
         let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let cfg = SenderConfig {
-            flow: 0,
-            mss: MSS as u32,
-            header: 52,
-            rwnd: u64::MAX,
-            receiver_window: false,
-            total_segs: None,
-            last_seg_len: MSS as u32,
-            pacing: false,
-            ecn: false,
-            prr: true,
-        };
-        let mut s = Sender::new(cfg, Box::new(Recorder(samples.clone())), Time::ZERO);
+        let mut s = sender(Box::new(Recorder(samples.clone())));
         let ms = |m: u64| Time(m * 1_000_000);
         // Segments 0 and 1 leave 10 ms apart; a delayed ACK covers both at 100 ms and, by
         // RFC 7323 §4.3, echoes segment 0's TSval.

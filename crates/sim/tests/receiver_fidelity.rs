@@ -76,9 +76,11 @@ fn tcp_lp_alone_with_codel_still_starves_open_gap() {
     let linux = alone("tcp-lp", 67, true, AckModel::Linux);
     // With the default 10 ms start jitter (seed 1) the start phase moves these from 1.51
     // and 1.55 to 1.345 and 1.731: TCP-LP is bimodal from run to run (issue 17); the gap
-    // to the testbed stays.
+    // to the testbed stays. Since lost retransmissions are found by RACK's send-time
+    // order (deviations/simulator.md#sim-loss-recovery) the legacy receiver's run no
+    // longer waits for two RTOs: 2.62 (the Linux receiver's run had none; unchanged).
     assert!(
-        (1.30..1.40).contains(&legacy),
+        (2.55..2.70).contains(&legacy),
         "legacy receiver: {legacy:.3}"
     );
     assert!(

@@ -271,14 +271,7 @@ fn row(case: &Case, rate_bps: u64, s: &[Sample]) -> CpuRow {
     }
 }
 
-/// (user, system) CPU seconds of the calling thread, from the kernel's accounting.
-fn thread_cpu() -> (f64, f64) {
-    // SAFETY: an all-zero rusage is valid; getrusage fills it.
-    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: RUSAGE_THREAD with a valid pointer.
-    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut r) };
-    (tv(r.ru_utime), tv(r.ru_stime))
-}
+use crate::sys::thread_cpu_times as thread_cpu;
 
 fn tv(t: libc::timeval) -> f64 {
     t.tv_sec as f64 + t.tv_usec as f64 / 1e6
@@ -449,8 +442,7 @@ fn proc_cpu_s(pid: u32) -> Option<f64> {
     let f: Vec<&str> = rest.split_whitespace().collect();
     // Fields 14 and 15 of the file are the 12th and 13th after the command name.
     let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).ok()?? as f64;
     Some(ticks / hz)
 }
 
@@ -486,9 +478,10 @@ fn quic_run(
     // `ip netns exec` execs the command in place, so the child is the sender; wait4
     // gives its (all threads') user and system time.
     let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 fills it.
+    // SAFETY: nix has no wait4 (waitpid gives no rusage). An all-zero rusage is a valid
+    // value, and wait4 fills it.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child with valid pointers.
+    // SAFETY: waits for our own child (not yet reaped) with pointers valid for the call.
     let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
     let wall_s = t0.elapsed().as_secs_f64();
     if pid < 0 {

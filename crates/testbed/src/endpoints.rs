@@ -133,36 +133,22 @@ pub fn start_receiver(
     stop: Arc<AtomicBool>,
     done: Arc<AtomicBool>,
 ) -> Result<JoinHandle<Result<ReceiverReport, FlowError>>, FlowError> {
-    // Whether the receiver listens; when it does not, its thread's result says why.
-    let (tx, rx) = std::sync::mpsc::channel::<bool>();
-    let p = plan.clone();
-    let h = netns::spawn_in(
+    let (p, q) = (plan.clone(), plan.clone());
+    netns::spawn_listening(
         &plan.receiver_ns,
         &format!("rcv-{}", plan.name),
         move || {
-            let l = match TcpListener::bind(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, p.port)) {
-                Ok(l) => l,
-                Err(source) => {
-                    let _ = tx.send(false);
-                    return Err(FlowError::Listen {
-                        flow: p.name.clone(),
-                        port: p.port,
-                        source,
-                    });
+            TcpListener::bind(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, q.port)).map_err(|source| {
+                FlowError::Listen {
+                    flow: q.name.clone(),
+                    port: q.port,
+                    source,
                 }
-            };
-            let _ = tx.send(true);
-            receive(&p, l, clock, run_end, &stop, &done)
+            })
         },
-    )?;
-    match rx.recv() {
-        Ok(true) => Ok(h),
-        // It did not listen (or never got to try): the thread has ended with the reason.
-        _ => match h.join() {
-            Ok(Err(e)) => Err(e),
-            Ok(Ok(_)) | Err(_) => Err(FlowError::ReceiverPanicked),
-        },
-    }
+        move |l| receive(&p, l, clock, run_end, &stop, &done),
+        || FlowError::ReceiverPanicked,
+    )
 }
 
 fn receive(

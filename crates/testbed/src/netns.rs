@@ -37,7 +37,9 @@ pub fn install_signal_handlers() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // SAFETY: installs a handler that only stores to an atomic.
+            // SAFETY: nix's signal() is unsafe as well (a handler runs in signal context),
+            // so libc directly; the handler only stores to an atomic, which is
+            // async-signal-safe.
             unsafe {
                 libc::signal(
                     sig,
@@ -141,6 +143,45 @@ where
             f()
         })
         .map_err(|e| TestbedError::io("cannot start a thread", e))
+}
+
+/// Starts a server thread in namespace `ns`: it runs `bind` (a listener, a socket), then
+/// `serve` on what `bind` made. Returns once `bind` has succeeded, so a client started
+/// next finds the port open; when `bind` fails (or the thread cannot enter `ns`), returns
+/// its error instead. `panicked` is the error when the thread ended without saying.
+pub fn spawn_listening<L, R, E>(
+    ns: &str,
+    name: &str,
+    bind: impl FnOnce() -> Result<L, E> + Send + 'static,
+    serve: impl FnOnce(L) -> Result<R, E> + Send + 'static,
+    panicked: impl FnOnce() -> E,
+) -> Result<std::thread::JoinHandle<Result<R, E>>, E>
+where
+    R: Send + 'static,
+    E: From<TestbedError> + Send + 'static,
+{
+    // Whether the server is bound; when it is not, its thread's result says why.
+    let (tx, rx) = std::sync::mpsc::channel::<bool>();
+    let h = spawn_in(ns, name, move || {
+        let l = match bind() {
+            Ok(l) => l,
+            Err(e) => {
+                let _ = tx.send(false);
+                return Err(e);
+            }
+        };
+        let _ = tx.send(true);
+        serve(l)
+    })
+    .map_err(E::from)?;
+    match rx.recv() {
+        Ok(true) => Ok(h),
+        // It did not bind (or never got to try): the thread has ended with the reason.
+        _ => match h.join() {
+            Ok(Err(e)) => Err(e),
+            Ok(Ok(_)) | Err(_) => Err(panicked()),
+        },
+    }
 }
 
 /// Runs `f` inside namespace `ns` and waits for it.

@@ -58,21 +58,15 @@ pub fn start_receiver(
     stop: Arc<AtomicBool>,
     done: Arc<AtomicBool>,
 ) -> Result<JoinHandle<Result<ReceiverReport, FlowError>>, FlowError> {
-    let (tx, rx) = std::sync::mpsc::channel::<bool>();
-    let (p, f) = (plan.clone(), flow.clone());
-    let h = netns::spawn_in(
+    let (p, q, f) = (plan.clone(), plan.clone(), flow.clone());
+    netns::spawn_listening(
         &plan.receiver_ns,
         &format!("qrcv-{}", plan.name),
         move || {
-            let addr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, p.port));
-            let r = match UdpReceiver::bind(&f, addr) {
-                Ok(r) => r,
-                Err(e) => {
-                    let _ = tx.send(false);
-                    return Err(quic_error(&p, e));
-                }
-            };
-            let _ = tx.send(true);
+            let addr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, q.port));
+            UdpReceiver::bind(&f, addr).map_err(|e| quic_error(&q, e))
+        },
+        move |r| {
             let mut rep = ReceiverReport {
                 bins: vec![0; (run_end.nanos() / BIN.nanos() + 1) as usize],
                 ..Default::default()
@@ -97,14 +91,8 @@ pub fn start_receiver(
             .map_err(|e| quic_error(&p, e))?;
             Ok(rep)
         },
-    )?;
-    match rx.recv() {
-        Ok(true) => Ok(h),
-        _ => match h.join() {
-            Ok(Err(e)) => Err(e),
-            Ok(Ok(_)) | Err(_) => Err(FlowError::ReceiverPanicked),
-        },
-    }
+        || FlowError::ReceiverPanicked,
+    )
 }
 
 /// The sender's sample as the TCP flows' record reads it (module comment).

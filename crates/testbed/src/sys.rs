@@ -255,12 +255,18 @@ pub fn send_udp_batch(
 
 /// CPU time (user + system) the calling thread has used, in seconds.
 pub fn thread_cpu_seconds() -> f64 {
+    let (user, system) = thread_cpu_times();
+    user + system
+}
+
+/// (user, system) CPU seconds of the calling thread, from the kernel's accounting.
+pub fn thread_cpu_times() -> (f64, f64) {
     // RUSAGE_THREAD of the calling thread cannot fail; 0 if it ever did.
     let Ok(r) = getrusage(UsageWho::RUSAGE_THREAD) else {
-        return 0.0;
+        return (0.0, 0.0);
     };
     let tv = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
-    tv(r.user_time()) + tv(r.system_time())
+    (tv(r.user_time()), tv(r.system_time()))
 }
 
 #[cfg(test)]

@@ -41,6 +41,12 @@
 //!   (docs/deviations/ebb.md#ebb-ack-pair).
 //! - with `held_prev`, a round enters the capacity filter only when the round before it
 //!   also started at the BDP (docs/deviations/ebb.md#ebb-held-prev).
+//! - with `probe_hold` and `probe_max_queue` (on by default with `probe_up` since
+//!   variant 23 of docs/ebb.md#variants-34cf96c), a probe-up step holds a round, doubles
+//!   only while the delivery rate follows, and adds at most `C·probe_max_queue`
+//!   (docs/deviations/ebb.md#ebb-probe-hold). Measured and off: `refill_drain` (the
+//!   first decision after a refill drains by bytes; #ebb-refill-drain), `held_clean`
+//!   (only rounds with a queue within target enter the capacity filter; #ebb-held-clean).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
@@ -148,7 +154,7 @@ static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "probe_up",
         kind: ParamKind::Bool,
-        default: ParamValue::Bool(false),
+        default: ParamValue::Bool(true),
         unit: "",
         doc: "with an empty queue at or above the remembered BDP, grow by 1, 2, 4, ... segments per round instead of 1",
         source: "docs/ebb.md#probe (BBRv2 ProbeBW_UP's doubling inflight_hi slope)",
@@ -216,6 +222,41 @@ static PARAMS: &[ParamSpec] = &[
         source: "docs/ebb.md#ack-pair (Linux TCP_DELACK_MIN = 40 ms; tcp_min_tso_segs = 2)",
     },
     ParamSpec {
+        name: "probe_hold",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(true),
+        unit: "",
+        doc: "with probe_up, each accelerating step holds the next round (its decision would see the window before the step) and the step doubles only while the delivery rate rose by at least half of what the last step could add",
+        source: "docs/ebb.md#probe-hold",
+    },
+    ParamSpec {
+        name: "probe_max_queue",
+        kind: ParamKind::Duration {
+            min: Dur::ZERO,
+            max: Dur::from_secs(1),
+        },
+        default: ParamValue::Dur(Dur::from_millis(4)),
+        unit: "ms",
+        doc: "with probe_up, a step adds at most this much queueing delay at the remembered rate (C · probe_max_queue bytes, at least one segment); 0 = a quarter of the window",
+        source: "docs/ebb.md#probe-hold",
+    },
+    ParamSpec {
+        name: "refill_drain",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "the first decision after a refill removes a queue above target by its bytes at the remembered rate, (q − target/2)·C, instead of the proportional factor",
+        source: "docs/ebb.md#refill-drain",
+    },
+    ParamSpec {
+        name: "held_clean",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "a round held at the estimated BDP enters the bottleneck-rate filter only when its queueing delay was within target (a round that shared the link with a queue says nothing about the link's rate)",
+        source: "docs/ebb.md#held-clean",
+    },
+    ParamSpec {
         name: "pace_cap",
         kind: ParamKind::Bool,
         default: ParamValue::Bool(true),
@@ -248,8 +289,8 @@ pub struct EbbConfig {
     pub foreign: Dur,
     /// Refill to min(BDP, refill_growth · cwnd); 0: to the BDP at once.
     pub refill_growth: f64,
-    /// Accelerating probe at an empty queue (docs/ebb.md#probe): false (its long-path
-    /// overshoot is not drained fast enough yet; variant 16 of docs/ebb.md).
+    /// Accelerating probe at an empty queue (docs/ebb.md#probe): true since variant 23
+    /// of docs/ebb.md, with its steps held and bounded (probe_hold, probe_max_queue).
     pub probe_up: bool,
     /// Refill only when the round's largest sample is within target (docs/ebb.md#refill).
     pub refill_guard: bool,
@@ -273,6 +314,19 @@ pub struct EbbConfig {
     /// Drain Ebb's own queue by (q − target/2)·C bytes (docs/deviations/ebb.md#ebb-drain-bytes):
     /// false (variant 19 of docs/ebb.md broke the flows' fairness).
     pub drain_bytes: bool,
+    /// Probe-up steps hold a round and double only while the delivery rate follows
+    /// (docs/ebb.md#probe-hold): true (variant 23).
+    pub probe_hold: bool,
+    /// Largest queue one probe-up step may add at the remembered rate
+    /// (docs/ebb.md#probe-hold): 4 ms, `target` (variant 23; 2, 6 and 8 ms met fewer
+    /// goals).
+    pub probe_max_queue: Dur,
+    /// The first decision after a refill drains a queue by its bytes
+    /// (docs/ebb.md#refill-drain): false.
+    pub refill_drain: bool,
+    /// Only rounds with a queue within target enter the capacity filter
+    /// (docs/ebb.md#held-clean): false.
+    pub held_clean: bool,
 }
 
 impl Default for EbbConfig {
@@ -287,7 +341,7 @@ impl Default for EbbConfig {
             slowdown_every: 64,
             foreign: Dur::from_millis(2),
             refill_growth: 0.0,
-            probe_up: false,
+            probe_up: true,
             refill_guard: true,
             jitter_gain: 0.0,
             own_rate: true,
@@ -296,6 +350,10 @@ impl Default for EbbConfig {
             held_prev: false,
             probe_queue: Dur::ZERO,
             drain_bytes: false,
+            probe_hold: true,
+            probe_max_queue: Dur::from_millis(4),
+            refill_drain: false,
+            held_clean: false,
         }
     }
 }
@@ -323,6 +381,10 @@ impl TryFrom<&ParamSet> for EbbConfig {
             held_prev: r.bool("held_prev")?,
             probe_queue: r.dur("probe_queue")?,
             drain_bytes: r.bool("drain_bytes")?,
+            probe_hold: r.bool("probe_hold")?,
+            probe_max_queue: r.dur("probe_max_queue")?,
+            refill_drain: r.bool("refill_drain")?,
+            held_clean: r.bool("held_clean")?,
         })
     }
 }
@@ -397,6 +459,12 @@ pub struct Ebb {
     round_start_cwnd: u64,
     /// The window at the start of the round before (held-at-BDP test with held_prev).
     prev_start_cwnd: u64,
+    /// The last decision was a refill: the next one judges the refill (refill_drain).
+    after_refill: bool,
+    /// Bytes the last held probe-up step added, and the capacity estimate before it
+    /// (probe_hold: the step doubles only if the delivery rate followed).
+    probe_added: u64,
+    probe_cap_before: Rate,
 }
 
 impl Ebb {
@@ -426,6 +494,9 @@ impl Ebb {
             slowdown_left: 0,
             until_slowdown: 0,
             saved_cwnd: 0,
+            after_refill: false,
+            probe_added: 0,
+            probe_cap_before: Rate::ZERO,
         }
     }
 
@@ -502,8 +573,15 @@ impl Ebb {
         let held = |w: u64| w * 10 >= bdp * 9;
         let prev_held = !self.cfg.held_prev || held(self.prev_start_cwnd);
         self.prev_start_cwnd = self.round_start_cwnd;
+        // With held_clean, a round that held the BDP but met a queue above target shared
+        // the link with someone (beside a constant-rate stream, every refill round did):
+        // its delivery rate is a share, not the link's rate, and counted it pushed the
+        // link's rate out of the filter (base:video traced: C fell to 0.6 of the link,
+        // ramp-up 28 RTTs after the stream stopped; docs/ebb.md#held-clean).
+        let clean_round =
+            !self.cfg.held_clean || self.round_queue().is_none_or(|q| q <= self.cfg.target);
         if self.round_max_bw > Rate::ZERO
-            && (bdp == 0 || (held(self.round_start_cwnd) && prev_held))
+            && (bdp == 0 || (held(self.round_start_cwnd) && prev_held && clean_round))
         {
             self.bw_ring.push(self.round_max_bw);
             if self.bw_ring.len() > self.cfg.bw_rounds {
@@ -564,11 +642,19 @@ impl Ebb {
         }
         if ack.in_recovery {
             self.hold = true;
+            self.after_refill = false;
+            self.probe_added = 0;
         } else if self.hold {
             // The round just ended carried the packets sent before the last decrease: its
             // queue says nothing about the new window (docs/ebb.md#yield).
             self.hold = false;
+            if self.probe_added > 0 {
+                // A held probe-up step keeps its slope for the decision that sees it.
+                self.probe_step = step;
+            }
         } else if q > self.cfg.target {
+            let after_refill = std::mem::replace(&mut self.after_refill, false);
+            self.probe_added = 0;
             // Yield (docs/ebb.md#yield). Up to 2·target the queue may be our own probe:
             // drain it to target/2. Above, someone else queues: cut by md or by
             // (target/q)², whichever is deeper, so that a foreground's slow start meets
@@ -581,7 +667,15 @@ impl Ebb {
             // With own_rate, a queue above 2·target that Ebb's own window explains
             // (beside a constant-rate stream, after a refill) is drained, not cut.
             let own = self.cfg.own_rate && q <= self.own_queue() + self.cfg.foreign + self.jitter();
-            if (qn <= 2.0 * t || own) && self.cfg.drain_bytes && self.capacity > Rate::ZERO {
+            // With refill_drain, the first decision after a refill removes the queue by
+            // its bytes: the refill found an empty queue, so what queues now is what the
+            // jump added on a link that was not free (rtt10 traced: a NewReno foreground
+            // that had halved left an empty 1-BDP buffer, the refill filled it, and the
+            // proportional rule kept Ebb at 0.67 of its window for two more rounds while
+            // the foreground lost packets; docs/ebb.md#refill-drain). Only there, so that
+            // the steady-state decrease stays multiplicative (fair among Ebb flows).
+            let by_bytes = self.cfg.drain_bytes || (self.cfg.refill_drain && after_refill);
+            if (qn <= 2.0 * t || own || after_refill) && by_bytes && self.capacity > Rate::ZERO {
                 // Drain by bytes (docs/deviations/ebb.md#ebb-drain-bytes): remove the
                 // queue above target/2 at the remembered rate, as if it were all Ebb's.
                 // Alone it is the proportional rule's result; beside another flow it
@@ -608,6 +702,8 @@ impl Ebb {
                 || qmax.is_some_and(|m| m <= self.cfg.target + self.jitter()))
         {
             // Refill (docs/ebb.md#refill).
+            self.after_refill = self.cfg.refill_drain;
+            self.probe_added = 0;
             let g = self.cfg.refill_growth;
             self.cwnd = if g > 0.0 {
                 self.scale(self.cwnd, g).min(self.bdp())
@@ -617,25 +713,61 @@ impl Ebb {
             self.hold = true;
             self.phase = Phase::Refill;
         } else if ack.cwnd_limited {
+            self.after_refill = false;
             // Every sample of the round, not only its minimum, within target: a round's
             // minimum lags the queue a probe builds late in the round (rtt600 traced:
             // the slope kept doubling to a 560 ms queue).
             let clean = qmax.is_some_and(|m| m <= self.cfg.target + self.jitter());
+            let added = std::mem::replace(&mut self.probe_added, 0);
             if self.cfg.probe_up && q <= self.refill_threshold() && clean && self.cwnd >= self.bdp()
             {
                 // Probe up (docs/ebb.md#probe): no queue at or above the remembered BDP,
                 // so the estimate is below the link. Grow by 1, 2, 4, ... segments per
                 // round (BBRv2 ProbeBW_UP, bbr2_raise_inflight_hi_slope), at most a
                 // quarter of the window per round (BBR's probe gain 1.25).
-                let add = (step * self.mss).min((self.cwnd / 4).max(self.mss));
+                let step = if self.cfg.probe_hold && added > 0 && !self.rate_followed(added, base) {
+                    1
+                } else {
+                    step
+                };
+                let mut add = (step * self.mss).min((self.cwnd / 4).max(self.mss));
+                if self.cfg.probe_max_queue > Dur::ZERO {
+                    // The step's overshoot, should the link be full, is the step itself:
+                    // bounded in queueing delay (rtt600 and satellite traced with
+                    // probe_hold: a quarter-window step left 150 ms of queue).
+                    add = add.min(
+                        self.capacity
+                            .bytes_in(self.cfg.probe_max_queue)
+                            .max(self.mss),
+                    );
+                }
                 self.cwnd += add;
                 self.probe_step = step.saturating_mul(2);
+                if self.cfg.probe_hold {
+                    // Hold the next round: its ACKs are for packets sent before the
+                    // step, so a decision there would double again before the step's
+                    // queue shows (rtt600 traced with probe_up: two steps too many each
+                    // cycle, 131 packets = 78 ms of queue; docs/ebb.md#probe-hold).
+                    self.hold = true;
+                    self.probe_added = add;
+                    self.probe_cap_before = self.capacity;
+                }
             } else {
                 self.cwnd += self.probe_step_bytes();
             }
             self.phase = Phase::Probe;
         }
         self.round_start_cwnd = self.cwnd;
+    }
+
+    /// Did the delivery rate follow the last probe-up step (probe_hold)? A step of
+    /// `added` bytes on a link with room raises the rate by `added/base`; at least half
+    /// of that means there is room for the next, doubled step. At the link's rate the
+    /// step only queues, the rate stays, and the slope falls back to one segment
+    /// (BBR's full-pipe test asks for 25 % growth per round for the same reason).
+    fn rate_followed(&self, added: u64, base: Dur) -> bool {
+        let want = 0.5 * added as f64 * 8.0 / base.secs_f64();
+        self.capacity.bps() as f64 >= self.probe_cap_before.bps() as f64 + want
     }
 
     /// The additive probe step (docs/deviations/ebb.md#ebb-probe-queue): one segment, or
@@ -691,6 +823,8 @@ impl Ebb {
         self.cwnd = self.scale(self.cwnd, k);
         self.phase = Phase::Yield;
         self.hold = true;
+        self.after_refill = false;
+        self.probe_added = 0;
         self.round_min = None;
         self.round_max = None;
         self.probe_step = 1;
@@ -1090,6 +1224,9 @@ mod tests {
         // (≤ refill) add 1, 2, 4, 8 segments (BBRv2's ProbeBW_UP slope).
         let mut e = ebb(100, 16);
         e.cfg.probe_up = true;
+        // The unheld, unbounded slope (variant 16a of docs/ebb.md).
+        e.cfg.probe_hold = false;
+        e.cfg.probe_max_queue = Dur::ZERO;
         e.bw_ring = vec![Rate::from_mbps(16)];
         let mut w = 100;
         for add in [1, 2, 4, 8] {
@@ -1108,6 +1245,9 @@ mod tests {
         // (the probe's own, late in the round) adds one segment only.
         let mut e = ebb(100, 16);
         e.cfg.probe_up = true;
+        // The unheld, unbounded slope (variant 16a of docs/ebb.md).
+        e.cfg.probe_hold = false;
+        e.cfg.probe_max_queue = Dur::ZERO;
         round(&mut e, &[50_500]);
         round(&mut e, &[50_500, 60_000]);
         assert_eq!(e.cwnd(), 102 * MSS);
@@ -1127,6 +1267,9 @@ mod tests {
         // 40 segments at a (stale) bdp of 16 segments: the step of 64 is cut to 10.
         let mut e = ebb(40, 16);
         e.cfg.probe_up = true;
+        // The unheld, unbounded slope (variant 16a of docs/ebb.md).
+        e.cfg.probe_hold = false;
+        e.cfg.probe_max_queue = Dur::ZERO;
         e.base = Some(Dur::from_millis(8)); // bdp = 16e6/8 · 0.008 = 16 000 bytes
         e.probe_step = 64;
         round(&mut e, &[8_500]);
@@ -1325,5 +1468,120 @@ mod tests {
         e.cfg.drain_bytes = true;
         round(&mut e, &[56_000]);
         assert_eq!(e.cwnd(), 104 * MSS * 52 / 56);
+    }
+
+    /// An ACK at `una` with RTT `rtt_us` and a delivery-rate sample of `bps`.
+    fn rated(una: u64, rtt_us: u64, bps: u64) -> AckSample {
+        AckSample {
+            rate: Some(RateSample {
+                rate: Rate::from_bps(bps),
+                interval: Dur::from_millis(50),
+                delivered: 6250,
+                app_limited: false,
+            }),
+            ..ack(una, rtt_us)
+        }
+    }
+
+    #[test]
+    fn the_first_decision_after_a_refill_drains_the_queue_by_its_bytes() {
+        // C = 16 Mbit/s (2 MB/s), base 50 ms: bdp 100 000 B. From the floor, q = 0.5 ms
+        // refills to 100 000; the next round is held; the one after meets q = 10 ms,
+        // which the window explains (A = 8 Mbit/s: own = (100 000 − 50 000) B / 2 MB/s
+        // = 25 ms), so it is
+        // drained: by bytes, 100 000 − (10 − 2) ms · 2 MB/s = 84 000.
+        let mut e = ebb(2, 16);
+        e.cfg.refill_drain = true;
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        e.avail_ring = vec![Rate::from_mbps(8)];
+        round(&mut e, &[50_500]);
+        assert_eq!((e.cwnd(), e.phase), (100_000, Phase::Refill));
+        round(&mut e, &[60_000]);
+        assert_eq!(e.cwnd(), 100_000, "the round after the refill is held");
+        round(&mut e, &[60_000]);
+        assert_eq!((e.cwnd(), e.phase), (84_000, Phase::Yield));
+        // Held again; the next decision is not right after a refill: proportional,
+        // 84 000 · (50 + 2)/(50 + 6) = 78 000.
+        round(&mut e, &[56_000]);
+        round(&mut e, &[56_000]);
+        assert_eq!(e.cwnd(), 78_000);
+        // refill_drain = false: the first decision is proportional, 100 000 · 52/60.
+        let mut e = ebb(2, 16);
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        e.avail_ring = vec![Rate::from_mbps(8)];
+        round(&mut e, &[50_500]);
+        round(&mut e, &[60_000]);
+        round(&mut e, &[60_000]);
+        assert_eq!(e.cwnd(), 100_000 * 52 / 60);
+    }
+
+    #[test]
+    fn a_round_at_the_bdp_with_a_queue_does_not_enter_the_capacity_filter() {
+        // C = 16 Mbit/s, 100 segments held (bdp 100 000 B). A round at q = 10 ms that
+        // delivered 10 Mbit/s shared the link: with held_clean it stays out of the
+        // filter; a round at q = 2 ms (≤ target) at 15 Mbit/s enters it.
+        let mut e = ebb(100, 16);
+        e.cfg.held_clean = true;
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        let end = e.round_end;
+        e.on_ack(Time::ZERO, &rated(end, 60_000, 10_000_000));
+        assert_eq!(e.bw_ring, vec![Rate::from_mbps(16)]);
+        let mut e = ebb(100, 16);
+        e.cfg.held_clean = true;
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        let end = e.round_end;
+        e.on_ack(Time::ZERO, &rated(end, 52_000, 15_000_000));
+        assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(15)]);
+        // Without held_clean the shared round counts.
+        let mut e = ebb(100, 16);
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        let end = e.round_end;
+        e.on_ack(Time::ZERO, &rated(end, 60_000, 10_000_000));
+        assert_eq!(e.bw_ring, vec![Rate::from_mbps(16), Rate::from_mbps(10)]);
+    }
+
+    #[test]
+    fn a_held_probe_step_doubles_only_while_the_delivery_rate_follows() {
+        // C = 16 Mbit/s, base 50 ms (bdp 100 segments), 110 segments at an empty queue:
+        // step 1 → 111, and the next round is held (its ACKs are for packets sent before
+        // the step).
+        let mut e = ebb(110, 16);
+        e.cfg.probe_up = true;
+        e.cfg.probe_hold = true;
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), 111 * MSS);
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), 111 * MSS, "held");
+        // The step of 1 000 B could add 1 000 · 8 / 0.05 = 0.16 Mbit/s; the rate rose by
+        // 0.2 Mbit/s (≥ half of that): the doubled step, 2 segments → 113.
+        let end = e.round_end;
+        e.on_ack(Time::ZERO, &rated(end, 50_500, 16_200_000));
+        assert_eq!(e.cwnd(), 113 * MSS);
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), 113 * MSS, "held");
+        // The 2-segment step could add 0.32 Mbit/s; the rate stayed at 16.2: the link is
+        // full, the slope falls back to one segment → 114.
+        let end = e.round_end;
+        e.on_ack(Time::ZERO, &rated(end, 50_500, 16_200_000));
+        assert_eq!(e.cwnd(), 114 * MSS);
+    }
+
+    #[test]
+    fn probe_max_queue_bounds_a_probe_up_step() {
+        // C = 16 Mbit/s (2 MB/s): 4 ms is 8 000 bytes; the step of 64 segments is cut to
+        // 8 segments. Below one segment's worth, one segment.
+        let mut e = ebb(200, 16);
+        e.cfg.probe_up = true;
+        e.cfg.probe_max_queue = Dur::from_millis(4);
+        e.probe_step = 64;
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), 208 * MSS);
+        let mut e = ebb(200, 16);
+        e.cfg.probe_up = true;
+        e.cfg.probe_max_queue = Dur::from_micros(100);
+        e.probe_step = 64;
+        round(&mut e, &[50_500]);
+        assert_eq!(e.cwnd(), 201 * MSS);
     }
 }

@@ -265,7 +265,8 @@ fn build(p: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
 
 mod table;
 pub use table::{
-    fuzzify, Breakpoints, DeCentre, FuzzyTable, Inference, DE_SETS, E_SETS, OUT_SETS, RULES,
+    fuzzify, Breakpoints, DeCentre, FuzzyTable, Inference, TableError, DE_SETS, E_SETS, OUT_SETS,
+    RULES,
 };
 
 // ------------------------------------------------------------------------------------
@@ -375,7 +376,7 @@ impl Flower {
         cfg: &FlowerConfig,
         init: &CcInit,
         table: FuzzyTable,
-    ) -> Result<Flower, String> {
+    ) -> Result<Flower, TableError> {
         table.check()?;
         Ok(Flower::build(cfg, init, table))
     }
@@ -939,7 +940,9 @@ mod tests {
         // A table of the wrong shape is refused with the reason.
         let mut bad = tiny();
         bad.rules[2].pop();
-        let e = Flower::with_table(&FlowerConfig::default(), &init, bad).unwrap_err();
+        let e = Flower::with_table(&FlowerConfig::default(), &init, bad)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("row `P` has 2 entries for 3 Δe sets"), "{e}");
     }
 
@@ -948,7 +951,7 @@ mod tests {
         let bad = |f: &dyn Fn(&mut FuzzyTable)| {
             let mut t = tiny();
             f(&mut t);
-            t.check().unwrap_err()
+            t.check().unwrap_err().to_string()
         };
         assert_eq!(tiny().check(), Ok(()));
         assert!(bad(&|t| t.rules[1][2] = 4).contains("consequent 4 is not an output set"));

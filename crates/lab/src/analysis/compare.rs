@@ -4,16 +4,20 @@
 //! testbed, or two versions of the tool. Works on the JSON, so records of other
 //! versions compare as long as the metric exists in both.
 
+use crate::error::LabError;
 use serde_json::Value;
 use std::path::Path;
 
 /// (label, record) pairs read from a path.
-pub fn load(path: &Path) -> Result<Vec<(String, Value)>, String> {
-    let read = |p: &Path| -> Result<Value, String> {
-        let t =
-            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        serde_json::from_str(&t)
-            .map_err(|e| format!("{}: not a JSON result record: {e}", p.display()))
+pub fn load(path: &Path) -> Result<Vec<(String, Value)>, LabError> {
+    let read = |p: &Path| -> Result<Value, LabError> {
+        let t = std::fs::read_to_string(p).map_err(LabError::io("read", p))?;
+        serde_json::from_str(&t).map_err(|e| LabError::NotARecord {
+            path: p.to_path_buf(),
+            line: None,
+            what: "JSON result record",
+            reason: e.to_string(),
+        })
     };
     if path.is_dir() {
         let rec = path.join("record.json");
@@ -24,8 +28,7 @@ pub fn load(path: &Path) -> Result<Vec<(String, Value)>, String> {
         if store.exists() {
             // Read as JSON lines (a torn last line from a crash is skipped, as the store
             // does); a key seen twice keeps its last record.
-            let text = std::fs::read_to_string(&store)
-                .map_err(|e| format!("cannot read {}: {e}", store.display()))?;
+            let text = std::fs::read_to_string(&store).map_err(LabError::io("read", &store))?;
             let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
             let mut out: Vec<(String, String, Value)> = Vec::new();
             for (i, l) in lines.iter().enumerate() {
@@ -33,11 +36,12 @@ pub fn load(path: &Path) -> Result<Vec<(String, Value)>, String> {
                     Ok(v) => v,
                     Err(_) if i + 1 == lines.len() => continue,
                     Err(e) => {
-                        return Err(format!(
-                            "{} line {}: not a result line: {e}",
-                            store.display(),
-                            i + 1
-                        ))
+                        return Err(LabError::NotARecord {
+                            path: store.clone(),
+                            line: Some(i + 1),
+                            what: "result line",
+                            reason: e.to_string(),
+                        })
                     }
                 };
                 let key = v
@@ -55,15 +59,15 @@ pub fn load(path: &Path) -> Result<Vec<(String, Value)>, String> {
             }
             return Ok(out.into_iter().map(|(_, l, r)| (l, r)).collect());
         }
-        return Err(format!(
-            "{} holds neither record.json nor {}",
-            path.display(),
-            crate::store::RESULTS_FILE
-        ));
+        return Err(LabError::NothingToCompare {
+            path: path.to_path_buf(),
+        });
     }
     let v = read(path)?;
     if v.get("metrics").is_none() {
-        return Err(format!("{}: has no `metrics`; expected a record written by `scavenger run --out` or `testbed run --out`", path.display()));
+        return Err(LabError::NoMetrics {
+            path: path.to_path_buf(),
+        });
     }
     Ok(vec![(path.display().to_string(), v)])
 }
@@ -210,7 +214,7 @@ pub fn table(a_name: &str, b_name: &str, a: &Value, b: &Value) -> String {
 }
 
 /// Compares two paths (records or stores). Stores are paired by label and seed.
-pub fn compare_paths(a: &Path, b: &Path) -> Result<String, String> {
+pub fn compare_paths(a: &Path, b: &Path) -> Result<String, LabError> {
     let (ra, rb) = (load(a)?, load(b)?);
     if ra.len() == 1 && rb.len() == 1 {
         return Ok(table(&ra[0].0, &rb[0].0, &ra[0].1, &rb[0].1));
@@ -234,7 +238,10 @@ pub fn compare_paths(a: &Path, b: &Path) -> Result<String, String> {
         }
     }
     if paired == 0 {
-        return Err(format!("no result in {} has the label and seed of one in {}; compare two stores of the same study or sweep, or two records", a.display(), b.display()));
+        return Err(LabError::NothingPaired {
+            a: a.to_path_buf(),
+            b: b.to_path_buf(),
+        });
     }
     let unpaired = ra.len() + rb.len() - 2 * paired;
     if unpaired > 0 {
@@ -450,6 +457,7 @@ mod tests {
         assert!(t.contains("+20.0%"), "{t}");
         assert!(compare_paths(&dir, &dir.join("b.json"))
             .unwrap_err()
+            .to_string()
             .contains("neither"));
         std::fs::remove_dir_all(&dir).unwrap();
     }

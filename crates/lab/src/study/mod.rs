@@ -455,20 +455,17 @@ impl Results {
         self.runs_of(exp).is_some()
     }
 
-    pub fn from_stored(
-        stored: &[Stored],
-        keep: impl Fn(&Stored) -> bool,
-    ) -> Result<Results, String> {
+    pub fn from_stored(stored: &[Stored], keep: impl Fn(&Stored) -> bool) -> Results {
         let mut runs: BTreeMap<String, Vec<(u64, SimResult)>> = BTreeMap::new();
         for s in stored.iter().filter(|s| keep(s)) {
             runs.entry(s.label.clone())
                 .or_default()
-                .push((s.seed, s.metrics()?));
+                .push((s.seed, s.metrics()));
         }
         for v in runs.values_mut() {
             v.sort_by_key(|(seed, _)| *seed);
         }
-        Ok(Results::new(runs))
+        Results::new(runs)
     }
 
     /// Per-run values of a metric in an experiment (runs lacking it are skipped).

@@ -151,11 +151,12 @@ pub fn session(target: &Target, cfg: &ProbeConfig) -> Result<Box<dyn Session>, P
     }
     let trust = match &cfg.trust {
         Some(t) => t.clone(),
-        None => Trust::system().map_err(ProbeError::Tls)?,
+        None => Trust::system().map_err(|e| ProbeError::Tls(e.to_string()))?,
     };
-    let c = session::client_config(&trust).map_err(ProbeError::Tls)?;
+    let c = session::client_config(&trust).map_err(|e| ProbeError::Tls(e.to_string()))?;
     Ok(Box::new(
-        TlsHttp::new(c, &target.host, request(target)).map_err(ProbeError::Tls)?,
+        TlsHttp::new(c, &target.host, request(target))
+            .map_err(|e| ProbeError::Tls(e.to_string()))?,
     ))
 }
 

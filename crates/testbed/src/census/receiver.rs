@@ -538,7 +538,10 @@ impl Receiver {
                 let p = self.out(self.snd_nxt, self.ack_number(), ACK, false, &[]);
                 self.delayed.push_back((now + self.cfg.rtt_ns, p));
             }
-            Err(error) => self.finish(End::Tls { bytes: 0, error }),
+            Err(error) => self.finish(End::Tls {
+                bytes: 0,
+                error: error.to_string(),
+            }),
         }
     }
 
@@ -753,7 +756,7 @@ impl Receiver {
                 out.bytes.extend(s.bytes);
                 out.request |= s.request;
             }
-            Err(e) => *failed = Some(e),
+            Err(e) => *failed = Some(e.to_string()),
         }
     }
 

@@ -14,6 +14,34 @@ use serde::Serialize;
 use std::io::{Read, Write};
 use std::sync::Arc;
 
+/// Why a TLS session could not be set up or went wrong. The probe records its text.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("no CA bundle for https:// (SSL_CERT_FILE unset, none of {}); give --insecure or --pin SHA256", CA_BUNDLES.join(", "))]
+    NoCaBundle,
+    #[error("pin = {text:?}: must be the SHA-256 of the server's certificate, 64 hex digits")]
+    BadPin { text: String },
+    #[error("TLS configuration: {0}")]
+    Config(#[source] rustls::Error),
+    #[error("cannot read the CA bundle {file}: {source}")]
+    CaBundle {
+        file: String,
+        source: rustls::pki_types::pem::Error,
+    },
+    #[error("the CA bundle {file} holds no usable certificate")]
+    EmptyCaBundle { file: String },
+    #[error("{host}: not a TLS server name: {source}")]
+    ServerName {
+        host: String,
+        source: rustls::pki_types::InvalidDnsNameError,
+    },
+    /// rustls refused the peer's records (an alert, a certificate not trusted).
+    #[error("TLS: {0}")]
+    Tls(#[from] rustls::Error),
+    #[error("TLS: {0}")]
+    Io(#[from] std::io::Error),
+}
+
 /// Bytes the session wants sent, and whether they carry the HTTP request.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Send {
@@ -24,10 +52,10 @@ pub struct Send {
 /// The application over the census's TCP stream.
 pub trait Session: std::marker::Send {
     /// What to send once the TCP handshake is done.
-    fn start(&mut self) -> Result<Send, String>;
+    fn start(&mut self) -> Result<Send, SessionError>;
     /// In-order stream bytes from the server; what to send in reply (an error ends the
     /// probe, e.g. a TLS alert or a certificate that is not trusted).
-    fn on_bytes(&mut self, bytes: &[u8]) -> Result<Send, String>;
+    fn on_bytes(&mut self, bytes: &[u8]) -> Result<Send, SessionError>;
     /// The response's status line and length, once its head has arrived.
     fn http(&self) -> &HttpInfo;
     /// Whether the whole response (head and Content-Length bytes) has arrived.
@@ -81,13 +109,13 @@ impl PlainHttp {
 }
 
 impl Session for PlainHttp {
-    fn start(&mut self) -> Result<Send, String> {
+    fn start(&mut self) -> Result<Send, SessionError> {
         Ok(Send {
             bytes: std::mem::take(&mut self.request),
             request: true,
         })
     }
-    fn on_bytes(&mut self, bytes: &[u8]) -> Result<Send, String> {
+    fn on_bytes(&mut self, bytes: &[u8]) -> Result<Send, SessionError> {
         self.response.feed(bytes);
         Ok(Send::default())
     }
@@ -122,19 +150,14 @@ const CA_BUNDLES: &[&str] = &[
 
 impl Trust {
     /// The system's roots: `SSL_CERT_FILE`, else the first CA bundle that exists.
-    pub fn system() -> Result<Trust, String> {
+    pub fn system() -> Result<Trust, SessionError> {
         let env = std::env::var("SSL_CERT_FILE").ok();
         env.iter()
             .map(String::as_str)
             .chain(CA_BUNDLES.iter().copied())
             .find(|p| std::path::Path::new(p).is_file())
             .map(|f| Trust::Roots { file: f.into() })
-            .ok_or_else(|| {
-                format!(
-                    "no CA bundle for https:// (SSL_CERT_FILE unset, none of {}); give --insecure or --pin SHA256",
-                    CA_BUNDLES.join(", ")
-                )
-            })
+            .ok_or(SessionError::NoCaBundle)
     }
 }
 
@@ -148,7 +171,7 @@ pub fn fingerprint(cert_der: &[u8]) -> String {
 }
 
 /// Parses a `--pin` value: 64 hex digits, with or without `:` and a `sha256:` prefix.
-pub fn parse_pin(s: &str) -> Result<String, String> {
+pub fn parse_pin(s: &str) -> Result<String, SessionError> {
     let t: String = s
         .trim()
         .trim_start_matches("sha256:")
@@ -159,9 +182,9 @@ pub fn parse_pin(s: &str) -> Result<String, String> {
     if t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit()) {
         Ok(t)
     } else {
-        Err(format!(
-            "pin = {s:?}: must be the SHA-256 of the server's certificate, 64 hex digits"
-        ))
+        Err(SessionError::BadPin {
+            text: s.to_string(),
+        })
     }
 }
 
@@ -231,21 +254,24 @@ impl ServerCertVerifier for NoPki {
 }
 
 /// The client configuration for `trust` (TLS 1.2 and 1.3, ALPN http/1.1).
-pub fn client_config(trust: &Trust) -> Result<Arc<ClientConfig>, String> {
+pub fn client_config(trust: &Trust) -> Result<Arc<ClientConfig>, SessionError> {
     let p = provider();
     let b = ClientConfig::builder_with_provider(p.clone())
         .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS configuration: {e}"))?;
+        .map_err(SessionError::Config)?;
     let mut c = match trust {
         Trust::Roots { file } => {
             use rustls::pki_types::pem::PemObject;
             let mut roots = rustls::RootCertStore::empty();
             let certs = CertificateDer::pem_file_iter(file)
-                .map_err(|e| format!("cannot read the CA bundle {file}: {e}"))?
+                .map_err(|source| SessionError::CaBundle {
+                    file: file.clone(),
+                    source,
+                })?
                 .filter_map(Result::ok);
             let (ok, _) = roots.add_parsable_certificates(certs);
             if ok == 0 {
-                return Err(format!("the CA bundle {file} holds no usable certificate"));
+                return Err(SessionError::EmptyCaBundle { file: file.clone() });
             }
             b.with_root_certificates(roots).with_no_client_auth()
         }
@@ -275,10 +301,17 @@ pub struct TlsHttp {
 }
 
 impl TlsHttp {
-    pub fn new(config: Arc<ClientConfig>, host: &str, request: Vec<u8>) -> Result<TlsHttp, String> {
-        let name = ServerName::try_from(host.to_string())
-            .map_err(|e| format!("{host}: not a TLS server name: {e}"))?;
-        let conn = ClientConnection::new(config, name).map_err(|e| format!("TLS: {e}"))?;
+    pub fn new(
+        config: Arc<ClientConfig>,
+        host: &str,
+        request: Vec<u8>,
+    ) -> Result<TlsHttp, SessionError> {
+        let name =
+            ServerName::try_from(host.to_string()).map_err(|source| SessionError::ServerName {
+                host: host.to_string(),
+                source,
+            })?;
+        let conn = ClientConnection::new(config, name)?;
         Ok(TlsHttp {
             conn,
             request: Some(request),
@@ -287,49 +320,35 @@ impl TlsHttp {
     }
 
     /// Records rustls wants to send, and whether the request went in with them.
-    fn outgoing(&mut self) -> Result<Send, String> {
+    fn outgoing(&mut self) -> Result<Send, SessionError> {
         let mut request = false;
         if !self.conn.is_handshaking() {
             if let Some(r) = self.request.take() {
-                self.conn
-                    .writer()
-                    .write_all(&r)
-                    .map_err(|e| format!("TLS: {e}"))?;
+                self.conn.writer().write_all(&r)?;
                 request = true;
             }
         }
         let mut bytes = Vec::new();
         while self.conn.wants_write() {
-            self.conn
-                .write_tls(&mut bytes)
-                .map_err(|e| format!("TLS: {e}"))?;
+            self.conn.write_tls(&mut bytes)?;
         }
         Ok(Send { bytes, request })
     }
 }
 
 impl Session for TlsHttp {
-    fn start(&mut self) -> Result<Send, String> {
+    fn start(&mut self) -> Result<Send, SessionError> {
         self.outgoing()
     }
 
-    fn on_bytes(&mut self, mut bytes: &[u8]) -> Result<Send, String> {
+    fn on_bytes(&mut self, mut bytes: &[u8]) -> Result<Send, SessionError> {
         let mut plain = [0u8; 16 << 10];
         while !bytes.is_empty() {
-            self.conn
-                .read_tls(&mut bytes)
-                .map_err(|e| format!("TLS: {e}"))?;
-            let state = self
-                .conn
-                .process_new_packets()
-                .map_err(|e| format!("TLS: {e}"))?;
+            self.conn.read_tls(&mut bytes)?;
+            let state = self.conn.process_new_packets()?;
             let mut left = state.plaintext_bytes_to_read();
             while left > 0 {
-                let n = self
-                    .conn
-                    .reader()
-                    .read(&mut plain[..left.min(16 << 10)])
-                    .map_err(|e| format!("TLS: {e}"))?;
+                let n = self.conn.reader().read(&mut plain[..left.min(16 << 10)])?;
                 if n == 0 {
                     break;
                 }
@@ -430,7 +449,7 @@ mod tests {
         let mut c = TlsHttp::new(cfg, "census", b"GET /\r\n\r\n".to_vec()).unwrap();
         let mut s = server(&cert);
         feed(&mut s, &c.start().unwrap().bytes);
-        let e = c.on_bytes(&flush(&mut s)).unwrap_err();
+        let e = c.on_bytes(&flush(&mut s)).unwrap_err().to_string();
         assert!(e.contains("not the pinned 0000"), "{e}");
     }
 
@@ -440,6 +459,9 @@ mod tests {
         assert_eq!(parse_pin(&h).unwrap(), h);
         let colons = vec!["AB"; 32].join(":");
         assert_eq!(parse_pin(&format!("sha256:{colons}")).unwrap(), h);
-        assert!(parse_pin("abc").unwrap_err().starts_with("pin = \"abc\""));
+        assert!(parse_pin("abc")
+            .unwrap_err()
+            .to_string()
+            .starts_with("pin = \"abc\""));
     }
 }

@@ -149,6 +149,84 @@ pub const RULES: [[usize; 11]; 11] = {
     ]
 };
 
+/// What is wrong with a fuzzy table's shape ([`FuzzyTable::check`]). `axis` is `e`, `Δe`
+/// or `out`. (crates/cc has no dependencies: `Display` and `Error` are written out.)
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableError {
+    NoSets {
+        axis: &'static str,
+    },
+    CentreCount {
+        axis: &'static str,
+        centres: usize,
+        labels: usize,
+    },
+    DuplicateLabel {
+        axis: &'static str,
+        label: String,
+    },
+    NotIncreasing {
+        axis: &'static str,
+    },
+    /// One rule row per e set.
+    RowCount {
+        rows: usize,
+        e_sets: usize,
+    },
+    /// One consequent per Δe set in each row.
+    RowLength {
+        row: String,
+        entries: usize,
+        de_sets: usize,
+    },
+    /// A consequent that is not an index into the output sets.
+    NotAnOutput {
+        row: String,
+        consequent: usize,
+        outputs: usize,
+    },
+}
+
+impl std::fmt::Display for TableError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TableError::NoSets { axis } => write!(f, "{axis}: no sets"),
+            TableError::CentreCount {
+                axis,
+                centres,
+                labels,
+            } => write!(f, "{axis}: {centres} centres for {labels} labels"),
+            TableError::DuplicateLabel { axis, label } => {
+                write!(f, "{axis}: label `{label}` appears twice")
+            }
+            TableError::NotIncreasing { axis } => {
+                write!(f, "{axis}: centres must be strictly increasing")
+            }
+            TableError::RowCount { rows, e_sets } => {
+                write!(f, "rules: {rows} rows for {e_sets} e sets")
+            }
+            TableError::RowLength {
+                row,
+                entries,
+                de_sets,
+            } => write!(
+                f,
+                "rules: row `{row}` has {entries} entries for {de_sets} Δe sets"
+            ),
+            TableError::NotAnOutput {
+                row,
+                consequent,
+                outputs,
+            } => write!(
+                f,
+                "rules: row `{row}`: consequent {consequent} is not an output set (0..{outputs})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
 impl FuzzyTable {
     /// The default table: [`E_SETS`], [`DE_SETS`], [`OUT_SETS`] and [`RULES`].
     pub fn default_table() -> FuzzyTable {
@@ -167,29 +245,33 @@ impl FuzzyTable {
     /// strictly increasing (on Δe, among the numeric centres); there is one rule row per
     /// e set with one consequent per Δe set, i.e. exactly one rule for every input
     /// combination; and every consequent is an output set.
-    pub fn check(&self) -> Result<(), String> {
-        fn axis(what: &str, labels: &[String], centres: usize) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), TableError> {
+        fn axis(what: &'static str, labels: &[String], centres: usize) -> Result<(), TableError> {
             if labels.is_empty() {
-                return Err(format!("{what}: no sets"));
+                return Err(TableError::NoSets { axis: what });
             }
             if centres != labels.len() {
-                return Err(format!(
-                    "{what}: {centres} centres for {} labels",
-                    labels.len()
-                ));
+                return Err(TableError::CentreCount {
+                    axis: what,
+                    centres,
+                    labels: labels.len(),
+                });
             }
             for (i, l) in labels.iter().enumerate() {
                 if labels[..i].contains(l) {
-                    return Err(format!("{what}: label `{l}` appears twice"));
+                    return Err(TableError::DuplicateLabel {
+                        axis: what,
+                        label: l.clone(),
+                    });
                 }
             }
             Ok(())
         }
-        fn increasing(what: &str, xs: &[f64]) -> Result<(), String> {
+        fn increasing(what: &'static str, xs: &[f64]) -> Result<(), TableError> {
             if xs.windows(2).all(|w| w[0] < w[1]) {
                 Ok(())
             } else {
-                Err(format!("{what}: centres must be strictly increasing"))
+                Err(TableError::NotIncreasing { axis: what })
             }
         }
         axis("e", &self.e_labels, self.e_centres.len())?;
@@ -207,26 +289,26 @@ impl FuzzyTable {
         increasing("Δe", &de_ms)?;
         increasing("out", &self.out_centres)?;
         if self.rules.len() != self.e_labels.len() {
-            return Err(format!(
-                "rules: {} rows for {} e sets",
-                self.rules.len(),
-                self.e_labels.len()
-            ));
+            return Err(TableError::RowCount {
+                rows: self.rules.len(),
+                e_sets: self.e_labels.len(),
+            });
         }
         for (i, row) in self.rules.iter().enumerate() {
             let el = &self.e_labels[i];
             if row.len() != self.de_labels.len() {
-                return Err(format!(
-                    "rules: row `{el}` has {} entries for {} Δe sets",
-                    row.len(),
-                    self.de_labels.len()
-                ));
+                return Err(TableError::RowLength {
+                    row: el.clone(),
+                    entries: row.len(),
+                    de_sets: self.de_labels.len(),
+                });
             }
             if let Some(&bad) = row.iter().find(|&&o| o >= self.out_labels.len()) {
-                return Err(format!(
-                    "rules: row `{el}`: consequent {bad} is not an output set (0..{})",
-                    self.out_labels.len()
-                ));
+                return Err(TableError::NotAnOutput {
+                    row: el.clone(),
+                    consequent: bad,
+                    outputs: self.out_labels.len(),
+                });
             }
         }
         Ok(())
