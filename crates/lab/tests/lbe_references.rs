@@ -96,7 +96,8 @@ fn beside(algorithm: &str, primary: &str, from_s: u64) -> (f64, f64) {
         );
     }
     eprintln!(
-        "{algorithm} beside {primary} from {from_s} s: fg {shares:.3?} of alone, bg {bgs:.0?} bit/s while fg runs"
+        "{algorithm} beside {primary} from {from_s} s: fg {shares:.3?} of alone, \
+         bg {bgs:.0?} bit/s while fg runs"
     );
     (median(shares), median(bgs))
 }
@@ -146,10 +147,10 @@ fn flexis_harms_cubic_less_than_ledbat() {
     // Li (ToN 2023) claims a lower impact on the primary than LEDBAT's; the rate ratio
     // below is ours. Measured 2026-11-27 with the handshake, 6-25 s, seeds 1-5 (medians):
     // CUBIC keeps 0.88 of its bytes alone beside FlexiS (FlexiS at 2.4 Mbit/s) and 0.54
-    // beside LEDBAT (9.0 Mbit/s). The ratio of the medians is 0.27 (per seed 0.22-0.29); without the
-    // handshake 0.20 (0.16-0.27): which flow takes the drops at each overflow of the full
-    // queue depends on the start phase, and with the handshake LEDBAT took more of them
-    // (docs/deviations/simulator.md#sim-handshake-trace-phase).
+    // beside LEDBAT (9.0 Mbit/s). The ratio of the medians is 0.27 (per seed 0.22-0.29);
+    // without the handshake 0.20 (0.16-0.27): which flow takes the drops at each overflow
+    // of the full queue depends on the start phase, and with the handshake LEDBAT took
+    // more of them (docs/deviations/simulator.md#sim-handshake-trace-phase).
     let (f_share, f_bg) = beside_cubic("flexis");
     let (l_share, l_bg) = beside_cubic("ledbat");
     assert!(f_share >= 0.85, "CUBIC beside flexis: {f_share}");
