@@ -80,29 +80,52 @@ const ALONE: &[&str] = &[
 ];
 const LOW_DELAY: &[&str] = &["evarate", "copa", "proprate"];
 
-/// (utilisation over 5–30 s, p95 queueing delay over the run in ms, drops).
-fn alone_on_trace(alg: &str) -> (f64, f64, u64, SimResult) {
-    alone_on_trace_with(alg, scavenger_sim::AckModel::Linux)
+/// The seeds the trace-link figures are taken over: each seed's start jitter puts the
+/// first data segment on another phase of the trace's delivery grid, and several figures
+/// depend on that phase (`trace_link_figures_depend_on_the_start_phase_with_or_without_the_handshake`,
+/// docs/deviations/simulator.md#sim-handshake-trace-phase); the tests judge the median.
+const SEEDS: std::ops::RangeInclusive<u64> = 1..=7;
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
 }
 
-fn alone_on_trace_with(alg: &str, ack: scavenger_sim::AckModel) -> (f64, f64, u64, SimResult) {
-    // Without the handshake: these figures depend on the phase at which the first data
-    // segment meets the trace's delivery grid, and the handshake moves that phase
-    // (`trace_link_figures_depend_on_the_start_phase_with_or_without_the_handshake`,
-    // docs/deviations/simulator.md#sim-handshake-trace-phase). The assertions below hold
-    // at the phase of the start without a handshake; at the handshake's they do not.
-    alone_on_trace_at(alg, ack, false, Time::ZERO)
+/// (utilisation over 5–30 s, p95 queueing delay over the run in ms, drops) of one flow
+/// alone on the trace link, with the handshake, at seed 1.
+fn alone_on_trace(alg: &str) -> (f64, f64, u64, SimResult) {
+    alone_on_trace_at(alg, scavenger_sim::AckModel::Linux, true, Time::ZERO, 1)
+}
+
+/// `alone_on_trace` at each of `SEEDS`: (median utilisation, median p95 queueing delay,
+/// the most drops at any seed).
+fn alone_on_trace_seeds(alg: &str, ack: scavenger_sim::AckModel) -> (f64, f64, u64) {
+    let runs: Vec<_> = SEEDS
+        .map(|seed| alone_on_trace_at(alg, ack, true, Time::ZERO, seed))
+        .collect();
+    eprintln!(
+        "{alg}: utilisation {:.3?}, p95 queueing delay {:.1?} ms",
+        runs.iter().map(|r| r.0).collect::<Vec<_>>(),
+        runs.iter().map(|r| r.1).collect::<Vec<_>>()
+    );
+    (
+        median(runs.iter().map(|r| r.0).collect()),
+        median(runs.iter().map(|r| r.1).collect()),
+        runs.iter().map(|r| r.2).max().unwrap_or(0),
+    )
 }
 
 /// One flow alone on the 16 Mbit/s trace link with or without the handshake, starting
-/// at `start` (plus seed 1's start jitter).
+/// at `start` (plus `seed`'s start jitter).
 fn alone_on_trace_at(
     alg: &str,
     ack: scavenger_sim::AckModel,
     handshake: bool,
     start: Time,
+    seed: u64,
 ) -> (f64, f64, u64, SimResult) {
     let mut c = trace_dumbbell(16, 40, 2000, 30);
+    c.seed = seed;
     c.measure.series_bin = Some(Dur::from_secs(1));
     let mut f = flow("f", alg);
     f.ack_model = ack;
@@ -124,16 +147,16 @@ fn each_algorithm_alone_uses_at_least_90_percent_of_the_trace_link() {
     for &alg in ALONE {
         // Vivace reaches 0.853 behind the Linux receiver (docs/receiver.md, "Tests pinned to
         // the legacy receiver"): open, held on the legacy receiver it was calibrated with.
+        // Its utilisation depends on the start phase: 0.836-0.935 over seeds 1-7.
         let ack = if alg == "vivace" {
             scavenger_sim::AckModel::Legacy
         } else {
             scavenger_sim::AckModel::Linux
         };
-        let (util, p95, drops, _) = alone_on_trace_with(alg, ack);
-        eprintln!("{alg}: utilisation {util:.3}, p95 queueing delay {p95:.1} ms, drops {drops}");
+        let (util, _, _) = alone_on_trace_seeds(alg, ack);
         assert!(
             util >= 0.90,
-            "{alg}: utilisation over 5-30 s is {util:.3}, want >= 0.90"
+            "{alg}: median utilisation over 5-30 s is {util:.3}, want >= 0.90"
         );
     }
 }
@@ -141,8 +164,14 @@ fn each_algorithm_alone_uses_at_least_90_percent_of_the_trace_link() {
 #[test]
 fn evarate_copa_and_proprate_keep_the_p95_queueing_delay_within_20_ms_on_the_trace_link() {
     for &alg in LOW_DELAY {
-        let (_, p95, drops, _) = alone_on_trace(alg);
-        assert!(p95 <= 20.0, "{alg}: p95 queueing delay {p95:.1} ms > 20 ms");
+        // Copa: 12-13 ms at 5 of seeds 1-7 and 266 ms at seed 3, where a start phase puts
+        // it into competitive mode, which it does not leave alone on this link (the
+        // trace test below).
+        let (_, p95, drops) = alone_on_trace_seeds(alg, scavenger_sim::AckModel::Linux);
+        assert!(
+            p95 <= 20.0,
+            "{alg}: median p95 queueing delay {p95:.1} ms > 20 ms"
+        );
         assert_eq!(drops, 0, "{alg} overflowed a 2000-packet buffer");
     }
 }
@@ -374,19 +403,16 @@ fn evarate_detection_is_slower_but_more_accurate_than_copa_in_scenarios_a_and_b(
 // ---------------------------------------------------------------------------------------
 
 /// `n` flows of `alg` and 10 − n CUBIC flows, started 100 ms apart, 60 s on the constant
-/// 32 Mbit/s trace. Returns (aggregate loss rate at the bottleneck, mean goodput of the
-/// `alg` flows in Mbit/s, mean goodput of the CUBIC flows).
-fn mix(alg: &str, n: usize) -> (f64, f64, f64) {
-    // Without the handshake: an all-EvaRate mix loses only in its start-up, when the last
-    // flows' slow starts overflow the 210-packet buffer, and how much depends on how the
-    // starts fall (`trace_link_figures_depend_on_the_start_phase_with_or_without_the_handshake`,
-    // docs/deviations/simulator.md#sim-handshake-trace-phase).
-    mix_spaced(alg, n, false, Dur::from_millis(100))
+/// 32 Mbit/s trace, at `seed`. Returns (aggregate loss rate at the bottleneck, mean
+/// goodput of the `alg` flows in Mbit/s, mean goodput of the CUBIC flows).
+fn mix(alg: &str, n: usize, seed: u64) -> (f64, f64, f64) {
+    mix_spaced(alg, n, true, Dur::from_millis(100), seed)
 }
 
 /// `mix` with or without the handshake and flows started `spacing` apart.
-fn mix_spaced(alg: &str, n: usize, handshake: bool, spacing: Dur) -> (f64, f64, f64) {
+fn mix_spaced(alg: &str, n: usize, handshake: bool, spacing: Dur, seed: u64) -> (f64, f64, f64) {
     let mut c = trace_dumbbell(32, 80, 210, 60);
+    c.seed = seed;
     for i in 0..10 {
         let mut f = if i < n {
             flow(&format!("{alg}{i}"), alg)
@@ -422,7 +448,7 @@ fn mix_spaced(alg: &str, n: usize, handshake: bool, spacing: Dur) -> (f64, f64, 
 #[test]
 fn one_bbr_flow_takes_far_more_than_a_tenth_of_a_shallow_link_from_nine_cubic_flows() {
     // Wang 2018 §5.3: "one BBR flow takes ~25 Mbps of 32 Mbps against 9 CUBIC".
-    let (_, bbr, cubic) = mix("bbr", 1);
+    let (_, bbr, cubic) = mix("bbr", 1, 1);
     assert!(
         bbr >= 16.0,
         "BBR got {bbr:.1} Mbit/s of 32 (a fair share is 3.2)"
@@ -435,10 +461,21 @@ fn one_bbr_flow_takes_far_more_than_a_tenth_of_a_shallow_link_from_nine_cubic_fl
 
 #[test]
 fn an_all_evarate_mix_loses_less_than_any_mix_with_cubic_in_a_shallow_buffer() {
-    // Wang 2018 §5.3: "100% EvaRate has lower loss than mixes with CUBIC".
-    let (all_eva, _, _) = mix("evarate", 10);
+    // Wang 2018 §5.3: "100% EvaRate has lower loss than mixes with CUBIC". The all-EvaRate
+    // mix loses only in its start-up, when the last flows' slow starts overflow the
+    // 210-packet buffer, and how much depends on how the starts fall; so the median over
+    // seeds 1-5 (docs/deviations/simulator.md#sim-handshake-trace-phase).
+    let loss = |n| {
+        median(
+            SEEDS
+                .take(5)
+                .map(|seed| mix("evarate", n, seed).0)
+                .collect(),
+        )
+    };
+    let all_eva = loss(10);
     for n in [0, 1, 5, 9] {
-        let (loss, _, _) = mix("evarate", n);
+        let loss = loss(n);
         assert!(
             all_eva < loss,
             "10 EvaRate: loss {all_eva:.5}; {n} EvaRate + {} CUBIC: {loss:.5}",
@@ -447,35 +484,39 @@ fn an_all_evarate_mix_loses_less_than_any_mix_with_cubic_in_a_shallow_buffer() {
     }
 }
 
-/// Why the trace-link tests above run without the handshake (issue 17). Each of their
+/// Why the trace-link tests above take medians over seeds (issue 17). Each of their
 /// figures depends on the phase at which the flows start against the trace's delivery
 /// grid (4 opportunities per 3 ms, both directions), with or without a handshake. The
 /// handshake starts data when the SYN-ACK is delivered, on the reverse trace's grid and one
 /// handshake RTT later, so it lands on another phase: it moves these figures as a start
-/// 1.3 ms later does without it. The handshake's RTT seeds do not take part in the
-/// EvaRate mix (leaving the sender's and the receiver's out gives the same drops).
-/// docs/deviations/simulator.md#sim-handshake-trace-phase has the sweeps.
+/// about a millisecond later does without it, and so does each seed's start jitter. The
+/// handshake's RTT seeds do not take part in the EvaRate mix (leaving the sender's and the
+/// receiver's out gives the same drops). docs/deviations/simulator.md#sim-handshake-trace-phase
+/// has the sweeps.
 #[test]
 fn trace_link_figures_depend_on_the_start_phase_with_or_without_the_handshake() {
     use scavenger_sim::AckModel::{Legacy, Linux};
     let at = |ms_tenths: u64| Time(ms_tenths * 100_000);
-    // Copa (delayed ACKs): p95 queueing delay 11 ms at start 0 without the handshake, but
-    // 67 ms at 1.3 ms: the mode that the handshake gives at start 0, where velocity
-    // doubling overshoots, the window collapses to ~10 packets and the cycle repeats.
-    let copa = |hs, start| alone_on_trace_at("copa", Linux, hs, start).1;
-    let (a, b) = (copa(false, at(0)), copa(false, at(13)));
+    // Copa (delayed ACKs), since its velocity resets on the ACK that turns the direction:
+    // p95 queueing delay 12 ms at all 14 starts of the sweep without the handshake (before:
+    // 67 ms at 4 of them, 1.3 ms among them); with it 12-13 ms at 9 and 266 ms at 5 (5.2 ms
+    // among them): there an early oscillation keeps the queue from looking "nearly empty"
+    // for 5 RTTs, Copa goes competitive, and alone on a 2000-packet buffer nothing halves
+    // 1/δ again: the queue grows to ~400 packets (copa-competitive).
+    let copa = |hs, start| alone_on_trace_at("copa", Linux, hs, start, 1).1;
+    let (a, b) = (copa(false, at(0)), copa(false, at(52)));
     assert!(
-        a <= 20.0 && b > 60.0,
+        a <= 20.0 && b <= 20.0,
         "copa without handshake: {a:.1} / {b:.1} ms"
     );
     let (c, d) = (copa(true, at(0)), copa(true, at(52)));
     assert!(
-        c > 60.0 && d <= 20.0,
+        c <= 20.0 && d > 200.0,
         "copa with handshake: {c:.1} / {d:.1} ms"
     );
     // Vivace (legacy receiver): utilisation 0.913 at start 0 without the handshake, 0.837
     // at 29.9 ms; 0.868 with the handshake at start 0, 0.918 at 1.3 ms.
-    let vivace = |hs, start| alone_on_trace_at("vivace", Legacy, hs, start).0;
+    let vivace = |hs, start| alone_on_trace_at("vivace", Legacy, hs, start, 1).0;
     let (a, b) = (vivace(false, at(0)), vivace(false, at(299)));
     assert!(
         a >= 0.90 && b < 0.87,
@@ -489,7 +530,7 @@ fn trace_link_figures_depend_on_the_start_phase_with_or_without_the_handshake() 
     // 10 EvaRate: all the loss is in the start-up (none after 3 s); 0.00023 with starts
     // 100 ms apart and 0.00138 90 ms apart without the handshake, 0.00114 100 ms apart
     // and none 95 ms apart with it.
-    let eva = |hs, ms| mix_spaced("evarate", 10, hs, Dur::from_millis(ms)).0;
+    let eva = |hs, ms| mix_spaced("evarate", 10, hs, Dur::from_millis(ms), 1).0;
     let (a, b) = (eva(false, 100), eva(false, 90));
     assert!(
         a < 0.0005 && b > 0.001,
