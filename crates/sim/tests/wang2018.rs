@@ -82,7 +82,7 @@ const LOW_DELAY: &[&str] = &["evarate", "copa", "proprate"];
 
 /// The seeds the trace-link figures are taken over: each seed's start jitter puts the
 /// first data segment on another phase of the trace's delivery grid, and several figures
-/// depend on that phase (`trace_link_figures_depend_on_the_start_phase_with_or_without_the_handshake`,
+/// depend on that phase (the trace test at the end of the §5.1/§5.3 tests,
 /// docs/deviations/simulator.md#sim-handshake-trace-phase); the tests judge the median.
 const SEEDS: std::ops::RangeInclusive<u64> = 1..=7;
 
