@@ -179,6 +179,22 @@ impl fmt::Display for Rate {
     }
 }
 
+/// The number and the unit of a quantity `q` written as text: an error names the text
+/// when it does not start with a number, or has no unit.
+fn number_and_unit(s: &str, q: Quantity) -> Result<(f64, String), UnitError> {
+    let (n, unit) = split_number(s).ok_or_else(|| UnitError::NotANumber {
+        text: s.to_string(),
+        quantity: q,
+    })?;
+    if unit.is_empty() {
+        return Err(UnitError::NoUnit {
+            text: s.to_string(),
+            quantity: q,
+        });
+    }
+    Ok((n, unit))
+}
+
 /// Splits "25 ms" / "25ms" / "2.5e1ms" into number and unit suffix.
 fn split_number(s: &str) -> Option<(f64, String)> {
     let s = s.trim();
@@ -332,10 +348,7 @@ pub const SIZE_UNITS: &str = "B, KB, KiB, MB, MiB, GB, GiB (e.g. \"2469KiB\")";
 /// Parses a duration such as "25ms", "1.5 s", "200us", "2min".
 pub fn parse_duration(s: &str) -> Result<Dur, UnitError> {
     let q = Quantity::Duration;
-    let (n, unit) = split_number(s).ok_or_else(|| UnitError::NotANumber {
-        text: s.to_string(),
-        quantity: q,
-    })?;
+    let (n, unit) = number_and_unit(s, q)?;
     let scale = match unit.to_ascii_lowercase().as_str() {
         "ns" => 1e-9,
         "us" | "µs" | "usec" => 1e-6,
@@ -343,12 +356,6 @@ pub fn parse_duration(s: &str) -> Result<Dur, UnitError> {
         "s" | "sec" | "secs" => 1.0,
         "min" | "mins" => 60.0,
         "h" | "hour" | "hours" => 3600.0,
-        "" => {
-            return Err(UnitError::NoUnit {
-                text: s.to_string(),
-                quantity: q,
-            })
-        }
         _ => {
             return Err(UnitError::UnknownUnit {
                 text: s.to_string(),
@@ -379,16 +386,7 @@ pub fn parse_duration(s: &str) -> Result<Dur, UnitError> {
 /// 1 Mbit/s.
 pub fn parse_rate(s: &str) -> Result<Rate, UnitError> {
     let q = Quantity::Rate;
-    let (n, unit) = split_number(s).ok_or_else(|| UnitError::NotANumber {
-        text: s.to_string(),
-        quantity: q,
-    })?;
-    if unit.is_empty() {
-        return Err(UnitError::NoUnit {
-            text: s.to_string(),
-            quantity: q,
-        });
-    }
+    let (n, unit) = number_and_unit(s, q)?;
     let unknown = || UnitError::UnknownUnit {
         text: s.to_string(),
         unit: unit.clone(),
@@ -436,10 +434,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, UnitError> {
 /// KiB/MiB/GiB binary.
 pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
     let q = Quantity::Size;
-    let (n, unit) = split_number(s).ok_or_else(|| UnitError::NotANumber {
-        text: s.to_string(),
-        quantity: q,
-    })?;
+    let (n, unit) = number_and_unit(s, q)?;
     let scale = match unit.to_ascii_lowercase().as_str() {
         "b" | "byte" | "bytes" => 1.0,
         "kb" | "k" => 1e3,
@@ -448,12 +443,6 @@ pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
         "mib" => 1024.0 * 1024.0,
         "gb" | "g" => 1e9,
         "gib" => 1024.0 * 1024.0 * 1024.0,
-        "" => {
-            return Err(UnitError::NoUnit {
-                text: s.to_string(),
-                quantity: q,
-            })
-        }
         _ => {
             return Err(UnitError::UnknownUnit {
                 text: s.to_string(),

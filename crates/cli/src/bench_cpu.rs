@@ -1,6 +1,7 @@
 //! `scavenger bench --cpu`: the flags and the output of the CPU-cost benchmark; the
 //! measurement is crates/testbed/src/cpu_bench.rs.
 
+use crate::error::{ArgError, CliError};
 use scavenger_cc::units::{parse_bytes, parse_rate};
 use scavenger_testbed::cpu_bench::{self, CpuBenchConfig};
 use std::process::ExitCode;
@@ -29,35 +30,37 @@ pub struct CpuArgs {
     pub only: Option<String>,
 }
 
-fn config(a: &CpuArgs) -> Result<CpuBenchConfig, String> {
+fn config(a: &CpuArgs) -> Result<CpuBenchConfig, ArgError> {
     let rates_bps = a
         .rates
         .split(',')
         .map(|r| {
             parse_rate(r.trim())
                 .map(|x| x.bps())
-                .map_err(|e| format!("--rates {r:?}: {e}"))
+                .map_err(|e| ArgError::Invalid(format!("--rates {r:?}: {e}")))
         })
-        .collect::<Result<Vec<u64>, String>>()?;
+        .collect::<Result<Vec<u64>, ArgError>>()?;
     if rates_bps.iter().any(|&r| r < 1_000_000) {
-        return Err(format!(
+        return Err(ArgError::Invalid(format!(
             "--rates {}: each rate must be at least 1Mbit",
             a.rates
-        ));
+        )));
     }
     if a.reps == 0 {
-        return Err("--reps 0: at least 1 repetition".into());
+        return Err(ArgError::Invalid("--reps 0: at least 1 repetition".into()));
     }
     let secs = a.duration.nanos() as f64 / 1e9;
     if !(secs > 0.0 && secs <= 600.0) {
-        return Err(format!(
+        return Err(ArgError::Invalid(format!(
             "--duration {secs}s: allowed more than 0 s and at most 600 s"
-        ));
+        )));
     }
-    let quic_bytes =
-        parse_bytes(&a.quic_bytes).map_err(|e| format!("--quic-bytes {}: {e}", a.quic_bytes))?;
+    let quic_bytes = parse_bytes(&a.quic_bytes)
+        .map_err(|e| ArgError::Invalid(format!("--quic-bytes {}: {e}", a.quic_bytes)))?;
     if quic_bytes == 0 {
-        return Err("--quic-bytes 0: send at least one byte".into());
+        return Err(ArgError::Invalid(
+            "--quic-bytes 0: send at least one byte".into(),
+        ));
     }
     Ok(CpuBenchConfig {
         rates_bps,
@@ -74,13 +77,11 @@ fn config(a: &CpuArgs) -> Result<CpuBenchConfig, String> {
 }
 
 pub fn run(a: &CpuArgs) -> ExitCode {
-    let cfg = match config(a) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    crate::error::exit(go(a))
+}
+
+fn go(a: &CpuArgs) -> Result<ExitCode, CliError> {
+    let cfg = config(a)?;
     println!(
         "# bench --cpu: kernel {}, {} logical CPUs, load average {} at start; {} s per TCP run, {} reps, medians",
         kernel_release(),
@@ -89,16 +90,9 @@ pub fn run(a: &CpuArgs) -> ExitCode {
         cfg.secs,
         cfg.reps
     );
-    match cpu_bench::run(&cfg, &mut |r| println!("{}", r.line())) {
-        Ok(_) => {
-            println!("# load average {} at the end", cpu_bench::load_average());
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: bench --cpu: {e}");
-            ExitCode::from(1)
-        }
-    }
+    cpu_bench::run(&cfg, &mut |r| println!("{}", r.line()))?;
+    println!("# load average {} at the end", cpu_bench::load_average());
+    Ok(ExitCode::SUCCESS)
 }
 
 fn kernel_release() -> String {

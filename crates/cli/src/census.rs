@@ -1,6 +1,7 @@
 //! `scavenger census URL...` and `scavenger census --testbed`: the CAAI-style census of
 //! Wang 2018 §3.1 (crates/testbed/src/census; docs/census.md).
 
+use crate::error::{ArgError, CliError};
 use scavenger_lab::store::write_atomic;
 use scavenger_testbed::census::eval::{self, EvalOptions};
 use scavenger_testbed::census::probe;
@@ -71,7 +72,7 @@ pub struct CensusArgs {
 }
 
 impl CensusArgs {
-    fn config(&self) -> Result<ProbeConfig, String> {
+    fn config(&self) -> Result<ProbeConfig, CliError> {
         let c = ProbeConfig {
             mss: self.mss,
             rtt_ns: self.rtt.nanos(),
@@ -83,62 +84,60 @@ impl CensusArgs {
             idle_timeout_ns: self.timeout.nanos(),
             trust: match (&self.pin, self.insecure) {
                 (Some(p), _) => Some(Trust::Pinned {
-                    sha256: session::parse_pin(p).map_err(|e| e.to_string())?,
+                    sha256: session::parse_pin(p)?,
                 }),
                 (None, true) => Some(Trust::Insecure),
                 (None, false) => None,
             },
         };
-        c.validate().map_err(|e| e.to_string())?;
+        c.validate()?;
         Ok(c)
     }
 }
 
 pub fn run(a: CensusArgs) -> ExitCode {
-    match run_inner(&a) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    crate::error::exit(run_inner(&a))
 }
 
-fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
+fn run_inner(a: &CensusArgs) -> Result<ExitCode, CliError> {
     let cfg = a.config()?;
+    let usage = |m: &str| Err(ArgError::Invalid(m.into()).into());
     if a.testbed && !a.urls.is_empty() {
-        return Err("give URLs or --testbed, not both".into());
+        return usage("give URLs or --testbed, not both");
     }
     if !a.testbed && a.urls.is_empty() {
-        return Err("no URL given (or --testbed for the evaluation)".into());
+        return usage("no URL given (or --testbed for the evaluation)");
     }
     if a.tls && !a.testbed {
-        return Err("--tls is for --testbed; give https:// URLs instead".into());
+        return usage("--tls is for --testbed; give https:// URLs instead");
     }
     if a.runs == 0 {
-        return Err("runs = 0: must be ≥ 1".into());
+        return usage("--runs 0: must be ≥ 1");
     }
     // Parse every URL before touching the system: a typo fails at once.
     let targets = a
         .urls
         .iter()
-        .map(|u| probe::parse_url(u).map_err(|e| e.to_string()))
+        .map(|u| probe::parse_url(u))
         .collect::<Result<Vec<_>, _>>()?;
     // https:// without --insecure or --pin: the system's roots, found before any probe.
     let mut cfg = cfg;
     if cfg.trust.is_none() && targets.iter().any(|t| t.https) {
-        cfg.trust = Some(Trust::system().map_err(|e| e.to_string())?);
+        cfg.trust = Some(Trust::system()?);
     }
     if !sys::is_root() {
-        return Err("the census needs root (its receiver runs on a TUN device)".into());
+        return usage("the census needs root (its receiver runs on a TUN device)");
     }
     if let Some(d) = &a.out {
-        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+        std::fs::create_dir_all(d).map_err(CliError::io("create", d))?;
     }
     netns::install_signal_handlers();
-    let emit = |r: &CensusRecord| -> Result<(), String> {
+    let emit = |r: &CensusRecord| -> Result<(), CliError> {
         if a.json {
-            println!("{}", serde_json::to_string(r).map_err(|e| e.to_string())?);
+            println!(
+                "{}",
+                serde_json::to_string(r).expect("a census record serialises")
+            );
         } else {
             let prefix = match (&r.link, &r.true_algorithm, r.run) {
                 (Some(l), Some(t), Some(n)) => format!("{l} {t} run {n}: "),
@@ -155,7 +154,7 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
         let links = a
             .links
             .iter()
-            .map(|l| eval::link(l).map_err(|e| e.to_string()))
+            .map(|l| eval::link(l))
             .collect::<Result<Vec<_>, _>>()?;
         let opts = EvalOptions {
             links,
@@ -171,8 +170,7 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
             if let Err(e) = emit(r) {
                 err.get_or_insert(e);
             }
-        })
-        .map_err(|e| e.to_string())?;
+        })?;
         if let Some(e) = err {
             return Err(e);
         }
@@ -181,14 +179,14 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
             println!("\n{t}");
         }
         if let Some(d) = &a.out {
-            write_atomic(&d.join("table.md"), t.as_bytes())
-                .map_err(|e| format!("cannot write {}: {e}", d.join("table.md").display()))?;
+            let p = d.join("table.md");
+            write_atomic(&p, t.as_bytes()).map_err(CliError::io("write", &p))?;
         }
         return Ok(ExitCode::SUCCESS);
     }
     let ip_forward = std::fs::read_to_string("/proc/sys/net/ipv4/ip_forward").unwrap_or_default();
     if ip_forward.trim() != "1" {
-        return Err("the census receiver's packets are forwarded by this host's kernel: enable forwarding (sysctl -w net.ipv4.ip_forward=1) and, for servers beyond this host, NAT its address range (iptables -t nat -A POSTROUTING -s 10.254.0.0/16 -j MASQUERADE); docs/census.md".into());
+        return usage("the census receiver's packets are forwarded by this host's kernel: enable forwarding (sysctl -w net.ipv4.ip_forward=1) and, for servers beyond this host, NAT its address range (iptables -t nat -A POSTROUTING -s 10.254.0.0/16 -j MASQUERADE); docs/census.md");
     }
     let pid = std::process::id();
     let octet = (pid % 250) as u8 + 1;
@@ -197,8 +195,7 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
         &format!("scvcen{}", pid % 1_000_000),
         Ipv4Addr::new(10, 254, octet, 1),
         Ipv4Addr::new(10, 254, octet, 2),
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let mut failed = false;
     for (i, t) in targets.iter().enumerate() {
         let port = 40000 + (pid % 10000) as u16 + i as u16;
@@ -216,14 +213,14 @@ fn run_inner(a: &CensusArgs) -> Result<ExitCode, String> {
     })
 }
 
-fn write_record(dir: &Path, r: &CensusRecord) -> Result<(), String> {
+fn write_record(dir: &Path, r: &CensusRecord) -> Result<(), CliError> {
     let mut stem = format!("census-{}", report::file_stem(&r.url));
     if let (Some(l), Some(t), Some(n)) = (&r.link, &r.true_algorithm, r.run) {
         stem = format!("census-{l}-{}-{n:02}", t.replace(':', "-"));
     }
-    let json = serde_json::to_vec_pretty(r).map_err(|e| e.to_string())?;
+    let json = serde_json::to_vec_pretty(r).expect("a census record serialises");
     let p = dir.join(format!("{stem}.json"));
-    write_atomic(&p, &json).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    write_atomic(&p, &json).map_err(CliError::io("write", &p))?;
     if let Some(o) = &r.outcome {
         let title = match &r.true_algorithm {
             Some(t) => format!("{t}: {} ({:.2})", r.verdict.class, r.verdict.confidence),
@@ -234,7 +231,7 @@ fn write_record(dir: &Path, r: &CensusRecord) -> Result<(), String> {
         };
         let p = dir.join(format!("{stem}.svg"));
         write_atomic(&p, report::plot(&title, &o.trace).as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            .map_err(CliError::io("write", &p))?;
     }
     Ok(())
 }
@@ -244,12 +241,9 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    fn args(a: &[&str]) -> Result<CensusArgs, String> {
+    fn args(a: &[&str]) -> Result<CensusArgs, clap::Error> {
         let argv = ["scavenger", "census"].iter().chain(a.iter()).copied();
-        match crate::Cli::try_parse_from(argv)
-            .map_err(|e| e.to_string())?
-            .cmd
-        {
+        match crate::Cli::try_parse_from(argv)?.cmd {
             crate::Cmd::Census(c) => Ok(c),
             _ => unreachable!("the census subcommand"),
         }
@@ -268,12 +262,14 @@ mod tests {
             })
         );
         let c = args(&["https://10.0.0.1/", "--pin", "xyz"]).unwrap();
-        assert!(c.config().unwrap_err().starts_with("pin = \"xyz\""));
+        let e = c.config().unwrap_err();
+        assert!(e.to_string().starts_with("pin = \"xyz\""), "{e}");
+        assert!(e.is_usage(), "a bad --pin is a usage error (exit 2)");
         assert!(args(&["https://10.0.0.1/", "--insecure", "--pin", &pin]).is_err());
         // --tls is the evaluation's; URLs say https:// themselves.
         let c = args(&["https://10.0.0.1/", "--tls"]).unwrap();
-        assert!(run_inner(&c)
-            .unwrap_err()
-            .contains("--tls is for --testbed"));
+        let e = run_inner(&c).unwrap_err();
+        assert!(e.to_string().contains("--tls is for --testbed"), "{e}");
+        assert!(e.is_usage());
     }
 }

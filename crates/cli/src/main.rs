@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use scavenger_cc::{algorithms, ParamKind};
 use scavenger_lab::bench::{run_case, CASES};
+use scavenger_lab::error::LabError;
 use scavenger_lab::exec::{install_interrupt_handler, run_into_store, LocalExecutor};
 use scavenger_lab::plan::load_plan;
 use scavenger_lab::report::{study_report, sweep_report};
@@ -17,6 +18,7 @@ use std::process::ExitCode;
 
 mod bench_cpu;
 mod census;
+mod error;
 mod export;
 mod merge;
 mod ray;
@@ -28,6 +30,8 @@ mod cli_tests;
 
 use scavenger_lab::shard::Shard;
 use scavenger_lab::store_meta::{write_meta, StoreMeta};
+
+use error::{exit, ArgError, CliError};
 
 /// `--executor`: where the runs of `reproduce` and `sweep` go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -258,89 +262,7 @@ fn main() -> ExitCode {
             json,
             force,
             pcap,
-        } => {
-            let sc = match scavenger_lab::load(&scenario) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            if !force {
-                if let Err(e) = sc.check_cost() {
-                    eprintln!(
-                        "error: {}: {e}; pass --force to run it anyway",
-                        scenario.display()
-                    );
-                    return ExitCode::from(2);
-                }
-            }
-            let seed = seed.unwrap_or(sc.seed);
-            let (capture, tap) = match pcap.as_deref().map(|d| pcap::start(d, &sc.to_sim(seed))) {
-                None => (None, None),
-                Some(Ok((c, t))) => (Some(c), Some(t)),
-                Some(Err(e)) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(1);
-                }
-            };
-            let rec = scavenger_lab::progress::run_tapped_with_progress(
-                &sc,
-                seed,
-                std::io::stderr().is_terminal(),
-                tap,
-            );
-            if let Some(c) = capture {
-                match c.finish() {
-                    Ok(files) => eprintln!(
-                        "wrote {} pcap files to {}",
-                        files.len(),
-                        pcap.as_deref().expect("asked").display()
-                    ),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitCode::from(1);
-                    }
-                }
-            }
-            let slowdown =
-                scavenger_lab::slowdown::foreground_slowdown(&sc, rec.seed, &rec.metrics);
-            if let (Some(dir), Some(sd)) = (&out, &slowdown) {
-                let path = dir.join("slowdown.json");
-                if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| {
-                    std::fs::write(
-                        &path,
-                        serde_json::to_string_pretty(sd).expect("serialises") + "\n",
-                    )
-                }) {
-                    eprintln!("error: cannot write {}: {e}", path.display());
-                    return ExitCode::from(1);
-                }
-                eprintln!("wrote {}", path.display());
-            }
-            if let Some(dir) = out {
-                match rec.write_to(&dir) {
-                    Ok(files) => {
-                        for f in files {
-                            eprintln!("wrote {}", f.display());
-                        }
-                    }
-                    Err(e) => {
-                        eprintln!("error: cannot write results to {}: {e}", dir.display());
-                        return ExitCode::from(1);
-                    }
-                }
-            }
-            if json {
-                println!("{}", rec.to_json());
-            } else {
-                print!("{}", rec.table());
-                if let Some(sd) = &slowdown {
-                    print!("{}", sd.table());
-                }
-            }
-            ExitCode::SUCCESS
-        }
+        } => exit(run(&scenario, seed, out, json, force, pcap)),
         Cmd::Reproduce {
             study,
             quick,
@@ -391,18 +313,11 @@ fn main() -> ExitCode {
             finish(export::run(&store, format, out).map(|_| Outcome::Done))
         }
         Cmd::Report { dir } => finish(report(&dir)),
-        Cmd::Plot { record, out, svg } => {
-            match plot_file(&record, out, svg).and_then(|f| plot::run(&record, Some(&f))) {
-                Ok(path) => {
-                    eprintln!("wrote {}", path.display());
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(1)
-                }
-            }
-        }
+        Cmd::Plot { record, out, svg } => exit(plot_file(&record, out, svg).and_then(|f| {
+            let path = plot::run(&record, Some(&f))?;
+            eprintln!("wrote {}", path.display());
+            Ok(ExitCode::SUCCESS)
+        })),
         Cmd::Score {
             algorithm,
             params,
@@ -480,18 +395,13 @@ fn main() -> ExitCode {
         Cmd::Validate(a) => validate::run(a),
         Cmd::Testbed { cmd } => scavenger_testbed::cli::run(cmd),
         Cmd::Kernel { cmd } => scavenger_kernel::cli::run(cmd),
-        Cmd::Compare { a, b } => match check_comparable(&a, &b)
-            .and_then(|_| Ok(scavenger_lab::analysis::compare::compare_paths(&a, &b)?))
-        {
-            Ok(t) => {
-                print!("{t}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(2)
-            }
-        },
+        Cmd::Compare { a, b } => exit(check_comparable(&a, &b).and_then(|_| {
+            print!(
+                "{}",
+                scavenger_lab::analysis::compare::compare_paths(&a, &b)?
+            );
+            Ok(ExitCode::SUCCESS)
+        })),
         Cmd::Bench { cpu, .. } if cpu.cpu => bench_cpu::run(&cpu),
         Cmd::Bench { case, .. } => match case {
             Some(name) => match CASES.iter().find(|c| c.name == name) {
@@ -499,13 +409,11 @@ fn main() -> ExitCode {
                     println!("{}", run_case(c));
                     ExitCode::SUCCESS
                 }
-                None => {
-                    eprintln!(
-                        "error: unknown bench case \"{name}\"; cases: {}",
-                        CASES.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
-                    );
-                    ExitCode::from(2)
-                }
+                None => CliError::from(ArgError::UnknownBenchCase {
+                    name,
+                    known: CASES.iter().map(|c| c.name).collect::<Vec<_>>().join(", "),
+                })
+                .report(),
             },
             None => {
                 let exe = match std::env::current_exe() {
@@ -539,39 +447,107 @@ enum Outcome {
     Interrupted,
 }
 
-fn finish(r: Result<Outcome, String>) -> ExitCode {
+fn finish(r: Result<Outcome, CliError>) -> ExitCode {
     match r {
         Ok(Outcome::Done) => ExitCode::SUCCESS,
         Ok(Outcome::Interrupted) => ExitCode::from(130),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
+        Err(e) => e.report(),
+    }
+}
+
+/// `run`: one scenario on the simulator.
+fn run(
+    scenario: &std::path::Path,
+    seed: Option<u64>,
+    out: Option<PathBuf>,
+    json: bool,
+    force: bool,
+    pcap: Option<PathBuf>,
+) -> Result<ExitCode, CliError> {
+    let sc = scavenger_lab::load(scenario)?;
+    if !force {
+        sc.check_cost().map_err(|source| CliError::TooCostly {
+            file: scenario.display().to_string(),
+            source,
+        })?;
+    }
+    let seed = seed.unwrap_or(sc.seed);
+    let (capture, tap) = match pcap.as_deref() {
+        None => (None, None),
+        Some(d) => {
+            let (c, t) = pcap::start(d, &sc.to_sim(seed)).map_err(CliError::Output)?;
+            (Some(c), Some(t))
+        }
+    };
+    let rec = scavenger_lab::progress::run_tapped_with_progress(
+        &sc,
+        seed,
+        std::io::stderr().is_terminal(),
+        tap,
+    );
+    if let Some(c) = capture {
+        let files = c.finish().map_err(CliError::Output)?;
+        eprintln!(
+            "wrote {} pcap files to {}",
+            files.len(),
+            pcap.as_deref().expect("asked").display()
+        );
+    }
+    let slowdown = scavenger_lab::slowdown::foreground_slowdown(&sc, rec.seed, &rec.metrics);
+    if let (Some(dir), Some(sd)) = (&out, &slowdown) {
+        let path = dir.join("slowdown.json");
+        std::fs::create_dir_all(dir)
+            .and_then(|_| {
+                std::fs::write(
+                    &path,
+                    serde_json::to_string_pretty(sd).expect("serialises") + "\n",
+                )
+            })
+            .map_err(CliError::io("write", &path))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(dir) = out {
+        for f in rec
+            .write_to(&dir)
+            .map_err(CliError::io("write results to", &dir))?
+        {
+            eprintln!("wrote {}", f.display());
         }
     }
+    if json {
+        println!("{}", rec.to_json());
+    } else {
+        print!("{}", rec.table());
+        if let Some(sd) = &slowdown {
+            print!("{}", sd.table());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `--jobs`: a number of parallel runs, at least one.
 /// `--out` (and merge's OUT): always a directory, created when needed. A path that
 /// exists and is not a directory is refused here, before any work, rather than failing
 /// after a long run.
-fn out_dir(s: &str) -> Result<PathBuf, String> {
+fn out_dir(s: &str) -> Result<PathBuf, ArgError> {
     let p = PathBuf::from(s);
     if p.exists() && !p.is_dir() {
-        return Err(format!(
-            "\"{s}\" is a file; --out names an output directory (the files inside it are named by the command)"
-        ));
+        return Err(ArgError::OutIsFile(s.to_string()));
     }
     Ok(p)
 }
 
 /// The file `plot` writes: plot.html or plot.svg in `--out` (created), else next to the
 /// record.
-fn plot_file(record: &std::path::Path, out: Option<PathBuf>, svg: bool) -> Result<PathBuf, String> {
+fn plot_file(
+    record: &std::path::Path,
+    out: Option<PathBuf>,
+    svg: bool,
+) -> Result<PathBuf, CliError> {
     let name = if svg { "plot.svg" } else { "plot.html" };
     let dir = match out {
         Some(d) => {
-            std::fs::create_dir_all(&d)
-                .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+            std::fs::create_dir_all(&d).map_err(CliError::io("create", &d))?;
             d
         }
         None if record.is_dir() => record.to_path_buf(),
@@ -583,11 +559,11 @@ fn plot_file(record: &std::path::Path, out: Option<PathBuf>, svg: bool) -> Resul
     Ok(dir.join(name))
 }
 
-fn parse_jobs(s: &str) -> Result<usize, String> {
+fn parse_jobs(s: &str) -> Result<usize, ArgError> {
     match s.parse::<usize>() {
-        Ok(0) => Err("must be at least 1 (the number of runs at a time)".into()),
+        Ok(0) => Err(ArgError::NoJobs),
         Ok(n) => Ok(n),
-        Err(_) => Err(format!("\"{s}\" is not a whole number of parallel runs")),
+        Err(_) => Err(ArgError::JobsNotANumber(s.to_string())),
     }
 }
 
@@ -601,25 +577,27 @@ fn executor(jobs: Option<usize>) -> LocalExecutor {
 
 /// `compare` on two single records that share no flow, link or Jain group would print a
 /// table of dashes; say why instead.
-fn check_comparable(a: &std::path::Path, b: &std::path::Path) -> Result<(), String> {
+fn check_comparable(a: &std::path::Path, b: &std::path::Path) -> Result<(), CliError> {
     use scavenger_lab::analysis::compare::{compare_records, load};
     let (ra, rb) = (load(a)?, load(b)?);
     for (path, recs) in [(a, &ra), (b, &rb)] {
         if let Some((label, _)) = recs.iter().find(|(_, r)| r.get("metrics").is_none()) {
-            return Err(format!(
+            return Err(ArgError::Invalid(format!(
                 "{}: {label} is not a result record (it has no `metrics`); compare record.json files or result stores",
                 path.display()
-            ));
+            ))
+            .into());
         }
     }
     if ra.len() == 1 && rb.len() == 1 {
         let rows = compare_records(&ra[0].1, &rb[0].1);
         if !rows.iter().any(|r| r.a.is_some() && r.b.is_some()) {
-            return Err(format!(
+            return Err(ArgError::Invalid(format!(
                 "{} and {} have no flow, link or Jain group of the same name, so nothing to compare; compare two runs of the same scenario (for example on the simulator and on the testbed)",
                 a.display(),
                 b.display()
-            ));
+            ))
+            .into());
         }
     }
     Ok(())
@@ -649,7 +627,7 @@ fn ray_args(
 }
 
 /// Opens (and locks) the store in `dir`, saying what it repaired.
-pub(crate) fn open_store(dir: &std::path::Path) -> Result<Store, String> {
+pub(crate) fn open_store(dir: &std::path::Path) -> Result<Store, CliError> {
     let store = Store::open(dir)?;
     for r in store.repairs() {
         eprintln!("warning: {r}");
@@ -663,7 +641,7 @@ fn run_items(
     force: bool,
     jobs: Option<usize>,
     shard: Option<Shard>,
-) -> Result<bool, String> {
+) -> Result<bool, CliError> {
     install_interrupt_handler();
     let items = match shard {
         Some(s) => {
@@ -702,7 +680,7 @@ fn reproduce(
     force: bool,
     jobs: Option<usize>,
     shard: Option<Shard>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, CliError> {
     let def = study(name, quick)?;
     // The lock is held until the report is written: one writer per store.
     let mut store = open_store(dir)?;
@@ -744,18 +722,17 @@ fn sweep(
     force: bool,
     jobs: Option<usize>,
     shard: Option<Shard>,
-) -> Result<Outcome, String> {
-    let plan = load_plan(plan_path).map_err(|e| e.to_string())?;
-    let items = plan.expand().map_err(|e| e.to_string())?;
+) -> Result<Outcome, CliError> {
+    let plan = load_plan(plan_path)?;
+    let items = plan.expand()?;
     if !force {
         for w in &items {
-            w.scenario.check_cost().map_err(|e| {
-                format!(
-                    "{}: setting {}: {e}; pass --force to run it anyway",
-                    plan_path.display(),
-                    w.label
-                )
-            })?;
+            w.scenario
+                .check_cost()
+                .map_err(|source| CliError::TooCostly {
+                    file: format!("{}: setting {}", plan_path.display(), w.label),
+                    source,
+                })?;
         }
     }
     let labels: Vec<String> = plan.combinations().into_iter().map(|c| c.0).collect();
@@ -800,16 +777,22 @@ fn score(
     out: Option<PathBuf>,
     force: bool,
     jobs: Option<usize>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, CliError> {
     use scavenger_lab::score::{report, Plan, Subject, LBE};
     let subjects = match (algorithm, all) {
-        (Some(a), false) => vec![Subject::parse(&a, params)?],
+        (Some(a), false) => vec![Subject::parse(&a, params).map_err(CliError::Score)?],
         (None, true) if params.is_empty() => LBE
             .iter()
             .map(|a| Subject::parse(a, &[]))
-            .collect::<Result<_, _>>()?,
-        (None, true) => return Err("--all takes no parameters".into()),
-        _ => return Err("name an algorithm (scavenger score ledbat) or give --all".into()),
+            .collect::<Result<_, _>>()
+            .map_err(CliError::Score)?,
+        (None, true) => return Err(ArgError::Invalid("--all takes no parameters".into()).into()),
+        _ => {
+            return Err(ArgError::Invalid(
+                "name an algorithm (scavenger score ledbat) or give --all".into(),
+            )
+            .into())
+        }
     };
     let name = if all {
         "all".to_string()
@@ -819,8 +802,8 @@ fn score(
     let dir = out.unwrap_or_else(|| {
         PathBuf::from("results").join(format!("score-{name}{}", if quick { "-quick" } else { "" }))
     });
-    let plan = Plan::new(subjects, quick, cells)?;
-    let items = plan.work_items()?;
+    let plan = Plan::new(subjects, quick, cells).map_err(CliError::Score)?;
+    let items = plan.work_items().map_err(CliError::Score)?;
     eprintln!(
         "scorecard {name}: {} algorithms × {} cells, {} runs",
         plan.subjects.len(),
@@ -830,8 +813,8 @@ fn score(
     // The lock is held until the report is written: one writer per store.
     let mut store = open_store(&dir)?;
     let complete = run_items(&mut store, items, force, jobs, None)?;
-    let sc = plan.evaluate(&dir)?;
-    for f in report::write(&sc, &dir)? {
+    let sc = plan.evaluate(&dir).map_err(CliError::ScoreRun)?;
+    for f in report::write(&sc, &dir).map_err(CliError::ScoreRun)? {
         eprintln!("wrote {}", f.display());
     }
     print!("{}", sc.summary());
@@ -855,34 +838,42 @@ fn shard_done(s: Shard, dir: &std::path::Path, complete: bool) -> Outcome {
     }
 }
 
-fn report(dir: &std::path::Path) -> Result<Outcome, String> {
+fn report(dir: &std::path::Path) -> Result<Outcome, CliError> {
     let meta_path = dir.join("store.json");
     let text = std::fs::read_to_string(&meta_path).map_err(|e| {
-        format!(
+        ArgError::Invalid(format!(
             "{} is not a result store written by `reproduce` or `sweep` ({}: {e})",
             dir.display(),
             meta_path.display()
-        )
+        ))
     })?;
     let meta: StoreMeta =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", meta_path.display()))?;
+        serde_json::from_str(&text).map_err(|e| LabError::NotAStoreDescription {
+            path: meta_path.clone(),
+            reason: e.to_string(),
+            replaceable: false,
+        })?;
     // Opening takes the lock (no report while a run writes) and moves damaged lines aside.
     let _store = open_store(dir)?;
     let r = match meta.kind.as_str() {
         "study" => study_report(&study(&meta.name, meta.quick)?, dir)?,
         "sweep" => {
             let plan_path = meta.plan.ok_or_else(|| {
-                format!("{}: a sweep store must name its plan", meta_path.display())
+                ArgError::Invalid(format!(
+                    "{}: a sweep store must name its plan",
+                    meta_path.display()
+                ))
             })?;
-            let plan = load_plan(&plan_path).map_err(|e| e.to_string())?;
+            let plan = load_plan(&plan_path)?;
             let labels: Vec<String> = plan.combinations().into_iter().map(|c| c.0).collect();
             sweep_report(&plan.name, dir, &labels)?
         }
         other => {
-            return Err(format!(
-                "{}: unknown store kind \"{other}\"",
+            return Err(ArgError::Invalid(format!(
+                "{}: unknown store kind \"{other}\"; allowed: study or sweep",
                 meta_path.display()
             ))
+            .into())
         }
     };
     print!("{}", r.summary);

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-pub fn run(out: &Path, inputs: &[PathBuf], force: bool) -> Result<(), String> {
+pub fn run(out: &Path, inputs: &[PathBuf], force: bool) -> Result<(), crate::error::CliError> {
     let mut store = crate::open_store(out)?;
     let s = scavenger_lab::merge::merge_into(&mut store, inputs, force)?;
     for t in &s.torn {

@@ -7,6 +7,7 @@
 //! ACK reaching the sender gives now − TSecr, the RTT a kernel measures (RFC 7323 RTTM),
 //! which includes the receiver's delayed-ACK hold.
 
+use crate::error::CliError;
 use scavenger_lab::svg::{lines, Series2};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -30,11 +31,49 @@ fn f64s(v: &Value) -> Vec<f64> {
         .unwrap_or_default()
 }
 
+/// Why `scavenger plot` cannot draw a run from its input (I/O errors are `CliError::io`'s).
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("{}: {why}", path.display())]
+    Capture { path: PathBuf, why: CaptureError },
+    #[error("{} is not JSON: {source}", path.display())]
+    NotJson {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{} is not a result record (no `metrics`); give a record.json or the directory of `scavenger run --out`", path.display())]
+    NotARecord { path: PathBuf },
+    #[error("the record has no time series: give the scenario `[measure] series_bin = \"100ms\"` and run it again")]
+    NoSeries,
+}
+
+/// A `--pcap` capture that cannot be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CaptureError {
+    #[error("truncated capture")]
+    Truncated,
+    #[error("not a nanosecond pcap file written by `scavenger run --pcap`")]
+    NotOurs,
+    #[error("truncated record")]
+    TruncatedRecord,
+}
+
+impl PlotError {
+    /// Whether the input given is at fault (not a record, no series) rather than I/O.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            PlotError::NotJson { .. } | PlotError::NotARecord { .. } | PlotError::NoSeries
+        )
+    }
+}
+
 /// One flow's RTT samples: its index and (time s, RTT ms) points.
 pub type FlowRtts = (usize, Vec<(f64, f64)>);
 
 /// RTT samples (time s, RTT ms) of every sender-side capture in `dir`, by flow index.
-pub fn rtt_from_captures(dir: &Path) -> Result<Vec<FlowRtts>, String> {
+pub fn rtt_from_captures(dir: &Path) -> Result<Vec<FlowRtts>, CliError> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Ok(vec![]);
     };
@@ -53,8 +92,11 @@ pub fn rtt_from_captures(dir: &Path) -> Result<Vec<FlowRtts>, String> {
         let Some(index) = name.split('-').next().and_then(|n| n.parse::<usize>().ok()) else {
             continue;
         };
-        let bytes = std::fs::read(&f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
-        let samples = ack_rtts(&bytes).map_err(|e| format!("{}: {e}", f.display()))?;
+        let bytes = std::fs::read(&f).map_err(CliError::io("read", &f))?;
+        let samples = ack_rtts(&bytes).map_err(|why| PlotError::Capture {
+            path: f.clone(),
+            why,
+        })?;
         out.push((index, samples));
     }
     Ok(out)
@@ -62,21 +104,23 @@ pub fn rtt_from_captures(dir: &Path) -> Result<Vec<FlowRtts>, String> {
 
 /// (capture time s, now − TSecr in ms) of every pure ACK with timestamps in a capture
 /// written by `--pcap` (nanosecond pcap, Ethernet, IPv4, TCP; timestamps in µs).
-pub fn ack_rtts(b: &[u8]) -> Result<Vec<(f64, f64)>, String> {
-    let le = |o: usize| -> Result<u32, String> {
+pub fn ack_rtts(b: &[u8]) -> Result<Vec<(f64, f64)>, CaptureError> {
+    let le = |o: usize| -> Result<u32, CaptureError> {
         b.get(o..o + 4)
             .map(|s| u32::from_le_bytes(s.try_into().expect("4 bytes")))
-            .ok_or_else(|| "truncated capture".to_string())
+            .ok_or(CaptureError::Truncated)
     };
     if le(0)? != scavenger_sim::pcap::MAGIC_NS {
-        return Err("not a nanosecond pcap file written by `scavenger run --pcap`".into());
+        return Err(CaptureError::NotOurs);
     }
     let mut out = Vec::new();
     let mut o = 24;
     while o + 16 <= b.len() {
         let ns = le(o)? as u64 * 1_000_000_000 + le(o + 4)? as u64;
         let cap = le(o + 8)? as usize;
-        let f = b.get(o + 16..o + 16 + cap).ok_or("truncated record")?;
+        let f = b
+            .get(o + 16..o + 16 + cap)
+            .ok_or(CaptureError::TruncatedRecord)?;
         o += 16 + cap;
         // Ethernet (14) + IPv4 (20) + TCP: ACKs are the segments without payload.
         if f.len() < 54 || f[23] != 6 {
@@ -109,14 +153,11 @@ pub fn ack_rtts(b: &[u8]) -> Result<Vec<(f64, f64)>, String> {
 }
 
 /// The four panels of the run in `record` (its directory holds any captures).
-pub fn panels(record: &Value, dir: &Path) -> Result<Panels, String> {
+pub fn panels(record: &Value, dir: &Path) -> Result<Panels, CliError> {
     let m = &record["metrics"];
     let s = &m["series"];
     if s.is_null() {
-        return Err(
-            "the record has no time series: give the scenario `[measure] series_bin = \"100ms\"` and run it again"
-                .into(),
-        );
+        return Err(PlotError::NoSeries.into());
     }
     let names: Vec<String> = m["flows"]
         .as_array()
@@ -242,17 +283,15 @@ fn stacked_svg(panels: &Panels) -> String {
 
 /// Runs `scavenger plot`: writes `out` (default: plot.html next to the record); an `.svg`
 /// name gets one SVG with the panels stacked, anything else an HTML page.
-pub fn run(input: &Path, out: Option<&Path>) -> Result<PathBuf, String> {
+pub fn run(input: &Path, out: Option<&Path>) -> Result<PathBuf, CliError> {
     let (rec_path, default_out) = locate(input);
-    let text = std::fs::read_to_string(&rec_path)
-        .map_err(|e| format!("cannot read {}: {e}", rec_path.display()))?;
-    let record: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not JSON: {e}", rec_path.display()))?;
+    let text = std::fs::read_to_string(&rec_path).map_err(CliError::io("read", &rec_path))?;
+    let record: Value = serde_json::from_str(&text).map_err(|source| PlotError::NotJson {
+        path: rec_path.clone(),
+        source,
+    })?;
     if record["metrics"].is_null() {
-        return Err(format!(
-            "{} is not a result record (no `metrics`); give a record.json or the directory of `scavenger run --out`",
-            rec_path.display()
-        ));
+        return Err(PlotError::NotARecord { path: rec_path }.into());
     }
     let dir = rec_path.parent().unwrap_or(Path::new("."));
     let panels = panels(&record, dir)?;
@@ -270,6 +309,6 @@ pub fn run(input: &Path, out: Option<&Path>) -> Result<PathBuf, String> {
     let tmp = out.with_extension("tmp");
     std::fs::write(&tmp, body)
         .and_then(|_| std::fs::rename(&tmp, &out))
-        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        .map_err(CliError::io("write", &out))?;
     Ok(out)
 }

@@ -1,6 +1,7 @@
 //! `scavenger send` / `scavenger receive` (docs/transfer.md): argument parsing, signals,
 //! progress and the summary. The transfer itself is `scavenger_quic::transfer`.
 
+use crate::error::{ArgError, CliError};
 use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -109,20 +110,26 @@ pub struct SendArgs {
     chunk_size: u64,
 }
 
-fn token(token: Option<String>, file: Option<PathBuf>) -> Result<Vec<u8>, String> {
+fn token(token: Option<String>, file: Option<PathBuf>) -> Result<Vec<u8>, CliError> {
     let t = match (token, file) {
         (Some(t), _) => t,
         (None, Some(f)) => std::fs::read_to_string(&f)
-            .map_err(|e| format!("--token-file {}: {e}", f.display()))?
+            .map_err(CliError::io("read --token-file", &f))?
             .trim_end_matches(['\n', '\r'])
             .to_string(),
-        (None, None) => return Err("a token is required: --token T or --token-file F".into()),
+        (None, None) => {
+            return Err(ArgError::Invalid(
+                "a token is required: --token T or --token-file F".into(),
+            )
+            .into())
+        }
     };
     if t.is_empty() || t.len() > transfer::protocol::MAX_TOKEN {
-        return Err(format!(
+        return Err(ArgError::Invalid(format!(
             "--token of {} bytes; allowed: 1..=1024 bytes",
             t.len()
-        ));
+        ))
+        .into());
     }
     Ok(t.into_bytes())
 }
@@ -135,9 +142,8 @@ fn on_signals(stop: &Stop) {
     }
 }
 
-fn fail(e: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {e}");
-    ExitCode::FAILURE
+fn fail(e: impl Into<CliError>) -> ExitCode {
+    e.into().report()
 }
 
 pub fn receive(a: ReceiveArgs) -> ExitCode {
@@ -186,10 +192,10 @@ pub fn send(a: SendArgs) -> ExitCode {
     let chunk_size = match u32::try_from(a.chunk_size) {
         Ok(c) => c,
         Err(_) => {
-            return fail(format!(
+            return fail(ArgError::Invalid(format!(
                 "--chunk-size {}; allowed: 4KiB..=16MiB",
                 a.chunk_size
-            ))
+            )))
         }
     };
     let congestion = match a.deadline {

@@ -1,6 +1,7 @@
 //! `scavenger validate [--quick] [--out DIR]`: the simulator against kernel TCP on the
 //! testbed, scenario by scenario (crates/lab/src/validate.rs; docs/validation.md).
 
+use crate::error::{ArgError, CliError};
 use scavenger_lab::store::write_atomic;
 use scavenger_lab::validate::{self, Figure, Plan};
 use scavenger_lab::Simulator;
@@ -37,29 +38,24 @@ pub struct ValidateArgs {
 }
 
 pub fn run(a: ValidateArgs) -> ExitCode {
-    match go(a) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    crate::error::exit(go(a))
 }
 
-fn go(a: ValidateArgs) -> Result<ExitCode, String> {
+fn go(a: ValidateArgs) -> Result<ExitCode, CliError> {
     if !(a.fail_above.is_finite() && a.fail_above >= 0.0) {
-        return Err(format!(
+        return Err(ArgError::Invalid(format!(
             "--fail-above {}: a percentage ≥ 0 is allowed",
             a.fail_above
-        ));
+        ))
+        .into());
     }
     let plan = Plan {
         algorithms: a.algorithms.clone(),
         quick: a.quick,
     };
-    let cases = validate::cases(&plan).map_err(|e| e.to_string())?;
+    let cases = validate::cases(&plan)?;
     if !sys::is_root() {
-        return Err("validate needs root: the testbed side runs kernel TCP in network namespaces (see `scavenger testbed doctor`)".into());
+        return Err(ArgError::Invalid("validate needs root: the testbed side runs kernel TCP in network namespaces (see `scavenger testbed doctor`)".into()).into());
     }
     let reps = a.reps.unwrap_or(if a.quick { 2 } else { 3 });
     let testbed = TestbedDatapath {
@@ -68,13 +64,13 @@ fn go(a: ValidateArgs) -> Result<ExitCode, String> {
             ..RunOptions::default()
         },
     };
-    let total = cases.len() as u64 * (1 + reps);
+    // Both sides run seeds 1..=reps (the simulator's runs take seconds).
+    let total = cases.len() as u64 * 2 * reps;
     let mut done = 0u64;
     let runs = validate::run(&cases, &Simulator, &testbed, reps, |case, dp, seed| {
         done += 1;
         eprintln!("[{done}/{total}] {case} on {dp} (seed {seed})");
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     let figs: Vec<Figure> = runs
         .iter()
         .flat_map(|(c, s, t)| validate::figures(c, s, t))
@@ -82,17 +78,17 @@ fn go(a: ValidateArgs) -> Result<ExitCode, String> {
     let table = validate::table(&figs);
     print!("{table}");
     if let Some(dir) = &a.out {
-        std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(CliError::io("create", dir))?;
         let w = |name: &str, text: &[u8]| {
-            write_atomic(&dir.join(name), text)
-                .map_err(|e| format!("--out {}: writing {name}: {e}", dir.display()))
+            let p = dir.join(name);
+            write_atomic(&p, text).map_err(CliError::io("write", &p))
         };
         w("validate.txt", table.as_bytes())?;
         w("validate.csv", validate::csv(&figs).as_bytes())?;
         let mut lines = String::new();
         for (_, s, t) in &runs {
-            for r in std::iter::once(s).chain(t) {
-                lines.push_str(&serde_json::to_string(r).map_err(|e| e.to_string())?);
+            for r in s.iter().chain(t) {
+                lines.push_str(&serde_json::to_string(r).expect("records serialise"));
                 lines.push('\n');
             }
         }

@@ -115,3 +115,31 @@ fn sweep_example_expands_and_runs_one_setting() {
     let rec = items[0].run();
     assert!(rec.metrics.links[0].utilisation > 0.5);
 }
+
+/// The exit statuses of docs/cli.md: 2 for input that is not allowed (nothing ran), 1 for
+/// a run that failed on good input; one `error:` line naming what is wrong either way.
+#[test]
+fn usage_errors_exit_2_and_run_failures_exit_1() {
+    let (code, _, err) = scavenger(&["bench", "--case", "zz"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("\"zz\"") && err.contains("cases: a"), "{err}");
+    let (code, _, err) = scavenger(&["reproduce", "nosuch", "--quick", "--out", "/nonexistent/x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nosuch") && err.contains("ong2020"), "{err}");
+    // A scenario that runs, and an output directory that cannot be made: a run failure.
+    let dir = std::env::temp_dir().join(format!("scavenger-cli-exit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sc = dir.join("short.toml");
+    std::fs::write(&sc, "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"5ms\"\nbuffer = \"20 packets\"\n[[flow]]\nalgorithm = \"newreno\"\n").unwrap();
+    let blocker = dir.join("file");
+    std::fs::write(&blocker, "").unwrap();
+    let out = blocker.join("sub");
+    let (code, _, err) = scavenger(&["run", sc.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with("error: cannot write") && err.contains("sub"),
+        "{err}"
+    );
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -179,76 +179,48 @@ fn killed_and_resumed(transport: &[&str], algorithm: &str, transport_name: &str)
     assert!(st.success(), "{st:?}");
 }
 
+/// `scavenger ARGS` must fail; its stderr, and its exit status (docs/cli.md).
+fn fails(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_scavenger"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn bad_options_are_named() {
-    let exe = env!("CARGO_BIN_EXE_scavenger");
-    let out = Command::new(exe)
-        .args([
-            "send",
-            "/dev/null",
-            "--to",
-            "127.0.0.1:1",
-            "--token",
-            "t",
-            "--transport",
-            "udp",
-        ])
-        .output()
-        .unwrap();
-    let e = String::from_utf8_lossy(&out.stderr);
+    let to = ["--to", "127.0.0.1:1", "--token", "t"];
+    let send = |file: &str, more: &[&str]| {
+        let mut a = vec!["send", file];
+        a.extend(to);
+        a.extend(more);
+        fails(&a)
+    };
+    let (code, e) = send("/dev/null", &["--transport", "udp"]);
     assert!(
-        !out.status.success()
-            && e.contains("--transport")
-            && e.contains("udp")
-            && e.contains("quic (default) or tcp"),
+        e.contains("--transport") && e.contains("udp") && e.contains("quic (default) or tcp"),
         "{e}"
     );
+    assert_eq!(code, Some(2), "a bad option is a usage error: {e}");
     // TCP without a registered kernel algorithm: why, and how to register one.
-    let out = Command::new(exe)
-        .args([
-            "send",
-            "/etc/hostname",
-            "--to",
-            "127.0.0.1:1",
-            "--token",
-            "t",
-            "--transport",
-            "tcp",
-            "--algorithm",
-            "scv_lp_notloaded",
-        ])
-        .output()
-        .unwrap();
-    let e = String::from_utf8_lossy(&out.stderr);
+    let (_, e) = send(
+        "/etc/hostname",
+        &["--transport", "tcp", "--algorithm", "scv_lp_notloaded"],
+    );
     assert!(
-        !out.status.success()
-            && e.contains("scv_lp_notloaded")
+        e.contains("scv_lp_notloaded")
             && e.contains("not registered")
             && e.contains("scavenger kernel load"),
         "{e}"
     );
-    let out = Command::new(exe)
-        .args(["send", "/dev/null", "--to", "127.0.0.1:1"])
-        .output()
-        .unwrap();
-    let e = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && e.contains("token"), "{e}");
-    let out = Command::new(exe)
-        .args([
-            "send",
-            "/etc/hostname",
-            "--to",
-            "127.0.0.1:1",
-            "--token",
-            "t",
-            "--algorithm",
-            "nope",
-        ])
-        .output()
-        .unwrap();
-    let e = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && e.contains("nope") && e.contains("cubic"),
-        "{e}"
-    );
+    let (code, e) = fails(&["send", "/dev/null", "--to", "127.0.0.1:1"]);
+    assert!(e.contains("token"), "{e}");
+    assert_eq!(code, Some(2), "{e}");
+    let (_, e) = send("/etc/hostname", &["--algorithm", "nope"]);
+    assert!(e.contains("nope") && e.contains("cubic"), "{e}");
 }

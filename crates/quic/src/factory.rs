@@ -67,16 +67,23 @@ impl ScavengerFactory {
 
     /// A controller for a path whose MTU is `mtu`, created at `now`.
     pub fn controller(&self, now: Instant, mtu: u16) -> ScavengerController {
-        let stream = self.built.fetch_add(1, Ordering::Relaxed);
-        let mss = mtu as u64;
-        let init = CcInit {
-            now: Time::ZERO,
-            mss,
-            initial_cwnd: initial_window(mss),
-            rng: Rng::derive(self.seed, stream),
-        };
+        let init = controller_init(&self.built, self.seed, mtu);
         let algo = self.info.instantiate(&self.params, init);
         ScavengerController::new(algo, now, mtu, Arc::clone(&self.stats))
+    }
+}
+
+/// The start of the `built`-th controller a factory makes for a path of MTU `mtu`: the
+/// adapter's epoch (Time::ZERO is its `now`), an MSS of one datagram, RFC 9002's initial
+/// window and the controller's own random stream of `seed`. Counts the controller.
+pub(crate) fn controller_init(built: &AtomicU64, seed: u64, mtu: u16) -> CcInit {
+    let stream = built.fetch_add(1, Ordering::Relaxed);
+    let mss = mtu as u64;
+    CcInit {
+        now: Time::ZERO,
+        mss,
+        initial_cwnd: initial_window(mss),
+        rng: Rng::derive(seed, stream),
     }
 }
 

@@ -24,7 +24,7 @@
 use crate::api::*;
 use crate::estimators::receive_rate::LostBytes;
 use crate::estimators::windowed_minmax::WindowedMax;
-use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
+use crate::params::{ParamError, ParamSet, ParamSpec};
 use crate::registry::AlgorithmInfo;
 use crate::rng::Rng;
 use crate::units::{Dur, Rate, Time};
@@ -47,216 +47,225 @@ const TCP_INIT_CWND: u32 = 10;
 /// GSO_MAX_SIZE − 1 − MAX_TCP_HEADER (65536 − 1 − 320 on x86-64).
 const GSO_BYTES_CAP: u64 = 65536 - 1 - 320;
 
-const fn int(
-    name: &'static str,
-    default: i64,
-    min: i64,
-    max: i64,
-    unit: &'static str,
-    doc: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        kind: ParamKind::Int { min, max },
-        default: ParamValue::Int(default),
-        unit,
-        doc,
-        source: "Linux net/ipv4/tcp_bbr.c (module constant of the same name)",
-    }
-}
+/// Where every parameter below comes from.
+const SOURCE: &str = "Linux net/ipv4/tcp_bbr.c (module constant of the same name)";
 
 static PARAMS: &[ParamSpec] = &[
-    int(
+    ParamSpec::int(
         "bbr_high_gain",
-        739,
         256,
         4096,
+        739,
         "1/256",
         "STARTUP pacing and cwnd gain: BBR_UNIT * 2885 / 1000 + 1 (2/ln2)",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_drain_gain",
-        88,
         1,
         256,
+        88,
         "1/256",
         "DRAIN pacing gain: BBR_UNIT * 1000 / 2885 (ln2/2)",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_cwnd_gain",
-        512,
         256,
         4096,
+        512,
         "1/256",
         "PROBE_BW cwnd gain: BBR_UNIT * 2",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_pacing_gain_0",
-        320,
         256,
         1024,
+        320,
         "1/256",
         "bbr_pacing_gain[0], the probing phase of the gain cycle: BBR_UNIT * 5 / 4",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_pacing_gain_1",
-        192,
         1,
         256,
+        192,
         "1/256",
         "bbr_pacing_gain[1], the draining phase: BBR_UNIT * 3 / 4 (phases 2..7 are BBR_UNIT)",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_cycle_rand",
-        7,
         1,
+        7,
         7,
         "phases",
         "randomize the starting gain cycle phase over [0, bbr_cycle_rand)",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_bw_rtts",
-        10,
         1,
         100,
+        10,
         "rounds",
         "window length of the max-bandwidth filter: CYCLE_LEN + 2",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_min_rtt_win_sec",
-        10,
         1,
         3600,
+        10,
         "s",
         "window length of the min_rtt filter",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_probe_rtt_mode_ms",
-        200,
         0,
         10_000,
+        200,
         "ms",
         "minimum time in PROBE_RTT (0 disables PROBE_RTT)",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_cwnd_min_target",
-        4,
         1,
         100,
+        4,
         "packets",
         "cwnd floor, and the cwnd in PROBE_RTT",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_full_bw_thresh",
-        320,
         257,
         1024,
+        320,
         "1/256",
         "bandwidth must grow by this factor (5/4) per round to stay in STARTUP",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_full_bw_cnt",
-        3,
         1,
         100,
+        3,
         "rounds",
         "rounds without such growth that mean the pipe is full",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_lt_intvl_min_rtts",
-        4,
         1,
         100,
+        4,
         "rounds",
         "minimum length of a long-term sampling interval",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_lt_loss_thresh",
-        50,
         1,
         256,
+        50,
         "1/256",
         "loss rate (lost/delivered) that ends an lt interval: 50/256 = 20 %",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_lt_bw_ratio",
-        32,
         0,
         256,
+        32,
         "1/256",
         "two intervals' bandwidths within this ratio (1/8) mean a policer",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_lt_bw_diff",
-        500,
         0,
         1_000_000_000,
+        500,
         "bytes/s",
         "or within this absolute difference: 4000 bit/s / 8",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_lt_bw_max_rtts",
-        48,
         1,
         10_000,
+        48,
         "rounds",
         "rounds to keep using the policed rate lt_bw",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_extra_acked_gain",
-        256,
         0,
         4096,
+        256,
         "1/256",
         "gain on the ACK-aggregation cwnd allowance (0 disables it)",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_extra_acked_win_rtts",
-        5,
         1,
         31,
+        5,
         "rounds",
         "window of the extra_acked max filter",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_ack_epoch_acked_reset_thresh",
-        1 << 20,
         1,
         1 << 30,
+        1 << 20,
         "packets",
         "restart the aggregation epoch after this many packets",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_extra_acked_max_us",
-        100_000,
         0,
         10_000_000,
+        100_000,
         "us",
         "cap on the aggregation allowance, in time at bw",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_pacing_margin_percent",
-        1,
         0,
         99,
+        1,
         "%",
         "pace this much below the estimated bandwidth",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "bbr_min_tso_rate",
-        1_200_000,
         0,
         1_000_000_000,
+        1_200_000,
         "bit/s",
         "below this pacing rate the TSO goal is 1 segment, else 2 (bbr_min_tso_segs)",
+        SOURCE,
     ),
-    int(
+    ParamSpec::int(
         "sk_pacing_shift",
-        10,
         0,
         20,
+        10,
         "",
         "TSO/GSO budget is pacing_rate >> sk_pacing_shift bytes (about 1 ms), as tcp_tso_autosize",
+        SOURCE,
     ),
 ];
 

@@ -13,12 +13,11 @@ use quinn_proto::congestion::{Controller, ControllerFactory};
 use scavenger_cc::dalbe::{self, ControlledFlow, ControllerInfo, DaLbe, FlowGoal, Knobs};
 use scavenger_cc::registry::{self, AlgorithmInfo};
 use scavenger_cc::{
-    AckSample, CcInit, CongestionControl, CongestionEvent, Dur, ParamSet, Rate, Rng, RtoEvent,
-    SentInfo, Time,
+    AckSample, CongestionControl, CongestionEvent, Dur, ParamSet, Rate, RtoEvent, SentInfo, Time,
 };
 
 use super::TransferError;
-use crate::{initial_window, FactoryError, ScavengerController, ScavengerFactory};
+use crate::{FactoryError, ScavengerController, ScavengerFactory};
 
 /// A connection's controller factory and, with a deadline, its progress feed.
 pub type FedFactory = (
@@ -153,15 +152,8 @@ struct DeadlineFactory {
 
 impl ControllerFactory for DeadlineFactory {
     fn build(self: Arc<Self>, now: Instant, mtu: u16) -> Box<dyn Controller> {
-        let stream = self.built.fetch_add(1, Ordering::Relaxed);
-        let mss = mtu as u64;
         // Time::ZERO is the adapter's epoch (`now`), so the goal's deadline runs from here.
-        let init = CcInit {
-            now: Time::ZERO,
-            mss,
-            initial_cwnd: initial_window(mss),
-            rng: Rng::derive(self.seed, stream),
-        };
+        let init = crate::factory::controller_init(&self.built, self.seed, mtu);
         let inner = self.info.instantiate(&self.params, init.clone());
         let meta = (self.ctrl.build)(&self.ctrl_params);
         // As `dalbe::controlled`, with the concrete flow kept for the progress feed.

@@ -179,6 +179,18 @@ impl Progress {
 
 /// QUIC transport settings both ends use: windows large enough for ~1 Gbit/s at a few
 /// tens of ms, bounded so that one connection holds at most ~48 MiB of peer data.
+/// The runtime `send` and `receive` block on: two workers (one transfer, its timers).
+fn runtime() -> Result<tokio::runtime::Runtime, TransferError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| TransferError::Io {
+            what: "starting the tokio runtime".into(),
+            source: e,
+        })
+}
+
 fn transport(cfg: &mut quinn::TransportConfig) {
     cfg.stream_receive_window(quinn::VarInt::from_u32(16 << 20));
     cfg.receive_window(quinn::VarInt::from_u32(32 << 20));

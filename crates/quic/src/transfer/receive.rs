@@ -70,14 +70,7 @@ pub fn receive(
     transport(&mut t);
     cfg.transport_config(Arc::new(t));
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| TransferError::Io {
-            what: "starting the tokio runtime".into(),
-            source: e,
-        })?;
+    let rt = super::runtime()?;
     rt.block_on(async {
         let endpoint =
             quinn::Endpoint::server(cfg, opts.listen).map_err(|e| TransferError::Io {

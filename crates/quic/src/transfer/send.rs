@@ -100,14 +100,7 @@ impl SendSummary {
 
 /// Sends `paths` to the receiver in `opts.to`. Blocks; runs its own tokio runtime.
 pub fn send<P: AsRef<Path>>(paths: &[P], opts: &SendOptions) -> Result<SendSummary, TransferError> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| TransferError::Io {
-            what: "starting the tokio runtime".into(),
-            source: e,
-        })?;
+    let rt = super::runtime()?;
     let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
     rt.block_on(send_async(&paths, opts))
 }

@@ -97,15 +97,19 @@ pub fn receiver_identity(
     ))
 }
 
-/// Accepts any certificate whose holder signs the TLS 1.3 handshake; the identity is
-/// checked elsewhere: here by the sender's fingerprint check after the handshake and
-/// before anything secret is sent; in the simulator (`sim.rs`) there is no one to
-/// impersonate the server. The one rustls verifier of the crate (issue 16).
+/// Accepts any certificate whose holder signs the handshake (or, with a pin, only the
+/// certificate of that SHA-256); there is no PKI. The identity is checked elsewhere or
+/// by the pin: by the sender's fingerprint check after the handshake and before anything
+/// secret is sent; in the simulator (`sim.rs`) there is no one to impersonate the
+/// server; the census (`--insecure`, `--pin`) wants the server's congestion control, not
+/// its identity. The one rustls verifier of the workspace (issue 16).
 #[derive(Debug)]
 pub struct AnyCertProvenKey {
     provider: Arc<CryptoProvider>,
     /// The signature schemes offered (the ClientHello's `signature_algorithms`).
     schemes: Vec<SignatureScheme>,
+    /// The only certificate accepted, by SHA-256 of its DER; `None`: any.
+    pin: Option<Hash>,
 }
 
 impl AnyCertProvenKey {
@@ -114,7 +118,19 @@ impl AnyCertProvenKey {
         let schemes = provider
             .signature_verification_algorithms
             .supported_schemes();
-        AnyCertProvenKey { provider, schemes }
+        AnyCertProvenKey {
+            provider,
+            schemes,
+            pin: None,
+        }
+    }
+
+    /// Accepts only the certificate whose SHA-256 is `sha256` (the census's `--pin`).
+    pub fn pinned(self, sha256: Hash) -> AnyCertProvenKey {
+        AnyCertProvenKey {
+            pin: Some(sha256),
+            ..self
+        }
     }
 
     /// Offers only `schemes`: the simulator offers Ed25519 alone, so that its handshake
@@ -126,6 +142,7 @@ impl AnyCertProvenKey {
         AnyCertProvenKey {
             provider,
             schemes: schemes.to_vec(),
+            pin: None,
         }
     }
 }
@@ -133,23 +150,36 @@ impl AnyCertProvenKey {
 impl ServerCertVerifier for AnyCertProvenKey {
     fn verify_server_cert(
         &self,
-        _end_entity: &CertificateDer<'_>,
+        end_entity: &CertificateDer<'_>,
         _intermediates: &[CertificateDer<'_>],
         _server_name: &ServerName<'_>,
         _ocsp: &[u8],
         _now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
+        match self.pin {
+            Some(p) if p != sha256(end_entity) => Err(rustls::Error::General(format!(
+                "the server's certificate has SHA-256 {}, not the pinned {}",
+                fingerprint(end_entity),
+                hex(&p)
+            ))),
+            _ => Ok(ServerCertVerified::assertion()),
+        }
     }
 
+    /// Reached only where the config offers TLS 1.2 (the census; the transfer and the
+    /// simulator offer TLS 1.3 alone).
     fn verify_tls12_signature(
         &self,
-        _message: &[u8],
-        _cert: &CertificateDer<'_>,
-        _dss: &DigitallySignedStruct,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        // The config allows TLS 1.3 only.
-        Err(rustls::Error::General("TLS 1.2 is not offered".into()))
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -298,6 +328,33 @@ mod tests {
         assert!(
             e.contains("--fingerprint") && e.contains("abc") && e.contains("64 hex"),
             "{e}"
+        );
+    }
+
+    /// The verifier takes any certificate, or with a pin only that one, and names both
+    /// fingerprints when it refuses (the census's `--pin`).
+    #[test]
+    fn the_verifier_takes_any_certificate_or_only_the_pinned_one() {
+        let c = rcgen::generate_simple_self_signed(vec!["census".into()]).unwrap();
+        let der = c.cert.der();
+        let name = ServerName::try_from("census").unwrap();
+        let check =
+            |v: &AnyCertProvenKey| v.verify_server_cert(der, &[], &name, &[], UnixTime::now());
+        assert!(check(&AnyCertProvenKey::new(provider())).is_ok());
+        let pinned = AnyCertProvenKey::new(provider()).pinned(sha256(der));
+        assert!(check(&pinned).is_ok());
+        let other = AnyCertProvenKey::new(provider()).pinned([0; 32]);
+        let e = check(&other).unwrap_err().to_string();
+        assert!(
+            e.contains(&fingerprint(der)) && e.contains(&"00".repeat(32)),
+            "{e}"
+        );
+        // Every scheme the provider verifies is offered (TLS 1.2 servers included).
+        assert_eq!(
+            AnyCertProvenKey::new(provider()).supported_verify_schemes(),
+            provider()
+                .signature_verification_algorithms
+                .supported_schemes()
         );
     }
 }

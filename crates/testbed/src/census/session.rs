@@ -6,10 +6,10 @@
 //! response.
 
 use super::receiver::{parse_head, HttpInfo};
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{ClientConfig, ClientConnection, DigitallySignedStruct, SignatureScheme};
+use rustls::pki_types::{CertificateDer, ServerName};
+use rustls::{ClientConfig, ClientConnection};
+use scavenger_quic::transfer::tls::{self, AnyCertProvenKey};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::sync::Arc;
@@ -162,13 +162,7 @@ impl Trust {
 }
 
 /// SHA-256 of a certificate, as 64 lowercase hex digits (what `--pin` takes).
-pub fn fingerprint(cert_der: &[u8]) -> String {
-    ring::digest::digest(&ring::digest::SHA256, cert_der)
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
+pub use scavenger_quic::transfer::tls::fingerprint;
 
 /// Parses a `--pin` value: 64 hex digits, with or without `:` and a `sha256:` prefix.
 pub fn parse_pin(s: &str) -> Result<String, SessionError> {
@@ -190,67 +184,6 @@ pub fn parse_pin(s: &str) -> Result<String, SessionError> {
 
 fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
-}
-
-/// Accepts any certificate, or the pinned one only; handshake signatures are checked
-/// either way (TLS 1.2 and 1.3).
-#[derive(Debug)]
-struct NoPki {
-    provider: Arc<CryptoProvider>,
-    pin: Option<String>,
-}
-
-impl ServerCertVerifier for NoPki {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        match &self.pin {
-            Some(p) if *p != fingerprint(end_entity) => Err(rustls::Error::General(format!(
-                "the server's certificate has SHA-256 {}, not the pinned {p}",
-                fingerprint(end_entity)
-            ))),
-            _ => Ok(ServerCertVerified::assertion()),
-        }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
-    }
 }
 
 /// The client configuration for `trust` (TLS 1.2 and 1.3, ALPN http/1.1).
@@ -277,12 +210,13 @@ pub fn client_config(trust: &Trust) -> Result<Arc<ClientConfig>, SessionError> {
         }
         Trust::Insecure | Trust::Pinned { .. } => b
             .dangerous()
-            .with_custom_certificate_verifier(Arc::new(NoPki {
-                provider: p,
-                pin: match trust {
-                    Trust::Pinned { sha256 } => Some(sha256.clone()),
-                    _ => None,
-                },
+            .with_custom_certificate_verifier(Arc::new(match trust {
+                Trust::Pinned { sha256 } => AnyCertProvenKey::new(p).pinned(
+                    tls::parse_fingerprint(sha256).map_err(|_| SessionError::BadPin {
+                        text: sha256.clone(),
+                    })?,
+                ),
+                _ => AnyCertProvenKey::new(p),
             }))
             .with_no_client_auth(),
     };

@@ -1,0 +1,127 @@
+//! Ebb's signals (docs/ebb.md#signals): the queueing delay over the base RTT (the
+//! round minimum, the last 8 samples, the RTT jitter), the bottleneck-rate estimate
+//! with its capacity memory, and the queue Ebb's own window explains.
+
+use super::Ebb;
+use crate::api::AckSample;
+use crate::units::{Dur, Rate};
+
+impl Ebb {
+    /// Take one ACK's RTT and delivery-rate samples into the round's estimates.
+    pub(super) fn record_sample(&mut self, ack: &AckSample) {
+        if let Some(rtt) = ack.rtt {
+            self.base = Some(self.base.map_or(rtt, |b| b.min(rtt)));
+            self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));
+            self.round_max = Some(self.round_max.map_or(rtt, |m| m.max(rtt)));
+            if let Some(prev) = self.last_rtt {
+                // RFC 3550 §6.4.1: J += (|D| − J)/16.
+                let d = rtt.nanos().abs_diff(prev.nanos()) as f64;
+                self.jitter_ns += (d - self.jitter_ns) / 16.0;
+            }
+            self.last_rtt = Some(rtt);
+            self.round_samples += 1;
+            self.recent[self.recent_at] = rtt;
+            self.recent_at = (self.recent_at + 1) % self.recent.len();
+        }
+        if let Some(rs) = ack.rate {
+            if !rs.app_limited || rs.rate > self.capacity {
+                self.round_max_bw = self.round_max_bw.max(rs.rate);
+            }
+        }
+    }
+
+    /// Queueing delay over the last SS_SAMPLES samples (none before that many).
+    pub(super) fn recent_queue(&self) -> Option<Dur> {
+        let m = self.recent.iter().copied().max()?;
+        if m == Dur::MAX {
+            return None;
+        }
+        let min = self.recent.iter().copied().min()?;
+        Some(min - self.base?)
+    }
+
+    /// The queueing delay Ebb's own window accounts for: what it holds above the
+    /// remembered BDP, drained at the remembered rate (zero before an estimate).
+    pub(super) fn own_queue(&self) -> Dur {
+        let bdp = if self.cfg.own_rate {
+            // What Ebb delivered recently, whatever its window: beside a flow that holds
+            // a share without queueing (a constant-rate stream), Ebb's own queue is its
+            // window above that share's BDP, not above the whole link's.
+            match self.base {
+                Some(b) => self.avail().bytes_in(b),
+                None => 0,
+            }
+        } else {
+            self.bdp()
+        };
+        if bdp == 0 || self.capacity == Rate::ZERO || self.cwnd <= bdp {
+            return Dur::ZERO;
+        }
+        let secs = (self.cwnd - bdp) as f64 * 8.0 / self.capacity.bps() as f64;
+        Dur::from_secs_f64(secs)
+    }
+
+    /// The largest delivery rate of the last bw_rounds rounds, held at the BDP or not.
+    pub(super) fn avail(&self) -> Rate {
+        self.avail_ring.iter().copied().max().unwrap_or(Rate::ZERO)
+    }
+
+    /// Queueing delay of the round just ended.
+    pub(super) fn round_queue(&self) -> Option<Dur> {
+        match (self.round_min, self.base) {
+            (Some(m), Some(b)) => Some(m - b),
+            _ => None,
+        }
+    }
+
+    /// The capacity filter at a round end (docs/ebb.md#capacity): the round's largest
+    /// delivery rate enters `C`'s ring when the round held the remembered BDP, and the
+    /// recent-rate ring `A` whatever the window.
+    pub(super) fn update_capacity(&mut self) {
+        // Capacity memory: a round counts towards the filter only when the flow held at
+        // least ~its BDP, i.e. tried to use the whole link (docs/deviations/ebb.md#ebb-capacity-memory).
+        let bdp = self.bdp();
+        // With held_prev, the round before must have started at the BDP too: a round's
+        // ACKs are for the packets the round before sent, so the round right after a
+        // jump to the BDP (refill, restore after a slowdown) still delivers at the old
+        // window's rate. Counted, every refill beside a foreground put a near-zero sample
+        // in the filter, and ten of them forgot the link (base:long-newreno traced:
+        // C 19.3 → 6.4 Mbit/s, ramp-up 43 RTTs; docs/deviations/ebb.md#ebb-held-prev).
+        let held = |w: u64| w * 10 >= bdp * 9;
+        let prev_held = !self.cfg.held_prev || held(self.prev_start_cwnd);
+        self.prev_start_cwnd = self.round_start_cwnd;
+        // With held_clean, a round that held the BDP but met a queue above target shared
+        // the link with someone (beside a constant-rate stream, every refill round did):
+        // its delivery rate is a share, not the link's rate, and counted it pushed the
+        // link's rate out of the filter (base:video traced: C fell to 0.6 of the link,
+        // ramp-up 28 RTTs after the stream stopped; docs/ebb.md#held-clean).
+        let clean_round =
+            !self.cfg.held_clean || self.round_queue().is_none_or(|q| q <= self.cfg.target);
+        if self.round_max_bw > Rate::ZERO
+            && (bdp == 0 || (held(self.round_start_cwnd) && prev_held && clean_round))
+        {
+            self.bw_ring.push(self.round_max_bw);
+            if self.bw_ring.len() > self.cfg.bw_rounds {
+                self.bw_ring.remove(0);
+            }
+            self.capacity = self.bw_ring.iter().copied().max().unwrap_or(Rate::ZERO);
+        } else if self.round_max_bw > self.capacity {
+            self.capacity = self.round_max_bw;
+        }
+        self.avail_ring.push(self.round_max_bw);
+        if self.avail_ring.len() > self.cfg.bw_rounds {
+            self.avail_ring.remove(0);
+        }
+    }
+
+    /// The RTT jitter allowance: jitter_gain · mean |difference of consecutive samples|
+    /// (docs/ebb.md#jitter).
+    pub(super) fn jitter(&self) -> Dur {
+        Dur((self.cfg.jitter_gain * self.jitter_ns) as u64)
+    }
+
+    /// Queueing delay at or below which the queue counts as empty.
+    pub(super) fn refill_threshold(&self) -> Dur {
+        self.cfg.refill + self.jitter()
+    }
+}
