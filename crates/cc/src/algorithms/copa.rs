@@ -422,7 +422,10 @@ impl CongestionControl for Copa {
         // `on_round_end` sees a change only at the end of a round, so a v doubled for one
         // direction would keep pushing the other way for the rest of the round; as mvfst's
         // Copa (`changeDirection`) we reset v on the first ACK that asks for the other
-        // direction and start the next comparison from here
+        // direction, and the next comparison is a whole window from here: this cwnd, and
+        // a new round that ends when what is in flight now is acknowledged (mvfst restarts
+        // `lastCwndRecordTime`). Keeping the old round end made its rest count as a full
+        // round of the new direction, and v doubled a round early
         // (docs/deviations/copa.md#copa-velocity).
         let want = if increase { Dir::Up } else { Dir::Down };
         if self.velocity > 1.0 && self.direction != Some(want) {
@@ -430,6 +433,7 @@ impl CongestionControl for Copa {
             self.same_dir_rounds = 0;
             self.direction = Some(want);
             self.cwnd_at_round_start = self.cwnd;
+            self.round_end = ack.snd_nxt.max(ack.snd_una + 1);
         }
         // §2.1 step 3: cwnd ± v/(δ·cwnd) per acknowledged packet.
         let step = acked * self.velocity / (self.delta * self.cwnd);
@@ -623,13 +627,19 @@ mod tests {
             (1.0, Some(Dir::Down), 0)
         );
         assert_eq!(c.cwnd_at_round_start, 20.4);
+        // The comparison restarts a whole window from here: the round now ends when
+        // SND.NXT at the turn (packet 31) is acknowledged, not at packet 100.
+        assert_eq!(c.round_end, 31 * MSS);
         // Still down at the next ACK: v stays 1.
         c.on_ack(ms(142.0), &ack(60.0, 1, 3, 32));
         let after2 = after - 1.0 / (0.5 * after);
         assert!((c.cwnd - after2).abs() < 1e-12, "{}", c.cwnd);
+        // Packet 30 acknowledged: still inside the window that started at the turn.
+        c.on_ack(ms(143.0), &ack(60.0, 1, 30, 40));
+        assert_eq!((c.direction, c.same_dir_rounds), (Some(Dir::Down), 0));
         // The round ends: cwnd fell from 20.4, the direction it turned to, so the count of
         // same-direction rounds starts (1 of the 3 before v doubles).
-        c.on_ack(ms(143.0), &ack(60.0, 1, 100, 130));
+        c.on_ack(ms(144.0), &ack(60.0, 1, 100, 130));
         assert_eq!(
             (c.velocity, c.direction, c.same_dir_rounds),
             (1.0, Some(Dir::Down), 1)
