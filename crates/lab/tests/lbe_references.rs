@@ -88,7 +88,7 @@ fn beside(algorithm: &str, primary: &str, from_s: u64) -> (f64, f64) {
         };
         let (at_from, at25) = (both(from_s), both(25));
         let (alone_from, alone) = (run_seeded(from_s, &fg, seed), run_seeded(25, &fg, seed));
-        let fg_bytes = |r: &RunRecord, r0: &RunRecord| (delivered(r, "fg") - delivered(r0, "fg"));
+        let fg_bytes = |r: &RunRecord, r0: &RunRecord| delivered(r, "fg") - delivered(r0, "fg");
         shares.push(fg_bytes(&at25, &at_from) as f64 / fg_bytes(&alone, &alone_from) as f64);
         bgs.push(
             (delivered(&at25, "bg") - delivered(&at_from, "bg")) as f64 * 8.0

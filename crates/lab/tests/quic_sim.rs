@@ -71,8 +71,8 @@ fn bg_share(r: &RunRecord) -> f64 {
 /// that test: the queue the foreground's first packets meet. Beside the unpaced TCP
 /// background, whose delayed ACKs release its packets in pairs, that margin averages
 /// +0.3 ms and varies more; beside the paced QUIC background, whose receiver acknowledges
-/// every packet on this link, +1.4 ms. So the overshoot comes in about 1/3 of the runs
-/// beside TCP and 1/8 beside QUIC; and where LEDBAT++'s slowdown falls relative to the
+/// every packet on this link, +1.4 ms. So the overshoot came in about 1/3 of the runs
+/// beside TCP and 1/8 beside QUIC before the TCP handshake, 31 and 13 of 48 with it; and where LEDBAT++'s slowdown falls relative to the
 /// foreground shifts the share as well. Each run is a draw from a bimodal outcome; the
 /// comparison is of the two distributions, 48 runs each (docs/quic.md, "Why the
 /// foreground overshoots less often beside QUIC").
