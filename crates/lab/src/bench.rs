@@ -48,6 +48,27 @@ fn case_b() -> SimConfig {
     dumbbell(Rate::from_mbps(1000), Dur::from_millis(40), 1000, 10, flows)
 }
 
+/// Case (b) on the transport of before issue 17's fidelity work: no handshake and the
+/// legacy receiver (every second segment or 40 ms, a fixed window), for the cost of the
+/// Linux receiver and the handshake (docs/performance.md).
+fn case_b_legacy() -> SimConfig {
+    let mut c = case_b();
+    for f in &mut c.flows {
+        f.handshake = false;
+        f.ack_model = scavenger_sim::AckModel::Legacy;
+    }
+    c
+}
+
+/// Case (b) without the handshake (the Linux receiver kept).
+fn case_b_no_handshake() -> SimConfig {
+    let mut c = case_b();
+    for f in &mut c.flows {
+        f.handshake = false;
+    }
+    c
+}
+
 /// Case (b) with an AQM on both directions of the bottleneck.
 fn case_b_with(qdisc: QdiscConfig) -> SimConfig {
     let mut c = case_b();
@@ -127,6 +148,18 @@ pub static CASES: &[BenchCase] = &[
             "100 NewReno flows, 1 Gbit/s, 40 ms RTT, 1000-packet buffer, 10 s, starts within 10 ms",
         build: case_b,
         default: true,
+    },
+    BenchCase {
+        name: "b-legacy",
+        about: "case b without the handshake and with the legacy receiver (ack_model = \"legacy\")",
+        build: case_b_legacy,
+        default: false,
+    },
+    BenchCase {
+        name: "b-nohs",
+        about: "case b without the handshake (handshake = false)",
+        build: case_b_no_handshake,
+        default: false,
     },
     BenchCase {
         name: "c",

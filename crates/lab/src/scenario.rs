@@ -145,6 +145,12 @@ pub struct FlowSpec {
         serialize_with = "ser_opt_display"
     )]
     pub start_jitter: Option<Dur>,
+    /// `handshake = false` (on the flow, or in `[sim]` for every TCP flow): the simulated
+    /// connection starts with data instead of a SYN/SYN-ACK handshake
+    /// (docs/deviations/simulator.md#sim-handshake). `None` takes the default (a
+    /// handshake) and is left out of the record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handshake: Option<bool>,
     /// `transport = "tcp" | "quic"`: the simulator's TCP model, or two quinn-proto
     /// endpoints with the algorithm inside quinn (docs/quic.md, "QUIC in the
     /// simulator"). Left out of the record for TCP, so TCP records keep their keys.
@@ -168,7 +174,8 @@ impl Transport {
 
     /// The flow keys that configure the simulator's TCP model and mean nothing to quinn
     /// (its initial window, pacing, ACK policy and ECN are its own).
-    const TCP_ONLY: [&'static str; 8] = [
+    const TCP_ONLY: [&'static str; 9] = [
+        "handshake",
         "initial_window",
         "pacing",
         "delayed_ack",
@@ -467,6 +474,7 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
         "host",
         "flow",
         "measure",
+        "sim",
     ])?;
     let duration = top
         .dur("duration")?
@@ -497,6 +505,19 @@ pub fn parse_table(file: &str, table: &toml::Table) -> Result<Scenario, InputErr
             ));
         }
         groups.push((base, members));
+    }
+    // `[sim] handshake = BOOL`: the default for every TCP flow that does not set its own.
+    if let Some(sim) = top.table("sim")? {
+        sim.only(&["handshake"])?;
+        if let Some(h) = sim.bool("handshake")? {
+            for fl in flows.iter_mut().filter(|fl| {
+                fl.handshake.is_none()
+                    && !matches!(fl.kind, FlowKind::Cbr { .. })
+                    && fl.transport == Transport::Tcp
+            }) {
+                fl.handshake = Some(h);
+            }
+        }
     }
     let mut jain = Vec::new();
     let mut series_bin = None;
@@ -1027,6 +1048,7 @@ fn parse_flow(
         "delayed_ack",
         "ack_model",
         "start_jitter",
+        "handshake",
         "clock_offset",
         "ecn",
         "deadline",
@@ -1133,6 +1155,13 @@ fn parse_flow(
             ));
         }
     }
+    let handshake = f.bool("handshake")?;
+    if handshake.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
+        return Err(f.err(
+            "handshake",
+            "a datagram (kind = \"cbr\") flow opens no connection; remove `handshake`",
+        ));
+    }
     let stop = f.dur("stop")?;
     if let Some(st) = stop {
         if st <= start {
@@ -1203,6 +1232,7 @@ fn parse_flow(
         delayed_ack: f.bool("delayed_ack")?.unwrap_or(true),
         ack_model: AckModelChoice::parse(f)?,
         start_jitter,
+        handshake,
         clock_offset_ns,
         ecn: f.bool("ecn")?.unwrap_or(false),
         kind,
@@ -1406,6 +1436,9 @@ impl Scenario {
                 }
                 if let Some(j) = f.start_jitter {
                     fc.start_jitter = j;
+                }
+                if let Some(h) = f.handshake {
+                    fc.handshake = h;
                 }
                 fc.clock_offset = f.clock_offset_ns;
                 fc.ecn = f.ecn;

@@ -71,8 +71,8 @@ fn bg_share(r: &RunRecord) -> f64 {
 /// that test: the queue the foreground's first packets meet. Beside the unpaced TCP
 /// background, whose delayed ACKs release its packets in pairs, that margin averages
 /// +0.3 ms and varies more; beside the paced QUIC background, whose receiver acknowledges
-/// every packet on this link, +1.4 ms. So the overshoot comes in about 1/3 of the runs
-/// beside TCP and 1/8 beside QUIC; and where LEDBAT++'s slowdown falls relative to the
+/// every packet on this link, +1.4 ms. So the overshoot came in about 1/3 of the runs
+/// beside TCP and 1/8 beside QUIC before the TCP handshake, 31 and 13 of 48 with it; and where LEDBAT++'s slowdown falls relative to the
 /// foreground shifts the share as well. Each run is a draw from a bimodal outcome; the
 /// comparison is of the two distributions, 48 runs each (docs/quic.md, "Why the
 /// foreground overshoots less often beside QUIC").
@@ -88,17 +88,23 @@ fn mean(xs: &[f64]) -> f64 {
 fn median(xs: &[f64]) -> f64 {
     let mut v = xs.to_vec();
     v.sort_by(f64::total_cmp);
-    (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
-/// Background share and foreground completion time at each phase, for each seed.
-fn phases(bg_transport: &str) -> (Vec<f64>, Vec<f64>) {
+/// Background share, foreground completion time and foreground retransmissions at each
+/// phase, for each seed.
+fn phases(bg_transport: &str) -> (Vec<f64>, Vec<f64>, Vec<u64>) {
     phases_with(bg_transport, "")
 }
 
 /// `phases` with extra keys for the background flow (`bg_keys`, TOML lines).
-fn phases_with(bg_transport: &str, bg_keys: &str) -> (Vec<f64>, Vec<f64>) {
-    let (mut share, mut ftt) = (vec![], vec![]);
+fn phases_with(bg_transport: &str, bg_keys: &str) -> (Vec<f64>, Vec<f64>, Vec<u64>) {
+    let (mut share, mut ftt, mut drops) = (vec![], vec![], vec![]);
     for (seed, ms) in SEEDS
         .iter()
         .flat_map(|&s| PHASES_MS.iter().map(move |&m| (s, m)))
@@ -126,27 +132,61 @@ fn phases_with(bg_transport: &str, bg_keys: &str) -> (Vec<f64>, Vec<f64>) {
         );
         share.push(bg_share(&r));
         ftt.push(fg.completion_time_s.expect("fg completes"));
+        drops.push(fg.retransmits);
     }
-    (share, ftt)
+    (share, ftt, drops)
 }
+
+/// The foreground's slow start ends in one of two modes (see `PHASES_MS`): a large
+/// overshoot (45-92 retransmissions) or an early HyStart exit (2-7, one run 19). Which one
+/// is the foreground's (TCP CUBIC's) lottery, not the background's yielding, and its odds
+/// differ with the background's packet pattern: with the handshake the foreground
+/// overshoots in 31 of 48 runs beside the TCP background and 13 of 48 beside the QUIC one
+/// (17 and 6 without handshakes), which alone moved the pooled share by 20 % (0.216 against
+/// 0.260) while the share within each mode agreed (0.188 / 0.188 and 0.267 / 0.287). So the
+/// two transports are compared mode by mode (docs/quic.md, "Why the foreground overshoots
+/// less often beside QUIC").
+const OVERSHOOT_DROPS: u64 = 30;
 
 #[test]
 fn quic_ledbat_plus_plus_yields_to_tcp_cubic_as_tcp_ledbat_plus_plus_does() {
-    let (s_tcp, f_tcp) = phases("tcp");
-    let (s_quic, f_quic) = phases("quic");
-    for (what, tcp, quic) in [("bg share", &s_tcp, &s_quic), ("fg FTT", &f_tcp, &f_quic)] {
-        for (stat, f) in [("mean", mean as fn(&[f64]) -> f64), ("median", median)] {
-            let (t, q) = (f(tcp), f(quic));
-            eprintln!(
-                "{what} {stat}: tcp {t:.3}, quic {q:.3} ({:+.1} %)",
-                (q / t - 1.0) * 100.0
-            );
-            assert!(
-                (q - t).abs() <= 0.2 * t,
-                "{what} ({stat} over {} foreground start phases x {} seeds): quic {q:.3}, tcp {t:.3}",
-                PHASES_MS.len(),
-                SEEDS.len()
-            );
+    let tcp = phases("tcp");
+    let quic = phases("quic");
+    let pick = |p: &(Vec<f64>, Vec<f64>, Vec<u64>), overshoot: bool| {
+        let keep = |i: &usize| (p.2[*i] >= OVERSHOOT_DROPS) == overshoot;
+        let idx: Vec<usize> = (0..p.0.len()).filter(keep).collect();
+        (
+            idx.iter().map(|&i| p.0[i]).collect::<Vec<f64>>(),
+            idx.iter().map(|&i| p.1[i]).collect::<Vec<f64>>(),
+        )
+    };
+    for overshoot in [true, false] {
+        let mode = if overshoot { "overshoot" } else { "early exit" };
+        let ((s_tcp, f_tcp), (s_quic, f_quic)) = (pick(&tcp, overshoot), pick(&quic, overshoot));
+        eprintln!(
+            "{mode}: {} runs beside TCP, {} beside QUIC",
+            s_tcp.len(),
+            s_quic.len()
+        );
+        // Both modes occur on both sides, each in enough runs to compare.
+        assert!(
+            s_tcp.len() >= 4 && s_quic.len() >= 4,
+            "{mode}: {} TCP runs, {} QUIC runs",
+            s_tcp.len(),
+            s_quic.len()
+        );
+        for (what, t, q) in [("bg share", &s_tcp, &s_quic), ("fg FTT", &f_tcp, &f_quic)] {
+            for (stat, f) in [("mean", mean as fn(&[f64]) -> f64), ("median", median)] {
+                let (t, q) = (f(t), f(q));
+                eprintln!(
+                    "{mode} {what} {stat}: tcp {t:.3}, quic {q:.3} ({:+.1} %)",
+                    (q / t - 1.0) * 100.0
+                );
+                assert!(
+                    (q - t).abs() <= 0.2 * t,
+                    "{mode}, {what} ({stat}): quic {q:.3}, tcp {t:.3}"
+                );
+            }
         }
     }
 }
@@ -330,8 +370,8 @@ fn trace_tcp_and_quic_ledbat_plus_plus_beside_cubic() {
 #[ignore = "a tracing aid, prints only"]
 fn trace_the_acceptance_without_slowdowns() {
     let keys = "params = { slowdown = false }\n";
-    let (s_tcp, f_tcp) = phases_with("tcp", keys);
-    let (s_quic, f_quic) = phases_with("quic", keys);
+    let (s_tcp, f_tcp, _) = phases_with("tcp", keys);
+    let (s_quic, f_quic, _) = phases_with("quic", keys);
     eprintln!(
         "slowdown = false: bg share mean tcp {:.3}, quic {:.3} ({:+.1} %); median tcp {:.3}, quic {:.3}; fg FTT mean tcp {:.3}, quic {:.3} ({:+.1} %)",
         mean(&s_tcp),

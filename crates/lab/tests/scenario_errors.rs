@@ -472,3 +472,26 @@ fn start_jitter_takes_a_duration_or_zero() {
     );
     assert_mentions(&m, &["flow[0].start_jitter", "at most 10s"]);
 }
+
+#[test]
+fn handshake_is_on_by_default_and_off_per_flow_or_in_sim() {
+    let s = parse("good.toml", GOOD).unwrap();
+    assert_eq!(s.flows[0].handshake, None);
+    assert!(s.to_sim(1).flows[0].handshake, "on by default");
+    let json = serde_json::to_string(&s.flows[0]).unwrap();
+    assert!(!json.contains("handshake"), "{json}");
+    let off = GOOD.replace(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nhandshake = false",
+    );
+    assert!(!parse("off.toml", &off).unwrap().to_sim(1).flows[0].handshake);
+    let sim_off = format!("{GOOD}\n[sim]\nhandshake = false\n");
+    let s = parse("sim.toml", &sim_off).unwrap();
+    assert_eq!(s.flows[0].handshake, Some(false));
+    assert!(!s.to_sim(1).flows[0].handshake);
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nhandshake = \"no\"",
+    );
+    assert_mentions(&m, &["flow[0].handshake"]);
+}

@@ -188,16 +188,22 @@ fn fairness_satellite_and_mode_detection_follow_the_thesis() {
     );
 }
 
-/// Runs the named experiments of the full study at seed 1 and evaluates the claim whose
-/// source and text start as given.
-fn claim_on(ids: &[String], source: &str, text_start: &str) -> (Option<bool>, String) {
+/// Runs the named experiments of the full study at `seeds` and evaluates the claim whose
+/// source and text start as given (on the medians over the seeds, as the study does).
+fn claim_on(
+    ids: &[String],
+    seeds: std::ops::RangeInclusive<u64>,
+    source: &str,
+    text_start: &str,
+) -> (Option<bool>, String) {
     let s = wang2018::study(false);
     let mut runs = BTreeMap::new();
     for id in ids {
-        runs.insert(
-            id.clone(),
-            vec![(1, scavenger_sim::run(exp(&s, id).to_sim(1)))],
-        );
+        let per_seed = seeds
+            .clone()
+            .map(|seed| (seed, scavenger_sim::run(exp(&s, id).to_sim(seed))))
+            .collect();
+        runs.insert(id.clone(), per_seed);
     }
     let c = s
         .claims
@@ -213,6 +219,7 @@ fn claim_on(ids: &[String], source: &str, text_start: &str) -> (Option<bool>, St
 fn one_bbr_flow_overwhelms_nine_cubic_flows_in_the_shallow_buffer() {
     let (holds, ev) = claim_on(
         &[mix_id(Buf::Shallow, "bbr", 1)],
+        1..=1,
         "§5.3, Fig 5.7",
         "Shallow buffer: one BBR",
     );
@@ -225,7 +232,13 @@ fn all_evarate_loses_less_than_mixes_with_cubic_in_the_shallow_buffer() {
         .iter()
         .map(|&n| mix_id(Buf::Shallow, "evarate", n))
         .collect();
-    let (holds, ev) = claim_on(&ids, "§5.3, Fig 5.10", "Shallow buffer: 100 %");
+    // Over the full study's five seeds, as the study judges it (medians): the all-EvaRate
+    // mix loses only in its start-up, when the last flows' slow starts overflow the
+    // 210-packet buffer, so one start phase can lose more than the mixes with CUBIC, which
+    // keep losing after it. With the handshake seed 1 is such a phase (link drops 0.114 %
+    // against 0.000-0.029 % at seeds 2-7; n=9: 0.018-0.051 %; docs/deviations/simulator.md
+    // #sim-handshake-trace-phase).
+    let (holds, ev) = claim_on(&ids, 1..=5, "§5.3, Fig 5.10", "Shallow buffer: 100 %");
     assert_eq!(holds, Some(true), "{ev}");
 }
 

@@ -33,6 +33,12 @@ pub struct FlowConfig {
     /// a testbed; zero starts exactly at `start`. Default [`DEFAULT_START_JITTER`]
     /// (docs/deviations/simulator.md#sim-start-jitter).
     pub start_jitter: Dur,
+    /// A TCP flow opens with a SYN/SYN-ACK handshake (`crate::handshake`): data starts
+    /// one RTT after the flow starts, and the handshake's RTT sample seeds the sender's
+    /// SRTT and RTO and the receiver's. `false` starts with data at once, with no RTT
+    /// sample, as before issue 17 (docs/deviations/simulator.md#sim-handshake). Default
+    /// true; ignored by datagram and packet-endpoint (QUIC) flows.
+    pub handshake: bool,
     /// Bytes to transfer; `None` for a long-lived bulk flow.
     pub size: Option<u64>,
     pub mss: u32,
@@ -131,6 +137,7 @@ impl FlowConfig {
             params: ParamSet::defaults(algorithm.params),
             start: Time::ZERO,
             start_jitter: DEFAULT_START_JITTER,
+            handshake: true,
             size: None,
             mss: 1448,
             header: crate::packet::DEFAULT_HEADER_BYTES,

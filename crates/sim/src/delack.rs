@@ -29,6 +29,8 @@ pub const MAX_QUICKACKS: u32 = 16;
 /// TCP_RTO_MIN = HZ/5 and TCP_RTO_MAX = 120·HZ.
 const RTO_MIN: u32 = 200;
 const RTO_MAX: u32 = 120_000;
+/// `TCP_TIMEOUT_FALLBACK`: the RTO after a handshake without an RTT sample, jiffies.
+const TIMEOUT_FALLBACK: u32 = 3000;
 /// sysctl `tcp_comp_sack_delay_ns` (default 1 ms) and `tcp_comp_sack_nr` (default 44).
 const COMP_SACK_DELAY: Dur = Dur::from_millis(1);
 const COMP_SACK_NR: u32 = 44;
@@ -107,6 +109,17 @@ impl LinuxDelack {
             dup_ack_counter: 0,
             comp_timer: None,
         }
+    }
+
+    /// The handshake's RTT sample replaces the path RTT given to `new`
+    /// (`tcp_synack_rtt_meas`); `None` when the handshake gave none (more than one SYN-ACK
+    /// sent): srtt 0 and `TCP_TIMEOUT_FALLBACK` (3 s) as `tcp_init_metrics` leaves them
+    /// (RFC 6298 §5.7).
+    pub fn set_handshake_rtt(&mut self, rtt: Option<Dur>) {
+        (self.rto, self.srtt) = match rtt {
+            Some(m) => rto_after_one_sample(m),
+            None => (TIMEOUT_FALLBACK, 0),
+        };
     }
 
     pub fn quick(&self) -> u32 {

@@ -6,6 +6,7 @@ pub mod config;
 pub mod delack;
 pub mod endpoint;
 pub mod engine;
+pub mod handshake;
 pub mod packet;
 pub mod pcap;
 pub mod rcvbuf;

@@ -10,6 +10,15 @@ pub const DEFAULT_HEADER_BYTES: u32 = 52;
 /// `Packet::rx_tsval` of a data packet sent before the sender saw any ACK.
 pub const NO_TS_ECHO: i64 = i64::MIN;
 
+/// `Packet::hs`: not a handshake packet.
+pub const HS_NONE: u8 = 0;
+/// `Packet::hs`: a SYN (a `Kind::Data` packet from the client, no payload).
+pub const HS_SYN: u8 = 1;
+/// `Packet::hs`: a SYN-ACK (a `Kind::Ack` packet from the server).
+pub const HS_SYNACK: u8 = 2;
+/// `Packet::hs`: the client's ACK of the SYN-ACK (a `Kind::Data` packet, no payload).
+pub const HS_ACK: u8 = 3;
+
 /// Up to three SACK blocks fit next to the timestamp option (RFC 2018 §3).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
@@ -56,6 +65,9 @@ pub struct Packet {
     pub ece: bool,
     /// TCP CWR flag on a data packet: the sender reduced its window.
     pub cwr: bool,
+    /// Which packet of the three-way handshake this is (`HS_SYN`, `HS_SYNACK`, `HS_ACK`),
+    /// `HS_NONE` for every other (`crate::handshake`).
+    pub hs: u8,
 }
 
 impl WirePacket for Packet {
@@ -99,6 +111,7 @@ impl Packet {
             ce: false,
             ece: false,
             cwr: false,
+            hs: HS_NONE,
         }
     }
 

@@ -16,15 +16,16 @@
 //!   carries CWR (RFC 3168).
 //! - the advertised window is the receiver's, scaled by the window scale the synthetic
 //!   handshake announces.
-//! - each file starts with a synthetic SYN and SYN-ACK at its first packet's time. The
-//!   simulator models no handshake; these two carry the options the flow uses (MSS, SACK
-//!   permitted, timestamps, window scale) so tools decode the rest.
+//! - the simulated handshake's SYN, SYN-ACK and ACK (`crate::handshake`) become real ones,
+//!   with the options the flow uses (MSS, SACK permitted, timestamps, window scale) so
+//!   tools decode the rest; a flow simulated without a handshake (`handshake = false`)
+//!   starts with a synthetic SYN and SYN-ACK at its first packet's time.
 //! - header sizes are the real ones (Ethernet 14, IPv4 20, TCP 20 + 12 for timestamps +
 //!   4 + 8 per SACK block), which is what the simulator counts with its default `header`
 //!   of 52 bytes; with another `header` the capture keeps the real sizes.
 //! - datagram (CBR) flows become UDP datagrams with the payload length.
 
-use crate::packet::{Kind, Packet, NO_TS_ECHO};
+use crate::packet::{Kind, Packet, HS_NONE, HS_SYN, HS_SYNACK, NO_TS_ECHO};
 use crate::tap::TapPoint;
 use scavenger_cc::Time;
 use std::io::{self, Write};
@@ -228,6 +229,17 @@ impl Encoder {
 
     /// The frames for one tapped packet: the handshake first if this is the first.
     pub fn encode(&mut self, p: &Packet, out: &mut Vec<Frame>) {
+        if p.hs != HS_NONE && !self.wire.udp {
+            // The simulated handshake (`crate::handshake`): its own SYN and SYN-ACK, with
+            // the options the flow uses; the client's ACK is a segment without payload.
+            self.started = true;
+            out.push(match p.hs {
+                HS_SYN => self.syn_frame(ts_us(p.tsval)),
+                HS_SYNACK => self.synack_frame(ts_us(p.rx_tsval.max(0) as u64), ts_us(p.ts_ecr)),
+                _ => self.data(p),
+            });
+            return;
+        }
         if !self.started && !self.wire.udp {
             self.started = true;
             self.handshake(p, out);
@@ -239,24 +251,34 @@ impl Encoder {
         });
     }
 
+    /// A synthetic handshake for a flow simulated without one (`handshake = false`).
     fn handshake(&mut self, p: &Packet, out: &mut Vec<Frame>) {
-        let w = self.wire.clone();
         // The first packet's clocks stand in for the handshake's.
         let (s_ts, r_ts) = match p.kind {
             Kind::Data => (ts_us(p.tsval), 0),
             Kind::Ack => (ts_us(p.ts_ecr), ts_us(p.rx_tsval.max(0) as u64)),
         };
-        let syn_opts = |ts: u32, ecr: u32| {
-            let mut o = Vec::with_capacity(20);
-            o.extend_from_slice(&[2, 4]);
-            o.extend_from_slice(&(w.mss.min(0xffff) as u16).to_be_bytes());
-            o.extend_from_slice(&[4, 2]); // SACK permitted
-            o.extend_from_slice(&[8, 10]);
-            o.extend_from_slice(&ts.to_be_bytes());
-            o.extend_from_slice(&ecr.to_be_bytes());
-            o.extend_from_slice(&[1, 3, 3, w.wscale()]);
-            o
-        };
+        let syn = self.syn_frame(s_ts);
+        out.push(syn);
+        let synack = self.synack_frame(r_ts, s_ts);
+        out.push(synack);
+    }
+
+    fn syn_opts(&self, ts: u32, ecr: u32) -> Vec<u8> {
+        let w = &self.wire;
+        let mut o = Vec::with_capacity(20);
+        o.extend_from_slice(&[2, 4]);
+        o.extend_from_slice(&(w.mss.min(0xffff) as u16).to_be_bytes());
+        o.extend_from_slice(&[4, 2]); // SACK permitted
+        o.extend_from_slice(&[8, 10]);
+        o.extend_from_slice(&ts.to_be_bytes());
+        o.extend_from_slice(&ecr.to_be_bytes());
+        o.extend_from_slice(&[1, 3, 3, w.wscale()]);
+        o
+    }
+
+    fn syn_frame(&mut self, s_ts: u32) -> Frame {
+        let w = self.wire.clone();
         let ip = self.ip(true, 6, 0);
         let syn = tcp_header(Tcp {
             sport: w.sender_port(),
@@ -265,9 +287,13 @@ impl Encoder {
             ack: 0,
             flags: TCP_SYN,
             window: 0xffff,
-            options: &syn_opts(s_ts, 0),
+            options: &self.syn_opts(s_ts, 0),
         });
-        out.push(frame(true, ip, &syn, 0));
+        frame(true, ip, &syn, 0)
+    }
+
+    fn synack_frame(&mut self, r_ts: u32, s_ts: u32) -> Frame {
+        let w = self.wire.clone();
         let ip = self.ip(false, 6, 0);
         let synack = tcp_header(Tcp {
             sport: RECEIVER_PORT,
@@ -276,9 +302,9 @@ impl Encoder {
             ack: ISN_SENDER.wrapping_add(1),
             flags: TCP_SYN | TCP_ACK,
             window: 0xffff,
-            options: &syn_opts(r_ts, s_ts),
+            options: &self.syn_opts(r_ts, s_ts),
         });
-        out.push(frame(false, ip, &synack, 0));
+        frame(false, ip, &synack, 0)
     }
 
     fn data(&mut self, p: &Packet) -> Frame {

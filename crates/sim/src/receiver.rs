@@ -176,6 +176,14 @@ impl Receiver {
         wnd
     }
 
+    /// The handshake ended (`crate::handshake::Server::establish`): its RTT sample, if
+    /// any, replaces the configured path RTT in the Linux model's RTO and srtt.
+    pub fn on_handshake_rtt(&mut self, rtt: Option<Dur>) {
+        if let Some(l) = self.linux.as_mut() {
+            l.set_handshake_rtt(rtt);
+        }
+    }
+
     /// When a held ACK is due, if one is.
     pub fn ack_deadline(&self) -> Option<Time> {
         match &self.linux {

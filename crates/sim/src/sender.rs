@@ -189,6 +189,16 @@ impl Sender {
         }
     }
 
+    /// The handshake is over (`crate::handshake`): its RTT sample seeds SRTT, RTTVAR, the
+    /// RTO and the minimum RTT as Linux's SYN-ACK processing does (`tcp_ack_update_rtt` →
+    /// `tcp_rtt_estimator`'s first-sample branch, `tcp_update_rtt_min`), and the SYN-ACK's
+    /// TSval is TS.Recent for the first data segments. Not a data RTT: it is kept out of
+    /// the reported RTT statistics and not handed to the algorithm.
+    pub fn on_handshake(&mut self, rtt: Dur, ts_recent: i64) {
+        self.rtt.on_sample(rtt);
+        self.ts_recent = ts_recent;
+    }
+
     pub fn cc(&self) -> &dyn CongestionControl {
         self.cc.as_ref()
     }

@@ -5,7 +5,8 @@
 use crate::config::{Direction, SimConfig, Traffic};
 use crate::endpoint::{End, EndpointFlow, EndpointInit};
 use crate::engine::{Event, EventQueue};
-use crate::packet::{Kind, Packet};
+use crate::handshake::{self, Established};
+use crate::packet::{Kind, Packet, HS_ACK, HS_NONE, HS_SYN, HS_SYNACK};
 use crate::receiver::{DataOutcome, Receiver, ReceiverConfig};
 use crate::result::*;
 use crate::sender::{Sender, SenderConfig};
@@ -46,6 +47,13 @@ struct Flow {
     stopped: bool,
     /// Packet-endpoint flows (QUIC): the endpoints; `sender` stays `None`.
     ep: Option<EndpointFlow>,
+    /// The handshake's client until the SYN-ACK arrives (`crate::handshake`).
+    client: Option<handshake::Client>,
+    /// The handshake's server side (established from the start without a handshake).
+    server: handshake::Server,
+    /// When the flow opened its connection (its start plus jitter): completion time runs
+    /// from here.
+    opened_at: Option<Time>,
 }
 
 struct SeriesState {
@@ -158,6 +166,9 @@ impl Simulation {
                     cbr_owd: scavenger_net::Histogram::new(),
                     stopped: false,
                     ep: None,
+                    client: None,
+                    server: handshake::Server::new(f.handshake && f.traffic == Traffic::Tcp),
+                    opened_at: None,
                 }
             })
             .collect();
@@ -337,6 +348,7 @@ impl Simulation {
         if self.flows[f].stopped {
             return;
         }
+        self.flows[f].opened_at = Some(self.now);
         if let Some(make) = &self.cfg.flows[f].endpoints {
             let init = EndpointInit {
                 flow: f as u32,
@@ -348,15 +360,36 @@ impl Simulation {
             self.pump_endpoints(f);
             return;
         }
+        if self.cfg.flows[f].handshake {
+            let (c, syn) = handshake::Client::open(f as u32, self.cfg.flows[f].header, self.now);
+            let flow = &mut self.flows[f];
+            arm(
+                &mut self.q,
+                &mut flow.rto_wake,
+                c.deadline(),
+                Event::Rto(f as u32),
+            );
+            flow.client = Some(c);
+            self.route_data(f, syn);
+            return;
+        }
+        self.start_sender(f, None);
+    }
+
+    /// Starts the flow's sender: at the flow's start without a handshake, else when the
+    /// SYN-ACK arrives, with what it established (initial window, the SYN-ACK's window,
+    /// the RTT sample and TS.Recent).
+    fn start_sender(&mut self, f: usize, est: Option<Established>) {
         let fc = &self.cfg.flows[f];
         let total_segs = fc.size.map(|s| s.div_ceil(fc.mss as u64).max(1) as u32);
         let last_seg_len = fc.size.map_or(fc.mss, |s| {
             (s - (s.div_ceil(fc.mss as u64).max(1) - 1) * fc.mss as u64) as u32
         });
+        let iw = est.map_or(fc.initial_window, |e| e.initial_window);
         let init = CcInit {
             now: self.now,
             mss: fc.mss as u64,
-            initial_cwnd: fc.initial_window as u64 * fc.mss as u64,
+            initial_cwnd: iw as u64 * fc.mss as u64,
             rng: Rng::derive(self.cfg.seed, 1000 + f as u64),
         };
         let cc = match &fc.wrap {
@@ -370,10 +403,10 @@ impl Simulation {
         // receiver advertises in the handshake (not modelled otherwise).
         // Linux's autotuning starts from the SYN-ACK's window (`crate::rcvbuf`).
         let receiver_window = self.flows[f].receiver.limits_window();
-        let rwnd = if receiver_window {
-            self.flows[f].receiver.advertise()
-        } else {
-            fc.rwnd
+        let rwnd = match (receiver_window, est) {
+            (true, Some(e)) => e.rwnd as u64,
+            (true, None) => self.flows[f].receiver.advertise(),
+            (false, _) => fc.rwnd,
         };
         let scfg = SenderConfig {
             flow: f as u32,
@@ -387,8 +420,58 @@ impl Simulation {
             ecn: fc.ecn,
             prr: true,
         };
-        self.flows[f].sender = Some(Sender::new(scfg, cc, self.now));
+        let mut sender = Sender::new(scfg, cc, self.now);
+        if let Some(e) = est {
+            sender.on_handshake(e.rtt, e.ts_recent);
+        }
+        self.flows[f].sender = Some(sender);
         self.try_send(f);
+    }
+
+    /// A SYN-ACK reached the client: the first establishes the connection, which ACKs it
+    /// and starts sending (`crate::handshake`).
+    fn on_synack(&mut self, f: usize, p: Packet) {
+        let iw = self.cfg.flows[f].initial_window;
+        let flow = &mut self.flows[f];
+        if flow.stopped || flow.sender.is_some() {
+            return;
+        }
+        let Some(c) = flow.client.as_mut() else {
+            return;
+        };
+        let Some(est) = c.on_synack(self.now, &p, iw) else {
+            return;
+        };
+        let ack = c.ack(self.now, est.ts_recent);
+        self.route_data(f, ack);
+        self.start_sender(f, Some(est));
+    }
+
+    /// A handshake packet (SYN or the client's ACK) reached the server.
+    fn on_handshake_at_server(&mut self, f: usize, p: Packet) {
+        let now = self.now;
+        let header = self.cfg.flows[f].header;
+        let offset = self.cfg.flows[f].clock_offset;
+        let flow = &mut self.flows[f];
+        match p.hs {
+            HS_SYN => {
+                let receiver = &mut flow.receiver;
+                let Some(sa) = flow
+                    .server
+                    .on_syn(now, &p, header, offset, || receiver.advertise())
+                else {
+                    return;
+                };
+                self.tapped(TapPoint::ReceiverOut, &sa);
+                self.enqueue(1 - self.data_link(f), sa);
+            }
+            HS_ACK => {
+                if let Some(rtt) = flow.server.establish(now) {
+                    flow.receiver.on_handshake_rtt(rtt);
+                }
+            }
+            _ => {}
+        }
     }
 
     fn try_send(&mut self, f: usize) {
@@ -466,6 +549,10 @@ impl Simulation {
     fn count_lost(&mut self) {
         for p in self.lost.drain(..) {
             let f = &mut self.flows[p.flow as usize];
+            if p.hs != HS_NONE {
+                // Handshake packets are not the flow's data or ACKs.
+                continue;
+            }
             if let Some(ep) = f.ep.as_mut() {
                 ep.dropped(&p);
             }
@@ -527,6 +614,10 @@ impl Simulation {
     fn on_data_arrival(&mut self, p: Packet) {
         self.tapped(TapPoint::ReceiverIn, &p);
         let f = p.flow as usize;
+        if p.hs != HS_NONE {
+            self.on_handshake_at_server(f, p);
+            return;
+        }
         if self.flows[f].ep.is_some() {
             self.endpoint_arrival(p);
             return;
@@ -541,6 +632,13 @@ impl Simulation {
             st.unique_bytes += p.len as u64;
             st.first_byte.get_or_insert(self.now);
             return;
+        }
+        let flow = &mut self.flows[f];
+        if !flow.server.established() {
+            // The client's ACK was lost: its first data segment ends the handshake.
+            if let Some(rtt) = flow.server.establish(self.now) {
+                flow.receiver.on_handshake_rtt(rtt);
+            }
         }
         match self.flows[f].receiver.on_data(self.now, &p) {
             DataOutcome::AckNow => self.send_ack(f),
@@ -582,6 +680,10 @@ impl Simulation {
         self.flows[f].counters.ack_received += p.wire as u64;
         if self.flows[f].ep.is_some() {
             self.endpoint_arrival(p);
+            return;
+        }
+        if p.hs == HS_SYNACK {
+            self.on_synack(f, p);
             return;
         }
         let Some(s) = self.flows[f].sender.as_mut() else {
@@ -654,6 +756,27 @@ impl Simulation {
     fn on_rto(&mut self, f: usize) {
         let now = self.now;
         fired(&mut self.flows[f].rto_wake, now);
+        let flow = &mut self.flows[f];
+        if flow.sender.is_none() {
+            // SYN-SENT: the SYN's timer (`crate::handshake`).
+            let Some(c) = flow.client.as_mut() else {
+                return;
+            };
+            if flow.stopped {
+                return;
+            }
+            let syn = if c.deadline().is_some_and(|d| d <= now) {
+                c.on_timeout(now)
+            } else {
+                None
+            };
+            let next = c.deadline();
+            arm(&mut self.q, &mut flow.rto_wake, next, Event::Rto(f as u32));
+            if let Some(syn) = syn {
+                self.route_data(f, syn);
+            }
+            return;
+        }
         let Some(s) = self.flows[f].sender.as_mut() else {
             return;
         };
@@ -755,6 +878,7 @@ impl Simulation {
         let mut data_in_flight_pkts = vec![0u64; n];
         let mut ack_in_flight = vec![0u64; n];
         let mut tally = |p: &Packet| match p.kind {
+            _ if p.hs != HS_NONE => {}
             Kind::Data => {
                 data_in_flight[p.flow as usize] += p.wire as u64;
                 data_in_flight_pkts[p.flow as usize] += 1;
@@ -830,9 +954,11 @@ impl Simulation {
                     },
                     start_s: fc.start.secs_f64(),
                     size_bytes: fc.size,
+                    // From when the connection opened (the SYN, or the first data without
+                    // a handshake), as a user's wall clock measures a download.
                     completion_time_s: rs
                         .completed_at
-                        .map(|c| c.since(rs.first_byte.unwrap_or(fc.start)).secs_f64()),
+                        .map(|c| c.since(f.opened_at.unwrap_or(fc.start)).secs_f64()),
                     completed_at_s: rs.completed_at.map(|c| c.secs_f64()),
                     active_s: active,
                     delivered_bytes: rs.unique_bytes,

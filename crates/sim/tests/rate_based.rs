@@ -11,7 +11,11 @@ use scavenger_cc::Dur;
 use scavenger_sim::{run, SimConfig};
 
 const RATE_BASED: &[&str] = &["bbr", "copa", "evarate", "evarate++", "proprate", "vivace"];
-/// The ones Wang 2018 credits with a low queue on this link (§5.1, §3.2).
+/// The low-queue ones: EvaRate (Wang 2018 §5.1 keeps its buffer occupancy low on this
+/// link), PropRate (§2.3.3: its feedback loop keeps "the buffer occupancy low") and Copa,
+/// whose default mode keeps about 1/δ = 2 packets queued (Copa §2.1) with a small
+/// oscillation. Wang 2018 shows no Copa run on this link (§2.3.2 says Copa keeps "1 BDP"
+/// queued); the 20 ms bound is ours.
 const LOW_DELAY: &[&str] = &["evarate", "copa", "proprate"];
 
 fn baseline(secs: u64) -> SimConfig {

@@ -27,6 +27,12 @@ fn alone(alg: &str, buffer: u32, codel: bool, model: AckModel) -> f64 {
     }
     let mut f = flow("bg", alg);
     f.ack_model = model;
+    // The receiver comparison of issue 18, without the handshake: with it, the first data
+    // segment queues 52 µs behind the client's ACK on the 8 Mbit/s link, which moves
+    // Yield's and TCP-LP's first OWD sample (their base) by 52 µs and, through their 1 ms
+    // OWD ticks, every later quantised delay by a tick. That alone gives (seed 1) Yield
+    // 5.01 (legacy) and 7.62 (Linux), TCP-LP 4.59 and 2.30 Mbit/s (docs/receiver.md).
+    f.handshake = false;
     c.flows.push(f);
     run(c).flows[0].goodput_bps / 1e6
 }
@@ -150,8 +156,12 @@ fn quick_acks_at_the_start_then_about_one_ack_per_two_segments() {
         (r.flows[0].delivered_bytes, l.tx_bytes)
     };
     // 16 segments, all in quick-ACK mode: 16 ACKs of 52 bytes; the legacy receiver sends
-    // 8 (IW10: five pairs, then the last six segments in three pairs).
+    // 8 (IW10: five pairs, then the last six segments in three pairs). The SYN-ACK (52
+    // bytes) crosses the same link.
     let (_, linux_ack_bytes) = ratio(AckModel::Linux, 2);
     let (_, legacy_ack_bytes) = ratio(AckModel::Legacy, 2);
-    assert_eq!((linux_ack_bytes, legacy_ack_bytes), (16 * 52, 8 * 52));
+    assert_eq!(
+        (linux_ack_bytes, legacy_ack_bytes),
+        (16 * 52 + 52, 8 * 52 + 52)
+    );
 }

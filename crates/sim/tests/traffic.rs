@@ -61,16 +61,27 @@ fn poisson_noise_has_the_asked_mean_rate_and_varies_with_the_seed() {
 
 #[test]
 fn a_cbr_stream_behind_a_bulk_flow_sees_the_queue_and_loses_packets() {
-    let mut c = dumbbell(10, 40, 100, 30);
-    c.flows.push(flow("bulk", "newreno"));
-    c.flows.push(cbr("voip", 1, false));
-    let r = run(c);
-    let v = &r.flows[1];
-    let owd = v.owd_ms.as_ref().unwrap();
-    // 100 packets of queue at 10 Mbit/s is up to 120 ms.
-    assert!(owd.p95.unwrap() > 80.0, "{owd:?}");
-    assert!(v.loss_rate.unwrap() > 0.0);
-    assert!(v.conservation.holds() && r.flows[0].conservation.holds());
+    // Whether the CBR stream loses packets depends on its phase against the bulk flow's
+    // ACK clock: its 12 ms period is exactly 10 of the bottleneck's 1.2 ms slots, so each
+    // datagram meets the full queue at the same point of the slot for the whole run
+    // (phase effects, Floyd & Jacobson 1992). The start jitter sets that phase: with the
+    // handshake, seeds 1-12 lose 0.04-0.68 % at 8 seeds and nothing at 4 (1, 2, 3, 6),
+    // with the same five overflows of the bulk flow. So the claim is over seeds.
+    let mut lossy = 0;
+    for seed in 1..=8 {
+        let mut c = dumbbell(10, 40, 100, 30);
+        c.seed = seed;
+        c.flows.push(flow("bulk", "newreno"));
+        c.flows.push(cbr("voip", 1, false));
+        let r = run(c);
+        let v = &r.flows[1];
+        let owd = v.owd_ms.as_ref().unwrap();
+        // 100 packets of queue at 10 Mbit/s is up to 120 ms.
+        assert!(owd.p95.unwrap() > 80.0, "seed {seed}: {owd:?}");
+        assert!(v.conservation.holds() && r.flows[0].conservation.holds());
+        lossy += usize::from(v.loss_rate.unwrap() > 0.0);
+    }
+    assert!(lossy >= 3, "{lossy} of 8 seeds lose packets");
 }
 
 #[test]

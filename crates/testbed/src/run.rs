@@ -344,6 +344,11 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, RunError> {
                 "{who}: ack_model = \"legacy\" (the kernel's receiver is Linux's)"
             ));
         }
+        if f.handshake == Some(false) {
+            ignored.push(format!(
+                "{who}: handshake = false (kernel TCP always opens with a handshake)"
+            ));
+        }
         if f.start_jitter.is_some_and(|j| j > Dur::ZERO) {
             ignored.push(format!(
                 "{who}: start_jitter (the testbed starts each flow at `start`; the kernel's and the threads' own timing is its jitter)"
@@ -647,9 +652,8 @@ fn metrics(
                 algorithm: f.algorithm.clone(),
                 start_s: p.start.secs_f64(),
                 size_bytes: f.size_bytes,
-                completion_time_s: r
-                    .completed_at
-                    .map(|c| c.since(r.first_byte.unwrap_or(p.start)).secs_f64()),
+                // From the flow's start (its connect), as the simulator measures it.
+                completion_time_s: r.completed_at.map(|c| c.since(p.start).secs_f64()),
                 completed_at_s: r.completed_at.map(|c| c.secs_f64()),
                 active_s: active,
                 delivered_bytes: r.bytes,

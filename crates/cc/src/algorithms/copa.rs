@@ -418,6 +418,23 @@ impl CongestionControl for Copa {
             self.slow_start = false;
             self.cwnd_at_round_start = self.cwnd;
         }
+        // §2.2: v resets to 1 when the direction changes. The per-round test in
+        // `on_round_end` sees a change only at the end of a round, so a v doubled for one
+        // direction would keep pushing the other way for the rest of the round; as mvfst's
+        // Copa (`changeDirection`) we reset v on the first ACK that asks for the other
+        // direction, and the next comparison is a whole window from here: this cwnd, and
+        // a new round that ends when what is in flight now is acknowledged (mvfst restarts
+        // `lastCwndRecordTime`). Keeping the old round end made its rest count as a full
+        // round of the new direction, and v doubled a round early
+        // (docs/deviations/copa.md#copa-velocity).
+        let want = if increase { Dir::Up } else { Dir::Down };
+        if self.velocity > 1.0 && self.direction != Some(want) {
+            self.velocity = 1.0;
+            self.same_dir_rounds = 0;
+            self.direction = Some(want);
+            self.cwnd_at_round_start = self.cwnd;
+            self.round_end = ack.snd_nxt.max(ack.snd_una + 1);
+        }
         // §2.1 step 3: cwnd ± v/(δ·cwnd) per acknowledged packet.
         let step = acked * self.velocity / (self.delta * self.cwnd);
         if increase {
@@ -581,6 +598,56 @@ mod tests {
         c.cwnd -= 1.0;
         c.on_round_end();
         assert_eq!((c.velocity, c.same_dir_rounds), (1.0, 0));
+    }
+
+    #[test]
+    fn velocity_resets_on_the_ack_that_turns_the_direction_mid_round() {
+        let mut c = copa();
+        c.slow_start = false;
+        c.cwnd = 20.0;
+        c.velocity = 4.0;
+        c.direction = Some(Dir::Up);
+        c.same_dir_rounds = 5;
+        c.cwnd_at_round_start = 18.0;
+        // The round ends when SND.UNA reaches packet 100: every ACK below is mid-round.
+        c.round_end = 100 * MSS;
+        // RTT 40 ms: dq = 0 → up with v = 4: 20 + 4/(0.5·20) = 20.4.
+        c.on_ack(ms(40.0), &ack(40.0, 1, 1, 30));
+        assert!((c.cwnd - 20.4).abs() < 1e-12, "{}", c.cwnd);
+        assert_eq!((c.velocity, c.direction), (4.0, Some(Dir::Up)));
+        // 101 ms later, RTT 60 ms: srtt = (7·40 + 60)/8 = 42.5 ms, the standing window
+        // (21.25 ms) holds only this sample → standing 60, min 40, dq = 20 ms;
+        // cwnd·δ·dq = 20.4·0.5·0.02 = 0.204 s > 0.06 s → down. The direction turned: v = 1
+        // before the step, so 20.4 − 1/(0.5·20.4) (with v = 4 it was 20.4 − 4/10.2).
+        c.on_ack(ms(141.0), &ack(60.0, 1, 2, 31));
+        let after = 20.4 - 1.0 / 10.2;
+        assert!((c.cwnd - after).abs() < 1e-12, "{}", c.cwnd);
+        assert_eq!(
+            (c.velocity, c.direction, c.same_dir_rounds),
+            (1.0, Some(Dir::Down), 0)
+        );
+        assert_eq!(c.cwnd_at_round_start, 20.4);
+        // The comparison restarts a whole window from here: the round now ends when
+        // SND.NXT at the turn (packet 31) is acknowledged, not at packet 100.
+        assert_eq!(c.round_end, 31 * MSS);
+        // Still down at the next ACK: v stays 1.
+        c.on_ack(ms(142.0), &ack(60.0, 1, 3, 32));
+        let after2 = after - 1.0 / (0.5 * after);
+        assert!((c.cwnd - after2).abs() < 1e-12, "{}", c.cwnd);
+        // Packet 30 acknowledged: still inside the window that started at the turn.
+        c.on_ack(ms(143.0), &ack(60.0, 1, 30, 40));
+        assert_eq!((c.direction, c.same_dir_rounds), (Some(Dir::Down), 0));
+        // The round ends: cwnd fell from 20.4, the direction it turned to, so the count of
+        // same-direction rounds starts (1 of the 3 before v doubles).
+        c.on_ack(ms(144.0), &ack(60.0, 1, 100, 130));
+        assert_eq!(
+            (c.velocity, c.direction, c.same_dir_rounds),
+            (1.0, Some(Dir::Down), 1)
+        );
+        // A velocity of 1 is not reset by a mid-round turn (nothing to reset): the
+        // direction is left to the round end, as the paper's once-per-window test.
+        c.on_ack(ms(300.0), &ack(40.0, 1, 101, 131));
+        assert_eq!((c.velocity, c.direction), (1.0, Some(Dir::Down)));
     }
 
     #[test]
