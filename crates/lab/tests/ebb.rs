@@ -92,11 +92,18 @@ fn ebb_alone_on_a_150ms_path_probes_up_to_the_link() {
     // one segment per 150 ms round left Ebb at 0.888 of the link after warm-up on the
     // scorecard's rtt150 cell (variant 17; 0.948 with variant 23). The held, bounded
     // probe-up (docs/ebb.md#probe-hold) closes the gap faster: over this 20 s run, slow
-    // start included, 0.858 of the link against 0.828 without it (release build, seed 1).
+    // start included, 0.858 of the link against 0.828 without it (seed 1, before the SYN
+    // handshake). The handshake costs one 150 ms round of the 20 s (0.0075 of the link) and
+    // variant 25's lower own-queue target a little more: 0.841 with the probe, 0.815
+    // without it. The claim is the probe's gain, so the test asserts the gap.
     let with = alone_150ms("");
-    assert!(with >= 0.845, "default: {with} of the link");
     let without = alone_150ms("probe_up = false");
-    assert!(without < 0.84, "probe_up = false: {without} of the link");
+    assert!(with >= 0.835, "default: {with} of the link");
+    assert!(
+        with - without >= 0.02,
+        "probe-up gains {} of the link (with {with}, without {without})",
+        with - without
+    );
 }
 
 /// The scorecard's base:long-newreno cell: a NewReno foreground from 5 s to 15 s beside
