@@ -10,7 +10,7 @@
 //! §2.4; RFC 9840 "Avoiding window shrinking"): a smaller desired window takes effect as
 //! data drains, see [`non_shrinking_window`].
 
-use crate::params::{ParamError, ParamSet, ParamSpec, RawParam};
+use crate::registry::{find_in, names_in, Registration};
 use crate::units::Time;
 
 /// What one arriving data segment tells the receiver.
@@ -76,28 +76,7 @@ pub fn non_shrinking_window(desired: u64, last_right_edge: u64, rcv_nxt: u64) ->
 }
 
 /// A receive-side controller by name, like [`crate::registry::AlgorithmInfo`].
-pub struct ReceiverAlgorithmInfo {
-    pub name: &'static str,
-    pub aliases: &'static [&'static str],
-    pub summary: &'static str,
-    /// Document and section the controller follows.
-    pub source: &'static str,
-    pub params: &'static [ParamSpec],
-    pub build: fn(&ParamSet, RecvInit) -> Box<dyn ReceiveWindowControl>,
-}
-
-impl ReceiverAlgorithmInfo {
-    pub fn resolve<'a, I>(&self, user: I) -> Result<ParamSet, ParamError>
-    where
-        I: IntoIterator<Item = (&'a str, &'a RawParam)>,
-    {
-        ParamSet::resolve(self.name, self.params, user)
-    }
-
-    pub fn instantiate(&self, params: &ParamSet, init: RecvInit) -> Box<dyn ReceiveWindowControl> {
-        (self.build)(params, init)
-    }
-}
+pub type ReceiverAlgorithmInfo = Registration<dyn ReceiveWindowControl, RecvInit>;
 
 /// All registered receive-side controllers.
 pub fn receiver_algorithms() -> &'static [&'static ReceiverAlgorithmInfo] {
@@ -106,23 +85,18 @@ pub fn receiver_algorithms() -> &'static [&'static ReceiverAlgorithmInfo] {
 
 /// Looks a receive-side controller up by name or alias, case-insensitively.
 pub fn find_receiver(name: &str) -> Option<&'static ReceiverAlgorithmInfo> {
-    receiver_algorithms().iter().copied().find(|a| {
-        a.name.eq_ignore_ascii_case(name) || a.aliases.iter().any(|x| x.eq_ignore_ascii_case(name))
-    })
+    find_in(receiver_algorithms(), name)
 }
 
 /// The names a user may choose from, for error messages.
 pub fn known_receiver_names() -> String {
-    receiver_algorithms()
-        .iter()
-        .map(|a| a.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    names_in(receiver_algorithms())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::ParamSet;
 
     #[test]
     fn a_larger_window_is_advertised_at_once_a_smaller_one_as_data_drains() {

@@ -4,18 +4,24 @@
 use crate::api::{CcInit, CongestionControl};
 use crate::params::{ParamError, ParamSet, ParamSpec, RawParam};
 
-pub struct AlgorithmInfo {
+/// A controller by name: its source, parameter table and constructor. `Ctl` is the
+/// controller's trait, `Init` what it starts from; [`AlgorithmInfo`] (senders) and
+/// [`crate::receiver_api::ReceiverAlgorithmInfo`] (receivers) are the two kinds.
+pub struct Registration<Ctl: ?Sized, Init> {
     pub name: &'static str,
     /// Other accepted names (e.g. "reno" for "newreno").
     pub aliases: &'static [&'static str],
     pub summary: &'static str,
-    /// Document and section the algorithm follows.
+    /// Document and section the controller follows.
     pub source: &'static str,
     pub params: &'static [ParamSpec],
-    pub build: fn(&ParamSet, CcInit) -> Box<dyn CongestionControl>,
+    pub build: fn(&ParamSet, Init) -> Box<Ctl>,
 }
 
-impl AlgorithmInfo {
+/// A sender-side congestion control.
+pub type AlgorithmInfo = Registration<dyn CongestionControl, CcInit>;
+
+impl<Ctl: ?Sized, Init> Registration<Ctl, Init> {
     pub fn resolve<'a, I>(&self, user: I) -> Result<ParamSet, ParamError>
     where
         I: IntoIterator<Item = (&'a str, &'a RawParam)>,
@@ -23,9 +29,28 @@ impl AlgorithmInfo {
         ParamSet::resolve(self.name, self.params, user)
     }
 
-    pub fn instantiate(&self, params: &ParamSet, init: CcInit) -> Box<dyn CongestionControl> {
+    pub fn instantiate(&self, params: &ParamSet, init: Init) -> Box<Ctl> {
         (self.build)(params, init)
     }
+
+    /// Whether `name` is this controller's name or one of its aliases, ignoring case.
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.name.eq_ignore_ascii_case(name)
+            || self.aliases.iter().any(|x| x.eq_ignore_ascii_case(name))
+    }
+}
+
+/// The entry of `all` named `name` (or an alias of it), case-insensitively.
+pub(crate) fn find_in<Ctl: ?Sized, Init>(
+    all: &'static [&'static Registration<Ctl, Init>],
+    name: &str,
+) -> Option<&'static Registration<Ctl, Init>> {
+    all.iter().copied().find(|a| a.answers_to(name))
+}
+
+/// The names in `all`, comma-separated, for error messages.
+pub(crate) fn names_in<Ctl: ?Sized, Init>(all: &[&Registration<Ctl, Init>]) -> String {
+    all.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
 }
 
 /// All registered algorithms, in the order `scavenger algorithms` lists them.
@@ -35,18 +60,12 @@ pub fn algorithms() -> &'static [&'static AlgorithmInfo] {
 
 /// Looks an algorithm up by name or alias, case-insensitively.
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
-    algorithms().iter().copied().find(|a| {
-        a.name.eq_ignore_ascii_case(name) || a.aliases.iter().any(|x| x.eq_ignore_ascii_case(name))
-    })
+    find_in(algorithms(), name)
 }
 
 /// The names a user may choose from, for error messages.
 pub fn known_names() -> String {
-    algorithms()
-        .iter()
-        .map(|a| a.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    names_in(algorithms())
 }
 
 #[cfg(test)]

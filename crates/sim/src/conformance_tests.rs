@@ -3,26 +3,8 @@
 
 use crate::packet::{Kind, Packet};
 use crate::sender::{Sender, SenderConfig};
-use scavenger_cc::sample::conformance::{self, Conformed, Step, CWND_SEGS, MSS};
-use scavenger_cc::{AckSample, CongestionControl, CongestionEvent, RtoEvent, Time};
-use std::sync::{Arc, Mutex};
-
-/// The script's controller: a window fixed at 10 segments, every sample kept.
-struct Recorder(Arc<Mutex<Vec<AckSample>>>);
-
-impl CongestionControl for Recorder {
-    fn name(&self) -> &'static str {
-        "recorder"
-    }
-    fn on_ack(&mut self, _now: Time, ack: &AckSample) {
-        self.0.lock().unwrap().push(*ack);
-    }
-    fn on_congestion(&mut self, _now: Time, _ev: &CongestionEvent) {}
-    fn on_rto(&mut self, _now: Time, _ev: &RtoEvent) {}
-    fn cwnd(&self) -> u64 {
-        CWND_SEGS * MSS
-    }
-}
+use scavenger_cc::sample::conformance::{self, Recorder, Step, MSS};
+use scavenger_cc::Time;
 
 fn ms(m: u64) -> Time {
     Time(m * 1_000_000)
@@ -34,7 +16,7 @@ fn send_all(s: &mut Sender, now: Time) {
 
 #[test]
 fn the_simulators_sender_produces_the_conformance_stream() {
-    let samples = Arc::new(Mutex::new(Vec::new()));
+    let recorder = Recorder::default();
     let cfg = SenderConfig {
         flow: 0,
         mss: MSS as u32,
@@ -47,7 +29,7 @@ fn the_simulators_sender_produces_the_conformance_stream() {
         ecn: true,
         prr: false,
     };
-    let mut s = Sender::new(cfg, Box::new(Recorder(samples.clone())), Time::ZERO);
+    let mut s = Sender::new(cfg, Box::new(recorder.clone()), Time::ZERO);
     send_all(&mut s, Time::ZERO);
     for step in conformance::SCRIPT {
         match step {
@@ -71,15 +53,5 @@ fn the_simulators_sender_produces_the_conformance_stream() {
             }
         }
     }
-    let got: Vec<Conformed> = samples
-        .lock()
-        .unwrap()
-        .iter()
-        .map(Conformed::from)
-        .collect();
-    let want = conformance::expected();
-    assert_eq!(got.len(), want.len());
-    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-        assert_eq!(g, w, "sample {k}");
-    }
+    conformance::assert_conforms(&recorder.conformed());
 }

@@ -3,6 +3,7 @@
 //! namespace and what the system said, so a failed set-up says what to fix.
 
 use std::io;
+use std::net::Ipv4Addr;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TestbedError {
@@ -59,15 +60,71 @@ pub enum TestbedError {
     /// A thread running inside a namespace panicked.
     #[error("a thread inside namespace {ns} panicked")]
     Panicked { ns: String },
-    /// The work a thread ran inside a namespace failed.
-    #[error("{0}")]
-    Inside(String),
+    /// The census bed's work in its namespaces failed: a server, a registration or an
+    /// agent.
+    /// Boxed: the kernel crate's errors it carries would make every `TestbedError` large.
+    #[error(transparent)]
+    Inside(Box<InsideError>),
     /// The census evaluation's TLS set-up (its self-signed certificate).
     #[error(transparent)]
     Tls(#[from] crate::census::session::SessionError),
     /// Several clean-up steps failed; each is listed.
     #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))]
     Several(Vec<TestbedError>),
+}
+
+/// What failed in the census bed's namespaces (its HTTP servers, the congestion controls
+/// it registers and the shim agents it starts), each with the server or algorithm it
+/// concerns and the underlying error.
+#[derive(Debug, thiserror::Error)]
+pub enum InsideError {
+    /// A census server could not listen (bind, listen or set TCP_CONGESTION).
+    #[error("census server on {addr}:{port} ({cc}): {source}")]
+    Listen {
+        addr: Ipv4Addr,
+        port: u16,
+        cc: String,
+        source: io::Error,
+    },
+    /// A census server's thread ended before it said whether it listens.
+    #[error("census server on {addr}:{port} did not start")]
+    ServerNotStarted { addr: Ipv4Addr, port: u16 },
+    /// A census server's thread panicked while serving.
+    #[error("the census server panicked")]
+    ServerPanicked,
+    /// A server's connection ran another congestion control than the server's.
+    #[error("the server for {cc} accepted a connection running {seen}")]
+    WrongCongestionControl { cc: String, seen: String },
+    /// Registering a native BPF congestion control (or the shim) failed.
+    #[error("cannot register {name}: {source}")]
+    Register {
+        name: &'static str,
+        source: scavenger_kernel::manage::ManageError,
+    },
+    /// The shim's BPF object is not in this build, so `algorithm` cannot run.
+    #[error("{algorithm} runs through the scv_shim agent: {source}")]
+    ShimNotBuilt {
+        algorithm: String,
+        source: scavenger_kernel::objects::ObjectError,
+    },
+    /// The shim is not among the native algorithms this build knows.
+    #[error(transparent)]
+    ShimUnknown(scavenger_kernel::manage::ManageError),
+    /// The shim agent for `algorithm` could not start.
+    #[error("cannot start the agent for {algorithm}: {source}")]
+    AgentStart {
+        algorithm: String,
+        source: scavenger_kernel::agent::AgentError,
+    },
+    /// A shim agent failed while it ran or stopped.
+    #[error("the shim agent: {0}")]
+    AgentStop(#[source] scavenger_kernel::agent::AgentError),
+}
+
+impl From<InsideError> for TestbedError {
+    fn from(e: InsideError) -> TestbedError {
+        TestbedError::Inside(Box::new(e))
+    }
 }
 
 impl TestbedError {

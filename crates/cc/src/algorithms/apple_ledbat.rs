@@ -225,13 +225,9 @@ impl CongestionControl for AppleLedbat {
         // queuing_delay = min(current_delays) − min(base_delays).
         let q = self.delay.queuing_delay();
         self.queuing_delay = q;
-        let acked = self.win.acked_segments(ack);
-        // "don't change cwnd if not cwnd-limited"
-        if !ack.cwnd_limited {
-            return;
-        }
-        // "In safe area, increase exponentially": slow start while cwnd <= ssthresh.
-        let Some(acked) = self.win.slow_start(acked) else {
+        // "don't change cwnd if not cwnd-limited"; "In safe area, increase
+        // exponentially": slow start while cwnd <= ssthresh.
+        let Some(acked) = self.win.segments_for_delay_rule(ack) else {
             return;
         };
 

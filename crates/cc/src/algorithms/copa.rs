@@ -300,8 +300,23 @@ impl Copa {
         self.standing.get().map(Dur)
     }
 
-    /// Once per RTT: velocity (§2.2) and, in competitive mode, δ (§2.3).
-    fn on_round_end(&mut self) {
+    /// §2.2: "if the direction changes, v is reset to 1" (mvfst's `changeDirection`).
+    fn change_direction(&mut self, dir: Dir) {
+        self.velocity = 1.0;
+        self.same_dir_rounds = 0;
+        self.direction = Some(dir);
+    }
+
+    /// A new round begins: the next direction comparison is against this cwnd, and the
+    /// round ends once what is in flight now is acknowledged (§2.2 "once per window").
+    fn start_round(&mut self, ack: &AckSample) {
+        self.cwnd_at_round_start = self.cwnd;
+        self.round_end = ack.snd_nxt.max(ack.snd_una + 1);
+    }
+
+    /// Once per RTT: velocity (§2.2) and, in competitive mode, δ (§2.3); then the next
+    /// round starts.
+    fn on_round_end(&mut self, ack: &AckSample) {
         if !self.slow_start {
             let dir = if self.cwnd > self.cwnd_at_round_start {
                 Dir::Up
@@ -316,10 +331,8 @@ impl Copa {
                     self.velocity *= 2.0;
                 }
             } else {
-                self.velocity = 1.0;
-                self.same_dir_rounds = 0;
+                self.change_direction(dir);
             }
-            self.direction = Some(dir);
         }
         if self.mode == CopaMode::Competitive {
             // AIMD on 1/δ: +1 per RTT without loss, halved on loss; δ never above the
@@ -333,7 +346,7 @@ impl Copa {
             self.delta = (1.0 / inv).min(self.delta_default);
         }
         self.loss_in_round = false;
-        self.cwnd_at_round_start = self.cwnd;
+        self.start_round(ack);
     }
 
     fn update_mode(&mut self, now: Time, rtt_min: Dur, standing: Dur, srtt: Dur) {
@@ -391,8 +404,7 @@ impl CongestionControl for Copa {
         };
         self.update_mode(now, rtt_min, standing, srtt);
         if ack.snd_una >= self.round_end {
-            self.on_round_end();
-            self.round_end = ack.snd_nxt.max(ack.snd_una + 1);
+            self.on_round_end(ack);
         }
         if ack.bytes_acked == 0 {
             return;
@@ -429,11 +441,8 @@ impl CongestionControl for Copa {
         // (docs/deviations/copa.md#copa-velocity).
         let want = if increase { Dir::Up } else { Dir::Down };
         if self.velocity > 1.0 && self.direction != Some(want) {
-            self.velocity = 1.0;
-            self.same_dir_rounds = 0;
-            self.direction = Some(want);
-            self.cwnd_at_round_start = self.cwnd;
-            self.round_end = ack.snd_nxt.max(ack.snd_una + 1);
+            self.change_direction(want);
+            self.start_round(ack);
         }
         // §2.1 step 3: cwnd ± v/(δ·cwnd) per acknowledged packet.
         let step = acked * self.velocity / (self.delta * self.cwnd);
@@ -588,7 +597,7 @@ mod tests {
         // Rounds with cwnd rising: directions Up, Up, Up, Up, Up.
         for _ in 0..6 {
             c.cwnd += 1.0;
-            c.on_round_end();
+            c.on_round_end(&AckSample::empty(MSS));
             seq.push(c.velocity);
         }
         // Round 1 sets the direction (reset to 1); rounds 2, 3: same count 1, 2 (no
@@ -596,7 +605,7 @@ mod tests {
         assert_eq!(seq, vec![1.0, 1.0, 1.0, 2.0, 4.0, 8.0]);
         // Direction changes: v = 1.
         c.cwnd -= 1.0;
-        c.on_round_end();
+        c.on_round_end(&AckSample::empty(MSS));
         assert_eq!((c.velocity, c.same_dir_rounds), (1.0, 0));
     }
 
@@ -675,15 +684,15 @@ mod tests {
         // AIMD on 1/δ: from δ = 0.5 (1/δ = 2) a loss-free round gives 1/δ = 3.
         c.delta = 0.5;
         c.loss_in_round = false;
-        c.on_round_end();
+        c.on_round_end(&AckSample::empty(MSS));
         assert!((c.delta - 1.0 / 3.0).abs() < 1e-12);
         // A round with loss halves 1/δ: 3 / 2 = 1.5 → δ = 0.667, capped at 0.5.
         c.loss_in_round = true;
-        c.on_round_end();
+        c.on_round_end(&AckSample::empty(MSS));
         assert_eq!(c.delta, 0.5);
         // Two loss-free rounds: 1/δ = 2 + 1 + 1 = 4 → δ = 0.25.
-        c.on_round_end();
-        c.on_round_end();
+        c.on_round_end(&AckSample::empty(MSS));
+        c.on_round_end(&AckSample::empty(MSS));
         assert!((c.delta - 0.25).abs() < 1e-12);
         // The queue empties (RTT back to 40 ms): default mode, δ reset to 0.5.
         for _ in 0..30 {

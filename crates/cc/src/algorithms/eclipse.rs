@@ -29,7 +29,7 @@ use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
 use crate::units::{Dur, Time};
 
-use super::ledbat::{SegmentWindow, P_ALLOWED_INCREASE, P_MIN_CWND, P_SLOW_START};
+use super::ledbat::{drain_cwnd_cnt, SegmentWindow, P_ALLOWED_INCREASE, P_MIN_CWND, P_SLOW_START};
 use crate::estimators::base_delay::CurrentDelayFilter;
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -305,11 +305,7 @@ impl CongestionControl for Eclipse {
             self.target.update(now, owd as f64);
             self.current.update(owd);
         }
-        let acked = self.win.acked_segments(ack);
-        if !ack.cwnd_limited {
-            return;
-        }
-        let Some(acked) = self.win.slow_start(acked) else {
+        let Some(acked) = self.win.segments_for_delay_rule(ack) else {
             return;
         };
         let Some(off) = self.off_target() else { return };
@@ -317,13 +313,7 @@ impl CongestionControl for Eclipse {
         // Ong 2020 eq. 2.9: cwnd += off_target·newly_acked·MSS/cwnd, in segments through
         // a counter: cnt += gain·off_target·acked; whole segments once |cnt| ≥ cwnd.
         self.cwnd_cnt += self.gain * off * acked as f64;
-        let cwnd = self.win.w.cwnd as f64;
-        let mut new_cwnd = self.win.w.cwnd as i64;
-        if self.cwnd_cnt.abs() >= cwnd {
-            let inc = (self.cwnd_cnt / cwnd).trunc();
-            new_cwnd += inc as i64;
-            self.cwnd_cnt -= inc * cwnd;
-        }
+        let new_cwnd = drain_cwnd_cnt(&mut self.cwnd_cnt, self.win.w.cwnd, 1.0);
         self.win.finish(new_cwnd, ack, acked);
     }
 

@@ -36,6 +36,7 @@
 //! - growth during loss recovery (`grow_in_recovery = true`):
 //!   docs/deviations/flower.md#flower-recovery-growth
 
+use super::fractional_window;
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
 use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
@@ -554,7 +555,7 @@ impl CongestionControl for Flower {
     }
 
     fn cwnd(&self) -> u64 {
-        (self.cwnd.floor().max(1.0) as u64).saturating_mul(self.mss)
+        fractional_window::cwnd_bytes(self.cwnd, self.mss)
     }
 
     fn ssthresh(&self) -> u64 {

@@ -26,6 +26,7 @@
 //! - p estimated TFRC-style: docs/deviations/4cp.md#4cp-p-estimate
 //! - the tarp default: docs/deviations/4cp.md#4cp-tarp
 
+use super::fractional_window;
 use crate::api::*;
 use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
@@ -363,15 +364,11 @@ impl CongestionControl for FourCp {
     }
 
     fn cwnd(&self) -> u64 {
-        (self.cwnd.floor().max(1.0) as u64).saturating_mul(self.mss)
+        fractional_window::cwnd_bytes(self.cwnd, self.mss)
     }
 
     fn ssthresh(&self) -> u64 {
-        if self.ssthresh.is_finite() {
-            (self.ssthresh as u64).saturating_mul(self.mss)
-        } else {
-            u64::MAX
-        }
+        fractional_window::ssthresh_bytes(self.ssthresh, self.mss)
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {

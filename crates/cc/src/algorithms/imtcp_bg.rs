@@ -30,6 +30,7 @@
 //! - how rtt_avg is smoothed: docs/deviations/imtcp-bg.md#imtcp-bg-rtt-avg
 //! - Reno growth and loss response: docs/deviations/imtcp-bg.md#imtcp-bg-growth-loss
 
+use super::fractional_window;
 use crate::api::*;
 use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::registry::AlgorithmInfo;
@@ -428,15 +429,11 @@ impl CongestionControl for ImTcpBg {
     }
 
     fn cwnd(&self) -> u64 {
-        (self.cwnd.floor().max(1.0) as u64).saturating_mul(self.mss)
+        fractional_window::cwnd_bytes(self.cwnd, self.mss)
     }
 
     fn ssthresh(&self) -> u64 {
-        if self.ssthresh.is_finite() {
-            (self.ssthresh as u64).saturating_mul(self.mss)
-        } else {
-            u64::MAX
-        }
+        fractional_window::ssthresh_bytes(self.ssthresh, self.mss)
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {

@@ -373,6 +373,18 @@ impl SegmentWindow {
         total / self.mss
     }
 
+    /// The module's gate in front of its delay rule: count the acknowledged segments
+    /// (always, so a partial segment carries over), change nothing while the flow is not
+    /// cwnd-limited ("don't change cwnd if not cwnd-limited"), then slow start. Returns
+    /// the segments left for the delay rule, or `None` when there is nothing to do.
+    pub fn segments_for_delay_rule(&mut self, ack: &AckSample) -> Option<u64> {
+        let acked = self.acked_segments(ack);
+        if !ack.cwnd_limited {
+            return None;
+        }
+        self.slow_start(acked)
+    }
+
     /// Module: `if (snd_cwnd <= snd_ssthresh) { acked = tcp_slow_start(tp, acked); if
     /// (!acked) return; }`. Returns the segments left for congestion avoidance, or
     /// `None` when slow start used them all.
@@ -421,6 +433,23 @@ impl SegmentWindow {
             self.w.ssthresh.saturating_mul(self.mss)
         }
     }
+}
+
+/// The module's fractional-window counter `cwnd_cnt`: once |cwnd_cnt| ≥ cwnd·`scale`,
+/// inc = trunc(cwnd_cnt / scale / cwnd) whole segments move into the window and
+/// inc·cwnd·scale leave the counter. Returns the proposed window (segments, may be
+/// negative) for [`SegmentWindow::finish`]. `scale` is the unit the counter was added up
+/// in besides segments: TARGET in ns for LEDBAT (RFC 6817 §2.4.2 off_target is a
+/// fraction of TARGET), 1 for Eclipse (Ong 2020 eq. 2.9, off_target already a fraction).
+pub(crate) fn drain_cwnd_cnt(cwnd_cnt: &mut f64, cwnd: u64, scale: f64) -> i64 {
+    let c = cwnd as f64;
+    let mut new_cwnd = cwnd as i64;
+    if cwnd_cnt.abs() >= c * scale {
+        let inc = (*cwnd_cnt / scale / c).trunc();
+        new_cwnd += inc as i64;
+        *cwnd_cnt -= inc * c * scale;
+    }
+    new_cwnd
 }
 
 #[derive(Clone, Debug)]
@@ -483,12 +512,8 @@ impl CongestionControl for Ledbat {
         // RFC 6817 §2.4.2: queuing_delay = FILTER(current_delays) − MIN(base_delays).
         let q = self.delay.queuing_delay();
         self.queuing_delay = q;
-        let acked = self.win.acked_segments(ack);
-        // Module: "don't change cwnd if not cwnd-limited".
-        if !ack.cwnd_limited {
-            return;
-        }
-        let Some(acked) = self.win.slow_start(acked) else {
+        // Module: "don't change cwnd if not cwnd-limited"; slow start first.
+        let Some(acked) = self.win.segments_for_delay_rule(ack) else {
             return;
         };
 
@@ -504,14 +529,7 @@ impl CongestionControl for Ledbat {
             self.gain_dec
         };
         self.cwnd_cnt += gain * off_target as f64 * acked as f64;
-        let cwnd = self.win.w.cwnd as f64;
-        let target = self.target_ns as f64;
-        let mut new_cwnd = self.win.w.cwnd as i64;
-        if self.cwnd_cnt.abs() >= cwnd * target {
-            let inc = (self.cwnd_cnt / target / cwnd).trunc();
-            new_cwnd += inc as i64;
-            self.cwnd_cnt -= inc * cwnd * target;
-        }
+        let new_cwnd = drain_cwnd_cnt(&mut self.cwnd_cnt, self.win.w.cwnd, self.target_ns as f64);
         // RFC 6817 §2.4.2: cwnd = min(cwnd, max_allowed_cwnd); cwnd = max(cwnd, MIN_CWND·MSS).
         self.win.finish(new_cwnd, ack, acked);
     }

@@ -31,6 +31,7 @@
 //! - the flight-size cap and the window floor:
 //!   docs/deviations/ledbat-plus-plus.md#ledbatpp-cap-floor
 
+use super::fractional_window;
 use crate::api::*;
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
 use crate::params::{ParamError, ParamKind, ParamReader, ParamSet, ParamSpec, ParamValue};
@@ -313,6 +314,73 @@ impl PlusPlusClockParams {
     }
 }
 
+/// The window constants of LEDBAT++'s rules besides the clock's, under the sender's and
+/// the receiver's names alike.
+#[derive(Clone, Copy, Debug)]
+pub struct PlusPlusWindowRules {
+    /// C in W += max(GAIN − C·W·(delay/TARGET − 1), −W·md_cap) (draft "Multiplicative
+    /// decrease").
+    pub c: f64,
+    /// Largest decrease per RTT as a fraction of the window (draft "Multiplicative
+    /// decrease", W/2).
+    pub md_cap: f64,
+    /// Slow start ends above this fraction of TARGET (draft "Modified slow start", 3/4).
+    pub ss_exit: f64,
+    /// The window during a slowdown, packets (draft "Periodic slowdown", 2).
+    pub slowdown_window: f64,
+}
+
+/// What one ACK or received segment tells [`PlusPlusClock::step_window`].
+#[derive(Clone, Copy, Debug)]
+pub struct PlusPlusSignals {
+    /// Queueing delay, ns.
+    pub q: f64,
+    /// Segments acknowledged (sender) or newly received (rLEDBAT).
+    pub acked: f64,
+    /// GAIN of [`PlusPlusClock::gain`].
+    pub gain: f64,
+    /// The RTT that times slowdowns: the filtered current RTT ([`filtered_rtt`]).
+    pub rtt: Dur,
+    /// Whether the window may grow: the sender grows only when cwnd-limited; the
+    /// receiver always may (the flow-control window caps it).
+    pub may_grow: bool,
+}
+
+/// What [`PlusPlusClock::step_window`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowStep {
+    /// The rules ran; the caller applies its caps and floor.
+    Continued,
+    /// A periodic slowdown began: the window is at the slowdown window, no cap or floor.
+    SlowdownStarted,
+}
+
+/// The RTT that times LEDBAT++'s slowdowns (and rLEDBAT's loss hold-off): the filtered
+/// current RTT, MIN of the last CURRENT_FILTER samples (RFC 6817 §2.4.2 FILTER on RTTs,
+/// draft §3 "Use of RTT"); 0 before any sample.
+pub fn filtered_rtt(est: &LedbatDelayEstimator) -> Dur {
+    Dur(est.current.current().unwrap_or(0).max(0) as u64)
+}
+
+/// Queueing delay = FILTER(current) − MIN(base) (RFC 6817 §2.4.2), ns, 0 before any
+/// sample and never negative.
+pub fn queuing_delay_ns(est: &LedbatDelayEstimator) -> f64 {
+    est.queuing_delay().unwrap_or(0).max(0) as f64
+}
+
+impl Phase {
+    /// The phase as a number for traces: slow start 0, congestion avoidance 1, frozen 2,
+    /// ramp-up 3.
+    pub fn trace_code(self) -> f64 {
+        match self {
+            Phase::SlowStart { .. } => 0.0,
+            Phase::CongestionAvoidance => 1.0,
+            Phase::Frozen { .. } => 2.0,
+            Phase::RampUp => 3.0,
+        }
+    }
+}
+
 /// LEDBAT++'s reduced gain and periodic-slowdown schedule, shared by the sender
 /// (`ledbat-plus-plus`) and the receiver (`rledbat`).
 #[derive(Clone, Debug)]
@@ -384,16 +452,78 @@ impl PlusPlusClock {
         }
         self.phase = Phase::CongestionAvoidance;
     }
+
+    /// LEDBAT++'s window rules for one ACK (the sender, on cwnd) or one received segment
+    /// (rLEDBAT, on RLWND), in every phase but a freeze, which the caller handles first.
+    /// `w` and `ssthresh` are in fractional packets. Returns
+    /// [`WindowStep::SlowdownStarted`] when a periodic slowdown begins: the window is
+    /// then at the slowdown window and the caller applies no cap or floor.
+    pub fn step_window(
+        &mut self,
+        now: Time,
+        rules: &PlusPlusWindowRules,
+        w: &mut f64,
+        ssthresh: &mut f64,
+        s: &PlusPlusSignals,
+    ) -> WindowStep {
+        match self.phase {
+            Phase::SlowStart { .. } | Phase::RampUp => {
+                if s.q > rules.ss_exit * self.target {
+                    // draft "Modified slow start": exit when the queueing delay exceeds
+                    // 3/4 TARGET.
+                    if matches!(self.phase, Phase::SlowStart { .. }) {
+                        *ssthresh = *w;
+                    }
+                    self.end_slow_start(now, s.rtt);
+                } else if s.may_grow {
+                    // draft "Modified slow start": grow by GAIN per acknowledged segment.
+                    *w += s.gain * s.acked;
+                    if *w >= *ssthresh {
+                        *w = *ssthresh;
+                        self.end_slow_start(now, s.rtt);
+                    }
+                }
+            }
+            Phase::CongestionAvoidance => {
+                if self.next_slowdown.is_some_and(|t| now >= t) {
+                    // draft "Periodic slowdown": remember the window as ssthresh, window
+                    // = 2 packets, frozen for 2 RTTs.
+                    *ssthresh = *w;
+                    *w = rules.slowdown_window;
+                    self.slowdown_start = Some(now);
+                    self.next_slowdown = None;
+                    self.slowdowns += 1;
+                    self.phase = Phase::Frozen {
+                        until: now + s.rtt.mul_f64(self.slowdown_rtts),
+                    };
+                    return WindowStep::SlowdownStarted;
+                }
+                let win = *w;
+                if s.q < self.target {
+                    // RFC 6817 §2.4.2 additive increase with the reduced GAIN:
+                    // GAIN·acked/W per ACK.
+                    if s.may_grow {
+                        *w += s.gain * s.acked / win;
+                    }
+                } else {
+                    // draft "Multiplicative decrease": W += max(GAIN − C·W·(delay/TARGET
+                    // − 1), −W/2) per RTT, acked/W of it per ACK.
+                    let per_rtt = (s.gain - rules.c * win * (s.q / self.target - 1.0))
+                        .max(-rules.md_cap * win);
+                    *w += per_rtt * s.acked / win;
+                }
+            }
+            Phase::Frozen { .. } => {}
+        }
+        WindowStep::Continued
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct LedbatPlusPlus {
     est: LedbatDelayEstimator,
     clock: PlusPlusClock,
-    c: f64,
-    md_cap: f64,
-    ss_exit: f64,
-    slowdown_cwnd: f64,
+    rules: PlusPlusWindowRules,
     min_cwnd: f64,
     allowed_increase: f64,
     /// Packets (fractional).
@@ -413,10 +543,12 @@ impl LedbatPlusPlus {
                 Rollover::MinuteBoundary,
             ),
             clock: PlusPlusClock::new(&cfg.clock),
-            c: cfg.decrease_constant,
-            md_cap: cfg.md_cap,
-            ss_exit: cfg.ss_exit,
-            slowdown_cwnd: cfg.slowdown_cwnd as f64,
+            rules: PlusPlusWindowRules {
+                c: cfg.decrease_constant,
+                md_cap: cfg.md_cap,
+                ss_exit: cfg.ss_exit,
+                slowdown_window: cfg.slowdown_cwnd as f64,
+            },
             min_cwnd: cfg.min_cwnd as f64,
             allowed_increase: cfg.allowed_increase as f64,
             cwnd: (init.initial_cwnd / mss).max(1) as f64,
@@ -445,16 +577,9 @@ impl LedbatPlusPlus {
         self.clock.gain(self.est.base.base())
     }
 
-    /// The RTT used to time slowdowns: the filtered current RTT (MIN of the last
-    /// CURRENT_FILTER samples).
-    fn rtt(&self) -> Dur {
-        Dur(self.est.current.current().unwrap_or(0).max(0) as u64)
-    }
-
     /// A slow start (initial, or the ramp of a slowdown) ends.
     fn end_slow_start(&mut self, now: Time) {
-        let rtt = self.rtt();
-        self.clock.end_slow_start(now, rtt);
+        self.clock.end_slow_start(now, filtered_rtt(&self.est));
     }
 }
 
@@ -472,10 +597,15 @@ impl CongestionControl for LedbatPlusPlus {
         if let Some(rtt) = ack.rtt {
             self.est.update(now, rtt.nanos() as i64);
         }
-        let q = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
+        let q = queuing_delay_ns(&self.est);
         self.queuing_delay = q;
-        let acked = ack.bytes_acked as f64 / self.mss as f64;
-        let gain = self.gain();
+        let signals = PlusPlusSignals {
+            q,
+            acked: ack.bytes_acked as f64 / self.mss as f64,
+            gain: self.gain(),
+            rtt: filtered_rtt(&self.est),
+            may_grow: ack.cwnd_limited,
+        };
         let before = self.cwnd;
 
         if let Phase::Frozen { until } = self.clock.phase {
@@ -484,51 +614,15 @@ impl CongestionControl for LedbatPlusPlus {
             }
             self.clock.phase = Phase::RampUp;
         }
-        match self.clock.phase {
-            Phase::SlowStart { .. } | Phase::RampUp => {
-                if q > self.ss_exit * self.clock.target {
-                    // draft: exit slow start when the queueing delay exceeds 3/4 TARGET.
-                    if matches!(self.clock.phase, Phase::SlowStart { .. }) {
-                        self.ssthresh = self.cwnd;
-                    }
-                    self.end_slow_start(now);
-                } else if ack.cwnd_limited {
-                    // draft: slow start grows by GAIN per acknowledged segment.
-                    self.cwnd += gain * acked;
-                    if self.cwnd >= self.ssthresh {
-                        self.cwnd = self.ssthresh;
-                        self.end_slow_start(now);
-                    }
-                }
-            }
-            Phase::CongestionAvoidance => {
-                if self.clock.next_slowdown.is_some_and(|t| now >= t) {
-                    // draft: slowdown: remember cwnd as ssthresh, cwnd = 2 packets, frozen
-                    // for 2 RTTs.
-                    self.ssthresh = self.cwnd;
-                    self.cwnd = self.slowdown_cwnd;
-                    self.clock.slowdown_start = Some(now);
-                    self.clock.next_slowdown = None;
-                    self.clock.slowdowns += 1;
-                    self.clock.phase = Phase::Frozen {
-                        until: now + self.rtt().mul_f64(self.clock.slowdown_rtts),
-                    };
-                    return;
-                }
-                let w = self.cwnd;
-                if q < self.clock.target {
-                    // RFC 6817 increase with the reduced GAIN: GAIN·acked/W per ACK.
-                    if ack.cwnd_limited {
-                        self.cwnd += gain * acked / w;
-                    }
-                } else {
-                    // draft: W += max(GAIN − C·W·(delay/TARGET − 1), −W/2)·acked/W.
-                    let per_rtt =
-                        (gain - self.c * w * (q / self.clock.target - 1.0)).max(-self.md_cap * w);
-                    self.cwnd += per_rtt * acked / w;
-                }
-            }
-            Phase::Frozen { .. } => {}
+        let step = self.clock.step_window(
+            now,
+            &self.rules,
+            &mut self.cwnd,
+            &mut self.ssthresh,
+            &signals,
+        );
+        if step == WindowStep::SlowdownStarted {
+            return;
         }
         // RFC 6817 §2.4.2: cwnd ≤ flightsize + ALLOWED_INCREASE (only limits growth here);
         // cwnd ≥ MIN_CWND.
@@ -568,15 +662,11 @@ impl CongestionControl for LedbatPlusPlus {
     }
 
     fn cwnd(&self) -> u64 {
-        (self.cwnd.floor().max(1.0) as u64).saturating_mul(self.mss)
+        fractional_window::cwnd_bytes(self.cwnd, self.mss)
     }
 
     fn ssthresh(&self) -> u64 {
-        if self.ssthresh.is_finite() {
-            (self.ssthresh as u64).saturating_mul(self.mss)
-        } else {
-            u64::MAX
-        }
+        fractional_window::ssthresh_bytes(self.ssthresh, self.mss)
     }
 
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
@@ -586,13 +676,7 @@ impl CongestionControl for LedbatPlusPlus {
             out.push(("base_rtt_ms", b as f64 / 1e6));
         }
         out.push(("gain", self.gain()));
-        let phase = match self.clock.phase {
-            Phase::SlowStart { .. } => 0.0,
-            Phase::CongestionAvoidance => 1.0,
-            Phase::Frozen { .. } => 2.0,
-            Phase::RampUp => 3.0,
-        };
-        out.push(("phase", phase));
+        out.push(("phase", self.clock.phase.trace_code()));
         out.push(("slowdowns", self.clock.slowdowns as f64));
     }
 }

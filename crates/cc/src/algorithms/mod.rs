@@ -14,6 +14,7 @@ pub mod evarate;
 pub mod flexis;
 pub mod flower;
 pub mod fourcp;
+pub mod fractional_window;
 pub mod imtcp_bg;
 pub mod ledbat;
 pub mod ledbat_plus_plus;

@@ -373,11 +373,12 @@ pub struct Vivace<U: MiUtility = VivaceUtility> {
     lost_bytes: LostBytes,
     lost_total: u64,
     last_utility: f64,
-    /// The fastest rate an MI actually sent (its bytes over its length), bytes/s; the
-    /// initial rate until the first MI ends. Bounds the target (`SENT_RATE_HEADROOM`).
-    max_sent_rate: f64,
-    /// Whether an MI has ended, so that `max_sent_rate` is a measured rate.
-    sent_measured: bool,
+    /// The fastest rate an MI actually sent (its bytes over its length), bytes/s; `None`
+    /// until the first MI ends. Bounds the target (`SENT_RATE_HEADROOM`).
+    max_sent_rate: Option<f64>,
+    /// The initial rate (one initial window per first RTT), bytes/s, 0 before the first
+    /// RTT sample: the bound until an MI has measured a rate.
+    initial_rate: f64,
 }
 
 impl Vivace {
@@ -425,8 +426,8 @@ impl<U: MiUtility> Vivace<U> {
             lost_bytes: LostBytes::default(),
             lost_total: 0,
             last_utility: 0.0,
-            max_sent_rate: 0.0,
-            sent_measured: false,
+            max_sent_rate: None,
+            initial_rate: 0.0,
         }
     }
 
@@ -450,10 +451,17 @@ impl<U: MiUtility> Vivace<U> {
         self.cycle_pairs = self.utility.probe_pairs(r_mbps).max(1);
     }
 
+    /// The rate the target is held near: the fastest an MI sent, or the initial rate
+    /// before any MI has ended (docs/deviations/vivace.md#vivace-rate-bound); bytes/s.
+    fn sent_rate_bound(&self) -> f64 {
+        self.max_sent_rate.unwrap_or(self.initial_rate)
+    }
+
     /// A target rate within reach of what was sent (`SENT_RATE_HEADROOM`).
     fn bounded(&self, rate: f64) -> f64 {
-        if self.max_sent_rate > 0.0 {
-            rate.min(SENT_RATE_HEADROOM * self.max_sent_rate)
+        let bound = self.sent_rate_bound();
+        if bound > 0.0 {
+            rate.min(SENT_RATE_HEADROOM * bound)
         } else {
             rate
         }
@@ -471,12 +479,7 @@ impl<U: MiUtility> Vivace<U> {
                 // per first RTT, which a tiny first RTT makes huge and nothing ever sent):
                 // docs/deviations/vivace.md#vivace-rate-bound.
                 let sent = m.sent as f64 / len;
-                self.max_sent_rate = if self.sent_measured {
-                    self.max_sent_rate.max(sent)
-                } else {
-                    sent
-                };
-                self.sent_measured = true;
+                self.max_sent_rate = Some(self.max_sent_rate.map_or(sent, |m| m.max(sent)));
             }
         }
         let (kind, rate) = match self.state {
@@ -656,7 +659,7 @@ impl<U: MiUtility + 'static> CongestionControl for Vivace<U> {
                 // Start at one initial window per RTT.
                 let r0 = self.initial_cwnd as f64 / rtt.secs_f64();
                 self.rate = Some(r0);
-                self.max_sent_rate = r0;
+                self.initial_rate = r0;
             }
             let newest = ack.snd_una.saturating_sub(1);
             if let Some(mi) = self
@@ -1066,12 +1069,12 @@ mod tests {
             // Starting climbed to 1 MB/s.
             if round >= 3 {
                 assert!(
-                    v.max_sent_rate < 100_000.0,
+                    v.sent_rate_bound() < 100_000.0,
                     "round {round}: {}",
-                    v.max_sent_rate
+                    v.sent_rate_bound()
                 );
                 assert!(
-                    r <= 4.0 * v.max_sent_rate + 1.0,
+                    r <= 4.0 * v.sent_rate_bound() + 1.0,
                     "round {round}: rate {r} B/s"
                 );
             }

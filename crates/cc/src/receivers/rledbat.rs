@@ -33,7 +33,10 @@
 //!   docs/deviations/rledbat.md#rledbat-no-shrink
 //! - window scaling is not modelled: docs/deviations/rledbat.md#rledbat-no-wscale
 
-use crate::algorithms::ledbat_plus_plus::{Phase, PlusPlusClock, PlusPlusClockParams};
+use crate::algorithms::ledbat_plus_plus::{
+    filtered_rtt, queuing_delay_ns, Phase, PlusPlusClock, PlusPlusClockParams, PlusPlusSignals,
+    PlusPlusWindowRules, WindowStep,
+};
 use crate::estimators::base_delay::{LedbatDelayEstimator, Rollover};
 use crate::params::{ParamError, ParamKind, ParamSet, ParamSpec, ParamValue};
 use crate::receiver_api::{ReceiveWindowControl, ReceiverAlgorithmInfo, RecvInit, RecvSample};
@@ -265,10 +268,7 @@ fn build(p: &ParamSet, init: RecvInit) -> Box<dyn ReceiveWindowControl> {
 pub struct Rledbat {
     est: LedbatDelayEstimator,
     clock: PlusPlusClock,
-    c: f64,
-    md_cap: f64,
-    ss_exit: f64,
-    slowdown_window: f64,
+    rules: PlusPlusWindowRules,
     min_window: f64,
     loss_holdoff_rtts: f64,
     /// fc.WND in packets: RLWND never grows beyond what could be advertised.
@@ -305,10 +305,12 @@ impl Rledbat {
                 Rollover::MinuteBoundary,
             ),
             clock: PlusPlusClock::new(&cfg.clock),
-            c: cfg.decrease_constant,
-            md_cap: cfg.md_cap,
-            ss_exit: cfg.ss_exit,
-            slowdown_window: cfg.slowdown_window as f64,
+            rules: PlusPlusWindowRules {
+                c: cfg.decrease_constant,
+                md_cap: cfg.md_cap,
+                ss_exit: cfg.ss_exit,
+                slowdown_window: cfg.slowdown_window as f64,
+            },
             min_window: cfg.min_window as f64,
             loss_holdoff_rtts: cfg.loss_holdoff_rtts,
             max_window,
@@ -371,13 +373,12 @@ impl Rledbat {
     /// The RTT used for timing (slowdowns, the retransmission hold-off): the filtered
     /// current RTT (MIN of the last CURRENT_FILTER samples).
     fn rtt(&self) -> Dur {
-        Dur(self.est.current.current().unwrap_or(0).max(0) as u64)
+        filtered_rtt(&self.est)
     }
 
     /// A slow start (initial, or the ramp of a slowdown) ends.
     fn end_slow_start(&mut self, now: Time) {
-        let rtt = self.rtt();
-        self.clock.end_slow_start(now, rtt);
+        self.clock.end_slow_start(now, self.rtt());
     }
 }
 
@@ -426,13 +427,13 @@ impl ReceiveWindowControl for Rledbat {
                     self.clock.phase = Phase::Frozen {
                         until: now + self.rtt().mul_f64(self.clock.slowdown_rtts),
                     };
-                    self.queuing_delay = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
+                    self.queuing_delay = queuing_delay_ns(&self.est);
                     return;
                 }
                 self.freeze_edge = None;
             }
             if now < until {
-                self.queuing_delay = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
+                self.queuing_delay = queuing_delay_ns(&self.est);
                 return; // LEDBAT++ slowdown: RLWND held at slowdown_window
             }
             self.clock.phase = Phase::RampUp;
@@ -446,7 +447,7 @@ impl ReceiveWindowControl for Rledbat {
                 self.est.current.update(rtt);
             }
         }
-        let q = self.est.queuing_delay().unwrap_or(0).max(0) as f64;
+        let q = queuing_delay_ns(&self.est);
         self.queuing_delay = q;
 
         let holding = self.hold_until.is_some_and(|t| now < t);
@@ -466,61 +467,29 @@ impl ReceiveWindowControl for Rledbat {
             return; // like a sender in recovery: no window change
         }
 
-        let acked = if s.new_data {
-            s.bytes as f64 / self.mss as f64
-        } else {
-            0.0
+        let signals = PlusPlusSignals {
+            q,
+            acked: if s.new_data {
+                s.bytes as f64 / self.mss as f64
+            } else {
+                0.0
+            },
+            gain: self.gain(),
+            rtt: self.rtt(),
+            // No flight-size cap at the receiver: the flow-control window caps RLWND
+            // (docs/deviations/rledbat.md#rledbat-no-flight-cap).
+            may_grow: true,
         };
-        let gain = self.gain();
-        match self.clock.phase {
-            Phase::SlowStart { .. } | Phase::RampUp => {
-                if q > self.ss_exit * self.clock.target {
-                    // LEDBAT++: slow start ends when the queueing delay exceeds 3/4 TARGET.
-                    if matches!(self.clock.phase, Phase::SlowStart { .. }) {
-                        self.ssthresh = self.w;
-                    }
-                    self.end_slow_start(now);
-                } else {
-                    // LEDBAT++ modified slow start: GAIN per received segment.
-                    self.w += gain * acked;
-                    if self.w >= self.ssthresh {
-                        self.w = self.ssthresh;
-                        self.end_slow_start(now);
-                    }
-                }
-            }
-            Phase::CongestionAvoidance => {
-                if self.clock.next_slowdown.is_some_and(|t| now >= t) {
-                    // LEDBAT++ periodic slowdown: remember RLWND as ssthresh, RLWND = 2
-                    // packets, frozen for 2 RTTs.
-                    // The edge is the one the datapath advertised last: with a smaller
-                    // flow-control window (Linux autotuning) it lies below RLWND's, and
-                    // waiting for data to reach RLWND's edge at 2 packets per RTT froze
-                    // the flow for tens of seconds (docs/deviations/rledbat.md#rledbat-ramp-filter).
-                    self.freeze_edge = Some(s.right_edge);
-                    self.ssthresh = self.w;
-                    self.w = self.slowdown_window;
-                    self.clock.slowdown_start = Some(now);
-                    self.clock.next_slowdown = None;
-                    self.clock.slowdowns += 1;
-                    self.clock.phase = Phase::Frozen {
-                        until: now + self.rtt().mul_f64(self.clock.slowdown_rtts),
-                    };
-                    return;
-                }
-                let w = self.w;
-                if q < self.clock.target {
-                    // RFC 6817 additive increase with the reduced GAIN: GAIN·acked/W.
-                    self.w += gain * acked / w;
-                } else {
-                    // LEDBAT++: W += max(GAIN − C·W·(q/TARGET − 1), −W/2) per RTT, spread
-                    // over the RTT's segments (acked/W of it per segment).
-                    let per_rtt =
-                        (gain - self.c * w * (q / self.clock.target - 1.0)).max(-self.md_cap * w);
-                    self.w += per_rtt * acked / w;
-                }
-            }
-            Phase::Frozen { .. } => {}
+        let step =
+            self.clock
+                .step_window(now, &self.rules, &mut self.w, &mut self.ssthresh, &signals);
+        if step == WindowStep::SlowdownStarted {
+            // The edge is the one the datapath advertised last: with a smaller
+            // flow-control window (Linux autotuning) it lies below RLWND's, and waiting
+            // for data to reach RLWND's edge at 2 packets per RTT froze the flow for tens
+            // of seconds (docs/deviations/rledbat.md#rledbat-ramp-filter).
+            self.freeze_edge = Some(s.right_edge);
+            return;
         }
         self.w = self.w.min(self.max_window).max(self.min_window);
     }
@@ -541,13 +510,7 @@ impl ReceiveWindowControl for Rledbat {
             out.push(("rx_rtt_ms", r as f64 / 1e6));
         }
         out.push(("rx_gain", self.gain()));
-        let phase = match self.clock.phase {
-            Phase::SlowStart { .. } => 0.0,
-            Phase::CongestionAvoidance => 1.0,
-            Phase::Frozen { .. } => 2.0,
-            Phase::RampUp => 3.0,
-        };
-        out.push(("rx_phase", phase));
+        out.push(("rx_phase", self.clock.phase.trace_code()));
         out.push(("rx_slowdowns", self.clock.slowdowns as f64));
         out.push(("rx_retx_halvings", self.retransmissions as f64));
     }

@@ -11,8 +11,9 @@
 //! Everything in segments of 1000 bytes.
 
 use super::{ack_sample, CaState, SenderAck};
-use crate::api::AckSample;
-use crate::units::Dur;
+use crate::api::{AckSample, CongestionControl, CongestionEvent, RtoEvent};
+use crate::units::{Dur, Time};
+use std::sync::{Arc, Mutex};
 
 pub const MSS: u64 = 1000;
 /// The fixed window of the scripted controller, in segments.
@@ -282,6 +283,47 @@ pub fn expected() -> Vec<Conformed> {
             Step::Rto { .. } => None,
         })
         .collect()
+}
+
+/// The script's controller: a window fixed at [`CWND_SEGS`] segments that keeps every
+/// sample. A datapath's test gives it (a clone: the samples are shared) to the datapath,
+/// feeds the script and checks [`Recorder::conformed`] with [`assert_conforms`].
+#[derive(Clone, Default)]
+pub struct Recorder(Arc<Mutex<Vec<AckSample>>>);
+
+impl Recorder {
+    /// The samples so far, as the fields the script fixes.
+    pub fn conformed(&self) -> Vec<Conformed> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(Conformed::from)
+            .collect()
+    }
+}
+
+impl CongestionControl for Recorder {
+    fn name(&self) -> &'static str {
+        "recorder"
+    }
+    fn on_ack(&mut self, _now: Time, ack: &AckSample) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(*ack);
+    }
+    fn on_congestion(&mut self, _now: Time, _ev: &CongestionEvent) {}
+    fn on_rto(&mut self, _now: Time, _ev: &RtoEvent) {}
+    fn cwnd(&self) -> u64 {
+        CWND_SEGS * MSS
+    }
+}
+
+/// Panics, naming the first differing sample, unless `got` is [`expected`].
+pub fn assert_conforms(got: &[Conformed]) {
+    let want = expected();
+    assert_eq!(got.len(), want.len(), "number of samples");
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "sample {k}");
+    }
 }
 
 #[cfg(test)]

@@ -469,23 +469,6 @@ mod tests {
         assert_eq!((a.owd, a.ts_echo_rtt), (None, None));
     }
 
-    /// A window fixed at the script's 10 segments that keeps every sample.
-    struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<AckSample>>>);
-
-    impl CongestionControl for Recorder {
-        fn name(&self) -> &'static str {
-            "recorder"
-        }
-        fn on_ack(&mut self, _now: Time, ack: &AckSample) {
-            self.0.lock().unwrap().push(*ack);
-        }
-        fn on_congestion(&mut self, _now: Time, _ev: &CongestionEvent) {}
-        fn on_rto(&mut self, _now: Time, _ev: &RtoEvent) {}
-        fn cwnd(&self) -> u64 {
-            sample::conformance::CWND_SEGS * sample::conformance::MSS
-        }
-    }
-
     /// The conformance script (scavenger_cc::sample::conformance) as the shim would
     /// stream it: a `set_state` record at each transition of Linux's ca_state (it comes
     /// from tcp_fastretrans_alert, before cong_control's ACK record), then the ACK record
@@ -493,12 +476,12 @@ mod tests {
     /// stream as the simulator's sender.
     #[test]
     fn the_translation_layer_produces_the_conformance_stream() {
-        use sample::conformance::{self, Conformed, Step};
+        use sample::conformance::{self, Recorder, Step};
         assert_eq!(conformance::MSS, MSS as u64);
-        let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let recorder = Recorder::default();
         let mut c = core(&AgentConfig::new("reno"));
         c.handle(&ev(EV_OPEN, 0, 0, 0));
-        c.flows.get_mut(&7).unwrap().cc = Box::new(Recorder(samples.clone()));
+        c.flows.get_mut(&7).unwrap().cc = Box::new(recorder.clone());
         let mut state = CaState::Open;
         let mut last = (0u64, 0u64);
         let set_state = |c: &mut Core, at_ms: u64, new: CaState, last: (u64, u64)| {
@@ -532,16 +515,6 @@ mod tests {
                 }
             }
         }
-        let got: Vec<Conformed> = samples
-            .lock()
-            .unwrap()
-            .iter()
-            .map(Conformed::from)
-            .collect();
-        let want = conformance::expected();
-        assert_eq!(got.len(), want.len());
-        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(g, w, "sample {k}");
-        }
+        conformance::assert_conforms(&recorder.conformed());
     }
 }

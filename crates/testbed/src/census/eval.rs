@@ -14,7 +14,7 @@ use super::report::CensusRecord;
 use super::server::HttpServer;
 use super::session::Trust;
 use crate::emulator::EmulatorConfig;
-use crate::error::TestbedError;
+use crate::error::{InsideError, TestbedError};
 use crate::{netns, Testbed};
 use scavenger_cc::{Dur, Rate};
 use scavenger_lab::scenario::Side;
@@ -240,8 +240,12 @@ impl CensusBed {
             RECEIVER,
         )?);
         let register = |alg: &'static scavenger_kernel::manage::NativeAlg| {
-            scavenger_kernel::manage::LoadGuard::new(alg, &[])
-                .map_err(|e| TestbedError::Inside(format!("cannot register {}: {e}", alg.name)))
+            scavenger_kernel::manage::LoadGuard::new(alg, &[]).map_err(|source| {
+                TestbedError::from(InsideError::Register {
+                    name: alg.name,
+                    source,
+                })
+            })
         };
         for (i, a) in algorithms.iter().enumerate() {
             // Ours with a native BPF version (LEDBAT, Yield, LEDBAT++) run as it, and the
@@ -256,18 +260,24 @@ impl CensusBed {
                     n
                 }
                 Route::Shim(name) => {
-                    scavenger_kernel::objects::built().map_err(|e| {
-                        TestbedError::Inside(format!("{a} runs through the scv_shim agent: {e}"))
+                    scavenger_kernel::objects::built().map_err(|source| {
+                        InsideError::ShimNotBuilt {
+                            algorithm: a.to_string(),
+                            source,
+                        }
                     })?;
                     let shim = scavenger_kernel::manage::find("scv_shim")
-                        .map_err(|e| TestbedError::Inside(e.to_string()))?;
+                        .map_err(InsideError::ShimUnknown)?;
                     let g = register(shim)?;
                     let n = g.name().to_string();
                     let mut cfg = scavenger_kernel::agent::AgentConfig::new(name);
                     cfg.shim = Some(g.target.clone());
                     bed.natives.push(g);
-                    let h = scavenger_kernel::agent::AgentHandle::spawn(cfg).map_err(|e| {
-                        TestbedError::Inside(format!("cannot start the agent for {a}: {e}"))
+                    let h = scavenger_kernel::agent::AgentHandle::spawn(cfg).map_err(|source| {
+                        InsideError::AgentStart {
+                            algorithm: a.to_string(),
+                            source,
+                        }
                     })?;
                     bed.agents.push(h);
                     n
@@ -327,15 +337,19 @@ impl CensusBed {
                 err.get_or_insert(e);
             }
             if let Some(bad) = seen.iter().find(|c| **c != cc) {
-                err.get_or_insert(TestbedError::Inside(format!(
-                    "the server for {cc} accepted a connection running {bad}"
-                )));
+                err.get_or_insert(
+                    InsideError::WrongCongestionControl {
+                        cc: cc.clone(),
+                        seen: bad.clone(),
+                    }
+                    .into(),
+                );
             }
         }
         self.tun = None;
         for a in std::mem::take(&mut self.agents) {
             if let Err(e) = a.stop() {
-                err.get_or_insert(TestbedError::Inside(format!("the shim agent: {e}")));
+                err.get_or_insert(InsideError::AgentStop(e).into());
             }
         }
         self.natives.clear();

@@ -11,7 +11,7 @@
 //! the census over https://.
 
 use super::session::SessionError;
-use crate::error::TestbedError;
+use crate::error::{InsideError, TestbedError};
 use crate::netns;
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
 use std::io::{Read, Write};
@@ -47,35 +47,23 @@ impl HttpServer {
         let is_tls = tls.is_some();
         let stop = Arc::new(AtomicBool::new(false));
         let seen_cc = Arc::new(Mutex::new(Vec::new()));
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (s, seen, cc_s) = (stop.clone(), seen_cc.clone(), cc.to_string());
-        let join = netns::spawn_in(ns, "scv-census-srv", move || {
-            let l = match crate::sys::tcp_listen(addr, port, &cc_s) {
-                Ok(l) => {
-                    let _ = ready_tx.send(Ok(()));
-                    l
-                }
-                Err(e) => {
-                    let msg = format!("census server on {addr}:{port} ({cc_s}): {e}");
-                    let _ = ready_tx.send(Err(msg.clone()));
-                    return Err(TestbedError::Inside(msg));
-                }
-            };
-            serve(l, s, seen, tls)
-        })?;
-        match ready_rx.recv() {
-            Ok(Ok(())) => {}
-            Ok(Err(msg)) => {
-                let _ = join.join();
-                return Err(TestbedError::Inside(msg));
-            }
-            Err(_) => {
-                let _ = join.join();
-                return Err(TestbedError::Inside(format!(
-                    "census server on {addr}:{port} did not start"
-                )));
-            }
-        }
+        let join = netns::spawn_listening(
+            ns,
+            "scv-census-srv",
+            move || {
+                crate::sys::tcp_listen(addr, port, &cc_s).map_err(|source| {
+                    TestbedError::from(InsideError::Listen {
+                        addr,
+                        port,
+                        cc: cc_s.clone(),
+                        source,
+                    })
+                })
+            },
+            move |l| serve(l, s, seen, tls),
+            || InsideError::ServerNotStarted { addr, port }.into(),
+        )?;
         Ok(HttpServer {
             stop,
             join: Some(join),
@@ -92,7 +80,7 @@ impl HttpServer {
         self.stop.store(true, Ordering::SeqCst);
         match self.join.take().map(|j| j.join()) {
             Some(Ok(r)) => r,
-            Some(Err(_)) => Err(TestbedError::Inside("the census server panicked".into())),
+            Some(Err(_)) => Err(InsideError::ServerPanicked.into()),
             None => Ok(()),
         }
     }
