@@ -252,18 +252,7 @@ fn e4(alg: &str, long_first: bool) -> Experiment {
 }
 
 fn published() -> Vec<Published> {
-    let p = |source: &'static str,
-             experiment: String,
-             metric: Metric,
-             relative_to: Option<String>,
-             value: f64| Published {
-        source,
-        experiment,
-        metric,
-        relative_to,
-        value,
-        pool: vec![],
-    };
+    let p = Published::new;
     vec![
         // §4.1/§6: "a single CDG flow achieving 65 % of the available capacity at 1 % packet
         // loss, compared to 35 % for NewReno (a 86 % improvement over NewReno)".

@@ -300,6 +300,26 @@ pub struct Published {
     pub pool: Vec<String>,
 }
 
+impl Published {
+    /// A number for one experiment (no pool).
+    pub fn new(
+        source: &'static str,
+        experiment: String,
+        metric: Metric,
+        relative_to: Option<String>,
+        value: f64,
+    ) -> Published {
+        Published {
+            source,
+            experiment,
+            metric,
+            relative_to,
+            value,
+            pool: vec![],
+        }
+    }
+}
+
 pub struct ClaimOutcome {
     pub holds: Option<bool>,
     pub evidence: String,

@@ -363,14 +363,13 @@ impl List {
                 && q.relative_to == relative_to
                 && q.value == value
         }) {
-            self.0.push(Published {
+            self.0.push(Published::new(
                 source,
                 experiment,
                 metric,
                 relative_to,
                 value,
-                pool: vec![],
-            });
+            ));
         }
     }
 

@@ -515,14 +515,13 @@ fn published() -> Vec<Published> {
         if !out.iter().any(|q| {
             q.experiment == experiment && q.metric == metric && q.relative_to == relative_to
         }) {
-            out.push(Published {
+            out.push(Published::new(
                 source,
                 experiment,
                 metric,
                 relative_to,
                 value,
-                pool: vec![],
-            });
+            ));
         }
     };
     // Table 3.1 [T L950–966]: η (% of C) of NewReno alone and with one LEDBAT flow, and the

@@ -176,13 +176,8 @@ pub fn short_margin() -> Metric {
 }
 
 fn published() -> Vec<Published> {
-    let p = |source: &'static str, c: &str, metric: Metric, value: f64| Published {
-        source,
-        experiment: long_id(c),
-        metric,
-        relative_to: None,
-        value,
-        pool: vec![],
+    let p = |source: &'static str, c: &str, metric: Metric, value: f64| {
+        Published::new(source, long_id(c), metric, None, value)
     };
     vec![
         // Table 5.4, testbed rows: median completion minus deadline (s). Vegas: the runs

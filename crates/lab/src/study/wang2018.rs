@@ -375,13 +375,8 @@ fn satellite(alg: &str) -> Experiment {
 }
 
 fn published() -> Vec<Published> {
-    let p = |source: &'static str, experiment: String, metric: Metric, value: f64| Published {
-        source,
-        experiment,
-        metric,
-        relative_to: None,
-        value,
-        pool: vec![],
+    let p = |source: &'static str, experiment: String, metric: Metric, value: f64| {
+        Published::new(source, experiment, metric, None, value)
     };
     vec![
         // §5.3 (Fig 5.7): "Just one BBR flow can take up 25 Mbps of the available
