@@ -175,6 +175,10 @@ enum Cmd {
         /// Only cells whose id contains one of these (comma-separated).
         #[arg(long, value_delimiter = ',')]
         cells: Vec<String>,
+        /// Seeds per run, 1 to 100: every run is repeated for seeds 1..=N and each metric
+        /// is the median over them, with its min-max (docs/scorecard.md#seeds).
+        #[arg(long, value_name = "N", default_value_t = scavenger_lab::score::DEFAULT_SEEDS)]
+        seeds: u64,
         /// Output directory: the result store and the scorecard (default:
         /// results/score-NAME[-quick]).
         #[arg(long, value_name = "DIR", value_parser = out_dir)]
@@ -324,11 +328,12 @@ fn main() -> ExitCode {
             all,
             quick,
             cells,
+            seeds,
             out,
             force,
             jobs,
         } => finish(score(
-            algorithm, &params, all, quick, &cells, out, force, jobs,
+            algorithm, &params, all, quick, &cells, seeds, out, force, jobs,
         )),
         Cmd::Algorithms => {
             let print_params = |params: &[scavenger_cc::ParamSpec]| {
@@ -774,6 +779,7 @@ fn score(
     all: bool,
     quick: bool,
     cells: &[String],
+    seeds: u64,
     out: Option<PathBuf>,
     force: bool,
     jobs: Option<usize>,
@@ -801,12 +807,13 @@ fn score(
     let dir = out.unwrap_or_else(|| {
         PathBuf::from("results").join(format!("score-{name}{}", if quick { "-quick" } else { "" }))
     });
-    let plan = Plan::new(subjects, quick, cells)?;
+    let plan = Plan::new(subjects, quick, cells, seeds)?;
     let items = plan.work_items()?;
     eprintln!(
-        "scorecard {name}: {} algorithms × {} cells, {} runs",
+        "scorecard {name}: {} algorithms × {} cells × {} seeds, {} runs",
         plan.subjects.len(),
         plan.cells.len(),
+        plan.seeds,
         items.len()
     );
     // The lock is held until the report is written: one writer per store.

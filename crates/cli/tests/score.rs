@@ -1,5 +1,5 @@
-//! `scavenger score` end to end on two cells of the quick grid: the summary line, the
-//! files, resuming from the store, and bad input.
+//! `scavenger score` end to end on two cells of the quick grid and two seeds: the summary
+//! line, the files, each run once per seed, resuming from the store, and bad input.
 
 mod common;
 use common::scavenger;
@@ -16,13 +16,33 @@ fn score_runs_two_cells_writes_the_report_and_resumes() {
         "--quick",
         "--cells",
         "base:short-newreno,base:video",
+        "--seeds",
+        "2",
         "--out",
         d,
     ];
     let (code, out, err) = scavenger(&args);
     assert_eq!(code, 0, "{err}");
-    // Two cells on one link: 2 × (with, fg-alone) + alone, jain, reference.
-    assert!(err.contains("1 algorithms × 2 cells, 7 runs"), "{err}");
+    // Two cells on one link: 2 × (with, fg-alone) + alone, jain, reference; per seed.
+    assert!(
+        err.contains("1 algorithms × 2 cells × 2 seeds, 14 runs"),
+        "{err}"
+    );
+    // Every one of the 7 runs is stored once for seed 1 and once for seed 2.
+    let stored = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    let mut seeds = std::collections::BTreeMap::<String, Vec<u64>>::new();
+    for l in stored.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        seeds
+            .entry(v["label"].as_str().unwrap().to_string())
+            .or_default()
+            .push(v["seed"].as_u64().unwrap());
+    }
+    assert_eq!(seeds.len(), 7, "{seeds:?}");
+    for (label, s) in &mut seeds {
+        s.sort();
+        assert_eq!(s, &[1, 2], "{label}");
+    }
     let line = out.trim();
     let (k, n) = line
         .strip_prefix("algo=ledbat[target=25ms] cells_all_pass=")
@@ -52,6 +72,20 @@ fn score_runs_two_cells_writes_the_report_and_resumes() {
     }
     let csv = std::fs::read_to_string(dir.join("scorecard.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "{csv}");
+    // The aggregate of 2 seeds, with each metric's spread.
+    let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    let col = |name: &str| row[head.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(col("seeds"), "2", "{csv}");
+    let (lo, mid, hi): (f64, f64, f64) = (
+        col("slowdown_min").parse().unwrap(),
+        col("slowdown").parse().unwrap(),
+        col("slowdown_max").parse().unwrap(),
+    );
+    // The median of two is their mean.
+    assert!((mid - (lo + hi) / 2.0).abs() < 1e-12, "{csv}");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("Seeds 1 to 2 per run"), "{md}");
     assert!(
         csv.lines()
             .nth(1)
@@ -63,7 +97,7 @@ fn score_runs_two_cells_writes_the_report_and_resumes() {
     let (code, out2, err) = scavenger(&args);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("0 runs") && err.contains("7 of 7 already"),
+        err.contains("0 runs") && err.contains("14 of 14 already"),
         "{err}"
     );
     assert_eq!(out, out2);
@@ -84,6 +118,17 @@ fn score_refuses_bad_input_with_the_reason() {
     let (code, _, err) = scavenger(&["score"]);
     assert_eq!(code, 2);
     assert!(err.contains("--all"), "{err}");
+    for n in ["0", "101"] {
+        let (code, _, err) = scavenger(&["score", "ledbat", "--seeds", n]);
+        assert_eq!(code, 2);
+        assert!(
+            err.contains(&format!("--seeds {n} is out of range")) && err.contains("1 to 100"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = scavenger(&["score", "ledbat", "--seeds", "x"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--seeds"), "{err}");
     let (code, _, err) = scavenger(&["score", "ledbat", "--cells", "nope"]);
     assert_eq!(code, 2);
     assert!(

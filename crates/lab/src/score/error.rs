@@ -33,6 +33,8 @@ pub enum ScoreError {
     },
     #[error("no cell matches --cells {filters}; cells: {cells}")]
     NoCell { filters: String, cells: String },
+    #[error("--seeds {value} is out of range; allowed: 1 to {max} (each run is repeated for seeds 1..=N)")]
+    Seeds { value: u64, max: u64 },
 
     // ---- the evaluation and the report ----
     /// Reading the store or writing the report: `LabError::Io`, or `LabError::NotARecord`

@@ -168,6 +168,10 @@ pub struct CellScore {
     /// The longest ramp-up the run could show (RTTs from departure to the end).
     pub ramp_bound_rtts: Option<f64>,
     pub jain: Option<f64>,
+    /// The NewReno reference's mean and one-bin peak goodput after warm-up, as shares of
+    /// the capacity: what the hollow rules read.
+    pub ref_util: f64,
+    pub ref_peak: f64,
     pub v_slowdown: Verdict,
     pub v_spare: Verdict,
     pub v_queue: Verdict,
@@ -194,6 +198,29 @@ impl CellScore {
     /// A cell is hollow only when every one of its goals is.
     pub fn hollow(&self) -> bool {
         self.verdicts().iter().all(|v| *v == Verdict::Hollow)
+    }
+    /// Sets the five verdicts from the values: the goals, and the hollow rules on the
+    /// reference's shares. One place for both a seed's score and the median of several
+    /// (aggregate.rs).
+    pub fn judge(&mut self) {
+        let (hollow_spare, hollow_ramp) = hollow_rules(self.ref_util, self.ref_peak);
+        let v = |ok: Option<bool>| Verdict::of(ok.unwrap_or(false));
+        self.v_slowdown = v(self.slowdown.map(|s| s <= GOAL_SLOWDOWN));
+        self.v_spare = if hollow_spare {
+            Verdict::Hollow
+        } else {
+            v(self.spare.map(|s| s >= GOAL_SPARE))
+        };
+        self.v_queue = v(self
+            .qdelay_mean_ms
+            .zip(self.qdelay_p95_ms)
+            .map(|(m, p)| m <= GOAL_QDELAY_MEAN_MS && p <= GOAL_QDELAY_P95_MS));
+        self.v_ramp = if hollow_ramp {
+            Verdict::Hollow
+        } else {
+            v(self.ramp_rtts.map(|x| x <= GOAL_RAMP_RTTS))
+        };
+        self.v_jain = v(self.jain.map(|j| j >= GOAL_JAIN));
     }
     pub fn passes(&self) -> usize {
         self.verdicts()
@@ -228,9 +255,21 @@ impl CellFrame {
 /// ramp-up goal when NewReno never shows 90 % of the link in one bin (the link cannot
 /// deliver it at the bin's resolution).
 pub fn hollow(frame: &CellFrame, reference: &Series) -> (bool, bool) {
+    let (util, peak) = reference_shares(frame, reference);
+    hollow_rules(util, peak)
+}
+
+/// The NewReno reference alone after warm-up, as shares of the capacity: its mean
+/// goodput and its highest goodput in one bin (the inputs of the hollow rules).
+pub fn reference_shares(frame: &CellFrame, reference: &Series) -> (f64, f64) {
     let (a, b) = (frame.warm_s, frame.alone_end_s);
     let util = reference.mean_goodput("bg", a, b).unwrap_or(0.0) / frame.cap();
     let peak = reference.max_goodput("bg", a, b).unwrap_or(0.0) / frame.cap();
+    (util, peak)
+}
+
+/// (spare capacity hollow, ramp-up hollow) from the reference's shares.
+fn hollow_rules(util: f64, peak: f64) -> (bool, bool) {
     (util < GOAL_SPARE, peak < RAMP_LEVEL)
 }
 
@@ -319,7 +358,7 @@ pub fn score(r: &CellRuns) -> Result<CellScore, MissingSeries> {
         series(r.reference, "NewReno reference")?,
     );
     let cap = f.cap();
-    let (hollow_spare, hollow_ramp) = hollow(f, &ref_s);
+    let (ref_util, ref_peak) = reference_shares(f, &ref_s);
 
     let slowdown = slowdown(&r.with.result, &r.fg_alone.result);
     let (harm_tput, harm_delay, added_delay_ms) = harm(&r.with.result, &r.fg_alone.result);
@@ -355,23 +394,13 @@ pub fn score(r: &CellRuns) -> Result<CellScore, MissingSeries> {
 
     let jain = r.jain.result.jain.first().map(|j| j.index);
 
-    let v = |ok: Option<bool>| Verdict::of(ok.unwrap_or(false));
-    Ok(CellScore {
-        v_slowdown: v(slowdown.map(|s| s <= GOAL_SLOWDOWN)),
-        v_spare: if hollow_spare {
-            Verdict::Hollow
-        } else {
-            v(spare.map(|s| s >= GOAL_SPARE))
-        },
-        v_queue: v(qdelay_mean_ms
-            .zip(qdelay_p95_ms)
-            .map(|(m, p)| m <= GOAL_QDELAY_MEAN_MS && p <= GOAL_QDELAY_P95_MS)),
-        v_ramp: if hollow_ramp {
-            Verdict::Hollow
-        } else {
-            v(ramp_rtts.map(|x| x <= GOAL_RAMP_RTTS))
-        },
-        v_jain: v(jain.map(|j| j >= GOAL_JAIN)),
+    let mut s = CellScore {
+        // Placeholders: `judge` sets every verdict from the values below.
+        v_slowdown: Verdict::Fail,
+        v_spare: Verdict::Fail,
+        v_queue: Verdict::Fail,
+        v_ramp: Verdict::Fail,
+        v_jain: Verdict::Fail,
         slowdown,
         harm_tput,
         harm_delay,
@@ -384,7 +413,11 @@ pub fn score(r: &CellRuns) -> Result<CellScore, MissingSeries> {
         ramp_rtts,
         ramp_bound_rtts,
         jain,
-    })
+        ref_util,
+        ref_peak,
+    };
+    s.judge();
+    Ok(s)
 }
 
 #[cfg(test)]

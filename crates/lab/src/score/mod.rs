@@ -1,14 +1,16 @@
 //! `scavenger score`: an LBE scorecard for any algorithm and parameter set.
 //!
-//! Every (algorithm, cell) is measured by five runs, all plain work items in a result
+//! Every (algorithm, cell) is measured by five runs per seed, all plain work items in a result
 //! store (so a scorecard is parallel, resumable and Ctrl-C safe like any study):
 //! the algorithm with the cell's foreground (`with`), that scenario without the
 //! algorithm (`fg-alone`, shared by every algorithm), the algorithm alone on the link
 //! (`alone`), four copies started 10 s apart (`jain`), and NewReno alone (`reference`,
 //! for the hollow rules). Runs that depend only on the link are named by the link, so
-//! cells on the same link share them. docs/scorecard.md describes the grid, the metrics,
-//! the goals and the hollow rule.
+//! cells on the same link share them. Each run is repeated for seeds 1..=N and each
+//! metric is the median over the seeds (aggregate.rs). docs/scorecard.md describes the
+//! grid, the metrics, the goals, the seeds and the hollow rule.
 
+pub mod aggregate;
 pub mod error;
 pub mod grid;
 pub mod metrics;
@@ -18,6 +20,7 @@ use crate::builder::Arg;
 use crate::error::LabError;
 use crate::slowdown::without_background;
 use crate::work::WorkItem;
+use aggregate::SeededScore;
 pub use error::ScoreError;
 use grid::{Cell, Fg};
 use metrics::{CellFrame, CellRuns, CellScore, Run, Series};
@@ -130,6 +133,8 @@ pub struct Plan {
     pub subjects: Vec<Subject>,
     pub cells: Vec<Cell>,
     pub quick: bool,
+    /// Every run is repeated for seeds 1..=`seeds`.
+    pub seeds: u64,
 }
 
 /// The five runs of one (algorithm, cell), built.
@@ -141,18 +146,33 @@ struct CellScenarios {
     reference: crate::scenario::Scenario,
 }
 
-/// Every run is seed 1: the scenarios are deterministic apart from the wifi preset, the
-/// web arrivals and nothing else, and one seed per cell keeps the grid wide instead.
-pub const SEED: u64 = 1;
+/// Seeds per run unless `--seeds` says otherwise (docs/scorecard.md#seeds): the seed
+/// draws each flow's start jitter (U[0, 10 ms]), the wifi preset's losses, the web
+/// arrivals and the cell trace's phase, and many verdicts sit within a few percent of
+/// their goal, so one seed decides them by luck. Five gives a median that one outlying
+/// seed cannot move, within the quick grid's CI budget.
+pub const DEFAULT_SEEDS: u64 = 5;
+
+/// The most seeds `--seeds` accepts: more is a different experiment (a sweep), and a
+/// full grid would take hours.
+pub const MAX_SEEDS: u64 = 100;
 
 impl Plan {
     /// The grid (`quick`: the CI subset), optionally only cells whose id contains one of
     /// `filters`.
+    /// `seeds` must lie in 1..=`MAX_SEEDS`.
     pub fn new(
         subjects: Vec<Subject>,
         quick: bool,
         filters: &[String],
+        seeds: u64,
     ) -> Result<Plan, ScoreError> {
+        if !(1..=MAX_SEEDS).contains(&seeds) {
+            return Err(ScoreError::Seeds {
+                value: seeds,
+                max: MAX_SEEDS,
+            });
+        }
         let cells: Vec<Cell> = grid::cells()
             .into_iter()
             .filter(|c| !quick || c.quick)
@@ -172,6 +192,7 @@ impl Plan {
             subjects,
             cells,
             quick,
+            seeds,
         })
     }
 
@@ -188,7 +209,8 @@ impl Plan {
     }
 
     /// The work items, each once (cells share link runs, algorithms share the
-    /// foreground-alone and reference runs).
+    /// foreground-alone and reference runs), for every seed. The seed is part of each
+    /// item's key, so a store resumes per seed, and a store of fewer seeds is reused.
     pub fn work_items(&self) -> Result<Vec<WorkItem>, ScoreError> {
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();
@@ -205,9 +227,11 @@ impl Plan {
                     (format!("{alg}|{lid}|jain"), sc.jain),
                     (format!("newreno|{lid}|reference"), sc.reference),
                 ] {
-                    let w = WorkItem::new(label, scen, SEED);
-                    if seen.insert(w.key.clone()) {
-                        out.push(w);
+                    for seed in 1..=self.seeds {
+                        let w = WorkItem::new(label.clone(), scen.clone(), seed);
+                        if seen.insert(w.key.clone()) {
+                            out.push(w);
+                        }
                     }
                 }
             }
@@ -215,49 +239,59 @@ impl Plan {
         Ok(out)
     }
 
-    /// Scores every (algorithm, cell) from the store in `dir`; a cell whose runs are not
-    /// all there yet is left out (`None`).
+    /// Scores every (algorithm, cell) from the store in `dir`, seed by seed, and
+    /// aggregates the seeds; a cell whose runs are not all there yet for every seed is
+    /// left out (`None`).
     pub fn evaluate(&self, dir: &Path) -> Result<Scorecard, ScoreError> {
         let mut wanted = std::collections::HashSet::new();
         let mut keyed = Vec::new();
         for s in &self.subjects {
             for c in &self.cells {
                 let sc = self.scenarios(c, s)?;
-                let keys = [&sc.with, &sc.fg_alone, &sc.alone, &sc.jain, &sc.reference]
-                    .map(|x| crate::work::item_key(x, SEED));
-                wanted.extend(keys.iter().cloned());
+                let keys: Vec<[String; 5]> = (1..=self.seeds)
+                    .map(|seed| {
+                        [&sc.with, &sc.fg_alone, &sc.alone, &sc.jain, &sc.reference]
+                            .map(|x| crate::work::item_key(x, seed))
+                    })
+                    .collect();
+                wanted.extend(keys.iter().flatten().cloned());
                 keyed.push((s.label(), c.clone(), keys));
             }
         }
         let runs = read_runs(dir, &wanted)?;
         let mut rows = Vec::new();
         for (alg, c, keys) in keyed {
-            let got: Vec<Option<&Run>> = keys.iter().map(|k| runs.get(k)).collect();
-            let score = match got[..] {
-                [Some(with), Some(fg_alone), Some(alone), Some(jain), Some(reference)] => {
-                    let cr = CellRuns {
-                        frame: frame(&c, &with.result),
-                        with,
-                        fg_alone,
-                        alone,
-                        jain,
-                        reference,
-                    };
-                    Some(metrics::score(&cr).map_err(|source| ScoreError::Cell {
-                        algorithm: alg.clone(),
-                        cell: c.id(),
-                        source,
-                    })?)
-                }
-                _ => None,
-            };
-            rows.push((alg, c, score));
+            let mut per_seed = Vec::new();
+            for seed_keys in &keys {
+                let got: Vec<Option<&Run>> = seed_keys.iter().map(|k| runs.get(k)).collect();
+                let [Some(with), Some(fg_alone), Some(alone), Some(jain), Some(reference)] =
+                    got[..]
+                else {
+                    break;
+                };
+                let cr = CellRuns {
+                    frame: frame(&c, &with.result),
+                    with,
+                    fg_alone,
+                    alone,
+                    jain,
+                    reference,
+                };
+                per_seed.push(metrics::score(&cr).map_err(|source| ScoreError::Cell {
+                    algorithm: alg.clone(),
+                    cell: c.id(),
+                    source,
+                })?);
+            }
+            let complete = per_seed.len() == keys.len();
+            rows.push((alg, c, SeededScore::new(per_seed).filter(|_| complete)));
         }
         Ok(Scorecard {
             algorithms: self.subjects.iter().map(Subject::label).collect(),
             cells: self.cells.clone(),
             rows,
             quick: self.quick,
+            seeds: self.seeds,
         })
     }
 }
@@ -285,12 +319,19 @@ fn frame(c: &Cell, with: &scavenger_sim::SimResult) -> CellFrame {
 pub struct Scorecard {
     pub algorithms: Vec<String>,
     pub cells: Vec<Cell>,
-    pub rows: Vec<(String, Cell, Option<CellScore>)>,
+    pub rows: Vec<(String, Cell, Option<SeededScore>)>,
     pub quick: bool,
+    pub seeds: u64,
 }
 
 impl Scorecard {
+    /// The cell's aggregate over the seeds (medians and their verdicts).
     pub fn score(&self, alg: &str, cell: &str) -> Option<&CellScore> {
+        self.seeded(alg, cell).map(|s| &s.median)
+    }
+
+    /// The cell's per-seed scores with their aggregate.
+    pub fn seeded(&self, alg: &str, cell: &str) -> Option<&SeededScore> {
         self.rows
             .iter()
             .find(|(a, c, _)| a == alg && c.id() == cell)
@@ -307,7 +348,7 @@ impl Scorecard {
             if a != alg {
                 continue;
             }
-            match s {
+            match s.as_ref().map(|s| &s.median) {
                 None => missing += 1,
                 Some(s) if s.hollow() => {}
                 Some(s) => {
@@ -474,7 +515,7 @@ mod tests {
         let reno = Subject::parse("newreno", &[]).unwrap();
         let mut sc = grid::alone(&grid::BASE, &reno).unwrap();
         sc.duration = scavenger_cc::Dur::from_secs(2);
-        let w = WorkItem::new("t", sc, SEED);
+        let w = WorkItem::new("t", sc, 1);
         let rec = w.run();
         let mut store = crate::store::Store::open(&dir).unwrap();
         store.append(&w.key, &w.label, w.seed, &rec).unwrap();
@@ -505,17 +546,55 @@ mod tests {
     fn algorithms_share_the_foreground_alone_and_reference_runs() {
         let a = Subject::parse("ledbat", &[]).unwrap();
         let b = Subject::parse("yield", &[]).unwrap();
-        let one = Plan::new(vec![a.clone()], true, &["base:short-newreno".into()]).unwrap();
+        let cell = ["base:short-newreno".to_string()];
+        let one = Plan::new(vec![a.clone()], true, &cell, 1).unwrap();
         assert_eq!(one.work_items().unwrap().len(), 5);
-        let two = Plan::new(vec![a, b], true, &["base:short-newreno".into()]).unwrap();
+        let two = Plan::new(vec![a.clone(), b], true, &cell, 1).unwrap();
         // with, alone, jain for each; fg-alone and reference once.
         assert_eq!(two.work_items().unwrap().len(), 8);
-        let e = Plan::new(vec![], true, &["no-such-cell".into()])
+        let e = Plan::new(vec![], true, &["no-such-cell".into()], 1)
             .err()
             .unwrap();
         assert!(
             matches!(e, ScoreError::NoCell { .. }) && e.is_usage(),
             "{e}"
         );
+    }
+
+    #[test]
+    fn every_run_is_repeated_per_seed_under_its_own_key() {
+        let a = Subject::parse("ledbat", &[]).unwrap();
+        let cell = ["base:short-newreno".to_string()];
+        let one = Plan::new(vec![a.clone()], true, &cell, 1)
+            .unwrap()
+            .work_items()
+            .unwrap();
+        let two = Plan::new(vec![a.clone()], true, &cell, 2)
+            .unwrap()
+            .work_items()
+            .unwrap();
+        assert_eq!(two.len(), 10);
+        for w in &one {
+            let seeds: Vec<u64> = two
+                .iter()
+                .filter(|x| x.label == w.label)
+                .map(|x| x.seed)
+                .collect();
+            assert_eq!(seeds, [1, 2], "{}", w.label);
+        }
+        // Seed 1's keys are those of a one-seed plan: its store is reused, not rerun.
+        let keys: std::collections::HashSet<_> = two.iter().map(|w| &w.key).collect();
+        assert_eq!(keys.len(), 10);
+        assert!(one.iter().all(|w| keys.contains(&w.key)));
+        // Out of range: the flag, the value and what is allowed.
+        for n in [0, MAX_SEEDS + 1] {
+            let e = Plan::new(vec![a.clone()], true, &cell, n).err().unwrap();
+            assert!(matches!(e, ScoreError::Seeds { .. }) && e.is_usage(), "{e}");
+            let e = e.to_string();
+            assert!(
+                e.contains(&format!("--seeds {n}")) && e.contains("1 to 100"),
+                "{e}"
+            );
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! The scorecard's outputs: report.html (one heat map per metric, algorithms × cells),
-//! report.md, scorecard.csv and summary.txt (`algo=NAME cells_all_pass=K/N`).
+//! report.md, scorecard.csv and summary.txt (`algo=NAME cells_all_pass=K/N`). Each value
+//! is the median over the seeds, shown with its min–max when there are several.
 
+use super::aggregate::SeededScore;
 use super::metrics::{CellScore, Verdict};
 use super::Scorecard;
 use crate::error::LabError;
@@ -14,6 +16,8 @@ struct Shown {
     title: &'static str,
     goal: &'static str,
     value: fn(&CellScore) -> String,
+    /// The min–max over the seeds, as the value is shown; empty for no goal.
+    spread: fn(&SeededScore) -> String,
     verdict: fn(&CellScore) -> Verdict,
     distance: fn(&CellScore) -> f64,
 }
@@ -36,6 +40,13 @@ fn ramp_text(s: &CellScore) -> String {
     }
 }
 
+/// "lo–hi" of a metric over the seeds, with `digits` decimals.
+fn range(s: Option<(f64, f64)>, digits: usize) -> String {
+    s.map_or("–".into(), |(lo, hi)| {
+        format!("{}–{}", num(Some(lo), digits), num(Some(hi), digits))
+    })
+}
+
 /// Relative distance beyond a goal, squashed to 0..1.
 fn squash(x: f64) -> f64 {
     if x.is_nan() {
@@ -51,6 +62,7 @@ const SHOWN: [Shown; 6] = [
         title: "Foreground slowdown (with / alone)",
         goal: "≤ 1.05",
         value: |s| num(s.slowdown, 2),
+        spread: |a| range(a.spread(|s| s.slowdown), 2),
         verdict: |s| s.v_slowdown,
         distance: |s| squash((s.slowdown.unwrap_or(f64::INFINITY) - 1.05) * 4.0),
     },
@@ -59,6 +71,7 @@ const SHOWN: [Shown; 6] = [
         title: "Spare capacity used (alone, and beside a long-lived foreground)",
         goal: "≥ 0.90",
         value: |s| num(s.spare, 2),
+        spread: |a| range(a.spread(|s| s.spare), 2),
         verdict: |s| s.v_spare,
         distance: |s| squash((0.9 - s.spare.unwrap_or(0.0)) * 4.0),
     },
@@ -67,6 +80,13 @@ const SHOWN: [Shown; 6] = [
         title: "Self-induced queueing delay, mean / p95 (ms)",
         goal: "mean ≤ 5 ms and p95 ≤ 10 ms",
         value: |s| format!("{}/{}", num(s.qdelay_mean_ms, 1), num(s.qdelay_p95_ms, 0)),
+        spread: |a| {
+            format!(
+                "{}/{}",
+                range(a.spread(|s| s.qdelay_mean_ms), 1),
+                range(a.spread(|s| s.qdelay_p95_ms), 0)
+            )
+        },
         verdict: |s| s.v_queue,
         distance: |s| squash((s.qdelay_p95_ms.unwrap_or(f64::INFINITY) - 10.0) / 20.0),
     },
@@ -75,6 +95,7 @@ const SHOWN: [Shown; 6] = [
         title: "Ramp-up after the foreground leaves, to 90 % of the link (RTTs)",
         goal: "≤ 5 RTTs",
         value: ramp_text,
+        spread: |a| range(a.ramp_spread(), 0),
         verdict: |s| s.v_ramp,
         distance: |s| squash((s.ramp_rtts.unwrap_or(f64::INFINITY) - 5.0) / 20.0),
     },
@@ -83,6 +104,7 @@ const SHOWN: [Shown; 6] = [
         title: "Jain's index of 4 flows started 10 s apart",
         goal: "≥ 0.95",
         value: |s| num(s.jain, 2),
+        spread: |a| range(a.spread(|s| s.jain), 2),
         verdict: |s| s.v_jain,
         distance: |s| squash((0.95 - s.jain.unwrap_or(0.0)) * 5.0),
     },
@@ -91,6 +113,7 @@ const SHOWN: [Shown; 6] = [
         title: "Harm to the foreground (Ware et al. 2019): throughput / delay",
         goal: "reported, no goal",
         value: |s| format!("{}/{}", num(s.harm_tput, 2), num(s.harm_delay, 2)),
+        spread: |_| String::new(),
         verdict: |_| Verdict::Hollow,
         distance: |s| squash(s.harm_tput.unwrap_or(0.0).max(0.0) * 4.0),
     },
@@ -125,8 +148,9 @@ pub fn html(sc: &Scorecard) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
-        "<!doctype html><meta charset=utf-8><title>LBE scorecard</title><style>{CSS}</style><h1>LBE scorecard{}</h1>",
-        if sc.quick { " (quick grid)" } else { "" }
+        "<!doctype html><meta charset=utf-8><title>LBE scorecard</title><style>{CSS}</style><h1>LBE scorecard{}</h1><p>{}</p>",
+        if sc.quick { " (quick grid)" } else { "" },
+        seeds_note(sc.seeds)
     );
     h += "<pre>";
     h += &esc(&sc.summary());
@@ -145,15 +169,20 @@ pub fn html(sc: &Scorecard) -> String {
         for a in &sc.algorithms {
             let _ = write!(h, "<tr><td class=l>{}</td>", esc(a));
             for c in &sc.cells {
-                match sc.score(a, &c.id()) {
+                match sc.seeded(a, &c.id()) {
                     None => h += "<td></td>",
-                    Some(s) => {
+                    Some(agg) => {
+                        let s = &agg.median;
                         let v = (m.verdict)(s);
-                        let text = if v == Verdict::Hollow && m.key != "harm" {
+                        let mut text = if v == Verdict::Hollow && m.key != "harm" {
                             format!("n/a ({})", (m.value)(s))
                         } else {
                             (m.value)(s)
                         };
+                        let spread = (m.spread)(agg);
+                        if sc.seeds > 1 && !spread.is_empty() {
+                            text = format!("{text}\n{spread}");
+                        }
                         let _ = write!(
                             h,
                             "<td style=\"background:{}\" title=\"{} {}: {}\">{}</td>",
@@ -161,7 +190,8 @@ pub fn html(sc: &Scorecard) -> String {
                             esc(a),
                             esc(&c.id()),
                             v.label(),
-                            esc(&text)
+                            esc(&text).replace('\n', "<br><small>")
+                                + if text.contains('\n') { "</small>" } else { "" }
                         );
                     }
                 }
@@ -190,11 +220,22 @@ pub fn html(sc: &Scorecard) -> String {
     h
 }
 
+/// How the values are aggregated, for the reports' heads.
+fn seeds_note(seeds: u64) -> String {
+    if seeds == 1 {
+        "One seed per run.".into()
+    } else {
+        format!("Seeds 1 to {seeds} per run: each value is the median over the seeds, the verdict that of the median; below it the min–max over the seeds.")
+    }
+}
+
 pub fn markdown(sc: &Scorecard) -> String {
     let mut m = format!(
-        "# LBE scorecard{}\n\n```\n{}```\n\nPer cell: the five goals (P pass, F fail, - n/a), then the values.\n",
+        "# LBE scorecard{}\n\n```\n{}```\n\n{} Per cell: the five goals (P pass, F fail, - n/a), then the values{}.\n",
         if sc.quick { " (quick grid)" } else { "" },
-        sc.summary()
+        sc.summary(),
+        seeds_note(sc.seeds),
+        if sc.seeds > 1 { " (min–max in brackets)" } else { "" }
     );
     for a in &sc.algorithms {
         let _ = write!(
@@ -202,9 +243,18 @@ pub fn markdown(sc: &Scorecard) -> String {
             "\n## {a}\n\n| cell | goals | slowdown | spare | queue mean/p95 ms | ramp RTTs | Jain | harm tput/delay |\n|---|---|---|---|---|---|---|---|\n"
         );
         for c in &sc.cells {
-            let Some(s) = sc.score(a, &c.id()) else {
+            let Some(agg) = sc.seeded(a, &c.id()) else {
                 let _ = writeln!(m, "| {} | not run | | | | | | |", c.id());
                 continue;
+            };
+            let s = &agg.median;
+            let shown = |i: usize| {
+                let spread = (SHOWN[i].spread)(agg);
+                if sc.seeds > 1 && !spread.is_empty() {
+                    format!("{} ({spread})", (SHOWN[i].value)(s))
+                } else {
+                    (SHOWN[i].value)(s)
+                }
             };
             let goals: String = s
                 .verdicts()
@@ -219,12 +269,12 @@ pub fn markdown(sc: &Scorecard) -> String {
                 m,
                 "| {} | {goals} | {} | {} | {} | {} | {} | {} |",
                 c.id(),
-                (SHOWN[0].value)(s),
-                (SHOWN[1].value)(s),
-                (SHOWN[2].value)(s),
-                (SHOWN[3].value)(s),
-                (SHOWN[4].value)(s),
-                (SHOWN[5].value)(s),
+                shown(0),
+                shown(1),
+                shown(2),
+                shown(3),
+                shown(4),
+                shown(5),
             );
         }
     }
@@ -240,15 +290,33 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// The metrics whose min and max over the seeds scorecard.csv lists, after the medians.
+const SPREAD_COLUMNS: [(&str, super::aggregate::Metric); 6] = [
+    ("slowdown", |s| s.slowdown),
+    ("spare", |s| s.spare),
+    ("qdelay_mean_ms", |s| s.qdelay_mean_ms),
+    ("qdelay_p95_ms", |s| s.qdelay_p95_ms),
+    // A ramp-up never reached is "inf" here.
+    ("ramp_rtts", |s| Some(s.ramp_rtts.unwrap_or(f64::INFINITY))),
+    ("jain", |s| s.jain),
+];
+
+/// One row per (algorithm, cell): the medians over the seeds and their verdicts, then
+/// the number of seeds and each goal metric's min and max over them.
 pub fn csv(sc: &Scorecard) -> String {
-    let mut out = String::from("algorithm,cell,slowdown,harm_tput,harm_delay,added_delay_ms,spare_alone,spare_beside,spare,qdelay_mean_ms,qdelay_p95_ms,ramp_rtts,ramp_bound_rtts,jain,slowdown_goal,spare_goal,queue_goal,ramp_goal,jain_goal,all_pass\n");
+    let mut out = String::from("algorithm,cell,slowdown,harm_tput,harm_delay,added_delay_ms,spare_alone,spare_beside,spare,qdelay_mean_ms,qdelay_p95_ms,ramp_rtts,ramp_bound_rtts,jain,slowdown_goal,spare_goal,queue_goal,ramp_goal,jain_goal,all_pass,seeds");
+    for (name, _) in SPREAD_COLUMNS {
+        let _ = write!(out, ",{name}_min,{name}_max");
+    }
+    out.push('\n');
     let f = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
-    for (a, c, s) in &sc.rows {
-        let Some(s) = s else { continue };
+    for (a, c, agg) in &sc.rows {
+        let Some(agg) = agg else { continue };
+        let s = &agg.median;
         let v = s.verdicts();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}{}",
             csv_field(a),
             c.id(),
             f(s.slowdown),
@@ -268,7 +336,15 @@ pub fn csv(sc: &Scorecard) -> String {
             v[2].label(),
             v[3].label(),
             v[4].label(),
-            s.all_pass()
+            s.all_pass(),
+            agg.seeds.len(),
+            SPREAD_COLUMNS
+                .iter()
+                .map(|(_, m)| {
+                    let r = agg.spread(*m);
+                    format!(",{},{}", f(r.map(|r| r.0)), f(r.map(|r| r.1)))
+                })
+                .collect::<String>()
         );
     }
     out
