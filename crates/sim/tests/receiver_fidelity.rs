@@ -59,33 +59,60 @@ fn yield_alone_in_half_a_bdp_no_longer_starves() {
     assert!((linux - 4.75).abs() < (legacy - 4.75).abs() && linux >= 0.9 * 4.75);
 }
 
-/// Issue 18 failure 4: TCP-LP alone with CoDel (2·BDP buffer). Testbed (the shim on Linux
-/// 6.18): 6.49 Mbit/s. The Linux receiver's delayed ACKs alone gave 0.81: after a
-/// delayed-ACK timer fires, ato doubles and a lone segment is held min(ato, srtt) = 50 ms
-/// instead of 40, which TCP-LP (Linux 4.4 clock model) reads as congestion. Autotuning
-/// (`tcp_grow_window`'s immediate ACKs while the window opens) gives it 1.55 (1.73 since
-/// flows start with 10 ms of jitter): the window
-/// reaches its clamp about 3 s into the run (rcv_ssthresh 905 007 bytes against a clamp of
-/// 906 447 that DRS set during slow start), after which lone segments wait again. With
-/// every segment acknowledged (`delayed_ack = false`) it gets 4.6. The remaining gap is
-/// not the receiver as Linux 6.x codes it (docs/receiver.md, "TCP-LP"); this test holds it
-/// and fails when it closes.
+/// TCP-LP alone with CoDel (2·BDP), as the simulator runs it by default (Linux receiver,
+/// SYN handshake, 10 ms start jitter), goodput in Mbit/s for `seed`.
+fn tcp_lp_alone_with_codel(seed: u64) -> f64 {
+    let mut c = adsl(60, 67);
+    c.seed = seed;
+    c.forward.qdisc = QdiscConfig::Codel(CodelParams::default());
+    c.reverse.qdisc = QdiscConfig::Codel(CodelParams::default());
+    c.flows.push(flow("bg", "tcp-lp"));
+    run(c).flows[0].goodput_bps / 1e6
+}
+
+/// Issue 18 failure 4: TCP-LP alone with CoDel (2·BDP buffer), default settings (handshake
+/// on), seeds 1–10. Testbed (the shim on Linux 6.18, 2026-11-28, three runs): 6.51, 6.42,
+/// 6.44 Mbit/s with the sender's cwnd at 30–34 packets throughout, which is NewReno's figure
+/// (the simulator's NewReno: 6.40): the agent's TCP-LP in its default Linux 4.4 clock
+/// model makes no reduction there, although the same ACK stream replayed into our TCP-LP
+/// gives about 800 early indications (docs/validation.md, "TCP-LP alone"). The simulator's
+/// TCP-LP reacts and starves at 1–2 packets: 1.57–3.21 Mbit/s over the ten seeds, median
+/// 2.60. The gap is not the receiver as the simulator codes it, nor only the kernel's: this
+/// test holds the simulator's distribution (median, and every seed below half the
+/// testbed's lowest run) and fails when either moves; update docs/receiver.md then.
 #[test]
-fn tcp_lp_alone_with_codel_still_starves_open_gap() {
+fn tcp_lp_alone_with_codel_starves_in_the_simulator_open_gap() {
+    let mut g: Vec<f64> = (1..=10).map(tcp_lp_alone_with_codel).collect();
+    g.sort_by(f64::total_cmp);
+    let median = (g[4] + g[5]) / 2.0;
+    assert!(
+        (2.45..2.75).contains(&median),
+        "median {median:.3} Mbit/s over seeds 1-10: {g:.3?}"
+    );
+    assert!(
+        g.iter().all(|&x| (1.4..0.5 * 6.42).contains(&x)),
+        "every seed starves against the testbed's 6.42-6.51: {g:.3?}"
+    );
+}
+
+/// The receiver comparison of docs/receiver.md's table (seed 1, no handshake): the legacy
+/// receiver against Linux's for TCP-LP alone with CoDel.
+#[test]
+fn tcp_lp_alone_with_codel_legacy_and_linux_receiver_without_handshake() {
     let legacy = alone("tcp-lp", 67, true, AckModel::Legacy);
     let linux = alone("tcp-lp", 67, true, AckModel::Linux);
     // With the default 10 ms start jitter (seed 1) the start phase moves these from 1.51
-    // and 1.55 to 1.345 and 1.731: TCP-LP is bimodal from run to run (issue 17); the gap
-    // to the testbed stays. Since lost retransmissions are found by RACK's send-time
-    // order (deviations/simulator.md#sim-loss-recovery) the legacy receiver's run no
-    // longer waits for two RTOs: 2.62 (the Linux receiver's run had none; unchanged).
+    // and 1.55 to 1.345 and 1.731: TCP-LP is bimodal from run to run (issue 17). Since lost
+    // retransmissions are found by RACK's send-time order
+    // (deviations/simulator.md#sim-loss-recovery) the legacy receiver's run no longer
+    // waits for two RTOs: 2.62 (the Linux receiver's run had none; unchanged).
     assert!(
         (2.55..2.70).contains(&legacy),
         "legacy receiver: {legacy:.3}"
     );
     assert!(
         (1.65..1.80).contains(&linux),
-        "Linux receiver: {linux:.3} Mbit/s (testbed 6.49): update docs/receiver.md"
+        "Linux receiver: {linux:.3} Mbit/s: update docs/receiver.md"
     );
 }
 
