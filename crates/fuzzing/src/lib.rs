@@ -88,8 +88,9 @@ impl Buffer {
 /// on a 37 MB/s path (docs/fuzzing.md, "Physically possible samples").
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReceiverClock {
-    /// Arrival of the newest delivered segment, in the sender's time base (ns).
-    last_arrival: Option<u64>,
+    /// Arrival of the newest delivered segment, in the sender's time base (ns; signed,
+    /// see [`ReceiverClock::owd`]).
+    last_arrival: Option<i64>,
     /// The receiver clock's offset from the sender's: the first one drawn, then fixed
     /// (clocks do not jump).
     offset: Option<i64>,
@@ -108,14 +109,19 @@ impl ReceiverClock {
         acked: u64,
         offset: i64,
     ) -> i64 {
-        let sent_at = now.nanos().saturating_sub(echo.nanos());
-        let forward = sent_at + path.base_rtt.nanos() / 2 + queue.nanos();
+        // Signed: the driver's echo RTT may exceed the time since its clock's origin (an
+        // ACK at 0.43 s echoing a 1.05 s RTT). Clamping the send time to 0 made the
+        // receiver time the algorithm reconstructs (now − echo + owd) differ from the
+        // arrival spaced here, and EvaRate saw 2.5 GB/s on a 47 MB/s path
+        // (docs/fuzzing.md#evarate-negative-send-time).
+        let sent_at = now.nanos() as i64 - echo.nanos() as i64;
+        let forward = sent_at + (path.base_rtt.nanos() / 2 + queue.nanos()) as i64;
         let arrival = match self.last_arrival {
-            Some(a) => forward.max(a + path.serialisation(acked).nanos()),
+            Some(a) => forward.max(a + path.serialisation(acked).nanos() as i64),
             None => forward,
         };
         self.last_arrival = Some(arrival);
-        (arrival - sent_at) as i64 + *self.offset.get_or_insert(offset)
+        arrival - sent_at + *self.offset.get_or_insert(offset)
     }
 
     /// `acked` bytes delivered on an ACK that carries no one-way delay: they took their
@@ -124,7 +130,7 @@ impl ReceiverClock {
     /// exceed the capacity.
     pub fn delivered_unseen(&mut self, path: &Path, acked: u64) {
         if let Some(a) = self.last_arrival.as_mut() {
-            *a += path.serialisation(acked).nanos();
+            *a += path.serialisation(acked).nanos() as i64;
         }
     }
 }
@@ -410,6 +416,35 @@ pub fn plan(data: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An echo RTT longer than the time since the driver's clock began (its segment would
+    /// have been sent before 0) still gives receiver times spaced by the bottleneck: the
+    /// time the algorithm reconstructs, now − echo + owd, advances by at least the
+    /// serialisation of what each ACK delivers. With the send time clamped at 0 it
+    /// advanced by 9.5 µs for 23 732 bytes at 47 MB/s (the EvaRate finding).
+    #[test]
+    fn an_echo_from_before_time_zero_keeps_the_receive_rate_physical() {
+        let path = Path {
+            capacity: 47_193_648,
+            base_rtt: Dur(1_027_523_540),
+        };
+        let mut rc = ReceiverClock::default();
+        let recv = |now: u64, echo: u64, owd: i64| now as i64 - echo as i64 + owd;
+        let (n1, e1) = (433_336_151, 1_050_886_302);
+        let r1 = recv(
+            n1,
+            e1,
+            rc.owd(&path, Time(n1), Dur(e1), Dur(171_444), 5933, 0),
+        );
+        let (n2, e2) = (433_345_660, 1_051_892_038);
+        let r2 = recv(
+            n2,
+            e2,
+            rc.owd(&path, Time(n2), Dur(e2), Dur(1_177_180), 23_732, 0),
+        );
+        assert_eq!(r2 - r1, path.serialisation(23_732).nanos() as i64);
+        assert!(23_732.0 / ((r2 - r1) as f64 / 1e9) <= path.capacity as f64 * 1.000_001);
+    }
 
     /// The buffer is ¼ to 4 BDP (quarters 1..=16 from the seed's top four bits), at least
     /// two segments, and a segment is dropped exactly when it would take the path past
