@@ -171,6 +171,10 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
     let buffer = Buffer::new(&path, 1 + (rng_seed >> 60), mss);
     // Bytes in flight that the full buffer dropped and no ACK has reported yet.
     let mut dropped = 0u64;
+    // Whether the window was full at the last send step: the only state in which a sender
+    // is window-limited (Linux `tcp_is_cwnd_limited`; the simulator's sender sets it when
+    // the window refuses a send). A drawn `cwnd_limited` is honoured only then.
+    let mut window_full = false;
     let mut receiver = ReceiverClock::default();
     let check = |cc: &dyn scavenger_cc::CongestionControl, what: &str| {
         let w = cc.cwnd();
@@ -205,7 +209,8 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
         match u.int_in_range(0u8..=9)? {
             // Send up to the window.
             0..=3 => {
-                if in_flight + mss <= cc.cwnd().max(mss) {
+                window_full = in_flight + mss > cc.cwnd().max(mss);
+                if !window_full {
                     let retransmission = u.ratio(1u8, 20)?;
                     // Drop-tail: the segment arrives at a full buffer and is lost.
                     if buffer.drops(&path, in_flight - dropped, mss) {
@@ -297,7 +302,10 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
                     prior_in_flight: prior,
                     bytes_in_flight: snd_nxt - snd_una,
                     app_limited: u.ratio(1u8, 10)?,
-                    cwnd_limited: u.ratio(3u8, 4)?,
+                    // Drawn, then only where the window limited sending: a window-limited
+                    // flag with the window nearly empty let FlexiS grow its window on
+                    // every ACK to 1 GB (docs/fuzzing.md#flexis-cwnd-limited).
+                    cwnd_limited: u.ratio(3u8, 4)? && window_full,
                     ecn_ce: u.ratio(1u8, 20)?,
                     in_recovery,
                     snd_una,
