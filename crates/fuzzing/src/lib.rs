@@ -44,6 +44,39 @@ impl Path {
     pub fn serialisation(&self, bytes: u64) -> Dur {
         Dur((bytes as u128 * 1_000_000_000 / self.capacity as u128) as u64)
     }
+
+    /// The bandwidth-delay product: what the path holds in flight with an empty queue.
+    pub fn bdp(&self) -> u64 {
+        (self.capacity as u128 * self.base_rtt.nanos() as u128 / 1_000_000_000) as u64
+    }
+}
+
+/// The bottleneck's drop-tail buffer: `quarters` quarters of the BDP (¼ to 4 BDP, the
+/// scorecard's range), and never less than two segments, so that a path with a BDP under
+/// one segment still queues a little. What is in flight beyond BDP + buffer is dropped
+/// (docs/fuzzing.md#finite-buffer).
+#[derive(Clone, Copy, Debug)]
+pub struct Buffer {
+    pub bytes: u64,
+}
+
+impl Buffer {
+    pub fn new(path: &Path, quarters: u64, mss: u64) -> Buffer {
+        Buffer {
+            bytes: (path.bdp() * quarters / 4).max(2 * mss),
+        }
+    }
+
+    /// The most bytes the path holds: the pipe plus the buffer.
+    pub fn capacity(&self, path: &Path) -> u64 {
+        path.bdp() + self.bytes
+    }
+
+    /// Whether a segment of `mss` bytes, sent while `in_path` bytes are in the pipe and
+    /// the queue, finds the buffer full and is dropped.
+    pub fn drops(&self, path: &Path, in_path: u64, mss: u64) -> bool {
+        in_path + mss > self.capacity(path)
+    }
 }
 
 /// The receiver's side of one-way delays: a one-way delay is the echoed segment's arrival
@@ -55,8 +88,9 @@ impl Path {
 /// on a 37 MB/s path (docs/fuzzing.md, "Physically possible samples").
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReceiverClock {
-    /// Arrival of the newest delivered segment, in the sender's time base (ns).
-    last_arrival: Option<u64>,
+    /// Arrival of the newest delivered segment, in the sender's time base (ns; signed,
+    /// see [`ReceiverClock::owd`]).
+    last_arrival: Option<i64>,
     /// The receiver clock's offset from the sender's: the first one drawn, then fixed
     /// (clocks do not jump).
     offset: Option<i64>,
@@ -75,14 +109,19 @@ impl ReceiverClock {
         acked: u64,
         offset: i64,
     ) -> i64 {
-        let sent_at = now.nanos().saturating_sub(echo.nanos());
-        let forward = sent_at + path.base_rtt.nanos() / 2 + queue.nanos();
+        // Signed: the driver's echo RTT may exceed the time since its clock's origin (an
+        // ACK at 0.43 s echoing a 1.05 s RTT). Clamping the send time to 0 made the
+        // receiver time the algorithm reconstructs (now − echo + owd) differ from the
+        // arrival spaced here, and EvaRate saw 2.5 GB/s on a 47 MB/s path
+        // (docs/fuzzing.md#evarate-negative-send-time).
+        let sent_at = now.nanos() as i64 - echo.nanos() as i64;
+        let forward = sent_at + (path.base_rtt.nanos() / 2 + queue.nanos()) as i64;
         let arrival = match self.last_arrival {
-            Some(a) => forward.max(a + path.serialisation(acked).nanos()),
+            Some(a) => forward.max(a + path.serialisation(acked).nanos() as i64),
             None => forward,
         };
         self.last_arrival = Some(arrival);
-        (arrival - sent_at) as i64 + *self.offset.get_or_insert(offset)
+        arrival - sent_at + *self.offset.get_or_insert(offset)
     }
 
     /// `acked` bytes delivered on an ACK that carries no one-way delay: they took their
@@ -91,7 +130,7 @@ impl ReceiverClock {
     /// exceed the capacity.
     pub fn delivered_unseen(&mut self, path: &Path, acked: u64) {
         if let Some(a) = self.last_arrival.as_mut() {
-            *a += path.serialisation(acked).nanos();
+            *a += path.serialisation(acked).nanos() as i64;
         }
     }
 }
@@ -111,13 +150,14 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
     let mss = u.int_in_range(536u64..=9000)?;
     let iw = u.int_in_range(1u64..=100)? * mss;
     let mut now = Time(u.int_in_range(0u64..=1_000_000_000)?);
+    let rng_seed: u64 = u.arbitrary()?;
     let mut cc = alg.instantiate(
         &ParamSet::defaults(alg.params),
         CcInit {
             now,
             mss,
             initial_cwnd: iw,
-            rng: Rng::derive(u.arbitrary()?, 7),
+            rng: Rng::derive(rng_seed, 7),
         },
     );
     // The datapath's view: bytes sent but not yet acknowledged, in sequence order.
@@ -125,6 +165,16 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
     let mut in_recovery = false;
     let mut backoff = 0u32;
     let path = Path::arbitrary(u)?;
+    // The buffer's size comes from the top four bits of the seed already drawn, not from
+    // new bytes: every committed input decodes to the same event sequence as before the
+    // buffer existed, and the fuzzer still controls the size.
+    let buffer = Buffer::new(&path, 1 + (rng_seed >> 60), mss);
+    // Bytes in flight that the full buffer dropped and no ACK has reported yet.
+    let mut dropped = 0u64;
+    // Whether the window was full at the last send step: the only state in which a sender
+    // is window-limited (Linux `tcp_is_cwnd_limited`; the simulator's sender sets it when
+    // the window refuses a send). A drawn `cwnd_limited` is honoured only then.
+    let mut window_full = false;
     let mut receiver = ReceiverClock::default();
     let check = |cc: &dyn scavenger_cc::CongestionControl, what: &str| {
         let w = cc.cwnd();
@@ -159,8 +209,13 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
         match u.int_in_range(0u8..=9)? {
             // Send up to the window.
             0..=3 => {
-                if in_flight + mss <= cc.cwnd().max(mss) {
+                window_full = in_flight + mss > cc.cwnd().max(mss);
+                if !window_full {
                     let retransmission = u.ratio(1u8, 20)?;
+                    // Drop-tail: the segment arrives at a full buffer and is lost.
+                    if buffer.drops(&path, in_flight - dropped, mss) {
+                        dropped += mss;
+                    }
                     snd_nxt += mss;
                     cc.on_sent(
                         now,
@@ -177,14 +232,40 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
             }
             // An ACK for some of the data in flight.
             4..=7 => {
+                // The segments after a drop arrive and their ACKs (SACKs in TCP) report
+                // it: one loss event per recovery episode, as for the drawn losses below.
+                // The dropped bytes then leave the pipe undelivered, as Linux stops
+                // counting lost segments in flight.
+                if dropped > 0 {
+                    if !in_recovery {
+                        cc.on_congestion(
+                            now,
+                            &CongestionEvent {
+                                kind: CongestionKind::Loss,
+                                bytes_in_flight: in_flight,
+                                bytes_lost: dropped,
+                                mss,
+                            },
+                        );
+                        in_recovery = true;
+                        check(&*cc, "on_congestion (buffer overflow)");
+                    }
+                    snd_una += dropped;
+                    dropped = 0;
+                }
+                let in_flight = snd_nxt - snd_una;
                 let segs = in_flight / mss;
                 let acked = u.int_in_range(0..=segs.min(64))? * mss;
                 let prior = in_flight;
                 snd_una += acked;
                 delivered += acked;
                 // A queue can hold at most what is in flight: its delay is at most the
-                // in-flight bytes' serialisation time at the bottleneck.
-                let max_queue = path.serialisation(prior).nanos().min(500_000_000);
+                // in-flight bytes' serialisation time at the bottleneck, ...
+                // and at most the buffer's.
+                let max_queue = path
+                    .serialisation(prior.min(buffer.bytes))
+                    .nanos()
+                    .min(500_000_000);
                 let queue = Dur(u.int_in_range(0..=max_queue)?);
                 let rtt = (acked > 0 && u.ratio(9u8, 10)?).then_some(path.base_rtt + queue);
                 // A delivery-rate sample is at most the capacity: its interval is at
@@ -221,7 +302,10 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
                     prior_in_flight: prior,
                     bytes_in_flight: snd_nxt - snd_una,
                     app_limited: u.ratio(1u8, 10)?,
-                    cwnd_limited: u.ratio(3u8, 4)?,
+                    // Drawn, then only where the window limited sending: a window-limited
+                    // flag with the window nearly empty let FlexiS grow its window on
+                    // every ACK to 1 GB (docs/fuzzing.md#flexis-cwnd-limited).
+                    cwnd_limited: u.ratio(3u8, 4)? && window_full,
                     ecn_ce: u.ratio(1u8, 20)?,
                     in_recovery,
                     snd_una,
@@ -278,6 +362,7 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
                     },
                 );
                 snd_nxt = snd_una;
+                dropped = 0;
                 in_recovery = false;
                 check(&*cc, "on_rto");
             }
@@ -339,6 +424,67 @@ pub fn plan(data: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An echo RTT longer than the time since the driver's clock began (its segment would
+    /// have been sent before 0) still gives receiver times spaced by the bottleneck: the
+    /// time the algorithm reconstructs, now − echo + owd, advances by at least the
+    /// serialisation of what each ACK delivers. With the send time clamped at 0 it
+    /// advanced by 9.5 µs for 23 732 bytes at 47 MB/s (the EvaRate finding).
+    #[test]
+    fn an_echo_from_before_time_zero_keeps_the_receive_rate_physical() {
+        let path = Path {
+            capacity: 47_193_648,
+            base_rtt: Dur(1_027_523_540),
+        };
+        let mut rc = ReceiverClock::default();
+        let recv = |now: u64, echo: u64, owd: i64| now as i64 - echo as i64 + owd;
+        let (n1, e1) = (433_336_151, 1_050_886_302);
+        let r1 = recv(
+            n1,
+            e1,
+            rc.owd(&path, Time(n1), Dur(e1), Dur(171_444), 5933, 0),
+        );
+        let (n2, e2) = (433_345_660, 1_051_892_038);
+        let r2 = recv(
+            n2,
+            e2,
+            rc.owd(&path, Time(n2), Dur(e2), Dur(1_177_180), 23_732, 0),
+        );
+        assert_eq!(r2 - r1, path.serialisation(23_732).nanos() as i64);
+        assert!(23_732.0 / ((r2 - r1) as f64 / 1e9) <= path.capacity as f64 * 1.000_001);
+    }
+
+    /// The buffer is ¼ to 4 BDP (quarters 1..=16 from the seed's top four bits), at least
+    /// two segments, and a segment is dropped exactly when it would take the path past
+    /// BDP + buffer.
+    #[test]
+    fn the_buffer_holds_quarters_of_the_bdp_and_drops_beyond_it() {
+        // 1 MB/s over 40 ms: a BDP of 40 000 bytes.
+        let path = Path {
+            capacity: 1_000_000,
+            base_rtt: Dur(40_000_000),
+        };
+        assert_eq!(path.bdp(), 40_000);
+        let seed_quarters = |seed: u64| 1 + (seed >> 60);
+        assert_eq!(seed_quarters(0), 1);
+        assert_eq!(seed_quarters(u64::MAX), 16);
+        assert_eq!(Buffer::new(&path, 1, 1500).bytes, 10_000);
+        assert_eq!(Buffer::new(&path, 16, 1500).bytes, 160_000);
+        let b = Buffer::new(&path, 4, 1500);
+        assert_eq!(b.capacity(&path), 80_000);
+        assert!(!b.drops(&path, 78_500, 1500));
+        assert!(b.drops(&path, 78_501, 1500));
+        // A path whose BDP is under one segment (74 kB/s over 100 µs: 7 bytes, the open
+        // Vivace input's path) still queues two segments and drops the third.
+        let tiny = Path {
+            capacity: 73_600,
+            base_rtt: Dur(100_000),
+        };
+        let b = Buffer::new(&tiny, 16, 5705);
+        assert_eq!(b.bytes, 2 * 5705);
+        assert!(!b.drops(&tiny, 5705, 5705));
+        assert!(b.drops(&tiny, 2 * 5705, 5705));
+    }
 
     /// Compressed ACKs (all at the same instant, as after an ACK-path stall) still carry
     /// receiver arrivals spaced by the bottleneck: the receive rate over any run of them is
