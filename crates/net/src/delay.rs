@@ -124,8 +124,10 @@ impl<T> DelayLine<T> {
             (x, y) => x.or(y),
         }
     }
-    /// The next packet due at or before `now`, with its exit time.
-    #[inline]
+    /// The next packet due at or before `now`, with its exit time. Always inlined: it
+    /// runs for every packet that leaves a link, and as a call it costs a frame and a
+    /// copy of the 88-byte result (docs/performance.md, session 9).
+    #[inline(always)]
     pub fn poll(&mut self, now: Time) -> Option<(Time, T)> {
         if self.heap.is_empty() {
             // Fixed delay or order-preserving jitter: the FIFO alone.
