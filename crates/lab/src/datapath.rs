@@ -7,7 +7,7 @@
 //! `scavenger-testbed`, and QUIC will be the third. Analysis (compare, detection, study
 //! metrics) reads records and never asks which datapath made them, except to label them.
 
-use crate::record::{tool_info, RunRecord, RECORD_FORMAT};
+use crate::record::RunRecord;
 use crate::scenario::Scenario;
 use std::fmt;
 
@@ -62,17 +62,7 @@ impl Simulator {
     pub fn record(&self, scenario: &Scenario, seed: u64) -> RunRecord {
         let t0 = std::time::Instant::now();
         let metrics = scavenger_sim::run(scenario.to_sim(seed));
-        RunRecord {
-            format: RECORD_FORMAT,
-            tool: tool_info(),
-            datapath: self.name(),
-            seed,
-            scenario: scenario.clone(),
-            events: metrics.events,
-            wall_time_s: t0.elapsed().as_secs_f64(),
-            metrics,
-            testbed: None,
-        }
+        RunRecord::simulated(scenario, seed, metrics, t0.elapsed())
     }
 }
 

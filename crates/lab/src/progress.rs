@@ -2,7 +2,7 @@
 //! terminal a line rewritten in place once a second; elsewhere (a CI log, nohup) a log line
 //! every `exec::LOG_EVERY`. Nothing is printed for runs shorter than `QUIET_FOR`.
 
-use crate::record::{tool_info, RunRecord, RECORD_FORMAT};
+use crate::record::RunRecord;
 use crate::scenario::Scenario;
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -86,17 +86,7 @@ pub fn run_tapped_with_progress(
     if shown && terminal {
         eprintln!();
     }
-    RunRecord {
-        format: RECORD_FORMAT,
-        tool: tool_info(),
-        datapath: "sim",
-        seed,
-        scenario: scenario.clone(),
-        events: metrics.events,
-        wall_time_s: t0.elapsed().as_secs_f64(),
-        metrics,
-        testbed: None,
-    }
+    RunRecord::simulated(scenario, seed, metrics, t0.elapsed())
 }
 
 #[cfg(test)]

@@ -47,6 +47,28 @@ pub fn run_scenario(scenario: &Scenario, seed: u64) -> RunRecord {
 }
 
 impl RunRecord {
+    /// The record of one simulator run of `scenario` with `seed` that took `wall` of wall
+    /// time: the one place a simulator record is assembled (the plain and the progress-
+    /// reporting runs both build it here).
+    pub fn simulated(
+        scenario: &Scenario,
+        seed: u64,
+        metrics: SimResult,
+        wall: std::time::Duration,
+    ) -> RunRecord {
+        RunRecord {
+            format: RECORD_FORMAT,
+            tool: tool_info(),
+            datapath: "sim",
+            seed,
+            scenario: scenario.clone(),
+            events: metrics.events,
+            wall_time_s: wall.as_secs_f64(),
+            metrics,
+            testbed: None,
+        }
+    }
+
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("records serialise")
     }

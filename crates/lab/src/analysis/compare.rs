@@ -253,16 +253,8 @@ pub fn compare_paths(a: &Path, b: &Path) -> Result<String, LabError> {
     ))
 }
 
-/// How a difference is judged: the thresholds of the studies' reports.
-fn closeness(d: f64) -> &'static str {
-    if d.abs() <= 10.0 {
-        "close"
-    } else if d.abs() <= 25.0 {
-        "near"
-    } else {
-        "differs"
-    }
-}
+// A difference is judged by the thresholds of the studies' reports.
+use crate::study::closeness;
 
 /// One metric's differences over every paired run and item.
 #[derive(Clone, Debug, PartialEq)]

@@ -550,6 +550,19 @@ impl Results {
 /// or not (yet) collected.
 pub const NOT_CHECKED: &str = "not checked";
 
+/// The verdict on a difference `d` (percent, or percentage points for relative numbers):
+/// close within 10, near within 25, differs beyond (and for NaN, a published 0). The
+/// studies' reports and `scavenger compare` both judge by it (docs/reproduction.md).
+pub fn closeness(d: f64) -> &'static str {
+    if d.abs() <= 10.0 {
+        "close"
+    } else if d.abs() <= 25.0 {
+        "near"
+    } else {
+        "differs"
+    }
+}
+
 /// How far ours is from the published number: relative difference for absolute values,
 /// percentage points for relative ones; "not checked" without ours.
 pub fn verdict(p: &Published, ours: Option<f64>) -> (&'static str, Option<f64>) {
@@ -558,32 +571,14 @@ pub fn verdict(p: &Published, ours: Option<f64>) -> (&'static str, Option<f64>) 
     };
     if p.relative_to.is_some() {
         let d = o - p.value;
-        (
-            if d.abs() <= 10.0 {
-                "close"
-            } else if d.abs() <= 25.0 {
-                "near"
-            } else {
-                "differs"
-            },
-            Some(d),
-        )
+        (closeness(d), Some(d))
     } else {
         let d = if p.value != 0.0 {
             (o - p.value) / p.value.abs() * 100.0
         } else {
             f64::NAN
         };
-        (
-            if d.abs() <= 10.0 {
-                "close"
-            } else if d.abs() <= 25.0 {
-                "near"
-            } else {
-                "differs"
-            },
-            Some(d),
-        )
+        (closeness(d), Some(d))
     }
 }
 
