@@ -515,31 +515,18 @@ impl Simulation {
 
     fn route_data(&mut self, f: usize, p: Packet) {
         self.tapped(TapPoint::SenderOut, &p);
-        if let Some(p) = self.into_access_line(f, 0, p) {
+        if let Some(line) = self.flows[f].up.as_mut() {
+            line.push(self.now, p);
+            let next = line.next_wakeup();
+            arm(
+                &mut self.q,
+                &mut self.flows[f].up_wake,
+                next,
+                Event::Access(f as u32, 0),
+            );
+        } else {
             self.enqueue(self.data_link(f), p);
         }
-    }
-
-    /// Puts `p` on flow `f`'s access line (`dir` 0: sender to bottleneck, 1: bottleneck
-    /// to sender) and arms the line's wake-up; gives `p` back when the flow has no such
-    /// line (no extra access delay), for the caller to pass on at once.
-    #[inline]
-    fn into_access_line(&mut self, f: usize, dir: u8, p: Packet) -> Option<Packet> {
-        let flow = &mut self.flows[f];
-        let (line, wake) = if dir == 0 {
-            (flow.up.as_mut(), &mut flow.up_wake)
-        } else {
-            (flow.down.as_mut(), &mut flow.down_wake)
-        };
-        let Some(line) = line else { return Some(p) };
-        line.push(self.now, p);
-        arm(
-            &mut self.q,
-            wake,
-            line.next_wakeup(),
-            Event::Access(f as u32, dir),
-        );
-        None
     }
 
     fn enqueue(&mut self, d: usize, p: Packet) {
@@ -684,7 +671,16 @@ impl Simulation {
 
     fn ack_to_sender(&mut self, p: Packet) {
         let f = p.flow as usize;
-        if let Some(p) = self.into_access_line(f, 1, p) {
+        if let Some(line) = self.flows[f].down.as_mut() {
+            line.push(self.now, p);
+            let next = line.next_wakeup();
+            arm(
+                &mut self.q,
+                &mut self.flows[f].down_wake,
+                next,
+                Event::Access(f as u32, 1),
+            );
+        } else {
             self.on_ack_arrival(p);
         }
     }
