@@ -46,18 +46,25 @@ def _ray_task_pids():
 
 
 def test_killed_worker_loses_and_duplicates_no_run(tmp_path, cluster):
-    plan = make_plan(tmp_path, delays=[f"{10 + i}ms" for i in range(8)], seeds=3, duration="8s")
+    # Runs long enough (about 0.25 s of CPU each, a batch of four about 1 s) that the
+    # killer, polling every 10 ms, finds a batch running: with 8 s runs (5 ms each) the
+    # batches were over before it looked, and the test failed on a fast idle machine.
+    plan = make_plan(tmp_path, delays=[f"{10 + i}ms" for i in range(8)], seeds=3, duration="600s")
     killed = []
 
     def killer():
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not killed:
-            pids = _ray_task_pids()
-            if pids:
-                time.sleep(0.3)  # mid-batch
-                os.kill(pids[0], signal.SIGKILL)
-                killed.append(pids[0])
-            time.sleep(0.05)
+            # A worker titled `ray::run_batch` is inside a batch (Ray retitles it when
+            # idle), so killing it at once kills it mid-batch.
+            for pid in _ray_task_pids():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    continue  # the batch ended between the scan and the kill
+                killed.append(pid)
+                break
+            time.sleep(0.01)
 
     k = threading.Thread(target=killer)
     k.start()
