@@ -208,7 +208,7 @@ fn receive(
                     break;
                 }
             }
-            Err(e) if retry_later(&e) => {
+            Err(e) if crate::sys::retry_later(&e) => {
                 if clock.now() >= run_end {
                     break;
                 }
@@ -328,7 +328,7 @@ fn send(
         }
         match s.write(&buf[..want]) {
             Ok(n) => rep.bytes_written += n as u64,
-            Err(e) if retry_later(&e) => {}
+            Err(e) if crate::sys::retry_later(&e) => {}
             Err(e) if closed_at_the_end(e.kind(), clock.now(), p.end, done) => break,
             Err(e) => {
                 abort(&s);
@@ -343,17 +343,6 @@ fn send(
     // The flow stops here: whatever the kernel still buffers is discarded (RST).
     abort(&s);
     Ok(rep)
-}
-
-/// A socket call that timed out (`SO_RCVTIMEO`/`SO_SNDTIMEO`), would block or was
-/// interrupted by a signal: nothing is wrong, try again after checking the clock.
-fn retry_later(e: &std::io::Error) -> bool {
-    matches!(
-        e.kind(),
-        std::io::ErrorKind::WouldBlock
-            | std::io::ErrorKind::TimedOut
-            | std::io::ErrorKind::Interrupted
-    )
 }
 
 /// Whether a write error only means that the receiver has already closed because the run

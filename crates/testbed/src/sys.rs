@@ -23,6 +23,16 @@ fn open(path: &str, flags: OFlag) -> io::Result<OwnedFd> {
     Ok(fcntl::open(path, flags | OFlag::O_CLOEXEC, Mode::empty())?)
 }
 
+/// A socket call that timed out (`SO_RCVTIMEO`/`SO_SNDTIMEO`), would block or was
+/// interrupted by a signal: nothing is wrong, try again (after checking the run's clock
+/// or stop flag). The endpoints and the census server both poll their sockets this way.
+pub fn retry_later(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+    )
+}
+
 /// Moves the calling thread (only it) into the named network namespace
 /// (/run/netns/NAME, as `ip netns add` creates it). Sockets and TUN devices it opens
 /// afterwards belong to that namespace and stay bound to it.

@@ -184,20 +184,11 @@ fn handle_tls(c: TcpStream, cfg: Arc<ServerConfig>, stop: &AtomicBool) -> std::i
         }
         match s.conn.write_tls(&mut s.sock) {
             Ok(_) => {}
-            Err(e) if retry(&e) => {}
+            Err(e) if crate::sys::retry_later(&e) => {}
             Err(e) => return Err(e),
         }
     }
     s.sock.shutdown(std::net::Shutdown::Write)
-}
-
-fn retry(e: &std::io::Error) -> bool {
-    matches!(
-        e.kind(),
-        std::io::ErrorKind::WouldBlock
-            | std::io::ErrorKind::TimedOut
-            | std::io::ErrorKind::Interrupted
-    )
 }
 
 /// Reads the request and writes the response (the caller closes).
@@ -238,7 +229,7 @@ fn handle<S: Read + Write>(c: &mut S, stop: &AtomicBool) -> std::io::Result<()> 
         }
         match c.flush() {
             Ok(()) => return Ok(()),
-            Err(e) if retry(&e) => {}
+            Err(e) if crate::sys::retry_later(&e) => {}
             Err(e) => return Err(e),
         }
     }
@@ -253,7 +244,7 @@ fn write_all<S: Write>(c: &mut S, mut buf: &[u8], stop: &AtomicBool) -> std::io:
         match c.write(buf) {
             Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
             Ok(n) => buf = &buf[n..],
-            Err(e) if retry(&e) => {}
+            Err(e) if crate::sys::retry_later(&e) => {}
             Err(e) => return Err(e),
         }
     }
