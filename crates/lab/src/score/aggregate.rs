@@ -33,8 +33,8 @@ pub struct SeededScore {
 pub type Metric = fn(&CellScore) -> Option<f64>;
 
 /// A ramp-up never reached within the run counts as infinitely long, so that it sorts
-/// above every ramp-up that was reached.
-fn ramp_or_never(s: &CellScore) -> Option<f64> {
+/// above every ramp-up that was reached (and reads "inf" in scorecard.csv's spread).
+pub fn ramp_or_never(s: &CellScore) -> Option<f64> {
     Some(s.ramp_rtts.unwrap_or(f64::INFINITY))
 }
 

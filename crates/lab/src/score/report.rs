@@ -40,6 +40,13 @@ fn ramp_text(s: &CellScore) -> String {
     }
 }
 
+/// The min–max over the seeds of the metric `m` shows, when there are several seeds and
+/// the metric has a goal; what the HTML and the Markdown put under or beside the median.
+fn shown_spread(sc: &Scorecard, m: &Shown, agg: &SeededScore) -> Option<String> {
+    let spread = (m.spread)(agg);
+    (sc.seeds > 1 && !spread.is_empty()).then_some(spread)
+}
+
 /// "lo–hi" of a metric over the seeds, with `digits` decimals.
 fn range(s: Option<(f64, f64)>, digits: usize) -> String {
     s.map_or("–".into(), |(lo, hi)| {
@@ -174,15 +181,15 @@ pub fn html(sc: &Scorecard) -> String {
                     Some(agg) => {
                         let s = &agg.median;
                         let v = (m.verdict)(s);
-                        let mut text = if v == Verdict::Hollow && m.key != "harm" {
+                        let text = if v == Verdict::Hollow && m.key != "harm" {
                             format!("n/a ({})", (m.value)(s))
                         } else {
                             (m.value)(s)
                         };
-                        let spread = (m.spread)(agg);
-                        if sc.seeds > 1 && !spread.is_empty() {
-                            text = format!("{text}\n{spread}");
-                        }
+                        let shown = match shown_spread(sc, m, agg) {
+                            Some(sp) => format!("{}<br><small>{}</small>", esc(&text), esc(&sp)),
+                            None => esc(&text),
+                        };
                         let _ = write!(
                             h,
                             "<td style=\"background:{}\" title=\"{} {}: {}\">{}</td>",
@@ -190,8 +197,7 @@ pub fn html(sc: &Scorecard) -> String {
                             esc(a),
                             esc(&c.id()),
                             v.label(),
-                            esc(&text).replace('\n', "<br><small>")
-                                + if text.contains('\n') { "</small>" } else { "" }
+                            shown
                         );
                     }
                 }
@@ -248,13 +254,9 @@ pub fn markdown(sc: &Scorecard) -> String {
                 continue;
             };
             let s = &agg.median;
-            let shown = |i: usize| {
-                let spread = (SHOWN[i].spread)(agg);
-                if sc.seeds > 1 && !spread.is_empty() {
-                    format!("{} ({spread})", (SHOWN[i].value)(s))
-                } else {
-                    (SHOWN[i].value)(s)
-                }
+            let shown = |i: usize| match shown_spread(sc, &SHOWN[i], agg) {
+                Some(sp) => format!("{} ({sp})", (SHOWN[i].value)(s)),
+                None => (SHOWN[i].value)(s),
             };
             let goals: String = s
                 .verdicts()
@@ -296,8 +298,7 @@ const SPREAD_COLUMNS: [(&str, super::aggregate::Metric); 6] = [
     ("spare", |s| s.spare),
     ("qdelay_mean_ms", |s| s.qdelay_mean_ms),
     ("qdelay_p95_ms", |s| s.qdelay_p95_ms),
-    // A ramp-up never reached is "inf" here.
-    ("ramp_rtts", |s| Some(s.ramp_rtts.unwrap_or(f64::INFINITY))),
+    ("ramp_rtts", super::aggregate::ramp_or_never),
     ("jain", |s| s.jain),
 ];
 
