@@ -259,8 +259,9 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
                 let prior = in_flight;
                 snd_una += acked;
                 delivered += acked;
-                // A queue holds at most what is in flight and at most the buffer: its
-                // delay is at most the serialisation time of the smaller at the bottleneck.
+                // A queue can hold at most what is in flight: its delay is at most the
+                // in-flight bytes' serialisation time at the bottleneck, ...
+                // and at most the buffer's.
                 let max_queue = path
                     .serialisation(prior.min(buffer.bytes))
                     .nanos()
