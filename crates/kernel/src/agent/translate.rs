@@ -212,6 +212,10 @@ impl Core {
 
     /// Appends the record (and the ACK's sample) to the socket's trace, if it has one.
     fn trace(&mut self, ev: &ShimEvent, sample: Option<&AckSample>) {
+        // Untraced agents (the default) skip the per-record flow lookup.
+        if self.trace_dir.is_none() {
+            return;
+        }
         let Some(f) = self.flows.get_mut(&ev.id) else {
             return;
         };

@@ -264,8 +264,6 @@ impl CongestionControl for Ebb {
             self.acks[self.acks_at] = (now, ack.snd_una);
             self.acks_at = (self.acks_at + 1) % self.acks.len();
             self.acks_seen += 1;
-        }
-        if self.phase == Phase::SlowStart {
             let over = match (self.round_queue(), ack.in_recovery) {
                 (_, true) => false,
                 // The minimum of the last 8 samples, as HyStart's delay test takes 8

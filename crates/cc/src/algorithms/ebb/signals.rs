@@ -114,10 +114,7 @@ impl Ebb {
         if self.round_max_bw > Rate::ZERO
             && (bdp == 0 || (held(self.round_start_cwnd) && prev_held && clean_round))
         {
-            self.bw_ring.push(self.round_max_bw);
-            if self.bw_ring.len() > self.cfg.bw_rounds {
-                self.bw_ring.remove(0);
-            }
+            self.push_bw(self.round_max_bw);
             self.capacity = self.bw_ring.iter().copied().max().unwrap_or(Rate::ZERO);
         } else if self.round_max_bw > self.capacity {
             self.capacity = self.round_max_bw;
@@ -161,10 +158,15 @@ impl Ebb {
         let rate = Rate::from_bps((bytes as f64 * 8.0 / Dur(span).secs_f64()) as u64);
         if rate > self.capacity {
             self.capacity = rate;
-            self.bw_ring.push(rate);
-            if self.bw_ring.len() > self.cfg.bw_rounds {
-                self.bw_ring.remove(0);
-            }
+            self.push_bw(rate);
+        }
+    }
+
+    /// One sample into the bottleneck-rate filter, which keeps the last bw_rounds.
+    fn push_bw(&mut self, rate: Rate) {
+        self.bw_ring.push(rate);
+        if self.bw_ring.len() > self.cfg.bw_rounds {
+            self.bw_ring.remove(0);
         }
     }
 }
