@@ -414,6 +414,14 @@ mod tests {
         }
     }
 
+    /// The quick cases of one algorithm.
+    fn quick_plan(alg: &str) -> Plan {
+        Plan {
+            algorithms: vec![alg.into()],
+            quick: true,
+        }
+    }
+
     #[test]
     fn quick_has_50ms_only_and_full_adds_350ms() {
         let q = cases(&plan(true)).unwrap();
@@ -427,11 +435,7 @@ mod tests {
 
     #[test]
     fn an_unknown_algorithm_is_an_input_error_naming_it() {
-        let p = Plan {
-            algorithms: vec!["nope".into()],
-            quick: true,
-        };
-        let e = cases(&p).unwrap_err().to_string();
+        let e = cases(&quick_plan("nope")).unwrap_err().to_string();
         assert!(e.contains("nope"), "{e}");
     }
 
@@ -480,10 +484,7 @@ mod tests {
     /// summary line.
     #[test]
     fn simulator_against_itself_agrees_everywhere() {
-        let p = Plan {
-            algorithms: vec!["cubic".into()],
-            quick: true,
-        };
+        let p = quick_plan("cubic");
         let cs = cases(&p).unwrap();
         let mut seen = Vec::new();
         let runs = run(&cs, &Simulator, &Simulator, 2, |c, _, seed| {
@@ -527,10 +528,7 @@ mod tests {
     /// seed, on both datapaths; nothing else moves.
     #[test]
     fn short_fg_seeds_start_the_foreground_250ms_apart() {
-        let p = Plan {
-            algorithms: vec!["bbr".into()],
-            quick: true,
-        };
+        let p = quick_plan("bbr");
         let cs = cases(&p).unwrap();
         let starts = |c: &Case, name: &str| -> Vec<u64> {
             (1..=5)
@@ -561,10 +559,7 @@ mod tests {
     /// other three phases it finishes far sooner (docs/validation.md#quick-2026-11-28).
     #[test]
     fn a_foreground_that_starts_at_bbrs_probe_rtt_takes_far_longer() {
-        let p = Plan {
-            algorithms: vec!["bbr".into()],
-            quick: true,
-        };
+        let p = quick_plan("bbr");
         let c = cases(&p).unwrap().remove(1);
         let fg = |seed: u64| {
             let r = Simulator.run(&c.scenario_for(seed), seed).unwrap();
@@ -596,10 +591,7 @@ mod tests {
     /// 0.919.
     #[test]
     fn bbr_alone_loses_little_in_startup_and_fills_the_link_as_linux() {
-        let p = Plan {
-            algorithms: vec!["bbr".into()],
-            quick: true,
-        };
+        let p = quick_plan("bbr");
         let c = cases(&p).unwrap().remove(0);
         assert_eq!(c.id, "alone/50ms/bbr");
         let r = Simulator.run(&c.scenario, 1).unwrap();
