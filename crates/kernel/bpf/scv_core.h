@@ -1113,10 +1113,21 @@ SCV_INLINE void scv_ebb_record_sample(struct scv_ebb_state *s, const struct scv_
 		s->round_max_bw = scv_max_u64(s->round_max_bw, a->rate_bps);
 }
 
+/* One value into a ring of SCV_EBB_BW_ROUNDS (an explicit bound on the index, which the
+ * verifier can follow where it cannot follow `% 10`). */
+SCV_INLINE void scv_ebb_ring_put(scv_u64 *ring, scv_u32 *at, scv_u64 v)
+{
+	scv_u32 i = *at;
+
+	if (i >= SCV_EBB_BW_ROUNDS)
+		i = 0;
+	ring[i] = v;
+	*at = i + 1 >= SCV_EBB_BW_ROUNDS ? 0 : i + 1;
+}
+
 SCV_INLINE void scv_ebb_push_bw(struct scv_ebb_state *s, scv_u64 rate)
 {
-	s->bw_ring[s->bw_at % SCV_EBB_BW_ROUNDS] = rate;
-	s->bw_at = (s->bw_at + 1) % SCV_EBB_BW_ROUNDS;
+	scv_ebb_ring_put(s->bw_ring, &s->bw_at, rate);
 }
 
 /* The ACK rate of the last 8 ACKs at a slow-start exit on delay (docs/ebb.md#ss-ack-rate). */
@@ -1152,8 +1163,7 @@ SCV_INLINE void scv_ebb_update_capacity(struct scv_ebb_state *s)
 	} else if (s->round_max_bw > s->capacity) {
 		s->capacity = s->round_max_bw;
 	}
-	s->avail_ring[s->avail_at % SCV_EBB_BW_ROUNDS] = s->round_max_bw;
-	s->avail_at = (s->avail_at + 1) % SCV_EBB_BW_ROUNDS;
+	scv_ebb_ring_put(s->avail_ring, &s->avail_at, s->round_max_bw);
 }
 
 SCV_INLINE void scv_ebb_exit_slow_start(struct scv_ebb_state *s, const struct scv_ebb_params *p)
