@@ -123,6 +123,14 @@ pub enum RunError {
     ShimSettingsDiffer { flow: String },
     #[error("flow \"{flow}\": flows using {alg} must have the same `params` on the testbed (one global parameter set per BPF algorithm)")]
     NativeParamsDiffer { flow: String, alg: &'static str },
+    /// A parameter the native BPF version does not take (scv_ebb runs Ebb's default
+    /// variant only, docs/deviations/kernel.md#kernel-ebb-integer).
+    #[error("flow \"{flow}\": the native {alg} does not take these `params`: {source}; `testbed run --shim` runs the algorithm with every parameter in the scv_shim agent")]
+    NativeParams {
+        flow: String,
+        alg: &'static str,
+        source: scavenger_kernel::params::ParamError,
+    },
     /// No kernel congestion control for the flow's algorithm.
     #[error("flow \"{flow}\": {source}")]
     KernelCc { flow: String, source: TestbedError },
@@ -296,6 +304,15 @@ fn plan_flows(sc: &Scenario, shim: bool) -> Result<KernelPlan, RunError> {
             // Parameters go to the BPF object's global map when it is registered; flows
             // sharing it must agree on them.
             let params = non_default(&f.params, &defaults);
+            if let Some(layout) = alg.layout {
+                layout
+                    .resolve(&params)
+                    .map_err(|source| RunError::NativeParams {
+                        flow: flow(),
+                        alg: alg.name,
+                        source,
+                    })?;
+            }
             match natives.iter().find(|u| u.alg.name == alg.name) {
                 Some(u) if u.params != params => {
                     return Err(RunError::NativeParamsDiffer {
@@ -887,6 +904,16 @@ mod tests {
         let agent = agent.expect("the shim agent runs Ebb");
         assert_eq!(agent.algorithm, "ebb");
         assert_eq!(agent.params, [("target".to_string(), "5ms".to_string())]);
+        // A variant the native version does not run: an error that names the parameter
+        // and the way to run it (through the shim), never a silent change of route.
+        let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nname = \"bg\"\nalgorithm = \"ebb\"\nparams = { drain_bytes = true }\n").unwrap();
+        let e = plan_flows(&sc, false).err().unwrap().to_string();
+        assert!(
+            e.starts_with("flow \"bg\": the native scv_ebb does not take these `params`: unknown parameter `drain_bytes` for ebb")
+                && e.ends_with("`testbed run --shim` runs the algorithm with every parameter in the scv_shim agent"),
+            "{e}"
+        );
+        assert!(plan_flows(&sc, true).is_ok());
     }
 
     #[test]
