@@ -129,7 +129,7 @@ pub enum RunError {
     NativeParams {
         flow: String,
         alg: &'static str,
-        source: scavenger_kernel::params::ParamError,
+        source: Box<scavenger_kernel::params::ParamError>,
     },
     /// No kernel congestion control for the flow's algorithm.
     #[error("flow \"{flow}\": {source}")]
@@ -310,7 +310,7 @@ fn plan_flows(sc: &Scenario, shim: bool) -> Result<KernelPlan, RunError> {
                     .map_err(|source| RunError::NativeParams {
                         flow: flow(),
                         alg: alg.name,
-                        source,
+                        source: Box::new(source),
                     })?;
             }
             match natives.iter().find(|u| u.alg.name == alg.name) {
