@@ -149,7 +149,8 @@ void BPF_PROG(bpf_ebb_cong_control, struct sock *sk, __u32 ack, int flag, const 
 	__u32 w, sst;
 
 	if (!p || !s) {
-		/* No state (storage full): Reno, as the shim without its agent. */
+		/* No state (socket storage could not be allocated): Reno growth outside
+		 * reductions; in CWR/Recovery the window stays where the kernel put it. */
 		if (ebb_in_reduction(sk))
 			return;
 		if (rs->acked_sacked > 0)
