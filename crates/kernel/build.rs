@@ -8,7 +8,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const OBJECTS: &[&str] = &["scv_ledbat", "scv_yield", "scv_ledbatpp", "scv_shim"];
+const OBJECTS: &[&str] = &[
+    "scv_ledbat",
+    "scv_yield",
+    "scv_ledbatpp",
+    "scv_ebb",
+    "scv_shim",
+];
 
 fn find_tool(name: &str) -> Option<PathBuf> {
     let mut dirs: Vec<PathBuf> = env::var_os("PATH")

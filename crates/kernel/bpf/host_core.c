@@ -42,3 +42,25 @@ void scv_host_lpp_on_congestion(struct scv_lpp_state *s, const struct scv_lpp_pa
 }
 void scv_host_lpp_on_rto(struct scv_lpp_state *s, const struct scv_lpp_params *p) { scv_lpp_on_rto(s, p); }
 long long scv_host_lpp_cwnd_fp(const struct scv_lpp_state *s) { return s->cwnd_fp; }
+
+unsigned long scv_host_sizeof_ebb_state(void) { return sizeof(struct scv_ebb_state); }
+unsigned long scv_host_sizeof_ebb_ack(void) { return sizeof(struct scv_ebb_ack); }
+void scv_host_ebb_defaults(struct scv_ebb_params *p) { scv_ebb_defaults(p); }
+void scv_host_ebb_init(struct scv_ebb_state *s, unsigned long long mss, unsigned long long cwnd) { scv_ebb_init(s, mss, cwnd); }
+void scv_host_ebb_on_ack(struct scv_ebb_state *s, const struct scv_ebb_params *p, const struct scv_ebb_ack *a)
+{
+	scv_ebb_on_ack(s, p, a);
+}
+void scv_host_ebb_on_congestion(struct scv_ebb_state *s, const struct scv_ebb_params *p) { scv_ebb_on_congestion(s, p); }
+void scv_host_ebb_on_rto(struct scv_ebb_state *s, const struct scv_ebb_params *p, unsigned long long mss)
+{
+	scv_ebb_on_rto(s, p, mss);
+}
+unsigned long long scv_host_ebb_cwnd(const struct scv_ebb_state *s) { return s->cwnd; }
+unsigned long long scv_host_ebb_ssthresh(const struct scv_ebb_state *s) { return scv_ebb_ssthresh(s); }
+unsigned long long scv_host_ebb_pacing_bps(const struct scv_ebb_state *s, const struct scv_ebb_params *p)
+{
+	return scv_ebb_pacing_bps(s, p);
+}
+unsigned long long scv_host_ebb_capacity(const struct scv_ebb_state *s) { return s->capacity; }
+unsigned scv_host_ebb_phase(const struct scv_ebb_state *s) { return s->phase; }

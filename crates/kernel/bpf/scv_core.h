@@ -861,4 +861,584 @@ SCV_INLINE void scv_lpp_on_rto(struct scv_lpp_state *s, const struct scv_lpp_par
 	s->phase = s->phase == SCV_LPP_SS_INITIAL ? SCV_LPP_SS_INITIAL : SCV_LPP_SS;
 }
 
+/* ------------------------------------------------------------------------------------
+ * Ebb, our own LBE controller (docs/ebb.md; crates/cc/src/algorithms/ebb/), the default
+ * variant: every boolean of EbbConfig at its default (probe_up, refill_guard, own_rate,
+ * pace_cap, probe_hold, ss_own, ss_ack_rate on; drain_bytes, held_prev, refill_drain,
+ * held_clean, stage_from_floor, stage_early, refill_pace_window, own_measured off),
+ * jitter_gain = 0, refill_growth = 0, refill_rounds = 1, probe_queue = 0 and
+ * bw_rounds = 10 fixed; the other numbers are parameters (struct scv_ebb_params).
+ * Bytes, nanoseconds and bit/s as the Rust version; the section of docs/ebb.md each
+ * rule follows is named beside it. Where the Rust code computes in f64, this code
+ * computes the exact rational in integers (floor where Rust truncates, round where
+ * Rust rounds); the two can differ only where the f64 result rounds across an integer,
+ * by one unit of the result (one byte, one bit/s, one ns):
+ * docs/deviations/kernel.md#kernel-ebb-integer.
+ */
+#define SCV_EBB_BW_ROUNDS 10
+#define SCV_EBB_SS_SAMPLES 8 /* a power of two: ring index by mask */
+#define SCV_EBB_SLOWDOWN_ROUNDS 2
+#define SCV_EBB_NONE 0xffffffffffffffffULL
+#define SCV_NS_PER_S 1000000000ULL
+
+enum scv_ebb_phase {
+	SCV_EBB_SLOW_START = 0,
+	SCV_EBB_YIELD = 1,
+	SCV_EBB_REFILL = 2,
+	SCV_EBB_PROBE = 3,
+	SCV_EBB_SLOWDOWN = 4,
+};
+
+/* Slot order = params::EBB (crates/kernel/src/params.rs). */
+struct scv_ebb_params {
+	scv_s64 target;          /* ns */
+	scv_s64 refill;          /* ns */
+	scv_s64 md_ppm;
+	scv_s64 min_cwnd;        /* segments */
+	scv_s64 pacing_gain_ppm;
+	scv_s64 foreign;         /* ns; 0 = off */
+	scv_s64 slowdown_every;  /* rounds */
+	scv_s64 ack_pair_gap;    /* ns; 0 = off */
+	scv_s64 probe_max_queue; /* ns; 0 = a quarter of the window */
+	scv_s64 refill_stage_ppm;
+	scv_s64 own_target;      /* ns; 0 = target */
+	scv_s64 _unused[5];
+};
+
+SCV_INLINE void scv_ebb_defaults(struct scv_ebb_params *p)
+{
+	p->target = 4000000;
+	p->refill = 1000000;
+	p->md_ppm = 500000;
+	p->min_cwnd = 2;
+	p->pacing_gain_ppm = 1250000;
+	p->foreign = 2000000;
+	p->slowdown_every = 64;
+	p->ack_pair_gap = 20000000;
+	p->probe_max_queue = 4000000;
+	p->refill_stage_ppm = 500000;
+	p->own_target = 3000000;
+}
+
+/* The subset of crates/cc `AckSample` Ebb reads, in its units. */
+struct scv_ebb_ack {
+	scv_u64 now_ns;
+	scv_u64 rtt_ns;      /* valid if has_rtt */
+	scv_u64 rate_bps;    /* delivery-rate sample; valid if has_rate */
+	scv_u64 bytes_acked;
+	scv_u64 snd_una;     /* stream offsets, bytes */
+	scv_u64 snd_nxt;
+	scv_u8 has_rtt;
+	scv_u8 has_rate;
+	scv_u8 rate_app_limited;
+	scv_u8 cwnd_limited;
+	scv_u8 in_recovery;
+	scv_u8 _pad[3];
+};
+
+/* The fields of crates/cc `Ebb` the default variant uses (same names). */
+struct scv_ebb_state {
+	scv_u64 mss;
+	scv_u64 cwnd;
+	scv_u64 base;        /* SCV_EBB_NONE: no sample yet */
+	scv_u64 round_min;   /* SCV_EBB_NONE: none this round */
+	scv_u64 round_max;   /* SCV_EBB_NONE: none this round */
+	scv_u64 probe_step;
+	scv_u64 recent[SCV_EBB_SS_SAMPLES]; /* SCV_EBB_NONE = Dur::MAX */
+	scv_u64 round_end;
+	scv_u64 round_max_bw;
+	/* Vec rings of the Rust version: only their maxima are read, and rates are never
+	 * negative, so a fixed ring of zeros has the same maximum as the shorter Vec. */
+	scv_u64 bw_ring[SCV_EBB_BW_ROUNDS];
+	scv_u64 avail_ring[SCV_EBB_BW_ROUNDS];
+	scv_u64 capacity;
+	scv_u64 saved_cwnd;
+	scv_u64 round_start_cwnd;
+	scv_u64 prev_start_cwnd;
+	scv_u64 probe_added;
+	scv_u64 probe_cap_before;
+	scv_u64 ack_time[SCV_EBB_SS_SAMPLES];
+	scv_u64 ack_una[SCV_EBB_SS_SAMPLES];
+	scv_u64 acks_seen;
+	scv_u32 recent_at, bw_at, avail_at, acks_at;
+	scv_u32 slowdown_left, until_slowdown;
+	scv_u8 phase, hold, ss_queue, _pad[5];
+};
+
+SCV_INLINE scv_u64 scv_min_u64(scv_u64 a, scv_u64 b) { return a < b ? a : b; }
+SCV_INLINE scv_u64 scv_max_u64(scv_u64 a, scv_u64 b) { return a > b ? a : b; }
+SCV_INLINE scv_u64 scv_sat_sub(scv_u64 a, scv_u64 b) { return a > b ? a - b : 0; }
+
+/* floor(a·b/c) without a 128-bit product: exact while (a mod c)·b and (a/c)·b fit in
+ * 64 bits (callers put the operand with the small remainder first). c = 0 gives 0. */
+SCV_INLINE scv_u64 scv_muldiv(scv_u64 a, scv_u64 b, scv_u64 c)
+{
+	if (!c)
+		return 0;
+	return (a / c) * b + ((a % c) * b) / c;
+}
+
+/* Rate::bytes_in: bps·ns / (8·10^9), floor; exact for durations below 2^31 ns. */
+SCV_INLINE scv_u64 scv_ebb_bytes_in(scv_u64 bps, scv_u64 ns)
+{
+	return scv_muldiv(bps, ns, 8 * SCV_NS_PER_S);
+}
+
+SCV_INLINE scv_u64 scv_ebb_max_ring(const scv_u64 *r)
+{
+	scv_u64 m = 0;
+	int i;
+	for (i = 0; i < SCV_EBB_BW_ROUNDS; i++)
+		m = r[i] > m ? r[i] : m;
+	return m;
+}
+
+SCV_INLINE void scv_ebb_init(struct scv_ebb_state *s, scv_u64 mss, scv_u64 initial_cwnd)
+{
+	int i;
+
+	s->mss = mss ? mss : 1;
+	s->cwnd = initial_cwnd;
+	s->phase = SCV_EBB_SLOW_START;
+	s->base = s->round_min = s->round_max = SCV_EBB_NONE;
+	s->probe_step = 1;
+	for (i = 0; i < SCV_EBB_SS_SAMPLES; i++) {
+		s->recent[i] = SCV_EBB_NONE;
+		s->ack_time[i] = 0;
+		s->ack_una[i] = 0;
+	}
+	for (i = 0; i < SCV_EBB_BW_ROUNDS; i++) {
+		s->bw_ring[i] = 0;
+		s->avail_ring[i] = 0;
+	}
+	s->recent_at = s->bw_at = s->avail_at = s->acks_at = 0;
+	s->round_end = 0;
+	s->round_max_bw = 0;
+	s->capacity = 0;
+	s->hold = 0;
+	s->round_start_cwnd = s->prev_start_cwnd = initial_cwnd;
+	s->slowdown_left = s->until_slowdown = 0;
+	s->saved_cwnd = 0;
+	s->probe_added = 0;
+	s->probe_cap_before = 0;
+	s->ss_queue = 0;
+	s->acks_seen = 0;
+}
+
+SCV_INLINE scv_u64 scv_ebb_floor(const struct scv_ebb_state *s, const struct scv_ebb_params *p)
+{
+	return (scv_u64)p->min_cwnd * s->mss;
+}
+
+/* The remembered BDP C·base (docs/ebb.md#capacity), 0 before the first samples. */
+SCV_INLINE scv_u64 scv_ebb_bdp(const struct scv_ebb_state *s)
+{
+	return s->base == SCV_EBB_NONE ? 0 : scv_ebb_bytes_in(s->capacity, s->base);
+}
+
+/* Ebb::scale with k = num/den: max(floor(w·num/den), floor). */
+SCV_INLINE scv_u64 scv_ebb_scale(const struct scv_ebb_state *s, const struct scv_ebb_params *p, scv_u64 w,
+				 scv_u64 num, scv_u64 den)
+{
+	return scv_max_u64(scv_muldiv(w, num, den), scv_ebb_floor(s, p));
+}
+
+SCV_INLINE scv_u64 scv_ebb_scale_md(const struct scv_ebb_state *s, const struct scv_ebb_params *p, scv_u64 w)
+{
+	return scv_ebb_scale(s, p, w, (scv_u64)p->md_ppm, SCV_PPM);
+}
+
+/* own_target, or target when it is 0 (docs/ebb.md#own-target). */
+SCV_INLINE scv_u64 scv_ebb_own_target(const struct scv_ebb_params *p)
+{
+	if (p->own_target > 0)
+		return (scv_u64)(p->own_target < p->target ? p->own_target : p->target);
+	return (scv_u64)p->target;
+}
+
+/* Queueing delay of the round so far (round minimum − base); 0 = none. */
+SCV_INLINE int scv_ebb_round_queue(const struct scv_ebb_state *s, scv_u64 *q)
+{
+	if (s->round_min == SCV_EBB_NONE || s->base == SCV_EBB_NONE)
+		return 0;
+	*q = scv_sat_sub(s->round_min, s->base);
+	return 1;
+}
+
+/* Queueing delay over the last SS_SAMPLES samples; 0 = fewer samples than that. */
+SCV_INLINE int scv_ebb_recent_queue(const struct scv_ebb_state *s, scv_u64 *q)
+{
+	scv_u64 m = SCV_EBB_NONE;
+	int i;
+
+	if (s->base == SCV_EBB_NONE)
+		return 0;
+	for (i = 0; i < SCV_EBB_SS_SAMPLES; i++) {
+		if (s->recent[i] == SCV_EBB_NONE)
+			return 0;
+		m = s->recent[i] < m ? s->recent[i] : m;
+	}
+	*q = scv_sat_sub(m, s->base);
+	return 1;
+}
+
+/* The queue Ebb's own window explains, with own_rate (docs/ebb.md#foreign): its window
+ * above the recent delivery rate's BDP, drained at the remembered rate; ns, rounded as
+ * Dur::from_secs_f64. */
+SCV_INLINE scv_u64 scv_ebb_own_queue(const struct scv_ebb_state *s)
+{
+	scv_u64 bdp = s->base == SCV_EBB_NONE ? 0 : scv_ebb_bytes_in(scv_ebb_max_ring(s->avail_ring), s->base);
+	scv_u64 twice;
+
+	if (!bdp || !s->capacity || s->cwnd <= bdp)
+		return 0;
+	/* round(x) = floor((floor(2x) + 1) / 2) */
+	twice = scv_muldiv(8 * SCV_NS_PER_S, 2 * (s->cwnd - bdp), s->capacity);
+	return (twice + 1) / 2;
+}
+
+/* One ACK's samples into the round's estimates (Ebb::record_sample; jitter_gain = 0,
+ * so the jitter estimator is not kept). */
+SCV_INLINE void scv_ebb_record_sample(struct scv_ebb_state *s, const struct scv_ebb_ack *a)
+{
+	if (a->has_rtt) {
+		scv_u64 rtt = a->rtt_ns;
+		s->base = s->base == SCV_EBB_NONE ? rtt : scv_min_u64(s->base, rtt);
+		s->round_min = s->round_min == SCV_EBB_NONE ? rtt : scv_min_u64(s->round_min, rtt);
+		s->round_max = s->round_max == SCV_EBB_NONE ? rtt : scv_max_u64(s->round_max, rtt);
+		s->recent[s->recent_at & (SCV_EBB_SS_SAMPLES - 1)] = rtt;
+		s->recent_at = (s->recent_at + 1) & (SCV_EBB_SS_SAMPLES - 1);
+	}
+	if (a->has_rate && (!a->rate_app_limited || a->rate_bps > s->capacity))
+		s->round_max_bw = scv_max_u64(s->round_max_bw, a->rate_bps);
+}
+
+/* One value into a ring of SCV_EBB_BW_ROUNDS (an explicit bound on the index, which the
+ * verifier can follow where it cannot follow `% 10`). */
+SCV_INLINE void scv_ebb_ring_put(scv_u64 *ring, scv_u32 *at, scv_u64 v)
+{
+	scv_u32 i = *at;
+
+	if (i >= SCV_EBB_BW_ROUNDS)
+		i = 0;
+	ring[i] = v;
+	*at = i + 1 >= SCV_EBB_BW_ROUNDS ? 0 : i + 1;
+}
+
+SCV_INLINE void scv_ebb_push_bw(struct scv_ebb_state *s, scv_u64 rate)
+{
+	scv_ebb_ring_put(s->bw_ring, &s->bw_at, rate);
+}
+
+/* The ACK rate of the last 8 ACKs at a slow-start exit on delay (docs/ebb.md#ss-ack-rate). */
+SCV_INLINE void scv_ebb_take_ack_rate(struct scv_ebb_state *s)
+{
+	scv_u32 newest = (s->acks_at + SCV_EBB_SS_SAMPLES - 1) & (SCV_EBB_SS_SAMPLES - 1);
+	scv_u32 oldest = s->acks_at & (SCV_EBB_SS_SAMPLES - 1);
+	scv_u64 span, bytes, rate;
+
+	if (s->acks_seen < SCV_EBB_SS_SAMPLES)
+		return;
+	span = scv_sat_sub(s->ack_time[newest], s->ack_time[oldest]);
+	bytes = scv_sat_sub(s->ack_una[newest], s->ack_una[oldest]);
+	if (!span || !bytes)
+		return;
+	rate = scv_muldiv(8 * SCV_NS_PER_S, bytes, span);
+	if (rate > s->capacity) {
+		s->capacity = rate;
+		scv_ebb_push_bw(s, rate);
+	}
+}
+
+/* The capacity filter at a round end (docs/ebb.md#capacity): a round held at ≥ 90 % of
+ * the remembered BDP enters C's ring, every round the recent-rate ring A. */
+SCV_INLINE void scv_ebb_update_capacity(struct scv_ebb_state *s)
+{
+	scv_u64 bdp = scv_ebb_bdp(s);
+
+	s->prev_start_cwnd = s->round_start_cwnd;
+	if (s->round_max_bw > 0 && (bdp == 0 || s->round_start_cwnd * 10 >= bdp * 9)) {
+		scv_ebb_push_bw(s, s->round_max_bw);
+		s->capacity = scv_ebb_max_ring(s->bw_ring);
+	} else if (s->round_max_bw > s->capacity) {
+		s->capacity = s->round_max_bw;
+	}
+	scv_ebb_ring_put(s->avail_ring, &s->avail_at, s->round_max_bw);
+}
+
+SCV_INLINE void scv_ebb_exit_slow_start(struct scv_ebb_state *s, const struct scv_ebb_params *p)
+{
+	scv_u64 bdp = scv_ebb_bdp(s);
+
+	s->phase = SCV_EBB_YIELD;
+	s->hold = 1;
+	s->ss_queue = 1; /* ss_own (docs/ebb.md#ss-own) */
+	s->until_slowdown = 2;
+	if (bdp > 0)
+		s->cwnd = scv_min_u64(scv_max_u64(bdp, scv_ebb_floor(s, p)), s->cwnd);
+}
+
+/* A decision within a round (Ebb::restart_round). */
+SCV_INLINE void scv_ebb_restart_round(struct scv_ebb_state *s, const struct scv_ebb_ack *a)
+{
+	s->hold = 1;
+	s->probe_added = 0;
+	s->round_min = s->round_max = SCV_EBB_NONE;
+	s->probe_step = 1;
+	s->round_max_bw = 0;
+	s->round_end = a->snd_nxt;
+	s->prev_start_cwnd = s->round_start_cwnd;
+	s->round_start_cwnd = s->cwnd;
+}
+
+/* Fast yield (docs/ebb.md#yield, #foreign): with own_rate only a foreign queue cuts
+ * within the round, to min_cwnd. */
+SCV_INLINE int scv_ebb_fast_yield(struct scv_ebb_state *s, const struct scv_ebb_params *p, const struct scv_ebb_ack *a)
+{
+	scv_u64 q;
+
+	if (s->hold || s->slowdown_left > 0 || a->in_recovery || s->ss_queue)
+		return 0;
+	if (!scv_ebb_recent_queue(s, &q))
+		return 0;
+	if (!(p->foreign > 0 && scv_ebb_bdp(s) > 0 && q > scv_ebb_own_queue(s) + (scv_u64)p->foreign))
+		return 0;
+	s->cwnd = scv_ebb_floor(s, p);
+	s->phase = SCV_EBB_YIELD;
+	scv_ebb_restart_round(s, a);
+	return 1;
+}
+
+/* Yield on a round queue q above target (docs/ebb.md#yield). */
+SCV_INLINE void scv_ebb_yield_to_queue(struct scv_ebb_state *s, const struct scv_ebb_params *p, scv_u64 q,
+				       scv_u64 base, int ss_overshoot)
+{
+	scv_u64 t = (scv_u64)p->target;
+	int own = ss_overshoot || q <= scv_ebb_own_queue(s) + (scv_u64)p->foreign;
+
+	s->probe_added = 0;
+	if (q <= 2 * t || own) {
+		/* cwnd·(base + own_target/2)/(base + q) */
+		s->cwnd = scv_ebb_scale(s, p, s->cwnd, 2 * base + scv_ebb_own_target(p), 2 * (base + q));
+	} else {
+		/* cwnd·min(md, (target/q)²); floor(w·t²/q²) = floor((floor(w·t/q)·t + floor((w·t mod q)·t/q))/q) */
+		scv_u64 wt = s->cwnd * t;
+		scv_u64 sq = ((wt / q) * t + ((wt % q) * t) / q) / q;
+		scv_u64 md = scv_muldiv(s->cwnd, (scv_u64)p->md_ppm, SCV_PPM);
+		s->cwnd = scv_max_u64(scv_min_u64(md, sq), scv_ebb_floor(s, p));
+	}
+	s->hold = 1;
+	s->phase = SCV_EBB_YIELD;
+}
+
+/* Did the delivery rate follow the last probe-up step (probe_hold)? Rust: capacity ≥
+ * before + added·4·10^9/base (f64); here capacity − before ≥ ceil of that. */
+SCV_INLINE int scv_ebb_rate_followed(const struct scv_ebb_state *s, scv_u64 added, scv_u64 base)
+{
+	scv_u64 a = 4 * SCV_NS_PER_S, want;
+
+	if (!base)
+		return 0;
+	want = scv_muldiv(a, added, base) + (((a % base) * added) % base != 0);
+	return s->capacity >= s->probe_cap_before && s->capacity - s->probe_cap_before >= want;
+}
+
+/* Probe (docs/ebb.md#probe, #probe-hold): the held, bounded, doubling step up at or
+ * above the remembered BDP with an empty queue, else one segment. */
+SCV_INLINE void scv_ebb_probe(struct scv_ebb_state *s, const struct scv_ebb_params *p, scv_u64 q, int has_qmax,
+			      scv_u64 qmax, scv_u64 step, scv_u64 base)
+{
+	int clean = has_qmax && qmax <= (scv_u64)p->target;
+	scv_u64 added = s->probe_added, add;
+
+	s->probe_added = 0;
+	if (q <= (scv_u64)p->refill && clean && s->cwnd >= scv_ebb_bdp(s)) {
+		if (added > 0 && !scv_ebb_rate_followed(s, added, base))
+			step = 1;
+		add = scv_min_u64(step * s->mss, scv_max_u64(s->cwnd / 4, s->mss));
+		if (p->probe_max_queue > 0)
+			add = scv_min_u64(add, scv_max_u64(scv_ebb_bytes_in(s->capacity, (scv_u64)p->probe_max_queue), s->mss));
+		s->cwnd += add;
+		s->probe_step = step > SCV_EBB_NONE / 2 ? SCV_EBB_NONE : step * 2;
+		s->hold = 1;
+		s->probe_added = add;
+		s->probe_cap_before = s->capacity;
+	} else {
+		s->cwnd += s->mss;
+	}
+	s->phase = SCV_EBB_PROBE;
+}
+
+/* Refill (docs/ebb.md#refill, #refill-stage): to the remembered BDP, in two stages from
+ * below refill_stage of it. */
+SCV_INLINE void scv_ebb_refill(struct scv_ebb_state *s, const struct scv_ebb_params *p)
+{
+	scv_u64 bdp = scv_ebb_bdp(s), stage = 0;
+
+	s->probe_added = 0;
+	if (p->refill_stage_ppm > 0)
+		stage = scv_max_u64(scv_muldiv(bdp, (scv_u64)p->refill_stage_ppm, SCV_PPM), scv_ebb_floor(s, p));
+	s->cwnd = s->cwnd < stage ? stage : bdp;
+	s->hold = 1;
+	s->phase = SCV_EBB_REFILL;
+}
+
+/* The round-end decision (Ebb::decide_round; docs/ebb.md#design). */
+SCV_INLINE void scv_ebb_end_round(struct scv_ebb_state *s, const struct scv_ebb_params *p, const struct scv_ebb_ack *a)
+{
+	scv_u64 q = 0, qmax = 0, step, base = s->base, t = (scv_u64)p->target;
+	int has_q, has_qmax, ss_overshoot;
+
+	scv_ebb_update_capacity(s);
+	has_q = scv_ebb_round_queue(s, &q);
+	has_qmax = s->round_max != SCV_EBB_NONE && base != SCV_EBB_NONE;
+	if (has_qmax)
+		qmax = scv_sat_sub(s->round_max, base);
+	s->round_min = s->round_max = SCV_EBB_NONE;
+	step = s->probe_step;
+	s->probe_step = 1;
+	s->round_max_bw = 0;
+	s->round_end = a->snd_nxt;
+	if (!has_q || s->phase == SCV_EBB_SLOW_START) {
+		s->round_start_cwnd = s->cwnd;
+		return;
+	}
+	ss_overshoot = s->ss_queue;
+	if (!s->hold)
+		s->ss_queue = 0;
+	/* Base-delay refresh (docs/ebb.md#refresh). */
+	if (s->slowdown_left > 0) {
+		s->slowdown_left--;
+		if (s->slowdown_left == 0) {
+			s->cwnd = scv_max_u64(s->cwnd, s->saved_cwnd);
+			s->hold = 1;
+			s->phase = SCV_EBB_REFILL;
+			s->until_slowdown = (scv_u32)p->slowdown_every;
+		}
+		s->round_start_cwnd = s->cwnd;
+		return;
+	}
+	if (s->until_slowdown > 0) {
+		s->until_slowdown--;
+		if (s->until_slowdown == 0) {
+			s->saved_cwnd = s->cwnd;
+			s->cwnd = scv_ebb_floor(s, p);
+			s->slowdown_left = SCV_EBB_SLOWDOWN_ROUNDS;
+			s->phase = SCV_EBB_SLOWDOWN;
+			s->round_start_cwnd = s->cwnd;
+			return;
+		}
+	}
+	if (a->in_recovery) {
+		s->hold = 1;
+		s->probe_added = 0;
+	} else if (s->hold) {
+		/* The round carried the packets sent before the last change (docs/ebb.md#yield). */
+		s->hold = 0;
+		if (s->probe_added > 0)
+			s->probe_step = step;
+	} else if (q > t) {
+		scv_ebb_yield_to_queue(s, p, q, base, ss_overshoot);
+	} else if (p->own_target > 0 && q > scv_ebb_own_target(p) && q <= scv_ebb_own_queue(s) + (scv_u64)p->foreign) {
+		/* Drain Ebb's own queue to own_target/2 (docs/ebb.md#own-target). */
+		s->cwnd = scv_ebb_scale(s, p, s->cwnd, 2 * base + scv_ebb_own_target(p), 2 * (base + q));
+		s->probe_added = 0;
+		s->hold = 1;
+		s->phase = SCV_EBB_YIELD;
+	} else if (q <= (scv_u64)p->refill && s->cwnd < scv_ebb_bdp(s) && has_qmax && qmax <= t) {
+		scv_ebb_refill(s, p);
+	} else if (a->cwnd_limited) {
+		scv_ebb_probe(s, p, q, has_qmax, qmax, step, base);
+	}
+	s->round_start_cwnd = s->cwnd;
+}
+
+/* Ebb::on_ack. */
+SCV_INLINE void scv_ebb_on_ack(struct scv_ebb_state *s, const struct scv_ebb_params *p, const struct scv_ebb_ack *a)
+{
+	scv_u64 q, rq;
+
+	scv_ebb_record_sample(s, a);
+	if (s->phase == SCV_EBB_SLOW_START) {
+		scv_u32 i = s->acks_at & (SCV_EBB_SS_SAMPLES - 1);
+		s->ack_time[i] = a->now_ns;
+		s->ack_una[i] = a->snd_una;
+		s->acks_at = (s->acks_at + 1) & (SCV_EBB_SS_SAMPLES - 1);
+		s->acks_seen++;
+		/* The minimum of the last 8 samples above target ends slow start
+		 * (docs/ebb.md#startup). */
+		if (!a->in_recovery && scv_ebb_round_queue(s, &q) && scv_ebb_recent_queue(s, &rq) &&
+		    rq > (scv_u64)p->target) {
+			scv_ebb_take_ack_rate(s);
+			s->round_max_bw = scv_max_u64(s->round_max_bw, s->capacity);
+			s->capacity = scv_max_u64(s->capacity, s->round_max_bw);
+			scv_ebb_exit_slow_start(s, p);
+		} else if (!a->in_recovery && a->cwnd_limited) {
+			s->cwnd += a->bytes_acked;
+		}
+	}
+	if (s->phase != SCV_EBB_SLOW_START && scv_ebb_fast_yield(s, p, a))
+		return;
+	if (a->snd_una >= s->round_end)
+		scv_ebb_end_round(s, p, a);
+}
+
+/* Ebb::on_congestion (loss or ECN): cwnd·md. */
+SCV_INLINE void scv_ebb_on_congestion(struct scv_ebb_state *s, const struct scv_ebb_params *p)
+{
+	if (s->phase == SCV_EBB_SLOW_START) {
+		s->capacity = scv_max_u64(s->capacity, s->round_max_bw);
+		s->until_slowdown = 2;
+	}
+	s->cwnd = scv_ebb_scale_md(s, p, s->cwnd);
+	s->saved_cwnd = scv_ebb_scale_md(s, p, s->saved_cwnd);
+	s->probe_step = 1;
+	s->ss_queue = 0;
+	if (s->slowdown_left == 0)
+		s->phase = SCV_EBB_YIELD;
+	s->hold = 1;
+}
+
+/* Ebb::on_rto: one segment. */
+SCV_INLINE void scv_ebb_on_rto(struct scv_ebb_state *s, const struct scv_ebb_params *p, scv_u64 mss)
+{
+	s->cwnd = mss;
+	s->probe_step = 1;
+	s->saved_cwnd = scv_ebb_scale_md(s, p, s->saved_cwnd);
+	if (s->phase == SCV_EBB_SLOW_START) {
+		s->phase = SCV_EBB_YIELD;
+		s->until_slowdown = 2;
+	}
+}
+
+/* Ebb::ssthresh: unbounded in slow start, else the window (bytes). */
+SCV_INLINE scv_u64 scv_ebb_ssthresh(const struct scv_ebb_state *s)
+{
+	return s->phase == SCV_EBB_SLOW_START ? SCV_EBB_NONE : s->cwnd;
+}
+
+/* Ebb::pacing_rate in bit/s; 0 = none (no RTT sample yet). docs/ebb.md#foreign (refill
+ * at C), #pacing (the cap), #ack-pair (two segments within ack_pair_gap). */
+SCV_INLINE scv_u64 scv_ebb_pacing_bps(const struct scv_ebb_state *s, const struct scv_ebb_params *p)
+{
+	scv_u64 base = s->base, gain, bps;
+
+	if (base == SCV_EBB_NONE || !base)
+		return 0;
+	if (p->foreign > 0 && s->phase == SCV_EBB_REFILL && s->capacity > 0)
+		return s->capacity;
+	gain = (scv_u64)p->pacing_gain_ppm * (s->phase == SCV_EBB_SLOW_START ? 2 : 1);
+	/* cwnd·8·gain/base = cwnd·8000·gain_ppm/base_ns */
+	bps = scv_muldiv(s->cwnd * 8000, gain, base);
+	if (s->phase != SCV_EBB_SLOW_START && s->capacity > 0)
+		bps = scv_min_u64(bps, scv_max_u64(s->capacity, scv_muldiv(8 * SCV_NS_PER_S, s->cwnd, base)));
+	if (p->ack_pair_gap > 0) {
+		scv_u64 fl = scv_muldiv(8 * SCV_NS_PER_S, s->mss, (scv_u64)p->ack_pair_gap);
+		if (s->capacity > 0)
+			fl = scv_min_u64(fl, s->capacity);
+		bps = scv_max_u64(bps, fl);
+	}
+	return bps ? bps : 1;
+}
+
 #endif /* SCV_CORE_H */

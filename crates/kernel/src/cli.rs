@@ -501,6 +501,7 @@ mod tests {
             manage::find("ledbat-plus-plus").unwrap().name,
             "scv_ledbatpp"
         );
+        assert_eq!(manage::find("ebb").unwrap().name, "scv_ebb");
         assert_eq!(manage::find("SHIM").unwrap().name, "scv_shim");
         let e = manage::find("cubic").err().unwrap().to_string();
         assert!(

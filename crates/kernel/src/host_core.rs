@@ -30,6 +30,24 @@ pub struct Ack {
     pub in_recovery: u8,
 }
 
+/// `struct scv_ebb_ack`: the part of `AckSample` Ebb reads, in bytes, ns and bit/s.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EbbAck {
+    pub now_ns: u64,
+    pub rtt_ns: u64,
+    pub rate_bps: u64,
+    pub bytes_acked: u64,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub has_rtt: u8,
+    pub has_rate: u8,
+    pub rate_app_limited: u8,
+    pub cwnd_limited: u8,
+    pub in_recovery: u8,
+    pub _pad: [u8; 3],
+}
+
 /// Opaque, generously sized state buffers (the C sizes are checked at run time).
 #[repr(C, align(8))]
 pub struct State(pub [u8; 4096]);
@@ -74,4 +92,16 @@ extern "C" {
     pub fn scv_host_lpp_on_congestion(s: *mut State, p: *const Params, now: u64);
     pub fn scv_host_lpp_on_rto(s: *mut State, p: *const Params);
     pub fn scv_host_lpp_cwnd_fp(s: *const State) -> i64;
+    pub fn scv_host_sizeof_ebb_state() -> libc::c_ulong;
+    pub fn scv_host_sizeof_ebb_ack() -> libc::c_ulong;
+    pub fn scv_host_ebb_defaults(p: *mut Params);
+    pub fn scv_host_ebb_init(s: *mut State, mss: u64, cwnd: u64);
+    pub fn scv_host_ebb_on_ack(s: *mut State, p: *const Params, a: *const EbbAck);
+    pub fn scv_host_ebb_on_congestion(s: *mut State, p: *const Params);
+    pub fn scv_host_ebb_on_rto(s: *mut State, p: *const Params, mss: u64);
+    pub fn scv_host_ebb_cwnd(s: *const State) -> u64;
+    pub fn scv_host_ebb_ssthresh(s: *const State) -> u64;
+    pub fn scv_host_ebb_pacing_bps(s: *const State, p: *const Params) -> u64;
+    pub fn scv_host_ebb_capacity(s: *const State) -> u64;
+    pub fn scv_host_ebb_phase(s: *const State) -> u32;
 }

@@ -1,8 +1,9 @@
 //! Scavenger's congestion controls in real Linux TCP, through BPF struct_ops.
 //!
-//! - Native BPF versions of LEDBAT (`scv_ledbat`), Yield (`scv_yield`) and LEDBAT++
-//!   (`scv_ledbatpp`), whose algorithm cores (bpf/scv_core.h) follow the crates/cc
-//!   implementations with the same parameter names and defaults;
+//! - Native BPF versions of LEDBAT (`scv_ledbat`), Yield (`scv_yield`), LEDBAT++
+//!   (`scv_ledbatpp`) and Ebb (`scv_ebb`, its default variant), whose algorithm cores
+//!   (bpf/scv_core.h) follow the crates/cc implementations with the same parameter names
+//!   and defaults;
 //! - `scv_shim` + a userspace agent (`agent`) that runs any crates/cc algorithm per socket;
 //! - a loader that registers them, pins their maps in bpffs, and changes parameters live
 //!   (`manage`), used by `scavenger kernel …`.

@@ -152,6 +152,15 @@ pub static ALGS: &[NativeAlg] = &[
         extra_maps: &[],
     },
     NativeAlg {
+        name: "scv_ebb",
+        tag: "eb",
+        map_prefix: "scv_ebb",
+        object: "scv_ebb",
+        layout: Some(&params::EBB),
+        summary: "Ebb (our LBE controller, docs/ebb.md), default variant, native BPF; follows crates/cc `ebb`",
+        extra_maps: &[],
+    },
+    NativeAlg {
         name: "scv_shim",
         tag: "sh",
         map_prefix: "scv_shim",

@@ -19,6 +19,10 @@ static OBJECTS: &[(&str, &[u8])] = &[
         include_bytes!(concat!(env!("OUT_DIR"), "/scv_ledbatpp.bpf.o")),
     ),
     (
+        "scv_ebb",
+        include_bytes!(concat!(env!("OUT_DIR"), "/scv_ebb.bpf.o")),
+    ),
+    (
         "scv_shim",
         include_bytes!(concat!(env!("OUT_DIR"), "/scv_shim.bpf.o")),
     ),

@@ -399,6 +399,62 @@ pub const SHIM_DEFAULT_STALE: Dur = Dur::from_millis(200);
 /// opening and closing sockets always do.
 pub const SHIM_DEFAULT_WAKE: Dur = Dur::from_micros(100);
 
+/// Ebb (docs/ebb.md), its default variant: the numeric parameters. Its booleans
+/// (variants of docs/ebb.md), `jitter_gain`, `refill_growth`, `refill_rounds`,
+/// `probe_queue` and `bw_rounds` are fixed at their defaults in the BPF core
+/// (bpf/scv_core.h, docs/kernel.md#native-ebb), so they are not in this table: setting
+/// one is refused as an unknown parameter of the native version.
+pub static EBB: Layout = Layout {
+    cc_name: "ebb",
+    slots: &[
+        KParam {
+            name: "target",
+            conv: Conv::Nanos,
+        },
+        KParam {
+            name: "refill",
+            conv: Conv::Nanos,
+        },
+        KParam {
+            name: "md",
+            conv: Conv::Ppm,
+        },
+        KParam {
+            name: "min_cwnd",
+            conv: Conv::Int,
+        },
+        KParam {
+            name: "pacing_gain",
+            conv: Conv::Ppm,
+        },
+        KParam {
+            name: "foreign",
+            conv: Conv::Nanos,
+        },
+        KParam {
+            name: "slowdown_every",
+            conv: Conv::Int,
+        },
+        KParam {
+            name: "ack_pair_gap",
+            conv: Conv::Nanos,
+        },
+        KParam {
+            name: "probe_max_queue",
+            conv: Conv::Nanos,
+        },
+        KParam {
+            name: "refill_stage",
+            conv: Conv::Ppm,
+        },
+        KParam {
+            name: "own_target",
+            conv: Conv::Nanos,
+        },
+    ],
+    extra: &[],
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

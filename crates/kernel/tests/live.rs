@@ -118,6 +118,36 @@ fn yield_native_carries_traffic_with_owd_samples() {
     assert_clean();
 }
 
+/// The native Ebb (scv_ebb) registers, passes the verifier, carries a transfer and takes
+/// an RTT sample from (almost) every ACK. On loopback (RTT tens of µs, no queue) it
+/// leaves slow start only on its own burst's delay; the window must have grown from the
+/// initial 10.
+#[test]
+fn ebb_native_carries_traffic_with_rtt_samples() {
+    let _s = serial();
+    if skip() {
+        return;
+    }
+    {
+        let g = LoadGuard::new(alg("scv_ebb"), &[]).unwrap();
+        let t = transfer(g.name(), Duration::from_millis(600), |_, _| {});
+        assert_eq!(t.cc, g.name());
+        let st = g.stats().unwrap();
+        let max = t.samples.iter().map(|(_, i)| i.snd_cwnd).max().unwrap();
+        eprintln!(
+            "scv_ebb: {} bytes, counters {st:?}, max cwnd {max}",
+            t.bytes
+        );
+        assert!(t.bytes > 10_000_000, "bytes {}", t.bytes);
+        assert!(
+            st.sockets >= 1 && st.acks > 100 && st.rtt_samples > st.acks / 2,
+            "init and cong_control ran with RTT samples: {st:?}"
+        );
+        assert!(max > 10, "the window must grow (max {max})");
+    }
+    assert_clean();
+}
+
 #[test]
 fn shim_falls_back_to_reno_when_the_agent_stops() {
     let _s = serial();

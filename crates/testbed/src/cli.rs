@@ -24,6 +24,10 @@ pub enum TestbedCmd {
         /// Do not ask for SCHED_FIFO for the emulator thread.
         #[arg(long)]
         no_realtime: bool,
+        /// Run our algorithms through the scv_shim agent even where a native BPF version
+        /// exists (ledbat, yield, ledbat-plus-plus, ebb), to compare the two datapaths.
+        #[arg(long)]
+        shim: bool,
     },
     /// Check what the testbed needs (root, namespaces, TUN, veth, ethtool, congestion controls).
     Doctor,
@@ -48,6 +52,7 @@ pub fn run(cmd: TestbedCmd) -> ExitCode {
             out,
             json,
             no_realtime,
+            shim,
         } => {
             let sc = match scavenger_lab::load(&scenario) {
                 Ok(s) => s,
@@ -61,6 +66,7 @@ pub fn run(cmd: TestbedCmd) -> ExitCode {
                 seed: seed.unwrap_or(sc.seed),
                 realtime: !no_realtime,
                 log_limit: if out.is_some() { 8 << 20 } else { 0 },
+                shim,
             };
             let r = match run::run_scenario(&sc, &opts) {
                 Ok(r) => r,

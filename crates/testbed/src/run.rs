@@ -31,6 +31,9 @@ pub struct RunOptions {
     pub realtime: bool,
     /// Keep the per-packet log (for the mahimahi export); records per direction.
     pub log_limit: usize,
+    /// Run our algorithms through the scv_shim agent even where a native BPF version
+    /// exists (`testbed run --shim`: to compare the two datapaths of one algorithm).
+    pub shim: bool,
 }
 
 impl Default for RunOptions {
@@ -39,6 +42,7 @@ impl Default for RunOptions {
             seed: 1,
             realtime: true,
             log_limit: 8 << 20,
+            shim: false,
         }
     }
 }
@@ -119,6 +123,14 @@ pub enum RunError {
     ShimSettingsDiffer { flow: String },
     #[error("flow \"{flow}\": flows using {alg} must have the same `params` on the testbed (one global parameter set per BPF algorithm)")]
     NativeParamsDiffer { flow: String, alg: &'static str },
+    /// A parameter the native BPF version does not take (scv_ebb runs Ebb's default
+    /// variant only, docs/deviations/kernel.md#kernel-ebb-integer).
+    #[error("flow \"{flow}\": the native {alg} does not take these `params`: {source}; `testbed run --shim` runs the algorithm with every parameter in the scv_shim agent")]
+    NativeParams {
+        flow: String,
+        alg: &'static str,
+        source: Box<scavenger_kernel::params::ParamError>,
+    },
     /// No kernel congestion control for the flow's algorithm.
     #[error("flow \"{flow}\": {source}")]
     KernelCc { flow: String, source: TestbedError },
@@ -188,8 +200,9 @@ type KernelPlan = (
 /// The largest UDP payload a datagram can carry over the testbed's 1500-byte MTU.
 const MAX_UDP_PAYLOAD: u16 = 1500 - 28;
 
-/// Checks that the testbed can honour every flow and returns its [`KernelPlan`].
-fn plan_flows(sc: &Scenario) -> Result<KernelPlan, RunError> {
+/// Checks that the testbed can honour every flow and returns its [`KernelPlan`]. With
+/// `shim`, our algorithms run in the scv_shim agent even where a native version exists.
+fn plan_flows(sc: &Scenario, shim: bool) -> Result<KernelPlan, RunError> {
     let available = kernel_ccs();
     let mut ccs = Vec::new();
     let mut natives: Vec<NativeUse> = Vec::new();
@@ -242,8 +255,8 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, RunError> {
                 .map(|(n, v)| (n.to_string(), v.to_string()))
                 .collect()
         };
-        let via_shim = f.dalbe.is_some()
-            || (native_for(info.name).is_none() && kernel_cc_for(info.name, &available).is_err());
+        let ours = kernel_cc_for(info.name, &available).is_err();
+        let via_shim = f.dalbe.is_some() || (ours && (shim || native_for(info.name).is_none()));
         if via_shim {
             // Our own algorithm in the userspace agent, on kernel sockets through scv_shim
             // (crates/kernel): one agent per run, so shim flows must share its settings.
@@ -291,6 +304,15 @@ fn plan_flows(sc: &Scenario) -> Result<KernelPlan, RunError> {
             // Parameters go to the BPF object's global map when it is registered; flows
             // sharing it must agree on them.
             let params = non_default(&f.params, &defaults);
+            if let Some(layout) = alg.layout {
+                layout
+                    .resolve(&params)
+                    .map_err(|source| RunError::NativeParams {
+                        flow: flow(),
+                        alg: alg.name,
+                        source: Box::new(source),
+                    })?;
+            }
             match natives.iter().find(|u| u.alg.name == alg.name) {
                 Some(u) if u.params != params => {
                     return Err(RunError::NativeParamsDiffer {
@@ -411,7 +433,7 @@ fn endpoints_of(f: &FlowSpec, hosts: &[(String, Side)]) -> (String, String) {
 /// `netns::install_signal_handlers`), it tears down and returns an error.
 pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, RunError> {
     let wall = std::time::Instant::now();
-    let (mut ccs, natives, agent_cfg, ignored, mut quic) = plan_flows(sc)?;
+    let (mut ccs, natives, agent_cfg, ignored, mut quic) = plan_flows(sc, opts.shim)?;
     // Each QUIC flow's algorithm draws from its own stream of the run's seed, as in the
     // simulator (quinn's own draws use the system RNG here).
     for (i, q) in quic.iter_mut().enumerate() {
@@ -859,16 +881,52 @@ mod tests {
     }
 
     #[test]
+    fn ebb_runs_as_the_native_scv_ebb_unless_the_shim_is_asked_for() {
+        assert_eq!(native_for("ebb").map(|a| a.name), Some("scv_ebb"));
+        if let Err(e) = scavenger_kernel::objects::built() {
+            eprintln!("SKIP (routing with BPF objects): {e}");
+            return;
+        }
+        let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"ebb\"\nparams = { target = \"5ms\" }\n[[flow]]\nalgorithm = \"cubic\"\n").unwrap();
+        let (ccs, natives, agent, _, _) = plan_flows(&sc, false).unwrap();
+        assert_eq!(ccs, ["scv_ebb", "cubic"]);
+        assert_eq!(natives.len(), 1);
+        assert_eq!(natives[0].alg.name, "scv_ebb");
+        assert_eq!(
+            natives[0].params,
+            [("target".to_string(), "5ms".to_string())]
+        );
+        assert!(agent.is_none());
+        // --shim: the same flow in the agent; the kernel's own algorithms stay native.
+        let (ccs, natives, agent, _, _) = plan_flows(&sc, true).unwrap();
+        assert_eq!(ccs, ["scv_shim", "cubic"]);
+        assert!(natives.is_empty());
+        let agent = agent.expect("the shim agent runs Ebb");
+        assert_eq!(agent.algorithm, "ebb");
+        assert_eq!(agent.params, [("target".to_string(), "5ms".to_string())]);
+        // A variant the native version does not run: an error that names the parameter
+        // and the way to run it (through the shim), never a silent change of route.
+        let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nname = \"bg\"\nalgorithm = \"ebb\"\nparams = { drain_bytes = true }\n").unwrap();
+        let e = plan_flows(&sc, false).err().unwrap().to_string();
+        assert!(
+            e.starts_with("flow \"bg\": the native scv_ebb does not take these `params`: unknown parameter `drain_bytes` for ebb")
+                && e.ends_with("`testbed run --shim` runs the algorithm with every parameter in the scv_shim agent"),
+            "{e}"
+        );
+        assert!(plan_flows(&sc, true).is_ok());
+    }
+
+    #[test]
     fn unsupported_flow_kinds_and_params_are_clear_errors() {
         let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nkind = \"cbr\"\nrate = \"1Mbit\"\n").unwrap();
-        let e = plan_flows(&sc).err().unwrap().to_string();
+        let e = plan_flows(&sc, false).err().unwrap().to_string();
         assert_eq!(
             e,
             "flow \"flow0\": kind = \"cbr\" is not supported by the testbed yet (TCP flows only)"
         );
         let sc =
             scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\nparams = { beta = 0.5 }\n").unwrap();
-        assert!(plan_flows(&sc)
+        assert!(plan_flows(&sc, false)
             .err()
             .unwrap()
             .to_string()
@@ -877,7 +935,7 @@ mod tests {
         // for the veths' MTU is a warning and 1472-byte datagrams.
         let sc =
             scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cubic\"\ntransport = \"quic\"\nmss = 8000\n[[flow]]\nalgorithm = \"cubic\"\n").unwrap();
-        let (ccs, natives, agent, ignored, quic) = plan_flows(&sc).unwrap();
+        let (ccs, natives, agent, ignored, quic) = plan_flows(&sc, false).unwrap();
         assert_eq!(ccs, ["quic", "cubic"]);
         assert!(natives.is_empty() && agent.is_none());
         let q = quic[0].as_ref().expect("flow 0 is QUIC");
@@ -890,7 +948,7 @@ mod tests {
         // Algorithms the kernel lacks go through the scv_shim agent (when the BPF objects
         // are built; otherwise the error says how to build them).
         let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nname = \"a\"\nalgorithm = \"vegas\"\n[[flow]]\nname = \"b\"\nalgorithm = \"cdg\"\n").unwrap();
-        match plan_flows(&sc) {
+        match plan_flows(&sc, false) {
             Ok(_) => panic!("two different shim algorithms in one run must be refused"),
             Err(e) => assert!(e.to_string().contains("scv_shim"), "{e}"),
         }
