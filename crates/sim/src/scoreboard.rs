@@ -144,6 +144,11 @@ impl Scoreboard {
         self.retx_queue.first().copied()
     }
 
+    /// Whether a segment awaits retransmission (no work counted: a peek).
+    pub fn has_retransmission(&self) -> bool {
+        !self.retx_queue.is_empty()
+    }
+
     /// After a timeout: `lost` (ascending) is the whole retransmission queue, and no
     /// retransmission is in flight any more.
     pub fn requeue_all(&mut self, lost: impl Iterator<Item = u32>) {

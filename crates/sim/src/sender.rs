@@ -24,6 +24,8 @@ struct Seg {
     lost: bool,
     in_flight: bool,
     retransmitted: bool,
+    /// Sent with PSH; a retransmission of it carries PSH again (the flag is the skb's).
+    psh: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -138,6 +140,9 @@ pub struct Sender {
     ecn_recover: Option<u32>,
     /// Set CWR on the next new data segment.
     cwr_pending: bool,
+    /// An ACK freed send-buffer space and the sender's response to it has not ended yet:
+    /// the new segment that ends it carries PSH (docs/deviations/simulator.md#sim-psh).
+    psh_due: bool,
     /// In the window reduction after an ECN response (Linux CA_CWR) until SND.UNA passes
     /// `ecn_recover` (tcp_fastretrans_alert ends CWR when something above high_seq is
     /// acknowledged).
@@ -180,6 +185,7 @@ impl Sender {
             completed: false,
             ecn_recover: None,
             cwr_pending: false,
+            psh_due: false,
             cwr: false,
             ts_recent: NO_TS_ECHO,
             snd_edge,
@@ -274,6 +280,51 @@ impl Sender {
         ))
     }
 
+    /// Bytes the sender may have in flight: cwnd (PRR's window in fast recovery), and the
+    /// static receive window unless the receiver advertises its own edge.
+    fn send_window(&self) -> u64 {
+        let cwnd = self.prr.map_or(self.cc.cwnd(), |p| p.window);
+        if self.cfg.receiver_window {
+            cwnd
+        } else {
+            cwnd.min(self.cfg.rwnd)
+        }
+    }
+
+    /// Whether the packet just sent at `now` ends the sender's response to the last ACK:
+    /// nothing more may go now because the window is full, the pacing timer defers the
+    /// next packet, or there is nothing left to send (retransmissions included). The same
+    /// tests as `next_packet`, after the packet's bytes joined the pipe.
+    fn response_ends(&self, now: Time) -> bool {
+        let retrans_queued = self.board.has_retransmission();
+        if self.next_send > now || (!retrans_queued && !self.has_new_data()) {
+            return true;
+        }
+        let mss = self.cfg.mss as u64;
+        if self.pipe + mss > self.send_window() {
+            return true;
+        }
+        // The next packet is new data beyond the advertised right edge (rLEDBAT).
+        self.cfg.receiver_window && !retrans_queued && (self.nxt as u64 + 1) * mss > self.snd_edge
+    }
+
+    /// PSH for the new segment `seg` just sent at `now`, as Linux's writer sets it
+    /// (net/ipv4/tcp.c, `tcp_sendmsg_locked` → `tcp_push` → `tcp_mark_push`): the last
+    /// segment of a finite transfer (the end of the last write, label `out:`), and, for a
+    /// bulk writer that keeps the send buffer full, the last segment written after each
+    /// ACK that freed buffer space (label `wait_for_space:`, pushed before the writer
+    /// sleeps again) — modelled as the segment that ends the sender's response to that
+    /// ACK. The first flight carries none: the initial write is larger than the initial
+    /// window, so its pushes fall beyond it. docs/deviations/simulator.md#sim-psh.
+    fn mark_push(&mut self, now: Time, seg: u32) -> bool {
+        let end_of_transfer = self.cfg.total_segs == Some(seg + 1);
+        let psh = end_of_transfer || (self.psh_due && self.response_ends(now));
+        if psh {
+            self.psh_due = false;
+        }
+        psh
+    }
+
     /// The next packet the sender may transmit at `now`, if any. The caller loops until
     /// `None`, then arms the pacing timer at `next_send_time()` if it is in the future.
     pub fn next_packet(&mut self, now: Time) -> Option<Packet> {
@@ -293,12 +344,7 @@ impl Sender {
             }
         };
         let len = self.seg_len(seg);
-        let cwnd = self.prr.map_or(self.cc.cwnd(), |p| p.window);
-        let window = if self.cfg.receiver_window {
-            cwnd
-        } else {
-            cwnd.min(self.cfg.rwnd)
-        };
+        let window = self.send_window();
         // RFC 6675 §5: send while cwnd - pipe >= 1 SMSS; one segment is always allowed
         // with nothing in flight so a window below one segment cannot stall the flow.
         if self.pipe > 0 && self.pipe + len as u64 > window {
@@ -340,6 +386,7 @@ impl Sender {
                 lost: false,
                 in_flight: true,
                 retransmitted: false,
+                psh: false,
             });
             self.nxt += 1;
         }
@@ -388,6 +435,13 @@ impl Sender {
             };
             self.next_send = now + rate.tx_time(paced);
         }
+        pkt.psh = if retrans {
+            self.seg(seg).psh
+        } else {
+            let psh = self.mark_push(now, seg);
+            self.seg(seg).psh = psh;
+            psh
+        };
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
@@ -509,6 +563,9 @@ impl Sender {
         // Cumulative part.
         let cum = ack.ack.min(self.nxt);
         let advanced = cum > self.una;
+        // A cumulative ACK frees send-buffer space (`tcp_clean_rtx_queue`); the blocked
+        // writer wakes (`sk_stream_write_space`) and will push what it writes.
+        self.psh_due |= advanced;
         self.board.advance(self.una, cum.max(self.una));
         // Send times of the oldest and newest newly acknowledged segments that were never
         // retransmitted, cumulatively and by SACK (Linux tcp_clean_rtx_queue first_ackt /
@@ -903,6 +960,76 @@ mod tests {
         }
         a.nsack = sack.len() as u8;
         a
+    }
+
+    /// Everything the sender transmits at `t`: (segment, PSH).
+    fn burst(s: &mut crate::sender::Sender, t: scavenger_cc::Time) -> Vec<(u32, bool)> {
+        std::iter::from_fn(|| s.next_packet(t).map(|p| (p.seg, p.psh))).collect()
+    }
+
+    #[test]
+    fn psh_marks_the_last_segment_sent_in_response_to_each_ack_that_frees_buffer_space() {
+        use scavenger_cc::Time;
+        let recorder = || Box::new(Recorder(Default::default()));
+        let mut s = sender(recorder());
+        // The first flight (a fixed 10-segment window): no ACK freed space yet, no PSH.
+        let first = burst(&mut s, Time::ZERO);
+        assert_eq!(first.len(), 10);
+        assert!(first.iter().all(|&(_, psh)| !psh), "{first:?}");
+        // A cumulative ACK of 0 and 1 frees two segments of buffer: 10 and 11 go, the
+        // last with PSH (`tcp_sendmsg_locked`, wait_for_space → `tcp_push`).
+        s.on_ack(Time(1), &sack_ack(2, &[]));
+        assert_eq!(burst(&mut s, Time(1)), [(10, false), (11, true)]);
+        // An ACK that only SACKs 3 frees no buffer space: 12 goes without PSH.
+        s.on_ack(Time(2), &sack_ack(2, &[(3, 4)]));
+        assert_eq!(burst(&mut s, Time(2)), [(12, false)]);
+        // The cumulative ACK up to 5 (2 and 4 newly delivered): 13 and 14, PSH on 14.
+        s.on_ack(Time(3), &sack_ack(5, &[]));
+        assert_eq!(burst(&mut s, Time(3)), [(13, false), (14, true)]);
+        // The ACK of 5 frees one segment: 15 alone answers it, with PSH.
+        s.on_ack(Time(4), &sack_ack(6, &[]));
+        assert_eq!(burst(&mut s, Time(4)), [(15, true)]);
+
+        // A finite transfer: the last segment ends the application's last write
+        // (label `out:` → `tcp_push`) and carries PSH, also in the first flight.
+        let mut s = sender(recorder());
+        s.cfg.total_segs = Some(3);
+        assert_eq!(
+            burst(&mut s, Time::ZERO),
+            [(0, false), (1, false), (2, true)]
+        );
+    }
+
+    #[test]
+    fn a_paced_response_ends_when_the_pacing_timer_defers_the_next_segment() {
+        use scavenger_cc::Time;
+        // 1 Mbit/s pacing, 11.584 ms per segment: one segment per release.
+        let mut s = paced_sender(true, 10);
+        assert_eq!(burst(&mut s, Time::ZERO), [(0, false)]);
+        // The ACK of 0 arrives before the pacing timer: nothing goes at once.
+        s.on_ack(Time(1_000_000), &sack_ack(1, &[]));
+        assert_eq!(burst(&mut s, Time(1_000_000)), []);
+        // The next release is the response to that ACK and ends it; the one after
+        // follows no new ACK and carries no PSH.
+        let t1 = s.next_send_time();
+        assert_eq!(burst(&mut s, t1), [(1, true)]);
+        let t2 = s.next_send_time();
+        assert_eq!(burst(&mut s, t2), [(2, false)]);
+    }
+
+    #[test]
+    fn a_retransmission_carries_the_psh_of_the_original() {
+        use scavenger_cc::Time;
+        let mut s = sender(Box::new(Recorder(Default::default())));
+        burst(&mut s, Time::ZERO);
+        s.on_ack(Time(1), &sack_ack(1, &[]));
+        assert_eq!(burst(&mut s, Time(1)), [(10, true)]);
+        // Nothing more is acknowledged: the timeout retransmits 1..=10 from the head
+        // (the fixed window of 10), and only 10 carries PSH, as when it was first sent.
+        let rto = s.rto_deadline().unwrap();
+        s.on_rto(rto);
+        let resent = burst(&mut s, rto);
+        assert_eq!(resent, (1..=10).map(|i| (i, i == 10)).collect::<Vec<_>>());
     }
 
     #[test]

@@ -168,6 +168,87 @@ fn lone_segments_are_acked_at_once_while_the_window_grows_then_held() {
     assert!(windows[5..].iter().all(|&w| w == 80_896), "{windows:?}");
 }
 
+/// A Linux receiver for 1448-byte segments on a 50 ms path, every segment read at once.
+fn linux_receiver() -> Receiver {
+    Receiver::new(ReceiverConfig {
+        flow: 0,
+        header: 52,
+        total_segs: None,
+        ack_every: 2,
+        delack_timeout: Dur::from_millis(40),
+        ack_model: AckModel::Linux,
+        path_rtt: Dur::from_millis(50),
+        clock_offset: 0,
+        mss: 1448,
+        rwnd: 64 << 20,
+    })
+}
+
+/// Segment `seg` arriving at `ms` milliseconds with PSH or not; returns when its ACK went
+/// out (at arrival, or when the held-ACK timer fired).
+fn arrive(rx: &mut Receiver, seg: u32, ms: u64, psh: bool) -> Time {
+    let t = Time(ms * 1_000_000);
+    let mut p = Packet::data(0, seg, 1448, 52, t.nanos(), false);
+    p.rx_tsval = NO_TS_ECHO;
+    p.psh = psh;
+    let at = match rx.on_data(t, &p) {
+        DataOutcome::AckNow => t,
+        DataOutcome::Delay(d) => {
+            assert!(rx.on_ack_timer(d), "segment {seg}: the timer at {d:?} sends");
+            d
+        }
+    };
+    rx.make_ack(at);
+    at
+}
+
+/// ICSK_ACK_PUSHED for a full-sized PSH segment (`tcp_measure_rcv_mss`, Linux commit
+/// 4720852ed9af) and the ACK of the read that drains the queue (`tcp_cleanup_rbuf`): once
+/// the window stopped growing (segment 22 on, as in the test above), a lone segment
+/// without PSH waits for the delayed-ACK timer, a lone one with PSH is ACKed on arrival,
+/// and the ACK clears the flag for the next one.
+#[test]
+fn a_lone_full_segment_with_psh_is_acked_on_arrival_without_psh_after_the_timer() {
+    let mut rx = linux_receiver();
+    rx.advertise();
+    for i in 0..22 {
+        assert_eq!(arrive(&mut rx, i, 100 * i as u64, false), Time(i as u64 * 100_000_000));
+    }
+    // Segment 22 waits ato = 40 ms; the timer's firing raises ato to 80, so later
+    // lone segments without PSH wait min(ato, max(srtt 50, 40)) = 50 ms.
+    assert_eq!(arrive(&mut rx, 22, 2200, false), Time(2_240_000_000));
+    assert_eq!(arrive(&mut rx, 23, 2300, true), Time(2_300_000_000));
+    assert_eq!(arrive(&mut rx, 24, 2400, false), Time(2_450_000_000));
+    assert_eq!(arrive(&mut rx, 25, 2500, true), Time(2_500_000_000));
+    assert_eq!(arrive(&mut rx, 26, 2600, false), Time(2_650_000_000));
+    assert!(!rx.linux_delack().unwrap().pushed());
+}
+
+/// With out-of-order data queued, a PSH segment that does not fill the hole sets the flag
+/// but the read leaves `sk_rmem_alloc` non-zero, so `tcp_cleanup_rbuf` sends nothing; the
+/// ACK that goes is `__tcp_ack_snd_check`'s out-of-order one, and it clears the flag.
+#[test]
+fn a_psh_segment_behind_a_hole_is_acked_by_the_out_of_order_rule_not_the_read() {
+    let mut rx = linux_receiver();
+    rx.advertise();
+    for i in 0..23 {
+        arrive(&mut rx, i, 100 * i as u64, false);
+    }
+    // 24 and 26 arrive out of order (25 and 23 missing); each is ACKed at once (the
+    // first three ACKs per RCV.NXT).
+    assert_eq!(arrive(&mut rx, 24, 2400, false), Time(2_400_000_000));
+    assert_eq!(arrive(&mut rx, 26, 2500, false), Time(2_500_000_000));
+    // 23 with PSH: in order, 26 still queued beyond the hole at 25.
+    let t = Time(2_600_000_000);
+    let mut p = Packet::data(0, 23, 1448, 52, t.nanos(), false);
+    p.psh = true;
+    assert!(matches!(rx.on_data(t, &p), DataOutcome::AckNow));
+    assert!(rx.linux_delack().unwrap().pushed());
+    assert!(!rx.linux_delack().unwrap().read_drained(true));
+    rx.make_ack(t);
+    assert!(!rx.linux_delack().unwrap().pushed());
+}
+
 /// The model on the wire: a NewReno bulk flow's receiver sends one ACK per segment for
 /// the first 16 segments (quick-ACK mode), then about one per two.
 #[test]
