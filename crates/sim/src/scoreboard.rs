@@ -144,9 +144,9 @@ impl Scoreboard {
         self.retx_queue.first().copied()
     }
 
-    /// Whether a segment awaits retransmission (no work counted: a peek).
-    pub fn has_retransmission(&self) -> bool {
-        !self.retx_queue.is_empty()
+    /// How many segments await retransmission (no work counted: a peek).
+    pub fn retransmissions_queued(&self) -> usize {
+        self.retx_queue.len()
     }
 
     /// After a timeout: `lost` (ascending) is the whole retransmission queue, and no

@@ -140,9 +140,10 @@ pub struct Sender {
     ecn_recover: Option<u32>,
     /// Set CWR on the next new data segment.
     cwr_pending: bool,
-    /// An ACK freed send-buffer space and the sender's response to it has not ended yet:
-    /// the new segment that ends it carries PSH (docs/deviations/simulator.md#sim-psh).
-    psh_due: bool,
+    /// Segments (ascending, not sent yet) that carry PSH when first sent: where the
+    /// writer's push after each buffer-freeing ACK lands (`push_mark`,
+    /// docs/deviations/simulator.md#sim-psh).
+    psh_marks: VecDeque<u32>,
     /// In the window reduction after an ECN response (Linux CA_CWR) until SND.UNA passes
     /// `ecn_recover` (tcp_fastretrans_alert ends CWR when something above high_seq is
     /// acknowledged).
@@ -185,7 +186,7 @@ impl Sender {
             completed: false,
             ecn_recover: None,
             cwr_pending: false,
-            psh_due: false,
+            psh_marks: VecDeque::new(),
             cwr: false,
             ts_recent: NO_TS_ECHO,
             snd_edge,
@@ -291,38 +292,46 @@ impl Sender {
         }
     }
 
-    /// Whether the packet just sent at `now` ends the sender's response to the last ACK:
-    /// nothing more may go now because the window is full, the pacing timer defers the
-    /// next packet, or there is nothing left to send (retransmissions included). The same
-    /// tests as `next_packet`, after the packet's bytes joined the pipe.
-    fn response_ends(&self, now: Time) -> bool {
-        let retrans_queued = self.board.has_retransmission();
-        if self.next_send > now || (!retrans_queued && !self.has_new_data()) {
-            return true;
-        }
+    /// An ACK freed send-buffer space (`tcp_clean_rtx_queue`); the writer, blocked on a
+    /// full buffer, wakes (`sk_stream_write_space`), refills it and pushes before it
+    /// blocks again (net/ipv4/tcp.c, `tcp_sendmsg_locked`, label `wait_for_space:` →
+    /// `tcp_push` → `tcp_mark_push`): PSH goes on the last segment it wrote. Our writer's
+    /// buffer reaches exactly as far as the window now lets the sender go, so that is the
+    /// last new segment this ACK's window allows (at least the next new one: what the
+    /// writer adds lies beyond what was sent). Unpaced, that is the last segment of the
+    /// burst answering the ACK; paced, the pacing timer sends it later, as Linux sends
+    /// the pushed skb when its turn comes.
+    fn push_mark(&mut self) {
         let mss = self.cfg.mss as u64;
-        if self.pipe + mss > self.send_window() {
-            return true;
+        let room = self.send_window().saturating_sub(self.pipe) / mss;
+        let new_room = room.saturating_sub(self.board.retransmissions_queued() as u64);
+        let mut last = self.nxt as u64 + new_room.max(1) - 1;
+        if self.cfg.receiver_window {
+            // No further than the advertised right edge (RFC 9293 SND.UNA + SND.WND).
+            last = last.min((self.snd_edge / mss).saturating_sub(1)).max(self.nxt as u64);
         }
-        // The next packet is new data beyond the advertised right edge (rLEDBAT).
-        self.cfg.receiver_window && !retrans_queued && (self.nxt as u64 + 1) * mss > self.snd_edge
+        let last = last.min(u32::MAX as u64) as u32;
+        // Marks normally rise with each ACK; a window that shrank puts one below an
+        // earlier mark, which keeps its place too (Linux's PSH stays on its skb).
+        let at = self.psh_marks.partition_point(|&m| m < last);
+        if self.psh_marks.get(at) != Some(&last) {
+            self.psh_marks.insert(at, last);
+        }
     }
 
-    /// PSH for the new segment `seg` just sent at `now`, as Linux's writer sets it
-    /// (net/ipv4/tcp.c, `tcp_sendmsg_locked` → `tcp_push` → `tcp_mark_push`): the last
-    /// segment of a finite transfer (the end of the last write, label `out:`), and, for a
-    /// bulk writer that keeps the send buffer full, the last segment written after each
-    /// ACK that freed buffer space (label `wait_for_space:`, pushed before the writer
-    /// sleeps again) — modelled as the segment that ends the sender's response to that
-    /// ACK. The first flight carries none: the initial write is larger than the initial
-    /// window, so its pushes fall beyond it. docs/deviations/simulator.md#sim-psh.
-    fn mark_push(&mut self, now: Time, seg: u32) -> bool {
-        let end_of_transfer = self.cfg.total_segs == Some(seg + 1);
-        let psh = end_of_transfer || (self.psh_due && self.response_ends(now));
-        if psh {
-            self.psh_due = false;
+    /// PSH for the new segment `seg` sent now: a writer's push landed on it (`push_mark`),
+    /// or it ends a finite transfer (the end of the application's last write,
+    /// `tcp_sendmsg_locked` label `out:` → `tcp_push`). The first flight carries none: the
+    /// initial write is larger than the initial window, so its pushes fall beyond it.
+    fn take_push(&mut self, seg: u32) -> bool {
+        while self.psh_marks.front().is_some_and(|&m| m < seg) {
+            self.psh_marks.pop_front();
         }
-        psh
+        let marked = self.psh_marks.front() == Some(&seg);
+        if marked {
+            self.psh_marks.pop_front();
+        }
+        marked || self.cfg.total_segs == Some(seg + 1)
     }
 
     /// The next packet the sender may transmit at `now`, if any. The caller loops until
@@ -438,7 +447,7 @@ impl Sender {
         pkt.psh = if retrans {
             self.seg(seg).psh
         } else {
-            let psh = self.mark_push(now, seg);
+            let psh = self.take_push(seg);
             self.seg(seg).psh = psh;
             psh
         };
@@ -563,9 +572,6 @@ impl Sender {
         // Cumulative part.
         let cum = ack.ack.min(self.nxt);
         let advanced = cum > self.una;
-        // A cumulative ACK frees send-buffer space (`tcp_clean_rtx_queue`); the blocked
-        // writer wakes (`sk_stream_write_space`) and will push what it writes.
-        self.psh_due |= advanced;
         self.board.advance(self.una, cum.max(self.una));
         // Send times of the oldest and newest newly acknowledged segments that were never
         // retransmitted, cumulatively and by SACK (Linux tcp_clean_rtx_queue first_ackt /
@@ -760,6 +766,9 @@ impl Sender {
         } else if advanced {
             // RFC 6298 §5.3: restart the timer when new data is acknowledged.
             self.rto_deadline = (self.una < self.nxt).then(|| now + self.rtt.rto());
+        }
+        if advanced && !self.completed {
+            self.push_mark();
         }
         AckOutcome {
             completed: self.completed,
@@ -1001,20 +1010,31 @@ mod tests {
     }
 
     #[test]
-    fn a_paced_response_ends_when_the_pacing_timer_defers_the_next_segment() {
+    fn paced_the_push_lands_on_the_last_segment_the_acks_window_allows() {
         use scavenger_cc::Time;
-        // 1 Mbit/s pacing, 11.584 ms per segment: one segment per release.
+        // A window of 10 paced at 1 Mbit/s (11.584 ms per segment): one per release.
         let mut s = paced_sender(true, 10);
         assert_eq!(burst(&mut s, Time::ZERO), [(0, false)]);
-        // The ACK of 0 arrives before the pacing timer: nothing goes at once.
+        // The ACK of 0 empties the pipe: the writer's push lands on segment 10, the last
+        // of the ten the window now allows, sent ten releases later.
         s.on_ack(Time(1_000_000), &sack_ack(1, &[]));
-        assert_eq!(burst(&mut s, Time(1_000_000)), []);
-        // The next release is the response to that ACK and ends it; the one after
-        // follows no new ACK and carries no PSH.
-        let t1 = s.next_send_time();
-        assert_eq!(burst(&mut s, t1), [(1, true)]);
-        let t2 = s.next_send_time();
-        assert_eq!(burst(&mut s, t2), [(2, false)]);
+        let mut sent = vec![];
+        for _ in 0..10 {
+            let t = s.next_send_time();
+            sent.extend(burst(&mut s, t));
+        }
+        assert_eq!(sent, (1..=10).map(|i| (i, i == 10)).collect::<Vec<_>>());
+        // Two ACKs before the next release, freeing 1 and 2: pushes on 11 and 12 (the pipe
+        // is 9, then 8), each the last segment its ACK's window allows.
+        let t = s.next_send_time();
+        s.on_ack(t, &sack_ack(2, &[]));
+        s.on_ack(t, &sack_ack(3, &[]));
+        assert_eq!(burst(&mut s, t), [(11, true)]);
+        let t = s.next_send_time();
+        assert_eq!(burst(&mut s, t), [(12, true)]);
+        // 3..=12 fill the window: nothing more until the next ACK.
+        let t = s.next_send_time();
+        assert_eq!(burst(&mut s, t), []);
     }
 
     #[test]
