@@ -295,7 +295,9 @@ impl Sender {
     /// An ACK freed send-buffer space (`tcp_clean_rtx_queue`); the writer, blocked on a
     /// full buffer, wakes (`sk_stream_write_space`), refills it and pushes before it
     /// blocks again (net/ipv4/tcp.c, `tcp_sendmsg_locked`, label `wait_for_space:` →
-    /// `tcp_push` → `tcp_mark_push`): PSH goes on the last segment it wrote. Our writer's
+    /// `tcp_push` → `tcp_mark_push`): PSH goes on the last segment it wrote. One wake-up
+    /// per ACK is fitted to the testbed's capture, not derived from the kernel's wake-up
+    /// rule (docs/deviations/simulator.md#sim-psh). Our writer's
     /// buffer reaches exactly as far as the window now lets the sender go, so that is the
     /// last new segment this ACK's window allows (at least the next new one: what the
     /// writer adds lies beyond what was sent). Unpaced, that is the last segment of the
