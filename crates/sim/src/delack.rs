@@ -506,7 +506,10 @@ mod tests {
         let mut d = settled();
         d.on_in_order(ms(100), MSS, false, WND);
         assert!(!d.pushed());
-        assert_eq!(d.check(ms(100), MSS as u64, false, 1), AckDecision::At(ms(140)));
+        assert_eq!(
+            d.check(ms(100), MSS as u64, false, 1),
+            AckDecision::At(ms(140))
+        );
         assert!(!d.read_drained(false));
         assert!(!d.on_timer(ms(139), true));
         assert!(d.on_timer(ms(140), true));
@@ -515,7 +518,10 @@ mod tests {
         let mut d = settled();
         d.on_in_order(ms(100), MSS, true, WND);
         assert!(d.pushed());
-        assert_eq!(d.check(ms(100), MSS as u64, false, 1), AckDecision::At(ms(140)));
+        assert_eq!(
+            d.check(ms(100), MSS as u64, false, 1),
+            AckDecision::At(ms(140))
+        );
         assert!(d.read_drained(false));
         // Out-of-order data still queued keeps `sk_rmem_alloc` above 0: no ACK from the read.
         assert!(!d.read_drained(true));
@@ -531,7 +537,10 @@ mod tests {
         // The next full segment without PSH waits for the timer again.
         d.on_in_order(ms(200), MSS, false, WND);
         assert!(!d.read_drained(false));
-        assert_eq!(d.check(ms(200), MSS as u64, false, 2), AckDecision::At(ms(240)));
+        assert_eq!(
+            d.check(ms(200), MSS as u64, false, 2),
+            AckDecision::At(ms(240))
+        );
         // A flag that no ACK cleared stays: a PSH segment behind out-of-order data, then
         // a segment without PSH that drains the queue, is ACKed by that read.
         let mut d = settled();

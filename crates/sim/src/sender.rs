@@ -49,6 +49,8 @@ pub struct SenderConfig {
     pub ecn: bool,
     /// Proportional rate reduction in fast recovery (RFC 6937, Linux's default).
     pub prr: bool,
+    /// Mark PSH as a bulk writer's pushes land (`push_mark`); `false`: no PSH at all.
+    pub psh: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -310,7 +312,9 @@ impl Sender {
         let mut last = self.nxt as u64 + new_room.max(1) - 1;
         if self.cfg.receiver_window {
             // No further than the advertised right edge (RFC 9293 SND.UNA + SND.WND).
-            last = last.min((self.snd_edge / mss).saturating_sub(1)).max(self.nxt as u64);
+            last = last
+                .min((self.snd_edge / mss).saturating_sub(1))
+                .max(self.nxt as u64);
         }
         let last = last.min(u32::MAX as u64) as u32;
         // Marks normally rise with each ACK; a window that shrank puts one below an
@@ -333,7 +337,7 @@ impl Sender {
         if marked {
             self.psh_marks.pop_front();
         }
-        marked || self.cfg.total_segs == Some(seg + 1)
+        marked || (self.cfg.psh && self.cfg.total_segs == Some(seg + 1))
     }
 
     /// The next packet the sender may transmit at `now`, if any. The caller loops until
@@ -769,7 +773,7 @@ impl Sender {
             // RFC 6298 §5.3: restart the timer when new data is acknowledged.
             self.rto_deadline = (self.una < self.nxt).then(|| now + self.rtt.rto());
         }
-        if advanced && !self.completed {
+        if advanced && !self.completed && self.cfg.psh {
             self.push_mark();
         }
         AckOutcome {
@@ -953,6 +957,7 @@ mod tests {
             pacing: false,
             ecn: false,
             prr: true,
+            psh: true,
         };
         crate::sender::Sender::new(cfg, cc, scavenger_cc::Time::ZERO)
     }
