@@ -299,12 +299,12 @@ impl Sender {
     /// blocks again (net/ipv4/tcp.c, `tcp_sendmsg_locked`, label `wait_for_space:` →
     /// `tcp_push` → `tcp_mark_push`): PSH goes on the last segment it wrote. One wake-up
     /// per ACK is fitted to the testbed's capture, not derived from the kernel's wake-up
-    /// rule (docs/deviations/simulator.md#sim-psh). Our writer's
-    /// buffer reaches exactly as far as the window now lets the sender go, so that is the
-    /// last new segment this ACK's window allows (at least the next new one: what the
-    /// writer adds lies beyond what was sent). Unpaced, that is the last segment of the
-    /// burst answering the ACK; paced, the pacing timer sends it later, as Linux sends
-    /// the pushed skb when its turn comes.
+    /// rule (docs/deviations/simulator.md#sim-psh). Our writer's buffer reaches exactly
+    /// as far as the window now lets the sender go, so that is the last new segment this
+    /// ACK's window allows (at least the next new one: what the writer adds lies beyond
+    /// what was sent). Unpaced, that is the last segment of the burst answering the ACK;
+    /// paced, the pacing timer sends it later, as Linux sends the pushed skb when its
+    /// turn comes.
     fn push_mark(&mut self) {
         let mss = self.cfg.mss as u64;
         let room = self.send_window().saturating_sub(self.pipe) / mss;
