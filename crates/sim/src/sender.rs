@@ -319,9 +319,14 @@ impl Sender {
         let last = last.min(u32::MAX as u64) as u32;
         // Marks normally rise with each ACK; a window that shrank puts one below an
         // earlier mark, which keeps its place too (Linux's PSH stays on its skb).
-        let at = self.psh_marks.partition_point(|&m| m < last);
-        if self.psh_marks.get(at) != Some(&last) {
-            self.psh_marks.insert(at, last);
+        match self.psh_marks.back() {
+            Some(&b) if b >= last => {
+                let at = self.psh_marks.partition_point(|&m| m < last);
+                if self.psh_marks[at] != last {
+                    self.psh_marks.insert(at, last);
+                }
+            }
+            _ => self.psh_marks.push_back(last),
         }
     }
 
