@@ -151,6 +151,12 @@ pub struct FlowSpec {
     /// handshake) and is left out of the record.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handshake: Option<bool>,
+    /// `psh = false`: the simulated sender sets no PSH (as before 2026-11-28), so the Linux
+    /// receiver's immediate ACK on PSH never fires (docs/deviations/simulator.md#sim-psh).
+    /// `None` takes the default (PSH where a bulk writer pushes) and is left out of the
+    /// record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub psh: Option<bool>,
     /// `transport = "tcp" | "quic"`: the simulator's TCP model, or two quinn-proto
     /// endpoints with the algorithm inside quinn (docs/quic.md, "QUIC in the
     /// simulator"). Left out of the record for TCP, so TCP records keep their keys.
@@ -174,8 +180,9 @@ impl Transport {
 
     /// The flow keys that configure the simulator's TCP model and mean nothing to quinn
     /// (its initial window, pacing, ACK policy and ECN are its own).
-    const TCP_ONLY: [&'static str; 9] = [
+    const TCP_ONLY: [&'static str; 10] = [
         "handshake",
+        "psh",
         "initial_window",
         "pacing",
         "delayed_ack",
@@ -1049,6 +1056,7 @@ fn parse_flow(
         "ack_model",
         "start_jitter",
         "handshake",
+        "psh",
         "clock_offset",
         "ecn",
         "deadline",
@@ -1162,6 +1170,13 @@ fn parse_flow(
             "a datagram (kind = \"cbr\") flow opens no connection; remove `handshake`",
         ));
     }
+    let psh = f.bool("psh")?;
+    if psh.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
+        return Err(f.err(
+            "psh",
+            "a datagram (kind = \"cbr\") flow sends no TCP segments; remove `psh`",
+        ));
+    }
     let stop = f.dur("stop")?;
     if let Some(st) = stop {
         if st <= start {
@@ -1233,6 +1248,7 @@ fn parse_flow(
         ack_model: AckModelChoice::parse(f)?,
         start_jitter,
         handshake,
+        psh,
         clock_offset_ns,
         ecn: f.bool("ecn")?.unwrap_or(false),
         kind,
@@ -1439,6 +1455,9 @@ impl Scenario {
                 }
                 if let Some(h) = f.handshake {
                     fc.handshake = h;
+                }
+                if let Some(p) = f.psh {
+                    fc.psh = p;
                 }
                 fc.clock_offset = f.clock_offset_ns;
                 fc.ecn = f.ecn;

@@ -25,9 +25,18 @@ fn run_seeded(duration_s: u64, flows: &str, seed: u64) -> RunRecord {
 
 fn flow_text(name: &str, algorithm: &str, start_s: u64, stop_s: Option<u64>) -> String {
     let stop = stop_s.map_or(String::new(), |s| format!("stop = \"{s}s\"\n"));
+    // Proteus-S runs without PSH (the simulator before 2026-11-28): with PSH it enters its
+    // starvation mode beside CUBIC at 3 of seeds 1-5 (1, 4, 5) instead of 1 (5); open,
+    // docs/receiver.md "Tests pinned to the sender without PSH". Its CUBIC keeps PSH:
+    // 0.968, 0.979, 0.929, 0.984, 0.000 of its bytes alone over 15-25 s.
+    let psh = if algorithm == "proteus-s" {
+        "psh = false\n"
+    } else {
+        ""
+    };
     format!(
         "[[flow]]\nname = \"{name}\"\nalgorithm = \"{algorithm}\"\nack_model = \"linux\"\n\
-         start = \"{start_s}s\"\n{stop}"
+         start = \"{start_s}s\"\n{stop}{psh}"
     )
 }
 

@@ -474,6 +474,29 @@ fn start_jitter_takes_a_duration_or_zero() {
 }
 
 #[test]
+fn psh_is_on_by_default_and_off_per_flow() {
+    let s = parse("good.toml", GOOD).unwrap();
+    assert_eq!(s.flows[0].psh, None);
+    assert!(s.to_sim(1).flows[0].psh, "on by default");
+    let json = serde_json::to_string(&s.flows[0]).unwrap();
+    assert!(!json.contains("psh"), "{json}");
+    let off = GOOD.replace(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\npsh = false",
+    );
+    let s = parse("off.toml", &off).unwrap();
+    assert!(!s.to_sim(1).flows[0].psh);
+    assert!(serde_json::to_string(&s.flows[0])
+        .unwrap()
+        .contains("\"psh\":false"));
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\npsh = 1",
+    );
+    assert_mentions(&m, &["flow[0].psh"]);
+}
+
+#[test]
 fn handshake_is_on_by_default_and_off_per_flow_or_in_sim() {
     let s = parse("good.toml", GOOD).unwrap();
     assert_eq!(s.flows[0].handshake, None);

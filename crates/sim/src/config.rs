@@ -57,6 +57,10 @@ pub struct FlowConfig {
     /// Linux 6.x's receiver (the default: delayed ACKs and receive-window autotuning) or
     /// the legacy every-second-segment receiver with a fixed window (docs/receiver.md).
     pub ack_model: crate::receiver::AckModel,
+    /// The sender marks PSH where a bulk writer's pushes land (the default,
+    /// docs/deviations/simulator.md#sim-psh); `false` sends no PSH, as the simulator did
+    /// before 2026-11-28 (kept for the tests docs/receiver.md lists as pinned to it).
+    pub psh: bool,
     /// Receiver clock minus true time, ns.
     pub clock_offset: i64,
     /// Which way the data goes: `Forward` uses the forward link for data and the reverse
@@ -148,6 +152,7 @@ impl FlowConfig {
             ack_every: 2,
             delack_timeout: Dur::from_millis(40),
             ack_model: crate::receiver::AckModel::Linux,
+            psh: true,
             clock_offset: 0,
             direction: Direction::Forward,
             ecn: false,

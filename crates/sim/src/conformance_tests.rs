@@ -28,6 +28,7 @@ fn the_simulators_sender_produces_the_conformance_stream() {
         pacing: false,
         ecn: true,
         prr: false,
+        psh: false,
     };
     let mut s = Sender::new(cfg, Box::new(recorder.clone()), Time::ZERO);
     send_all(&mut s, Time::ZERO);

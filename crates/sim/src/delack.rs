@@ -12,6 +12,9 @@
 //!   `tcp_delack_timer_handler`).
 //! - Out-of-order data: the first three ACKs for one RCV.NXT go out at once, further ones
 //!   are compressed for min(1 ms, RTT/20) (`__tcp_ack_snd_check`, `tcp_comp_sack_delay_ns`).
+//! - A short segment, or a full-sized one with PSH, sets ICSK_ACK_PUSHED
+//!   (`tcp_measure_rcv_mss`); the application's read then ACKs at once if it left nothing
+//!   queued, i.e. no out-of-order data (`tcp_cleanup_rbuf`).
 //!
 //! Time is counted in jiffies at HZ = 1000 (1 ms), as the kernel does for these timers.
 //! Differences from Linux are in docs/receiver.md.
@@ -81,6 +84,9 @@ pub struct LinuxDelack {
     lrcvtime: u64,
     /// ICSK_ACK_NOW: a one-time immediate ACK is due.
     ack_now: bool,
+    /// ICSK_ACK_PUSHED (with ICSK_ACK_PUSHED2, which `tcp_cleanup_rbuf` treats alike for
+    /// a receiver that is never in ping-pong mode); cleared by any ACK sent.
+    pushed: bool,
     /// ICSK_ACK_TIMER with `icsk_ack.timeout`, jiffies.
     timer: Option<u64>,
     /// `tp->compressed_ack`, `compressed_ack_rcv_nxt`, `dup_ack_counter`, and the
@@ -103,6 +109,7 @@ impl LinuxDelack {
             ato: 0,
             lrcvtime: 0,
             ack_now: false,
+            pushed: false,
             timer: None,
             compressed_ack: 0,
             compressed_ack_rcv_nxt: 0,
@@ -156,8 +163,14 @@ impl LinuxDelack {
         self.ato = ATO_MIN;
     }
 
-    /// `tcp_event_data_recv` for an in-order segment of `len` bytes: the ato estimator.
-    pub fn on_in_order(&mut self, now: Time, len: u32, rcv_wnd: u64) {
+    /// ICSK_ACK_PUSHED is set: a PSH or short segment arrived since the last ACK.
+    pub fn pushed(&self) -> bool {
+        self.pushed
+    }
+
+    /// `tcp_event_data_recv` for an in-order segment of `len` bytes, `psh` its PSH flag:
+    /// the ato estimator and `tcp_measure_rcv_mss`.
+    pub fn on_in_order(&mut self, now: Time, len: u32, psh: bool, rcv_wnd: u64) {
         let now_j = jiffies(now);
         if self.ato == 0 {
             // "The _first_ data packet received, initialize delayed ACK engine."
@@ -175,11 +188,23 @@ impl LinuxDelack {
             }
         }
         self.lrcvtime = now_j;
-        // A segment shorter than rcv_mss sets ICSK_ACK_PUSHED (`tcp_measure_rcv_mss`);
-        // the application's read then sends the ACK at once (`tcp_cleanup_rbuf`).
-        if (len as u64) < self.rcv_mss {
-            self.ack_now = true;
+        // `tcp_measure_rcv_mss` (net/ipv4/tcp_input.c): a segment shorter than rcv_mss sets
+        // ICSK_ACK_PUSHED (and PUSHED2 if it was set); a full-sized one sets it when it
+        // carries PSH ("likely the end of an application write", commit 4720852ed9af,
+        // Linux 6.6, backported). `read_drained` turns the flag into the ACK.
+        if (len as u64) < self.rcv_mss || psh {
+            self.pushed = true;
         }
+    }
+
+    /// `tcp_cleanup_rbuf` (net/ipv4/tcp.c) after the application read the in-order data
+    /// that just arrived (our application reads at once, so `copied > 0`): with an ACK
+    /// scheduled, ICSK_ACK_PUSHED set, no ping-pong mode and the read emptying the receive
+    /// memory (`!sk_rmem_alloc`: nothing held, so no out-of-order data queued), the ACK
+    /// goes now. The "more than one rcv_mss unacknowledged" half of the test is
+    /// `__tcp_ack_snd_check`'s, already applied in `check`.
+    pub fn read_drained(&self, ofo_queued: bool) -> bool {
+        self.pushed && !ofo_queued
     }
 
     /// ICSK_ACK_NOW: a filled hole (`tcp_data_queue`, RFC 5681 §4.2) or a data segment
@@ -224,9 +249,12 @@ impl LinuxDelack {
     fn send_delayed_ack(&mut self, now: Time) -> AckDecision {
         let mut ato = self.ato;
         if ato > DELACK_MIN {
-            // Not ping-pong, not PUSHED: HZ/2, bounded by the RTT estimate.
-            let max_ato = (1000 / 2).min(self.srtt.max(DELACK_MIN));
-            ato = ato.min(max_ato);
+            // HZ/2, or TCP_DELACK_MAX with ICSK_ACK_PUSHED (never ping-pong here), bounded
+            // by the RTT estimate. `tcp_delack_max` below caps every timeout at
+            // TCP_DELACK_MAX anyway, so PUSHED changes no timeout with the default
+            // `icsk_delack_max`.
+            let max_ato = if self.pushed { DELACK_MAX } else { 1000 / 2 };
+            ato = ato.min(max_ato.min(self.srtt.max(DELACK_MIN)));
         }
         ato = ato.min(DELACK_MAX);
         let now_j = jiffies(now);
@@ -298,7 +326,10 @@ impl LinuxDelack {
                 self.quick -= pkts;
             }
         }
+        // `tcp_event_ack_sent` → `inet_csk_clear_xmit_timer(ICSK_TIME_DACK)`:
+        // `icsk_ack.pending = 0` clears TIMER, PUSHED and PUSHED2 together.
         self.ack_now = false;
+        self.pushed = false;
         self.timer = None;
     }
 }
@@ -325,15 +356,15 @@ mod tests {
     #[test]
     fn quick_ack_count_is_capped_by_the_window_and_sixteen() {
         let mut d = LinuxDelack::new(MSS, Dur::from_millis(50));
-        d.on_in_order(ms(0), MSS, WND);
+        d.on_in_order(ms(0), MSS, false, WND);
         assert_eq!((d.quick(), d.ato()), (16, 40));
         // rcv_wnd / (2·rcv_mss) = 10·1448 / 2896 = 5.
         let mut d = LinuxDelack::new(MSS, Dur::from_millis(50));
-        d.on_in_order(ms(0), MSS, 10 * MSS as u64);
+        d.on_in_order(ms(0), MSS, false, 10 * MSS as u64);
         assert_eq!(d.quick(), 5);
         // A window below 2·rcv_mss still gives 2.
         let mut d = LinuxDelack::new(MSS, Dur::from_millis(50));
-        d.on_in_order(ms(0), MSS, 1000);
+        d.on_in_order(ms(0), MSS, false, 1000);
         assert_eq!(d.quick(), 2);
     }
 
@@ -342,7 +373,7 @@ mod tests {
         let mut d = LinuxDelack::new(MSS, Dur::from_millis(50));
         // One segment per ms: 16 ACKs at once (each ACKs new data, so quick counts down).
         for i in 0..16 {
-            d.on_in_order(ms(i), MSS, WND);
+            d.on_in_order(ms(i), MSS, false, WND);
             assert_eq!(
                 d.check(ms(i), MSS as u64, false, 0),
                 AckDecision::Now,
@@ -353,13 +384,13 @@ mod tests {
         // Leaving quick-ACK mode deflates ato to 40 ms.
         assert_eq!((d.quick(), d.ato()), (0, 40));
         // Segment 17 (t = 16 ms) is held: ato = 40/2 + 20 = 40 (m = 1 ≤ 20), timer at 56 ms.
-        d.on_in_order(ms(16), MSS, WND);
+        d.on_in_order(ms(16), MSS, false, WND);
         assert_eq!(
             d.check(ms(16), MSS as u64, false, 0),
             AckDecision::At(ms(56))
         );
         // Segment 18: two full segments unacknowledged (> rcv_mss): ACK now.
-        d.on_in_order(ms(17), MSS, WND);
+        d.on_in_order(ms(17), MSS, false, WND);
         assert_eq!(d.check(ms(17), 2 * MSS as u64, false, 0), AckDecision::Now);
         d.on_ack_sent(true);
         assert_eq!(d.deadline(), None);
@@ -368,9 +399,9 @@ mod tests {
     #[test]
     fn a_missed_delayed_ack_inflates_ato_and_the_rtt_bounds_the_timer() {
         let mut d = LinuxDelack::new(MSS, Dur::from_millis(50));
-        d.on_in_order(ms(0), MSS, WND);
+        d.on_in_order(ms(0), MSS, false, WND);
         d.quick = 0; // as after sixteen ACKs
-        d.on_in_order(ms(100), MSS, WND); // m = 100: 40 ≤ m ≤ rto: ato stays 40
+        d.on_in_order(ms(100), MSS, false, WND); // m = 100: 40 ≤ m ≤ rto: ato stays 40
         assert_eq!(
             d.check(ms(100), MSS as u64, false, 1),
             AckDecision::At(ms(140))
@@ -382,7 +413,7 @@ mod tests {
         d.on_ack_sent(true);
         // Next lone segment 100 ms later: m = 100 ≥ ato, unchanged; the timer is
         // min(ato 80, max(srtt 50, 40)) = 50 ms.
-        d.on_in_order(ms(240), MSS, WND);
+        d.on_in_order(ms(240), MSS, false, WND);
         assert_eq!(
             d.check(ms(240), MSS as u64, false, 2),
             AckDecision::At(ms(290))
@@ -390,7 +421,7 @@ mod tests {
         // A second segment 30 ms later that does not complete two segments (a short one
         // would ACK at once, so use the inter-arrival branch): m = 30 < ato 80 →
         // ato = 80/2 + 30 = 70.
-        d.on_in_order(ms(270), MSS, WND);
+        d.on_in_order(ms(270), MSS, false, WND);
         assert_eq!(d.ato(), 70);
         // The pending timer (290) is within ato/4 of now + 50? 290 > 270 + 12: keep 290.
         assert_eq!(
@@ -398,8 +429,8 @@ mod tests {
             AckDecision::At(ms(290))
         );
         // Closely spaced arrivals (m ≤ 20) pull ato back: 70/2 + 20 = 55, 55/2 + 20 = 47.
-        d.on_in_order(ms(280), MSS, WND);
-        d.on_in_order(ms(281), MSS, WND);
+        d.on_in_order(ms(280), MSS, false, WND);
+        d.on_in_order(ms(281), MSS, false, WND);
         assert_eq!(d.ato(), 47);
         // At 281 the old timer (290) is within 281 + 47/4 = 292: ACK now.
         assert_eq!(d.check(ms(281), MSS as u64, false, 4), AckDecision::Now);
@@ -408,11 +439,11 @@ mod tests {
     #[test]
     fn an_idle_gap_longer_than_the_rto_re_enters_quick_ack_mode() {
         let mut d = LinuxDelack::new(MSS, Dur::from_millis(50));
-        d.on_in_order(ms(0), MSS, WND);
+        d.on_in_order(ms(0), MSS, false, WND);
         d.quick = 0;
-        d.on_in_order(ms(250), MSS, WND); // m = 250, not > rto
+        d.on_in_order(ms(250), MSS, false, WND); // m = 250, not > rto
         assert_eq!(d.quick(), 0);
-        d.on_in_order(ms(501), MSS, WND); // m = 251 > 250
+        d.on_in_order(ms(501), MSS, false, WND); // m = 251 > 250
         assert_eq!(d.quick(), 16);
         assert_eq!(d.check(ms(501), MSS as u64, false, 2), AckDecision::Now);
     }
@@ -420,7 +451,7 @@ mod tests {
     #[test]
     fn out_of_order_acks_go_at_once_three_times_per_rcv_nxt_then_compressed() {
         let mut d = LinuxDelack::new(MSS, Dur::from_millis(50));
-        d.on_in_order(ms(0), MSS, WND);
+        d.on_in_order(ms(0), MSS, false, WND);
         d.quick = 0;
         d.on_ack_sent(true);
         for i in 0..3 {
@@ -447,13 +478,75 @@ mod tests {
     #[test]
     fn a_short_segment_or_a_filled_hole_is_acked_at_once() {
         let mut d = LinuxDelack::new(MSS, Dur::from_millis(50));
-        d.on_in_order(ms(0), MSS, WND);
+        d.on_in_order(ms(0), MSS, false, WND);
         d.quick = 0;
-        d.on_in_order(ms(100), 500, WND);
-        assert_eq!(d.check(ms(100), 500, false, 1), AckDecision::Now);
+        // A short segment: `__tcp_ack_snd_check` arms the timer (ato 40 ms), and the read
+        // that drains the queue sends the ACK (ICSK_ACK_PUSHED, `tcp_cleanup_rbuf`).
+        d.on_in_order(ms(100), 500, false, WND);
+        assert_eq!(d.check(ms(100), 500, false, 1), AckDecision::At(ms(140)));
+        assert!(d.read_drained(false));
         d.on_ack_sent(true);
-        d.on_in_order(ms(200), MSS, WND);
+        d.on_in_order(ms(200), MSS, false, WND);
         d.ack_now();
         assert_eq!(d.check(ms(200), MSS as u64, false, 2), AckDecision::Now);
+    }
+
+    /// A receiver out of quick-ACK mode with ato 40 ms, its last segment at 0 ms.
+    fn settled() -> LinuxDelack {
+        let mut d = LinuxDelack::new(MSS, Dur::from_millis(50));
+        d.on_in_order(ms(0), MSS, false, WND);
+        d.quick = 0;
+        d.on_ack_sent(true);
+        d
+    }
+
+    #[test]
+    fn a_lone_full_segment_with_psh_is_acked_when_read_and_without_psh_waits_for_the_timer() {
+        // Without PSH: held until the delayed-ACK timer, now + ato = 100 + 40 ms.
+        let mut d = settled();
+        d.on_in_order(ms(100), MSS, false, WND);
+        assert!(!d.pushed());
+        assert_eq!(
+            d.check(ms(100), MSS as u64, false, 1),
+            AckDecision::At(ms(140))
+        );
+        assert!(!d.read_drained(false));
+        assert!(!d.on_timer(ms(139), true));
+        assert!(d.on_timer(ms(140), true));
+        // With PSH (`tcp_measure_rcv_mss`, len ≥ rcv_mss): the same timer is armed, but
+        // the read that empties the queue ACKs at once.
+        let mut d = settled();
+        d.on_in_order(ms(100), MSS, true, WND);
+        assert!(d.pushed());
+        assert_eq!(
+            d.check(ms(100), MSS as u64, false, 1),
+            AckDecision::At(ms(140))
+        );
+        assert!(d.read_drained(false));
+        // Out-of-order data still queued keeps `sk_rmem_alloc` above 0: no ACK from the read.
+        assert!(!d.read_drained(true));
+    }
+
+    #[test]
+    fn any_ack_sent_clears_the_pushed_flag() {
+        let mut d = settled();
+        d.on_in_order(ms(100), MSS, true, WND);
+        assert!(d.pushed());
+        d.on_ack_sent(true);
+        assert!(!d.pushed());
+        // The next full segment without PSH waits for the timer again.
+        d.on_in_order(ms(200), MSS, false, WND);
+        assert!(!d.read_drained(false));
+        assert_eq!(
+            d.check(ms(200), MSS as u64, false, 2),
+            AckDecision::At(ms(240))
+        );
+        // A flag that no ACK cleared stays: a PSH segment behind out-of-order data, then
+        // a segment without PSH that drains the queue, is ACKed by that read.
+        let mut d = settled();
+        d.on_in_order(ms(100), MSS, true, WND);
+        assert!(!d.read_drained(true));
+        d.on_in_order(ms(101), MSS, false, WND);
+        assert!(d.read_drained(false));
     }
 }

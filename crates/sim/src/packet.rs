@@ -65,6 +65,10 @@ pub struct Packet {
     pub ece: bool,
     /// TCP CWR flag on a data packet: the sender reduced its window.
     pub cwr: bool,
+    /// TCP PSH flag on a data packet: the last segment of what the application wrote
+    /// before it blocked (`crate::sender`, docs/deviations/simulator.md#sim-psh); the Linux
+    /// receiver ACKs such a segment at once (`crate::delack`).
+    pub psh: bool,
     /// Which packet of the three-way handshake this is (`HS_SYN`, `HS_SYNACK`, `HS_ACK`),
     /// `HS_NONE` for every other (`crate::handshake`).
     pub hs: u8,
@@ -111,6 +115,7 @@ impl Packet {
             ce: false,
             ece: false,
             cwr: false,
+            psh: false,
             hs: HS_NONE,
         }
     }

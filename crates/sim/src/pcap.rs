@@ -96,6 +96,7 @@ const ETH_SENDER: [u8; 6] = [0x02, 0, 0, 0, 0, 0x01];
 const ETH_RECEIVER: [u8; 6] = [0x02, 0, 0, 0, 0, 0x02];
 const TCP_FIN: u8 = 0x01;
 const TCP_SYN: u8 = 0x02;
+const TCP_PSH: u8 = 0x08;
 const TCP_ACK: u8 = 0x10;
 const TCP_ECE: u8 = 0x40;
 const TCP_CWR: u8 = 0x80;
@@ -326,7 +327,10 @@ impl Encoder {
             dport: RECEIVER_PORT,
             seq,
             ack: ISN_RECEIVER.wrapping_add(1),
-            flags: TCP_ACK | if p.cwr { TCP_CWR } else { 0 } | if last { TCP_FIN } else { 0 },
+            flags: TCP_ACK
+                | if p.cwr { TCP_CWR } else { 0 }
+                | if p.psh { TCP_PSH } else { 0 }
+                | if last { TCP_FIN } else { 0 },
             window: 0xffff,
             options: &o,
         });

@@ -345,8 +345,17 @@ impl Receiver {
     }
 
     /// The application reads what arrived in order: `tcp_rcv_space_adjust`, then
-    /// `tcp_cleanup_rbuf`'s window-update ACK when no ACK was due.
+    /// `tcp_cleanup_rbuf`: the ACK of a PSH or short segment when the read left nothing
+    /// queued, or else the window-update ACK, when no ACK was due.
     fn after_read(&mut self, now: Time, arrival: Arrival, out: DataOutcome) -> DataOutcome {
+        let in_order = matches!(arrival, Arrival::InOrder { .. });
+        let ofo_queued = !self.ooo.is_empty();
+        let out = match (out, &self.linux) {
+            (DataOutcome::Delay(_), Some(l)) if in_order && l.read_drained(ofo_queued) => {
+                DataOutcome::AckNow
+            }
+            (out, _) => out,
+        };
         let mss = self.cfg.mss as u64;
         let nxt = self.rcv_nxt as u64 * mss;
         let ooo_span = self.ooo.last().map_or(0, |r| r.1 as u64 * mss - nxt);
@@ -354,7 +363,7 @@ impl Receiver {
         let Some(t) = self.tune.as_mut() else {
             return out;
         };
-        if !matches!(arrival, Arrival::InOrder { .. }) {
+        if !in_order {
             return out;
         }
         t.space_adjust(now, nxt, ooo_span);
@@ -381,7 +390,7 @@ impl Receiver {
         let l = self.linux.as_mut().expect("Linux model");
         match arrival {
             Arrival::InOrder { filled } => {
-                l.on_in_order(now, p.len, wnd);
+                l.on_in_order(now, p.len, p.psh, wnd);
                 if filled {
                     // "RFC5681. 4.2. SHOULD send immediate ACK, when gap in queue is filled."
                     l.ack_now();

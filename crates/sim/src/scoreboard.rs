@@ -144,6 +144,11 @@ impl Scoreboard {
         self.retx_queue.first().copied()
     }
 
+    /// How many segments await retransmission (no work counted: a peek).
+    pub fn retransmissions_queued(&self) -> usize {
+        self.retx_queue.len()
+    }
+
     /// After a timeout: `lost` (ascending) is the whole retransmission queue, and no
     /// retransmission is in flight any more.
     pub fn requeue_all(&mut self, lost: impl Iterator<Item = u32>) {

@@ -24,6 +24,8 @@ struct Seg {
     lost: bool,
     in_flight: bool,
     retransmitted: bool,
+    /// Sent with PSH; a retransmission of it carries PSH again (the flag is the skb's).
+    psh: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -47,6 +49,8 @@ pub struct SenderConfig {
     pub ecn: bool,
     /// Proportional rate reduction in fast recovery (RFC 6937, Linux's default).
     pub prr: bool,
+    /// Mark PSH as a bulk writer's pushes land (`push_mark`); `false`: no PSH at all.
+    pub psh: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -138,6 +142,10 @@ pub struct Sender {
     ecn_recover: Option<u32>,
     /// Set CWR on the next new data segment.
     cwr_pending: bool,
+    /// Segments (ascending, not sent yet) that carry PSH when first sent: where the
+    /// writer's push after each buffer-freeing ACK lands (`push_mark`,
+    /// docs/deviations/simulator.md#sim-psh).
+    psh_marks: VecDeque<u32>,
     /// In the window reduction after an ECN response (Linux CA_CWR) until SND.UNA passes
     /// `ecn_recover` (tcp_fastretrans_alert ends CWR when something above high_seq is
     /// acknowledged).
@@ -180,6 +188,7 @@ impl Sender {
             completed: false,
             ecn_recover: None,
             cwr_pending: false,
+            psh_marks: VecDeque::new(),
             cwr: false,
             ts_recent: NO_TS_ECHO,
             snd_edge,
@@ -274,6 +283,68 @@ impl Sender {
         ))
     }
 
+    /// Bytes the sender may have in flight: cwnd (PRR's window in fast recovery), and the
+    /// static receive window unless the receiver advertises its own edge.
+    fn send_window(&self) -> u64 {
+        let cwnd = self.prr.map_or(self.cc.cwnd(), |p| p.window);
+        if self.cfg.receiver_window {
+            cwnd
+        } else {
+            cwnd.min(self.cfg.rwnd)
+        }
+    }
+
+    /// An ACK freed send-buffer space (`tcp_clean_rtx_queue`); the writer, blocked on a
+    /// full buffer, wakes (`sk_stream_write_space`), refills it and pushes before it
+    /// blocks again (net/ipv4/tcp.c, `tcp_sendmsg_locked`, label `wait_for_space:` →
+    /// `tcp_push` → `tcp_mark_push`): PSH goes on the last segment it wrote. One wake-up
+    /// per ACK is fitted to the testbed's capture, not derived from the kernel's wake-up
+    /// rule (docs/deviations/simulator.md#sim-psh). Our writer's buffer reaches exactly
+    /// as far as the window now lets the sender go, so that is the last new segment this
+    /// ACK's window allows (at least the next new one: what the writer adds lies beyond
+    /// what was sent). Unpaced, that is the last segment of the burst answering the ACK;
+    /// paced, the pacing timer sends it later, as Linux sends the pushed skb when its
+    /// turn comes.
+    fn push_mark(&mut self) {
+        let mss = self.cfg.mss as u64;
+        let room = self.send_window().saturating_sub(self.pipe) / mss;
+        let new_room = room.saturating_sub(self.board.retransmissions_queued() as u64);
+        let mut last = self.nxt as u64 + new_room.max(1) - 1;
+        if self.cfg.receiver_window {
+            // No further than the advertised right edge (RFC 9293 SND.UNA + SND.WND).
+            last = last
+                .min((self.snd_edge / mss).saturating_sub(1))
+                .max(self.nxt as u64);
+        }
+        let last = last.min(u32::MAX as u64) as u32;
+        // Marks normally rise with each ACK; a window that shrank puts one below an
+        // earlier mark, which keeps its place too (Linux's PSH stays on its skb).
+        match self.psh_marks.back() {
+            Some(&b) if b >= last => {
+                let at = self.psh_marks.partition_point(|&m| m < last);
+                if self.psh_marks[at] != last {
+                    self.psh_marks.insert(at, last);
+                }
+            }
+            _ => self.psh_marks.push_back(last),
+        }
+    }
+
+    /// PSH for the new segment `seg` sent now: a writer's push landed on it (`push_mark`),
+    /// or it ends a finite transfer (the end of the application's last write,
+    /// `tcp_sendmsg_locked` label `out:` → `tcp_push`). The first flight carries none: the
+    /// initial write is larger than the initial window, so its pushes fall beyond it.
+    fn take_push(&mut self, seg: u32) -> bool {
+        while self.psh_marks.front().is_some_and(|&m| m < seg) {
+            self.psh_marks.pop_front();
+        }
+        let marked = self.psh_marks.front() == Some(&seg);
+        if marked {
+            self.psh_marks.pop_front();
+        }
+        marked || (self.cfg.psh && self.cfg.total_segs == Some(seg + 1))
+    }
+
     /// The next packet the sender may transmit at `now`, if any. The caller loops until
     /// `None`, then arms the pacing timer at `next_send_time()` if it is in the future.
     pub fn next_packet(&mut self, now: Time) -> Option<Packet> {
@@ -293,12 +364,7 @@ impl Sender {
             }
         };
         let len = self.seg_len(seg);
-        let cwnd = self.prr.map_or(self.cc.cwnd(), |p| p.window);
-        let window = if self.cfg.receiver_window {
-            cwnd
-        } else {
-            cwnd.min(self.cfg.rwnd)
-        };
+        let window = self.send_window();
         // RFC 6675 §5: send while cwnd - pipe >= 1 SMSS; one segment is always allowed
         // with nothing in flight so a window below one segment cannot stall the flow.
         if self.pipe > 0 && self.pipe + len as u64 > window {
@@ -340,6 +406,7 @@ impl Sender {
                 lost: false,
                 in_flight: true,
                 retransmitted: false,
+                psh: false,
             });
             self.nxt += 1;
         }
@@ -388,6 +455,13 @@ impl Sender {
             };
             self.next_send = now + rate.tx_time(paced);
         }
+        pkt.psh = if retrans {
+            self.seg(seg).psh
+        } else {
+            let psh = self.take_push(seg);
+            self.seg(seg).psh = psh;
+            psh
+        };
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
@@ -704,6 +778,9 @@ impl Sender {
             // RFC 6298 §5.3: restart the timer when new data is acknowledged.
             self.rto_deadline = (self.una < self.nxt).then(|| now + self.rtt.rto());
         }
+        if advanced && !self.completed && self.cfg.psh {
+            self.push_mark();
+        }
         AckOutcome {
             completed: self.completed,
         }
@@ -885,6 +962,7 @@ mod tests {
             pacing: false,
             ecn: false,
             prr: true,
+            psh: true,
         };
         crate::sender::Sender::new(cfg, cc, scavenger_cc::Time::ZERO)
     }
@@ -903,6 +981,87 @@ mod tests {
         }
         a.nsack = sack.len() as u8;
         a
+    }
+
+    /// Everything the sender transmits at `t`: (segment, PSH).
+    fn burst(s: &mut crate::sender::Sender, t: scavenger_cc::Time) -> Vec<(u32, bool)> {
+        std::iter::from_fn(|| s.next_packet(t).map(|p| (p.seg, p.psh))).collect()
+    }
+
+    #[test]
+    fn psh_marks_the_last_segment_sent_in_response_to_each_ack_that_frees_buffer_space() {
+        use scavenger_cc::Time;
+        let recorder = || Box::new(Recorder(Default::default()));
+        let mut s = sender(recorder());
+        // The first flight (a fixed 10-segment window): no ACK freed space yet, no PSH.
+        let first = burst(&mut s, Time::ZERO);
+        assert_eq!(first.len(), 10);
+        assert!(first.iter().all(|&(_, psh)| !psh), "{first:?}");
+        // A cumulative ACK of 0 and 1 frees two segments of buffer: 10 and 11 go, the
+        // last with PSH (`tcp_sendmsg_locked`, wait_for_space → `tcp_push`).
+        s.on_ack(Time(1), &sack_ack(2, &[]));
+        assert_eq!(burst(&mut s, Time(1)), [(10, false), (11, true)]);
+        // An ACK that only SACKs 3 frees no buffer space: 12 goes without PSH.
+        s.on_ack(Time(2), &sack_ack(2, &[(3, 4)]));
+        assert_eq!(burst(&mut s, Time(2)), [(12, false)]);
+        // The cumulative ACK up to 5 (2 and 4 newly delivered): 13 and 14, PSH on 14.
+        s.on_ack(Time(3), &sack_ack(5, &[]));
+        assert_eq!(burst(&mut s, Time(3)), [(13, false), (14, true)]);
+        // The ACK of 5 frees one segment: 15 alone answers it, with PSH.
+        s.on_ack(Time(4), &sack_ack(6, &[]));
+        assert_eq!(burst(&mut s, Time(4)), [(15, true)]);
+
+        // A finite transfer: the last segment ends the application's last write
+        // (label `out:` → `tcp_push`) and carries PSH, also in the first flight.
+        let mut s = sender(recorder());
+        s.cfg.total_segs = Some(3);
+        assert_eq!(
+            burst(&mut s, Time::ZERO),
+            [(0, false), (1, false), (2, true)]
+        );
+    }
+
+    #[test]
+    fn paced_the_push_lands_on_the_last_segment_the_acks_window_allows() {
+        use scavenger_cc::Time;
+        // A window of 10 paced at 1 Mbit/s (11.584 ms per segment): one per release.
+        let mut s = paced_sender(true, 10);
+        assert_eq!(burst(&mut s, Time::ZERO), [(0, false)]);
+        // The ACK of 0 empties the pipe: the writer's push lands on segment 10, the last
+        // of the ten the window now allows, sent ten releases later.
+        s.on_ack(Time(1_000_000), &sack_ack(1, &[]));
+        let mut sent = vec![];
+        for _ in 0..10 {
+            let t = s.next_send_time();
+            sent.extend(burst(&mut s, t));
+        }
+        assert_eq!(sent, (1..=10).map(|i| (i, i == 10)).collect::<Vec<_>>());
+        // Two ACKs before the next release, freeing 1 and 2: pushes on 11 and 12 (the pipe
+        // is 9, then 8), each the last segment its ACK's window allows.
+        let t = s.next_send_time();
+        s.on_ack(t, &sack_ack(2, &[]));
+        s.on_ack(t, &sack_ack(3, &[]));
+        assert_eq!(burst(&mut s, t), [(11, true)]);
+        let t = s.next_send_time();
+        assert_eq!(burst(&mut s, t), [(12, true)]);
+        // 3..=12 fill the window: nothing more until the next ACK.
+        let t = s.next_send_time();
+        assert_eq!(burst(&mut s, t), []);
+    }
+
+    #[test]
+    fn a_retransmission_carries_the_psh_of_the_original() {
+        use scavenger_cc::Time;
+        let mut s = sender(Box::new(Recorder(Default::default())));
+        burst(&mut s, Time::ZERO);
+        s.on_ack(Time(1), &sack_ack(1, &[]));
+        assert_eq!(burst(&mut s, Time(1)), [(10, true)]);
+        // Nothing more is acknowledged: the timeout retransmits 1..=10 from the head
+        // (the fixed window of 10), and only 10 carries PSH, as when it was first sent.
+        let rto = s.rto_deadline().unwrap();
+        s.on_rto(rto);
+        let resent = burst(&mut s, rto);
+        assert_eq!(resent, (1..=10).map(|i| (i, i == 10)).collect::<Vec<_>>());
     }
 
     #[test]

@@ -460,6 +460,7 @@ impl Simulation {
             pacing: fc.pacing,
             ecn: fc.ecn,
             prr: true,
+            psh: fc.psh,
         };
         let mut sender = Sender::new(scfg, cc, self.now);
         if let Some(e) = est {

@@ -210,9 +210,14 @@ fn an_upload_queues_behind_itself_and_delays_a_downloads_acks() {
     );
     // The download's own downlink queue empties (it is now ACK-clock limited), and RTT
     // samples are denser while the uplink queue is short, so the mean RTT grows by less
-    // than the uplink's mean queueing delay, but by a large fraction of it.
+    // than the uplink's mean queueing delay, but by a large fraction of it. Since the
+    // sender sets PSH (2026-11-28) the download's receiver ACKs the last segment of each
+    // response at once: about 5 600 ACKs on the uplink in 30 s instead of 2 100, and as
+    // the 70-packet buffer counts packets, they leave less room for the upload's data
+    // (124 drops instead of 77): mean uplink queueing 183 ms instead of 363, the
+    // download's RTT 118 -> 241 ms (2.0x; it was 117 -> 406, 3.5x).
     assert!(
-        rtt_both >= rtt_alone + 0.5 * uplink_qdelay && rtt_both >= 3.0 * rtt_alone,
+        rtt_both >= rtt_alone + 0.5 * uplink_qdelay && rtt_both >= 1.8 * rtt_alone,
         "download RTT {rtt_alone} -> {rtt_both}, uplink queueing {uplink_qdelay}"
     );
     assert!(
