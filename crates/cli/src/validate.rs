@@ -73,10 +73,17 @@ fn go(a: ValidateArgs) -> Result<ExitCode, CliError> {
     let sim_seeds = validate::sim_seeds(reps);
     let total = cases.len() as u64 * (sim_seeds + reps);
     let mut done = 0u64;
-    let runs = validate::run(&cases, &Simulator, &testbed, sim_seeds, reps, |case, dp, seed| {
-        done += 1;
-        eprintln!("[{done}/{total}] {case} on {dp} (seed {seed})");
-    })?;
+    let runs = validate::run(
+        &cases,
+        &Simulator,
+        &testbed,
+        sim_seeds,
+        reps,
+        |case, dp, seed| {
+            done += 1;
+            eprintln!("[{done}/{total}] {case} on {dp} (seed {seed})");
+        },
+    )?;
     let figs: Vec<Figure> = runs
         .iter()
         .flat_map(|(c, s, t)| validate::figures(c, s, t))

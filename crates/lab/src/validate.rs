@@ -639,7 +639,10 @@ mod tests {
         assert!(hi / lo > 1.2, "medians of three seeds {threes:?}");
         let twelves: Vec<f64> = jain.chunks(SIM_SEEDS as usize).map(median).collect();
         let (a, b) = (twelves[0], twelves[1]);
-        assert!(a.max(b) / a.min(b) < 1.1, "medians of twelve seeds {twelves:?}");
+        assert!(
+            a.max(b) / a.min(b) < 1.1,
+            "medians of twelve seeds {twelves:?}"
+        );
         assert_eq!(sim_seeds(3), SIM_SEEDS);
         assert_eq!(sim_seeds(20), 20);
     }

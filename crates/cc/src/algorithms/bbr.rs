@@ -1190,6 +1190,13 @@ impl CongestionControl for Bbr {
         true
     }
 
+    /// Linux's `tcp_tso_autosize` with BBR's `.min_tso_segs = bbr_min_tso_segs`: the
+    /// pacing rate's 1 ms (`sk_pacing_shift` 10) in segments, at least 2 at or above
+    /// 1.2 Mbit/s, which is `bbr_tso_segs_goal` (deviations/bbr.md#bbr-tso-bursts).
+    fn tso_segs(&self) -> u32 {
+        self.tso_segs_goal() as u32
+    }
+
     /// tcp_bbr registers `.cong_control = bbr_main`: it sets cwnd on every ACK, in
     /// recovery by its own packet conservation (bbr_set_cwnd_to_recover_or_restore), and
     /// Linux's tcp_cong_control skips PRR for it.
