@@ -54,10 +54,11 @@ const FG_PHASES: u64 = 4;
 /// The simulator runs at least this many seeds per case (1..=max(reps, this)), whatever
 /// the testbed's repetitions: three times [`FG_PHASES`], so every foreground phase weighs
 /// the same. Its runs take milliseconds, and a median of two or three draws of a wide
-/// distribution is itself a draw: fair4/50ms/bbr's Jain's index spreads 0.64–1.00 over
-/// the seeds, its median of seeds 1–3 was 0.777 and of seeds 4–6 0.953, while the medians
-/// of seeds 1–12, 13–24 and 25–36 are 0.878, 0.837 and 0.885
-/// (docs/validation.md#bbr-fair4-2026-11-28).
+/// distribution is itself a draw: before the simulator sent BBR's TSO bursts,
+/// fair4/50ms/bbr's Jain's index spread 0.64–1.00 over the seeds, its median of seeds 1–3
+/// was 0.777 and of seeds 4–6 0.953, while the medians of seeds 1–12, 13–24 and 25–36
+/// were 0.878, 0.837 and 0.885; with them, 0.854–0.938 for groups of three and 0.907–0.952
+/// for groups of twelve (docs/validation.md#bbr-fair4-2026-11-28).
 pub const SIM_SEEDS: u64 = 3 * FG_PHASES;
 
 /// How many seeds the simulator runs when the testbed runs `reps`.
@@ -617,13 +618,12 @@ mod tests {
         assert!(share > 0.935, "share {share}");
     }
 
-    /// Why the simulator runs [`SIM_SEEDS`] seeds: fair4/50ms/bbr's Jain's index is a wide
-    /// distribution over the seeds (a latecomer that leaves STARTUP early, or a flow whose
-    /// long-term `lt_bw` locks a low rate for 48 rounds, takes it to 0.64–0.80), so medians
-    /// of three seeds differ by more than the 20 % bound among themselves, while medians of
-    /// twelve agree within 10 % (docs/validation.md#bbr-fair4-2026-11-28).
+    /// Why the simulator runs [`SIM_SEEDS`] seeds: fair4/50ms/bbr's Jain's index is a
+    /// distribution over the seeds (a latecomer that leaves STARTUP early, or whose SYN is
+    /// lost, takes it to 0.76–0.85), so medians of three seeds spread wider than medians of
+    /// twelve, and those agree within 10 % (docs/validation.md#bbr-fair4-2026-11-28).
     #[test]
-    fn fair4_bbr_needs_twelve_simulated_seeds_for_a_stable_median() {
+    fn fair4_bbr_median_over_twelve_simulated_seeds_is_steadier_than_over_three() {
         let c = cases(&quick_plan("bbr")).unwrap().remove(2);
         assert_eq!(c.id, "fair4/50ms/bbr");
         let jain: Vec<f64> = (1..=2 * SIM_SEEDS)
@@ -633,16 +633,18 @@ mod tests {
                 v[0].1.unwrap()
             })
             .collect();
-        let threes: Vec<f64> = jain.chunks(3).map(median).collect();
-        let lo = threes.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = threes.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        assert!(hi / lo > 1.2, "medians of three seeds {threes:?}");
-        let twelves: Vec<f64> = jain.chunks(SIM_SEEDS as usize).map(median).collect();
-        let (a, b) = (twelves[0], twelves[1]);
+        let spread = |m: Vec<f64>| {
+            let lo = m.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = m.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            hi / lo
+        };
+        let threes = spread(jain.chunks(3).map(median).collect());
+        let twelves = spread(jain.chunks(SIM_SEEDS as usize).map(median).collect());
         assert!(
-            a.max(b) / a.min(b) < 1.1,
-            "medians of twelve seeds {twelves:?}"
+            threes > twelves,
+            "threes {threes}, twelves {twelves}, {jain:?}"
         );
+        assert!(twelves < 1.1, "twelves {twelves}, {jain:?}");
         assert_eq!(sim_seeds(3), SIM_SEEDS);
         assert_eq!(sim_seeds(20), 20);
     }

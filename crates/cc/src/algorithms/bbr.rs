@@ -1331,6 +1331,23 @@ mod tests {
     }
 
     #[test]
+    fn tso_segs_is_linux_tso_autosize_with_bbr_min_tso_segs() {
+        // tcp_tso_autosize: max(sk_pacing_rate >> 10 / mss, bbr_min_tso_segs); the datapath
+        // sends that many segments per pacing gap (MSS 1000 here).
+        let mut b = bbr();
+        for (rate, segs) in [
+            (100_000, 1),      // 0.8 Mbit/s: below bbr_min_tso_rate (150,000 B/s)
+            (150_000, 2),      // 1.2 Mbit/s: 146 B per ms, bbr_min_tso_segs 2
+            (1_000_000, 2),    // 8 Mbit/s: 976 B per ms, still 2
+            (12_500_000, 12),  // 100 Mbit/s: 12,207 B per ms
+            (500_000_000, 65), // 4 Gbit/s: capped at GSO's 65,215 B
+        ] {
+            b.pacing_rate = rate;
+            assert_eq!(b.tso_segs(), segs, "pacing rate {rate} B/s");
+        }
+    }
+
+    #[test]
     fn startup_finds_full_pipe_after_three_flat_rounds_then_drains_into_probe_bw() {
         let mut b = bbr();
         let mut delivered = 0;
