@@ -285,7 +285,8 @@ impl Sender {
     /// The next packet the sender may transmit at `now`, if any. The caller loops until
     /// `None`, then arms the pacing timer at `next_send_time()` if it is in the future.
     pub fn next_packet(&mut self, now: Time) -> Option<Packet> {
-        // A paced burst's further segments leave at its first one's time.
+        // A paced burst's further segments leave at its first one's time
+        // (deviations/simulator.md#sim-paced-bursts).
         let in_burst = self.burst_at == now && self.burst_segs < self.cc.tso_segs();
         if self.completed || (self.next_send > now && !in_burst) {
             return None;
