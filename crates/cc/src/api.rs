@@ -201,6 +201,16 @@ pub trait CongestionControl: Send {
         false
     }
 
+    /// Segments the datapath's pacing sends back to back per pacing gap, as Linux's TSO
+    /// autosizing does for a paced socket: `tcp_write_xmit` sends an skb of up to
+    /// `tcp_tso_segs` segments (`tcp_tso_autosize`, net/ipv4/tcp_output.c, with the
+    /// algorithm's `min_tso_segs`), and `tcp_update_skb_after_send` then advances the
+    /// next departure time by the whole skb's length over the pacing rate. Default 1:
+    /// one segment per gap.
+    fn tso_segs(&self) -> u32 {
+        1
+    }
+
     /// Whether the algorithm sets the window on every ACK itself, in loss recovery too,
     /// like a Linux `tcp_congestion_ops` with `cong_control` (BBR): `tcp_cong_control`
     /// (net/ipv4/tcp_input.c) then returns before `tcp_cwnd_reduction`, so the datapath

@@ -22,7 +22,8 @@ pub struct ValidateArgs {
     /// ledbat-plus-plus) or through the shim (the others).
     #[arg(long, value_delimiter = ',', default_value = "newreno,cubic,bbr")]
     algorithms: Vec<String>,
-    /// Testbed repetitions per scenario (seeds 1..=N; default 3, or 2 with --quick).
+    /// Testbed repetitions per scenario (seeds 1..=N; default 3, or 2 with --quick). The
+    /// simulator runs at least 12 seeds with the same phases.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100))]
     reps: Option<u64>,
     /// Fail (exit status 1) when a newreno, cubic or bbr figure differs from the testbed's
@@ -67,13 +68,22 @@ fn go(a: ValidateArgs) -> Result<ExitCode, CliError> {
             ..RunOptions::default()
         },
     };
-    // Both sides run seeds 1..=reps (the simulator's runs take seconds).
-    let total = cases.len() as u64 * 2 * reps;
+    // The testbed runs seeds 1..=reps, the simulator at least validate::SIM_SEEDS with the
+    // same phases (its runs take milliseconds; a median of two or three was a draw).
+    let sim_seeds = validate::sim_seeds(reps);
+    let total = cases.len() as u64 * (sim_seeds.len() as u64 + reps);
     let mut done = 0u64;
-    let runs = validate::run(&cases, &Simulator, &testbed, reps, |case, dp, seed| {
-        done += 1;
-        eprintln!("[{done}/{total}] {case} on {dp} (seed {seed})");
-    })?;
+    let runs = validate::run(
+        &cases,
+        &Simulator,
+        &testbed,
+        &sim_seeds,
+        reps,
+        |case, dp, seed| {
+            done += 1;
+            eprintln!("[{done}/{total}] {case} on {dp} (seed {seed})");
+        },
+    )?;
     let figs: Vec<Figure> = runs
         .iter()
         .flat_map(|(c, s, t)| validate::figures(c, s, t))

@@ -133,6 +133,11 @@ pub struct Sender {
     pub rtt: RttEstimator,
     rate: DeliveryRateEstimator,
     next_send: Time,
+    /// The paced burst being sent (Linux's TSO skb, `CongestionControl::tso_segs`): when
+    /// its first segment left, its paced bytes and segments so far.
+    burst_at: Time,
+    burst_bytes: u64,
+    burst_segs: u32,
     cwnd_limited: bool,
     app_limited: bool,
     rto_deadline: Option<Time>,
@@ -182,6 +187,9 @@ impl Sender {
             rtt: RttEstimator::default(),
             rate: DeliveryRateEstimator::new(now),
             next_send: now,
+            burst_at: now,
+            burst_bytes: 0,
+            burst_segs: 0,
             cwnd_limited: false,
             app_limited: false,
             rto_deadline: None,
@@ -348,7 +356,10 @@ impl Sender {
     /// The next packet the sender may transmit at `now`, if any. The caller loops until
     /// `None`, then arms the pacing timer at `next_send_time()` if it is in the future.
     pub fn next_packet(&mut self, now: Time) -> Option<Packet> {
-        if self.completed || self.next_send > now {
+        // A paced burst's further segments leave at its first one's time
+        // (deviations/simulator.md#sim-paced-bursts).
+        let in_burst = self.burst_at == now && self.burst_segs < self.cc.tso_segs();
+        if self.completed || (self.next_send > now && !in_burst) {
             return None;
         }
         let (seg, retrans) = match self.next_retransmission() {
@@ -453,7 +464,17 @@ impl Sender {
             } else {
                 pkt.wire as u64
             };
-            self.next_send = now + rate.tx_time(paced);
+            // Up to tso_segs segments leave back to back (one Linux skb), and the next
+            // departure is the whole burst's length after the first:
+            // tcp_update_skb_after_send's skb->len / sk_pacing_rate.
+            if !in_burst {
+                self.burst_at = now;
+                self.burst_bytes = 0;
+                self.burst_segs = 0;
+            }
+            self.burst_bytes += paced;
+            self.burst_segs += 1;
+            self.next_send = now + rate.tx_time(self.burst_bytes);
         }
         pkt.psh = if retrans {
             self.seg(seg).psh
@@ -921,6 +942,7 @@ mod tests {
     struct Paced {
         linux: bool,
         cwnd: u64,
+        tso: u32,
     }
 
     impl scavenger_cc::CongestionControl for Paced {
@@ -946,6 +968,9 @@ mod tests {
         fn cong_control(&self) -> bool {
             self.linux
         }
+        fn tso_segs(&self) -> u32 {
+            self.tso
+        }
     }
 
     /// A bulk sender of full segments over `cc`: no pacing by the datapath, no ECN, PRR
@@ -968,7 +993,11 @@ mod tests {
     }
 
     fn paced_sender(linux: bool, cwnd: u64) -> crate::sender::Sender {
-        sender(Box::new(Paced { linux, cwnd }))
+        sender(Box::new(Paced {
+            linux,
+            cwnd,
+            tso: 1,
+        }))
     }
 
     /// An ACK of everything below `cum` with the SACK blocks `sack` (most recent first).
@@ -1075,6 +1104,33 @@ mod tests {
         let mut s = paced_sender(false, 10);
         s.next_packet(Time::ZERO).unwrap();
         assert_eq!(s.next_send_time(), Time(12_000_000));
+    }
+
+    #[test]
+    fn a_paced_burst_of_tso_segs_leaves_at_once_and_the_gap_covers_it() {
+        use scavenger_cc::Time;
+        // Linux tcp_write_xmit sends one skb of tcp_tso_segs segments, and
+        // tcp_update_skb_after_send sets the next departure skb->len / rate later: with 2
+        // segments of 1448 B at 1 Mbit/s, two packets at 0, two at 23.168 ms, and a
+        // window of 3 cuts the second burst to one segment, whose gap is one segment's.
+        let mut s = sender(Box::new(Paced {
+            linux: true,
+            cwnd: 3,
+            tso: 2,
+        }));
+        let mut sent = Vec::new();
+        let mut t = Time::ZERO;
+        for _ in 0..2 {
+            while let Some(p) = s.next_packet(t) {
+                sent.push((t, p.seg));
+            }
+            t = s.next_send_time();
+        }
+        assert_eq!(
+            sent,
+            [(Time::ZERO, 0), (Time::ZERO, 1), (Time(23_168_000), 2)]
+        );
+        assert_eq!(s.next_send_time(), Time(23_168_000 + 11_584_000));
     }
 
     #[test]

@@ -1190,6 +1190,13 @@ impl CongestionControl for Bbr {
         true
     }
 
+    /// Linux's `tcp_tso_autosize` with BBR's `.min_tso_segs = bbr_min_tso_segs`: the
+    /// pacing rate's 1 ms (`sk_pacing_shift` 10) in segments, at least 2 at or above
+    /// 1.2 Mbit/s, which is `bbr_tso_segs_goal` (deviations/bbr.md#bbr-tso-bursts).
+    fn tso_segs(&self) -> u32 {
+        self.tso_segs_goal() as u32
+    }
+
     /// tcp_bbr registers `.cong_control = bbr_main`: it sets cwnd on every ACK, in
     /// recovery by its own packet conservation (bbr_set_cwnd_to_recover_or_restore), and
     /// Linux's tcp_cong_control skips PRR for it.
@@ -1321,6 +1328,23 @@ mod tests {
         // Without an RTT sample: TCP_INIT_CWND.
         b.min_rtt_us = u32::MAX;
         assert_eq!(b.bdp(bw, BBR_UNIT), 10);
+    }
+
+    #[test]
+    fn tso_segs_is_linux_tso_autosize_with_bbr_min_tso_segs() {
+        // tcp_tso_autosize: max(sk_pacing_rate >> 10 / mss, bbr_min_tso_segs); the datapath
+        // sends that many segments per pacing gap (MSS 1000 here).
+        let mut b = bbr();
+        for (rate, segs) in [
+            (100_000, 1),      // 0.8 Mbit/s: below bbr_min_tso_rate (150,000 B/s)
+            (150_000, 2),      // 1.2 Mbit/s: 146 B per ms, bbr_min_tso_segs 2
+            (1_000_000, 2),    // 8 Mbit/s: 976 B per ms, still 2
+            (12_500_000, 12),  // 100 Mbit/s: 12,207 B per ms
+            (500_000_000, 65), // 4 Gbit/s: capped at GSO's 65,215 B
+        ] {
+            b.pacing_rate = rate;
+            assert_eq!(b.tso_segs(), segs, "pacing rate {rate} B/s");
+        }
     }
 
     #[test]
