@@ -1,0 +1,336 @@
+//! The report of a study run on the testbed (`reproduce STUDY --datapath testbed`, issue
+//! 17 item 4): each published number beside the simulator's and the testbed's, and for
+//! each which side the difference lies on (docs/reproduction.md#testbed-attribution).
+//!
+//! The testbed store (DIR) holds kernel-TCP runs, usually of a subset of the study; the
+//! simulator store beside it (DIR/sim) holds the simulator's runs of the same experiments
+//! over all the study's seeds, so the simulator column is the number the study's own
+//! report gives. The two never mix: each is its own store with its own store.json.
+//!
+//! Testbed runs are kept by experiment and scenario, not by code version: a testbed run
+//! takes real time, and what it measured (the kernel on this scenario) does not change
+//! when our code does. A run whose stored scenario is no longer the experiment's is
+//! ignored. The simulator's runs are matched by key (scenario, seed and code version), as
+//! in every study report.
+
+use crate::error::LabError;
+use crate::report::{diff_words, f2, metric_words, source_name, write_file, Rendered};
+use crate::store::{Store, Stored};
+use crate::study::{verdict, Published, Results, StudyDef, NOT_CHECKED};
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The simulator's store inside a testbed store.
+pub const SIM_SUBDIR: &str = "sim";
+/// Runs the testbed cannot run, with the reason (JSON lines of [`Skipped`]).
+pub const SKIPPED_FILE: &str = "skipped.jsonl";
+/// The machine's load average around each invocation (testbed runs are real time).
+pub const LOAD_FILE: &str = "load.txt";
+
+/// A run of the subset that the testbed cannot run, and why.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Skipped {
+    pub label: String,
+    pub seed: u64,
+    pub reason: String,
+}
+
+/// Merges `new` into the skipped runs recorded in `dir` (by label and seed: a later
+/// reason replaces an earlier one) and writes them back.
+pub fn record_skipped(dir: &Path, new: &[Skipped]) -> Result<(), LabError> {
+    let mut all = read_skipped(dir)?;
+    for s in new {
+        all.retain(|o| (o.label.as_str(), o.seed) != (s.label.as_str(), s.seed));
+        all.push(s.clone());
+    }
+    all.sort_by(|a, b| (&a.label, a.seed).cmp(&(&b.label, b.seed)));
+    let text: String = all
+        .iter()
+        .map(|s| serde_json::to_string(s).expect("serialises") + "\n")
+        .collect();
+    let p = dir.join(SKIPPED_FILE);
+    crate::store::write_atomic(&p, text.as_bytes()).map_err(LabError::io("write", &p))
+}
+
+pub fn read_skipped(dir: &Path) -> Result<Vec<Skipped>, LabError> {
+    let p = dir.join(SKIPPED_FILE);
+    let text = match std::fs::read_to_string(&p) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+        Err(e) => return Err(LabError::io("read", &p)(e)),
+    };
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| LabError::DamagedLine {
+                path: p.clone(),
+                line: i + 1,
+                reason: e.to_string(),
+                dir: dir.to_path_buf(),
+            })
+        })
+        .collect()
+}
+
+/// Keys of the testbed store's runs that belong to `def`: the label is one of its
+/// experiments and the stored scenario is that experiment's scenario.
+fn testbed_keys(def: &StudyDef, dir: &Path) -> Result<HashSet<String>, LabError> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        key: String,
+        label: String,
+        record: Rec,
+    }
+    #[derive(serde::Deserialize)]
+    struct Rec {
+        datapath: String,
+        scenario: serde_json::Value,
+    }
+    let path = dir.join(crate::store::RESULTS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashSet::new()),
+        Err(e) => return Err(LabError::io("read", &path)(e)),
+    };
+    let mut keys = HashSet::new();
+    // Lines that do not parse are the store's to repair (opening it does); skip them here.
+    for l in text.lines() {
+        let Ok(l) = serde_json::from_str::<Line>(l) else {
+            continue;
+        };
+        let Some(e) = def.experiment(&l.label) else {
+            continue;
+        };
+        let want = serde_json::to_value(&e.scenario).expect("scenarios serialise");
+        if l.record.datapath == "testbed" && l.record.scenario == want {
+            keys.insert(l.key);
+        }
+    }
+    Ok(keys)
+}
+
+/// Which side a difference from the published number lies on.
+pub fn attribution(published: &str, sim_vs_testbed: &str) -> &'static str {
+    match (published, sim_vs_testbed) {
+        (NOT_CHECKED, _) | (_, NOT_CHECKED) => "no testbed number",
+        (_, "differs") => "ours: simulator ≠ testbed",
+        ("differs", _) => "source's testbed: simulator ≈ testbed ≠ published",
+        _ => "none: testbed ≈ published",
+    }
+}
+
+/// One published number with the simulator's and the testbed's beside it.
+pub struct Row<'a> {
+    pub p: &'a Published,
+    pub sim: Option<f64>,
+    pub sim_verdict: &'static str,
+    pub testbed: Option<f64>,
+    pub testbed_runs: usize,
+    pub testbed_verdict: &'static str,
+    pub testbed_diff: Option<f64>,
+    /// The simulator against the testbed, judged as against a published number.
+    pub sim_vs_testbed: &'static str,
+    pub sim_vs_testbed_diff: Option<f64>,
+}
+
+/// The rows for every published number with a testbed number.
+pub fn rows<'a>(def: &'a StudyDef, sim: &Results, testbed: &Results) -> Vec<Row<'a>> {
+    def.published
+        .iter()
+        .filter_map(|p| {
+            let tb = testbed.ours(p)?;
+            let s = sim.ours(p);
+            // The simulator's number only counts with all its runs (as in the study's
+            // report); the testbed's is a median over the runs it has, counted.
+            let s = if sim.take_incomplete().is_empty() {
+                s
+            } else {
+                None
+            };
+            let (sv, _) = verdict(p, s);
+            let (tv, td) = verdict(p, Some(tb));
+            let (svt, svt_d) = verdict(
+                &Published {
+                    value: tb,
+                    ..p.clone()
+                },
+                s,
+            );
+            Some(Row {
+                p,
+                sim: s,
+                sim_verdict: sv,
+                testbed: Some(tb),
+                testbed_runs: testbed.values(&p.experiment, p.metric).len(),
+                testbed_verdict: tv,
+                testbed_diff: td,
+                sim_vs_testbed: svt,
+                sim_vs_testbed_diff: svt_d,
+            })
+        })
+        .collect()
+}
+
+/// Renders the report of the testbed store `dir` (and its simulator store, DIR/sim).
+pub fn testbed_report(def: &StudyDef, dir: &Path) -> Result<Rendered, LabError> {
+    let sim_dir = dir.join(SIM_SUBDIR);
+    let expected: HashSet<String> = def.work_items().into_iter().map(|w| w.key).collect();
+    let sim_stored = if sim_dir.join(crate::store::RESULTS_FILE).exists() {
+        Store::read(&sim_dir)?
+    } else {
+        vec![]
+    };
+    let sim = Results::from_stored(&sim_stored, |s: &Stored| expected.contains(&s.key)).expect(def);
+    let tb_keys = testbed_keys(def, dir)?;
+    let tb_stored = Store::read(dir)?;
+    let testbed = Results::from_stored(&tb_stored, |s: &Stored| tb_keys.contains(&s.key));
+    let tb_runs: usize = testbed.runs.values().map(Vec::len).sum();
+    let skipped = read_skipped(dir)?;
+    let load = std::fs::read_to_string(dir.join(LOAD_FILE)).unwrap_or_default();
+    let rows = rows(def, &sim, &testbed);
+    let src = source_name(def);
+    let title = format!(
+        "{}{}: published, simulator and testbed",
+        def.title,
+        if def.quick { " (quick)" } else { "" }
+    );
+    let count = |f: &dyn Fn(&Row) -> bool| rows.iter().filter(|r| f(r)).count();
+
+    let mut summary = String::new();
+    let _ = writeln!(summary, "{title}");
+    let _ = writeln!(
+        summary,
+        "testbed runs: {tb_runs} of {} experiments ({} stored runs of other scenarios ignored); skipped: {}",
+        testbed.runs.len(),
+        tb_stored.len() - tb_runs,
+        skipped.len()
+    );
+    let _ = writeln!(
+        summary,
+        "published numbers with a testbed number: {}; the simulator differs from the testbed in {}, the testbed from the published number in {} ({} of them with the simulator ≈ testbed)",
+        rows.len(),
+        count(&|r| r.sim_vs_testbed == "differs"),
+        count(&|r| r.testbed_verdict == "differs"),
+        count(&|r| r.testbed_verdict == "differs" && matches!(r.sim_vs_testbed, "close" | "near"))
+    );
+    let _ = writeln!(summary);
+    let _ = writeln!(
+        summary,
+        "{:<12} {:<44} {:<44} {:>9} {:>9} {:>9} {:>4} {:>8} {:>8}  attribution",
+        "source", "experiment", "metric", "published", "sim", "testbed", "runs", "tb-pub", "sim-tb"
+    );
+    for r in &rows {
+        let _ = writeln!(
+            summary,
+            "{:<12} {:<44} {:<44} {:>9} {:>9} {:>9} {:>4} {:>8} {:>8}  {}",
+            r.p.source,
+            r.p.experiment,
+            metric_words(def, r.p),
+            f2(Some(r.p.value)),
+            f2(r.sim),
+            f2(r.testbed),
+            r.testbed_runs,
+            r.testbed_verdict,
+            r.sim_vs_testbed,
+            attribution(r.testbed_verdict, r.sim_vs_testbed)
+        );
+    }
+
+    let mut md = format!("# {title}\n\n");
+    md += &format!(
+        "{tb_runs} runs on the testbed (kernel TCP between namespaces through the link emulator); the simulator's column is the median over all {} seeds of each experiment (DIR/sim), the testbed's the median over the runs it has (the runs column). Verdicts as in the study's report: close within 10 % (10 points for a change in percent), near within 25 %, differs beyond. **sim vs testbed** judges the simulator against the testbed's number the same way. The attribution: the simulator differs from the testbed → ours; the simulator is close or near the testbed and the testbed differs from the published number → the source's testbed; the testbed close or near the published number → none.\n\n",
+        def.seeds.len()
+    );
+    md += "| source | experiment | metric | published | simulator | sim verdict | testbed | runs | testbed verdict | testbed − published | sim vs testbed | attribution |\n|---|---|---|---:|---:|---|---:|---:|---|---:|---|---|\n";
+    for r in &rows {
+        md += &format!(
+            "| {src} {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} |\n",
+            r.p.source,
+            r.p.experiment,
+            metric_words(def, r.p),
+            f2(Some(r.p.value)),
+            f2(r.sim),
+            r.sim_verdict,
+            f2(r.testbed),
+            r.testbed_runs,
+            r.testbed_verdict,
+            diff_words(r.p, r.testbed_diff),
+            r.sim_vs_testbed,
+            diff_words(r.p, r.sim_vs_testbed_diff),
+            attribution(r.testbed_verdict, r.sim_vs_testbed)
+        );
+    }
+    if !skipped.is_empty() {
+        md += "\n## Skipped runs\n\nRuns of the subset the testbed cannot run, with the reason:\n\n";
+        for s in &skipped {
+            md += &format!("- `{}` seed {}: {}\n", s.label, s.seed, s.reason);
+        }
+    }
+    if !load.trim().is_empty() {
+        md += "\n## Load average\n\nThe machine's load average (1, 5, 15 min) when each invocation started and ended; testbed runs are real time on a shared machine.\n\n```\n";
+        md += &load;
+        md += "```\n";
+    }
+
+    let mut csv = String::from("source,experiment,metric,relative_to,published,sim,sim_verdict,testbed,testbed_runs,testbed_verdict,testbed_diff,sim_vs_testbed,sim_vs_testbed_diff,attribution\n");
+    let o = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+    for r in &rows {
+        csv += &format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
+            r.p.source,
+            r.p.experiment,
+            r.p.metric.key(),
+            r.p.relative_to.clone().unwrap_or_default(),
+            r.p.value,
+            o(r.sim),
+            r.sim_verdict,
+            o(r.testbed),
+            r.testbed_runs,
+            r.testbed_verdict,
+            o(r.testbed_diff),
+            r.sim_vs_testbed,
+            o(r.sim_vs_testbed_diff),
+            attribution(r.testbed_verdict, r.sim_vs_testbed)
+        );
+    }
+    let mut files = Vec::new();
+    write_file(dir, "summary.txt", &summary, &mut files)?;
+    write_file(dir, "report.md", &md, &mut files)?;
+    write_file(dir, "published-sim-testbed.csv", &csv, &mut files)?;
+    Ok(Rendered { summary, files })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attribution_follows_the_two_verdicts() {
+        assert_eq!(attribution("differs", "differs"), "ours: simulator ≠ testbed");
+        assert_eq!(attribution("close", "differs"), "ours: simulator ≠ testbed");
+        assert_eq!(
+            attribution("differs", "near"),
+            "source's testbed: simulator ≈ testbed ≠ published"
+        );
+        assert_eq!(attribution("near", "close"), "none: testbed ≈ published");
+        assert_eq!(attribution("differs", NOT_CHECKED), "no testbed number");
+    }
+
+    #[test]
+    fn skipped_runs_merge_by_label_and_seed() {
+        let dir = std::env::temp_dir().join(format!("scavenger-skipped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let s = |l: &str, seed, r: &str| Skipped {
+            label: l.into(),
+            seed,
+            reason: r.into(),
+        };
+        record_skipped(&dir, &[s("b", 1, "x"), s("a", 2, "y")]).unwrap();
+        record_skipped(&dir, &[s("b", 1, "z")]).unwrap();
+        let back = read_skipped(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(back.unwrap(), vec![s("a", 2, "y"), s("b", 1, "z")]);
+    }
+}
