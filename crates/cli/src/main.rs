@@ -950,10 +950,9 @@ fn report(dir: &std::path::Path) -> Result<Outcome, CliError> {
     // Opening takes the lock (no report while a run writes) and moves damaged lines aside.
     let _store = open_store(dir)?;
     let r = match meta.kind.as_str() {
-        "study" if meta.datapath == "testbed" => scavenger_lab::report_testbed::testbed_report(
-            &study(&meta.name, meta.quick)?,
-            dir,
-        )?,
+        "study" if meta.datapath == "testbed" => {
+            scavenger_lab::report_testbed::testbed_report(&study(&meta.name, meta.quick)?, dir)?
+        }
         "study" => study_report(&study(&meta.name, meta.quick)?, dir)?,
         "sweep" => {
             let plan_path = meta.plan.ok_or_else(|| {

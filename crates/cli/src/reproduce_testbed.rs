@@ -12,7 +12,9 @@
 use crate::error::{ArgError, CliError};
 use crate::{open_store, run_items_on, Outcome};
 use scavenger_lab::datapath::{Datapath, Simulator};
-use scavenger_lab::report_testbed::{record_skipped, testbed_report, Skipped, LOAD_FILE, SIM_SUBDIR};
+use scavenger_lab::report_testbed::{
+    record_skipped, testbed_report, Skipped, LOAD_FILE, SIM_SUBDIR,
+};
 use scavenger_lab::store_meta::{write_meta, StoreMeta};
 use scavenger_lab::study::study;
 use scavenger_lab::subset::Subset;
@@ -155,7 +157,13 @@ pub fn reproduce(a: Args) -> Result<Outcome, CliError> {
             experiments.len(),
             sim_dir.display()
         );
-        if !run_items_on(&mut sim_store, sim_items, a.force, a.jobs, Arc::new(Simulator))? {
+        if !run_items_on(
+            &mut sim_store,
+            sim_items,
+            a.force,
+            a.jobs,
+            Arc::new(Simulator),
+        )? {
             return Ok(Outcome::Interrupted);
         }
     }

@@ -263,7 +263,8 @@ pub fn testbed_report(def: &StudyDef, dir: &Path) -> Result<Rendered, LabError> 
         );
     }
     if !skipped.is_empty() {
-        md += "\n## Skipped runs\n\nRuns of the subset the testbed cannot run, with the reason:\n\n";
+        md +=
+            "\n## Skipped runs\n\nRuns of the subset the testbed cannot run, with the reason:\n\n";
         for s in &skipped {
             md += &format!("- `{}` seed {}: {}\n", s.label, s.seed, s.reason);
         }
@@ -308,7 +309,10 @@ mod tests {
 
     #[test]
     fn attribution_follows_the_two_verdicts() {
-        assert_eq!(attribution("differs", "differs"), "ours: simulator ≠ testbed");
+        assert_eq!(
+            attribution("differs", "differs"),
+            "ours: simulator ≠ testbed"
+        );
         assert_eq!(attribution("close", "differs"), "ours: simulator ≠ testbed");
         assert_eq!(
             attribution("differs", "near"),

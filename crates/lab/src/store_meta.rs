@@ -49,13 +49,17 @@ pub fn write_meta(dir: &std::path::Path, meta: &StoreMeta, force: bool) -> Resul
     if let Ok(text) = std::fs::read_to_string(&path) {
         match serde_json::from_str::<StoreMeta>(&text) {
             Ok(old)
-                if (old.kind.as_str(), old.name.as_str(), old.quick, &old.datapath)
-                    != (
-                        meta.kind.as_str(),
-                        meta.name.as_str(),
-                        meta.quick,
-                        &meta.datapath,
-                    ) =>
+                if (
+                    old.kind.as_str(),
+                    old.name.as_str(),
+                    old.quick,
+                    &old.datapath,
+                ) != (
+                    meta.kind.as_str(),
+                    meta.name.as_str(),
+                    meta.quick,
+                    &meta.datapath,
+                ) =>
             {
                 if !force {
                     return Err(LabError::OtherStore {

@@ -26,7 +26,9 @@ pub enum SubsetError {
         count: usize,
         near: Option<String>,
     },
-    #[error("--subset pattern {pattern:?} asks for seeds the study does not run; its seeds: {allowed}")]
+    #[error(
+        "--subset pattern {pattern:?} asks for seeds the study does not run; its seeds: {allowed}"
+    )]
     NoSeed { pattern: String, allowed: String },
 }
 
