@@ -135,6 +135,72 @@ impl ReceiverClock {
     }
 }
 
+/// The sender's retransmission timer (RFC 6298 §2, with Linux's 200 ms floor on the
+/// variance term, `tcp_rto_min`, and its 120 s ceiling, `TCP_RTO_MAX`). A sender with data
+/// outstanding that hears of no progress for an RTO times out; without this the driver
+/// let an ACK arrive after 6.3 s of silence on a 1.64 s path with no timeout between, and
+/// FlexiS, whose window grows with time while window-limited, jumped from 2 segments to
+/// 1.77 GB on it (docs/fuzzing.md#flexis-no-timeout).
+#[derive(Clone, Copy, Debug)]
+pub struct RetransmitTimer {
+    /// SRTT and RTTVAR (ns), from the first RTT sample on.
+    estimate: Option<(u64, u64)>,
+    /// When the timer was last (re)started: a send into an empty flight or an ACK that
+    /// advanced SND.UNA (Linux `tcp_rearm_rto`).
+    started: Time,
+}
+
+impl RetransmitTimer {
+    /// RFC 6298 (2.1): 1 s before the first RTT sample.
+    pub const INITIAL: Dur = Dur(1_000_000_000);
+    /// Linux `tcp_rto_min`: the least the variance term adds.
+    pub const MIN_VAR: Dur = Dur(200_000_000);
+    /// Linux `TCP_RTO_MAX`.
+    pub const MAX: Dur = Dur(120_000_000_000);
+
+    pub fn new(now: Time) -> RetransmitTimer {
+        RetransmitTimer {
+            estimate: None,
+            started: now,
+        }
+    }
+
+    /// RFC 6298 (2.2) and (2.3): the first sample sets SRTT = R and RTTVAR = R/2; later
+    /// ones RTTVAR = ¾·RTTVAR + ¼·|SRTT − R|, then SRTT = ⅞·SRTT + ⅛·R.
+    pub fn sample(&mut self, rtt: Dur) {
+        let r = rtt.nanos();
+        self.estimate = Some(match self.estimate {
+            None => (r, r / 2),
+            Some((srtt, var)) => ((7 * srtt + r) / 8, (3 * var + srtt.abs_diff(r)) / 4),
+        });
+    }
+
+    /// RTO = SRTT + max(200 ms, 4·RTTVAR) (RFC 6298 (2.3) with Linux's floor), doubled
+    /// per back-off (5.5), at most 120 s.
+    pub fn rto(&self, backoff: u32) -> Dur {
+        let base = match self.estimate {
+            None => Self::INITIAL.nanos(),
+            Some((srtt, var)) => srtt + (4 * var).max(Self::MIN_VAR.nanos()),
+        };
+        Dur(base
+            .saturating_mul(1u64 << backoff.min(20))
+            .min(Self::MAX.nanos()))
+    }
+
+    pub fn restart(&mut self, now: Time) {
+        self.started = now;
+    }
+
+    /// Whether the timer, started at the last restart, has expired by `now`.
+    pub fn expired(&self, now: Time, backoff: u32) -> bool {
+        now.nanos()
+            >= self
+                .started
+                .nanos()
+                .saturating_add(self.rto(backoff).nanos())
+    }
+}
+
 /// The `algorithms` target: [`drive`] on the input's bytes. An input too short for a whole
 /// sequence ends it early (not a finding).
 pub fn algorithms(data: &[u8]) {
@@ -176,6 +242,7 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
     // the window refuses a send). A drawn `cwnd_limited` is honoured only then.
     let mut window_full = false;
     let mut receiver = ReceiverClock::default();
+    let mut timer = RetransmitTimer::new(now);
     let check = |cc: &dyn scavenger_cc::CongestionControl, what: &str| {
         let w = cc.cwnd();
         assert!(
@@ -205,6 +272,23 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
             break;
         }
         now = Time(now.0 + u.int_in_range(0u64..=50_000_000)?);
+        // The timer fires before anything else happens at `now`: a timeout drawn below is
+        // an early (spurious) one, this one is due.
+        if snd_nxt > snd_una && timer.expired(now, backoff) {
+            backoff = backoff.saturating_add(1);
+            cc.on_rto(
+                now,
+                &RtoEvent {
+                    bytes_in_flight: snd_nxt - snd_una,
+                    backoff_count: backoff,
+                    mss,
+                },
+            );
+            snd_nxt = snd_una;
+            dropped = 0;
+            in_recovery = false;
+            check(&*cc, "on_rto (timer)");
+        }
         let in_flight = snd_nxt - snd_una;
         match u.int_in_range(0u8..=9)? {
             // Send up to the window.
@@ -215,6 +299,9 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
                     // Drop-tail: the segment arrives at a full buffer and is lost.
                     if buffer.drops(&path, in_flight - dropped, mss) {
                         dropped += mss;
+                    }
+                    if snd_nxt == snd_una {
+                        timer.restart(now);
                     }
                     snd_nxt += mss;
                     cc.on_sent(
@@ -314,8 +401,12 @@ pub fn drive(u: &mut Unstructured) -> Result<()> {
                 };
                 cc.on_ack(now, &ack);
                 check(&*cc, "on_ack");
+                if let Some(r) = rtt {
+                    timer.sample(r);
+                }
                 if acked > 0 {
                     backoff = 0;
+                    timer.restart(now);
                 }
                 if in_recovery && acked > 0 && u.ratio(1u8, 3)? {
                     in_recovery = false;
@@ -452,6 +543,34 @@ mod tests {
         );
         assert_eq!(r2 - r1, path.serialisation(23_732).nanos() as i64);
         assert!(23_732.0 / ((r2 - r1) as f64 / 1e9) <= path.capacity as f64 * 1.000_001);
+    }
+
+    /// RFC 6298's estimator with Linux's 200 ms floor: 1 s before any sample; SRTT = R and
+    /// RTTVAR = R/2 after the first; the variance term never under 200 ms; doubled per
+    /// back-off, at most 120 s. On the FlexiS input's path (an RTT of 1.645 s) the timer
+    /// expires 4.9 s after the last progress, before its 6.3 s of silence ended.
+    #[test]
+    fn the_timer_follows_rfc_6298_with_linux_floor_and_ceiling() {
+        let mut t = RetransmitTimer::new(Time(0));
+        assert_eq!(t.rto(0), Dur(1_000_000_000));
+        assert_eq!(t.rto(2), Dur(4_000_000_000));
+        t.sample(Dur(100_000_000));
+        // 100 ms + max(200 ms, 4 · 50 ms).
+        assert_eq!(t.rto(0), Dur(300_000_000));
+        t.sample(Dur(180_000_000));
+        // SRTT = (7·100 + 180)/8 = 110 ms; RTTVAR = (3·50 + 80)/4 = 57.5 ms.
+        assert_eq!(t.rto(0), Dur(110_000_000 + 230_000_000));
+        assert_eq!(t.rto(30), RetransmitTimer::MAX);
+        t.restart(Time(1_000_000_000));
+        assert!(!t.expired(Time(1_339_999_999), 0));
+        assert!(t.expired(Time(1_340_000_000), 0));
+        assert!(!t.expired(Time(1_340_000_000), 1));
+
+        let mut f = RetransmitTimer::new(Time(0));
+        f.sample(Dur(1_645_130_039));
+        f.restart(Time(4_952_952_965));
+        assert_eq!(f.rto(0), Dur(1_645_130_039 + 4 * (1_645_130_039 / 2)));
+        assert!(f.expired(Time(11_249_594_871), 0));
     }
 
     /// The buffer is ¼ to 4 BDP (quarters 1..=16 from the seed's top four bits), at least

@@ -77,6 +77,11 @@ pub enum KernelCmd {
         /// Soft deadline after each socket's start, e.g. 30s (for deadline controllers).
         #[arg(long)]
         deadline: Option<String>,
+        /// Write one CSV per socket into this directory: each shim record, the sample
+        /// built from it and the algorithm's window after it (docs/kernel.md#agent-trace).
+        /// SCAVENGER_AGENT_TRACE=DIR does the same for agents inside other commands.
+        #[arg(long, value_name = "DIR")]
+        trace: Option<std::path::PathBuf>,
     },
     /// Give one socket its own DA-LBE goal (for an agent running with --dalbe): register
     /// it by the socket's cookie (SO_COOKIE) before the socket selects scv_shim.
@@ -396,8 +401,10 @@ fn run_inner(cmd: KernelCmd) -> Result<(), CliError> {
             dalbe_params,
             size,
             deadline,
+            trace,
         } => {
             let mut cfg = AgentConfig::new(&alg);
+            cfg.trace = trace;
             cfg.params = split_assignments(&params)?;
             cfg.stale = stale;
             if wake < Dur::from_micros(1) || wake > Dur::from_secs(1) {
@@ -437,6 +444,12 @@ fn run_inner(cmd: KernelCmd) -> Result<(), CliError> {
                 st.cpu_ns_per_ack(),
                 100.0 * st.cpu_ns as f64 / st.wall_ns.max(1) as f64
             );
+            if st.trace_errors > 0 {
+                eprintln!(
+                    "agent: {} socket traces could not be written (those sockets ran untraced)",
+                    st.trace_errors
+                );
+            }
             Ok(())
         }
     }

@@ -96,9 +96,17 @@ fn ebb_alone_on_a_150ms_path_probes_up_to_the_link() {
     // handshake). The handshake costs one 150 ms round of the 20 s (0.0075 of the link) and
     // variant 25's lower own-queue target a little more: 0.841 with the probe, 0.815
     // without it. The claim is the probe's gain, so the test asserts the gap.
-    let with = alone_150ms("");
-    let without = alone_150ms("probe_up = false");
-    assert!(with >= 0.835, "default: {with} of the link");
+    //
+    // Since variant 29 (docs/ebb.md#ss-ack-rate) slow start leaves C at the link's rate
+    // and the probe has nothing to close here (0.921 of the link with and without it):
+    // the default is asserted on its own, and the probe's gain with the slow-start exit
+    // of variants 1-28 (ss_own and ss_ack_rate off), whose underestimate it closes.
+    let default = alone_150ms("");
+    assert!(default >= 0.9, "default: {default} of the link");
+    const OLD_EXIT: &str = "ss_own = false, ss_ack_rate = false";
+    let with = alone_150ms(OLD_EXIT);
+    let without = alone_150ms(&format!("{OLD_EXIT}, probe_up = false"));
+    assert!(with >= 0.835, "old exit: {with} of the link");
     assert!(
         with - without >= 0.02,
         "probe-up gains {} of the link (with {with}, without {without})",
@@ -129,9 +137,19 @@ fn a_two_stage_refill_leaves_a_long_newreno_foreground_its_throughput() {
     // the foreground's goodput in those rounds. Measured (release, seed 1): the
     // foreground alone 19.10 Mbit/s; beside Ebb with the two-stage refill 18.84 (0.986),
     // with the jump to the BDP 16.62 (0.870).
+    // The loop depends on the state Ebb is in when the foreground starts; since variant
+    // 29 (docs/ebb.md#ss-ack-rate) seed 1 no longer meets it with the jump (0.987), so
+    // the contrast is measured with the slow-start exit of variants 1-28, on which it
+    // was traced.
     let alone = long_newreno_fg(None);
     let staged = long_newreno_fg(Some("refill_stage = 0.5"));
-    let jump = long_newreno_fg(Some("refill_stage = 0.0"));
+    let old = "ss_own = false, ss_ack_rate = false";
+    let staged_old = long_newreno_fg(Some(&format!("{old}, refill_stage = 0.5")));
+    let jump = long_newreno_fg(Some(&format!("{old}, refill_stage = 0.0")));
+    assert!(
+        staged_old >= 0.95 * alone,
+        "staged, old exit: fg {staged_old} of {alone}"
+    );
     assert!(staged >= 0.95 * alone, "staged: fg {staged} of {alone}");
     assert!(jump < 0.9 * alone, "jump: fg {jump} of {alone}");
 }
@@ -165,5 +183,38 @@ fn own_target_lowers_the_standing_queue_alone_without_losing_the_link() {
     assert!(
         share3 >= 0.9 && share4 >= 0.9,
         "link share {share3}, {share4}"
+    );
+}
+
+/// Alone on a 600 ms path (the scorecard's rtt600 link: 1000-packet buffer), 30 s,
+/// whole-run goodput as a share of the link.
+fn alone_600ms(params: &str) -> f64 {
+    let text = format!(
+        "duration = \"30s\"\n[link]\nrate = \"20Mbit\"\nreverse_rate = \"20Mbit\"\n\
+         delay = \"300ms\"\nbuffer = \"1000 packets\"\n[[flow]]\nname = \"bg\"\n\
+         algorithm = \"ebb\"\nack_model = \"linux\"\nparams = {{ {params} }}\n"
+    );
+    let r = run_scenario(&parse("ebb600.toml", &text).unwrap(), 1);
+    flow(&r, "bg").goodput_bps / CAP_BPS
+}
+
+#[test]
+fn ebb_alone_on_a_600ms_path_learns_the_link_at_the_slow_start_exit() {
+    // Slow start paces at 2.5·cwnd/base and ends on its own burst's queue at 0.6-0.9 of
+    // the BDP, when the delivery-rate samples still average over the round before: C was
+    // 9.4, then 14.2 Mbit/s on this 20 Mbit/s link, the foreign test sent Ebb to the
+    // floor on its own 130 ms overshoot, and the 4 ms probe steps needed about 120 rounds
+    // to the link (0.585 of it over these 30 s, slow start included; seed 1, main
+    // a78dcdd). The ACK rate at the exit learns the link (0.769), and draining the
+    // overshoot instead of yielding to it keeps the window (0.797)
+    // (docs/ebb.md#ss-ack-rate, docs/ebb.md#ss-own).
+    let with = alone_600ms("");
+    let ack_rate_only = alone_600ms("ss_own = false");
+    let without = alone_600ms("ss_own = false, ss_ack_rate = false");
+    assert!(with >= 0.78, "default: {with} of the link");
+    assert!(without < 0.65, "without both: {without} of the link");
+    assert!(
+        with > ack_rate_only && ack_rate_only >= without + 0.1,
+        "with {with}, ACK rate only {ack_rate_only}, without {without}"
     );
 }

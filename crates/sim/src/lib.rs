@@ -26,4 +26,4 @@ pub use config::{
 };
 pub use receiver::AckModel;
 pub use result::SimResult;
-pub use world::{run, run_observed, ScoreboardCounts, Simulation};
+pub use world::{run, run_observed, Simulation, WorkCounts};

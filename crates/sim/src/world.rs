@@ -70,6 +70,9 @@ pub struct Simulation {
     q: EventQueue,
     links: [Link<Packet>; 2],
     link_wake: [Option<Time>; 2],
+    /// A `Link` event still queued for each link at a time its slot no longer holds (the
+    /// latest one `arm_link` superseded; see there).
+    link_later: [Option<Time>; 2],
     flows: Vec<Flow>,
     lost: Vec<Packet>,
     /// (jain spec index, true for the end of its window).
@@ -77,6 +80,8 @@ pub struct Simulation {
     jain_marks: Vec<(Vec<u64>, Vec<u64>)>,
     series: Option<SeriesState>,
     events: u64,
+    /// Link events that found nothing due (`WorkCounts::noop_link_events`).
+    noop_link_events: u64,
     /// Sees packets at the hosts' interfaces (`--pcap`); `None` costs one branch.
     tap: Option<Box<dyn Tap>>,
 }
@@ -87,6 +92,36 @@ fn arm(q: &mut EventQueue, slot: &mut Option<Time>, deadline: Option<Time>, ev: 
     if let Some(d) = deadline {
         if slot.is_none_or(|s| d < s) {
             q.push(d, ev);
+            *slot = Some(d);
+        }
+    }
+}
+
+/// `arm` for a link, which also remembers the wake-up it superseded. A link's wake-up
+/// moves earlier whenever an idle link starts a transmission that ends before the head
+/// of its delay line arrives (an ACK on the idle reverse link, about once per ACK); the
+/// later entry stays in the queue, and when the link re-arms for that same time after
+/// the earlier one has fired, that entry serves instead of a second one, which would
+/// fire as a no-op (docs/performance.md#superseded-wakeups). Only the latest superseded
+/// entry is remembered: an older one still fires, and `on_link` skips it.
+#[inline(always)]
+fn arm_link(
+    q: &mut EventQueue,
+    slot: &mut Option<Time>,
+    later: &mut Option<Time>,
+    deadline: Option<Time>,
+    ev: Event,
+) {
+    if let Some(d) = deadline {
+        if slot.is_none_or(|s| d < s) {
+            if *later == Some(d) {
+                *later = None;
+            } else {
+                if slot.is_some() {
+                    *later = *slot;
+                }
+                q.push(d, ev);
+            }
             *slot = Some(d);
         }
     }
@@ -214,12 +249,14 @@ impl Simulation {
             q,
             links,
             link_wake: [None, None],
+            link_later: [None, None],
             flows,
             lost: Vec::new(),
             probes,
             jain_marks,
             series,
             events: 0,
+            noop_link_events: 0,
             tap: None,
         }
     }
@@ -251,10 +288,14 @@ impl Simulation {
     }
 
     /// Runs as `run` does and also returns the senders' scoreboard steps and ACKs,
-    /// summed over flows, for the test that the work per ACK is flat in the window.
-    pub fn run_counted(mut self) -> (SimResult, ScoreboardCounts) {
+    /// summed over flows, for the test that the work per ACK is flat in the window, and
+    /// the link events that had nothing to do.
+    pub fn run_counted(mut self) -> (SimResult, WorkCounts) {
         self.run_events(&mut |_| {});
-        let mut c = ScoreboardCounts::default();
+        let mut c = WorkCounts {
+            noop_link_events: self.noop_link_events,
+            ..WorkCounts::default()
+        };
         for s in self.flows.iter().filter_map(|f| f.sender.as_ref()) {
             let (ops, acks) = s.scoreboard_counts();
             c.ops += ops;
@@ -535,9 +576,10 @@ impl Simulation {
             self.count_lost();
         }
         let next = self.links[d].next_wakeup();
-        arm(
+        arm_link(
             &mut self.q,
             &mut self.link_wake[d],
+            &mut self.link_later[d],
             next,
             Event::Link(d as u8),
         );
@@ -566,6 +608,9 @@ impl Simulation {
 
     fn on_link(&mut self, d: usize) {
         let now = self.now;
+        if self.link_later[d] == Some(now) {
+            self.link_later[d] = None;
+        }
         // A wake-up that `arm` superseded with an earlier one (the link's slot moved
         // off this time) has nothing to do: the slot is never later than the link's next
         // work, so the link has none due now. It still counts as an event (the count is
@@ -575,6 +620,7 @@ impl Simulation {
                 self.links[d].next_wakeup().is_none_or(|t| t > now),
                 "a superseded link wake-up found work due"
             );
+            self.noop_link_events += 1;
             return;
         }
         fired(&mut self.link_wake[d], now);
@@ -589,9 +635,10 @@ impl Simulation {
             }
         }
         let next = self.links[d].next_wakeup();
-        arm(
+        arm_link(
             &mut self.q,
             &mut self.link_wake[d],
+            &mut self.link_later[d],
             next,
             Event::Link(d as u8),
         );
@@ -1058,13 +1105,15 @@ impl Simulation {
     }
 }
 
-/// Scoreboard work of a run (`Simulation::run_counted`).
+/// Work counters of a run (`Simulation::run_counted`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ScoreboardCounts {
+pub struct WorkCounts {
     /// Steps the senders' scoreboards took (segments, ranges and queue entries visited).
     pub ops: u64,
     /// ACKs the senders processed.
     pub acks: u64,
+    /// Link events that found nothing due: wake-ups superseded by an earlier one.
+    pub noop_link_events: u64,
 }
 
 /// Runs a configuration to completion.

@@ -8,7 +8,7 @@
 mod common;
 use common::*;
 use scavenger_cc::{AckSample, CcInit, CongestionControl, CongestionEvent, RtoEvent, Time};
-use scavenger_sim::{ScoreboardCounts, SimResult, Simulation};
+use scavenger_sim::{SimResult, Simulation, WorkCounts};
 use std::sync::Arc;
 
 /// A window of `segs` segments that never changes: the scoreboard, not the algorithm,
@@ -34,7 +34,7 @@ impl CongestionControl for Fixed {
     }
 }
 
-fn run_with_window(segs: u64) -> (SimResult, ScoreboardCounts) {
+fn run_with_window(segs: u64) -> (SimResult, WorkCounts) {
     // 10 Gbit/s, 20 ms: 5000 segments per RTT is 2.9 Gbit/s, so the link never queues
     // much and the window alone sets the flight.
     let mut cfg = dumbbell(10_000, 20, 100_000, 1);
@@ -69,7 +69,7 @@ fn scoreboard_steps_per_ack_are_flat_in_the_window() {
     );
     let delivered = fl.delivered_bytes as f64 / fs.delivered_bytes as f64;
     assert!(delivered > 50.0, "delivered ratio {delivered}");
-    let per_ack = |c: ScoreboardCounts| c.ops as f64 / c.acks as f64;
+    let per_ack = |c: WorkCounts| c.ops as f64 / c.acks as f64;
     let ratio = per_ack(cl) / per_ack(cs);
     eprintln!(
         "steps per ACK: {:.3} at 50 segments {cs:?}, {:.3} at 5000 {cl:?}",

@@ -505,6 +505,18 @@ impl CongestionControl for Copa {
             },
         ));
         out.push(("slow_start", if self.slow_start { 1.0 } else { 0.0 }));
+        // The inputs of the "nearly empty" test (§2.3): dq is compared with
+        // empty_fraction · (rtt_max_4rtt − rtt_min); competitive after empty_check_rtts · srtt
+        // without a pass (docs/deviations/copa.md#copa-trace-grid-lock-in).
+        out.push((
+            "rtt_min_ms",
+            self.min_rtt.get().map_or(0.0, |n| n as f64 / 1e6),
+        ));
+        out.push((
+            "rtt_max_4rtt_ms",
+            self.rtt_max.get().map_or(0.0, |n| n as f64 / 1e6),
+        ));
+        out.push(("last_nearly_empty_s", self.last_nearly_empty.secs_f64()));
         out.push((
             "standing_rtt_ms",
             self.standing_rtt().map_or(0.0, |d| d.secs_f64() * 1e3),
@@ -657,6 +669,52 @@ mod tests {
         // direction is left to the round end, as the paper's once-per-window test.
         c.on_ack(ms(300.0), &ack(40.0, 1, 101, 131));
         assert_eq!((c.velocity, c.direction), (1.0, Some(Dir::Down)));
+    }
+
+    /// Feeds one ACK per ms from `t0` for `n` ms: a sawtooth of RTTs that restarts every
+    /// 10 ms at `floor_ms` and climbs to `floor_ms + rise_ms` (the queue Copa keeps in
+    /// default mode, draining to its floor twice per standing window).
+    fn sawtooth(c: &mut Copa, t0: f64, n: u64, floor_ms: f64, rise_ms: f64) -> f64 {
+        let mut t = t0;
+        for i in 0..n {
+            t += 1.0;
+            let r = floor_ms + rise_ms * (i % 10) as f64 / 9.0;
+            c.on_ack(ms(t), &ack(r, 1, 1 + i, 60 + i));
+        }
+        t
+    }
+
+    /// The nearly-empty test of §2.3 (dq ≤ 0.1 · (RTTmax over 4 RTTs − RTTmin)) against a
+    /// floor that is not RTTmin. On Wang 2018's 16 Mbit/s trace link (delivery on a 1 ms
+    /// grid both ways) RTTmin is one lucky sample, 40.382 ms, and an empty queue reads
+    /// 41.0 ms afterwards: dq = 0.618 ms > 0.1 · (44.64 − 40.382) = 0.426 ms, so Copa alone
+    /// goes competitive (docs/deviations/copa.md#copa-trace-grid-lock-in).
+    #[test]
+    fn a_queue_floor_above_a_tenth_of_the_max_queueing_delay_reads_as_a_buffer_filler() {
+        let run = |floor_ms: f64| {
+            let mut c = copa();
+            c.slow_start = false;
+            c.cwnd = 55.0;
+            // One lucky sample sets RTTmin (10 s window) at 40.382 ms.
+            c.on_ack(ms(0.0), &ack(40.382, 1, 0, 60));
+            // The max over 4 RTTs is 40.382 + 4.258 = 44.64 ms in both runs.
+            let t = sawtooth(&mut c, 0.0, 400, floor_ms, 44.64 - floor_ms);
+            (c, t)
+        };
+        // Floor 41.0: dq ≥ 0.618 ms at every ACK, never ≤ 0.4258 ms → competitive once
+        // 5 srtt (≈ 5 · 43 ms) have passed without a nearly-empty reading. The last pass
+        // is at 21 ms, the last ACK whose standing window (srtt/2 ≈ 21 ms) still held the
+        // lucky sample.
+        let (c, _) = run(41.0);
+        assert_eq!(c.mode(), CopaMode::Competitive);
+        assert_eq!(c.last_nearly_empty, ms(21.0));
+        assert_eq!(c.min_rtt.get(), Some(40_382_000));
+        assert_eq!(c.rtt_max.get(), Some(44_640_000));
+        // Floor 40.782: dq = 0.4 ms ≤ 0.4258 ms at the floor → nearly empty every 10 ms,
+        // default mode throughout with δ = 0.5.
+        let (c, t) = run(40.782);
+        assert_eq!((c.mode(), c.delta), (CopaMode::Default, 0.5));
+        assert!(ms(t).since(c.last_nearly_empty) <= Dur::from_millis(10));
     }
 
     #[test]

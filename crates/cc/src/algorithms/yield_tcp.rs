@@ -357,7 +357,9 @@ impl Yield {
 
     /// Shared OWD estimator (Ong 2020 App. B, from the Kühlewind/Fisches LEDBAT module):
     /// time − remote_time = (TSval − TSval₀) − (TSecr − TSecr₀) = owd − owd₀, in ms
-    /// (×1000/HZ); the delay is updated only when it is strictly positive.
+    /// (×1000/HZ); the delay is updated only when it is strictly positive. In loss recovery
+    /// the echo is TS.Recent from before the hole, so the sample grows with the hole's age
+    /// and s_max keeps it, as in the kernel (docs/deviations/yield.md#yield-upload-350ms).
     fn update_owd(&mut self, owd: Option<i64>) {
         let Some(owd) = owd else { return };
         let base = *self.owd_offset.get_or_insert(owd);

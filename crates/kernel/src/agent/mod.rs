@@ -5,18 +5,21 @@
 //! older than max(200 ms, 2·srtt)) the shim falls back to Reno on its own.
 //!
 //! Parts: `abi` (the shim's record and command layouts), `translate` (records to
-//! `CongestionControl` calls, unit-testable without root), and here the loop that polls the
-//! ring buffer and writes commands, and the goal map.
+//! `CongestionControl` calls, unit-testable without root), `trace` (the optional per-socket
+//! CSV of records, samples and decisions), and here the loop that polls the ring buffer and
+//! writes commands, and the goal map.
 //!
 //! Event mapping to the `CongestionControl` calls (crates/cc/src/api.rs call order):
 //! ACK → `on_ack`; ca_state entering CWR → `on_congestion(Ecn)`, Recovery →
 //! `on_congestion(Loss)`, Loss → `on_rto`; back to Open → `on_recovery_exit`.
 
 mod abi;
+mod trace;
 mod translate;
 
 use abi::*;
 pub use abi::{ShimCmd, ShimEvent};
+pub use trace::TRACE_ENV;
 use translate::Core;
 
 use crate::libbpf::{LibbpfError, RingBuffer};
@@ -69,6 +72,11 @@ pub enum AgentError {
     WriteGoal { cookie: u64, source: std::io::Error },
     #[error("no goal for cookie {cookie}: {source}")]
     NoGoal { cookie: u64, source: std::io::Error },
+    #[error("trace directory {}: {source}", path.display())]
+    Trace {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
     #[error("starting the agent thread: {0}")]
     Thread(#[source] std::io::Error),
     #[error("agent thread panicked")]
@@ -172,6 +180,9 @@ pub struct AgentConfig {
     /// The scv_shim registration whose sockets the agent serves: `None` for the shared
     /// one (`scavenger kernel load scv_shim`), else e.g. a `LoadGuard`'s private one.
     pub shim: Option<Target>,
+    /// Write a CSV per socket into this directory (agent/trace.rs); `None` also lets
+    /// `SCAVENGER_AGENT_TRACE` (`TRACE_ENV`) name one.
+    pub trace: Option<std::path::PathBuf>,
 }
 
 impl AgentConfig {
@@ -184,6 +195,7 @@ impl AgentConfig {
             seed: 1,
             dalbe: None,
             shim: None,
+            trace: None,
         }
     }
 
@@ -224,6 +236,8 @@ pub struct AgentStats {
     /// Wall time spent writing decisions into the (memory-mapped) kernel map, ns.
     pub write_ns: u64,
     pub wall_ns: u64,
+    /// Trace files that could not be created or written (those sockets run untraced).
+    pub trace_errors: u64,
 }
 
 impl AgentStats {
@@ -379,6 +393,23 @@ pub fn clear_goal_in(shim: &Target, cookie: u64) -> Result<(), AgentError> {
         .map_err(|source| AgentError::NoGoal { cookie, source })
 }
 
+/// The trace directory: the configuration's, else `SCAVENGER_AGENT_TRACE`'s (an empty
+/// value is none); created if missing.
+fn trace_dir(cfg: &AgentConfig) -> Result<Option<std::path::PathBuf>, AgentError> {
+    let dir = cfg.trace.clone().or_else(|| {
+        std::env::var_os(TRACE_ENV)
+            .filter(|v| !v.is_empty())
+            .map(Into::into)
+    });
+    if let Some(d) = &dir {
+        std::fs::create_dir_all(d).map_err(|source| AgentError::Trace {
+            path: d.clone(),
+            source,
+        })?;
+    }
+    Ok(dir)
+}
+
 /// Runs the agent until `stop` is set (or `duration` passes). Needs `scv_shim` loaded.
 pub fn run(
     cfg: &AgentConfig,
@@ -390,6 +421,7 @@ pub fn run(
     let mut maps = open_maps(cfg.shim.as_ref())?;
     // The ring buffer callback gets this pointer; the loop below uses it only between polls.
     let dalbe = cfg.dalbe.as_ref().map(|d| d.resolve()).transpose()?;
+    let trace_dir = trace_dir(cfg)?;
     let core_ptr: *mut Core = Box::into_raw(Box::new(Core {
         info,
         params,
@@ -401,6 +433,7 @@ pub fn run(
         commanded,
         goals: maps.goal.take(),
         epoch_ns: monotonic_ns(),
+        trace_dir,
     }));
     // SAFETY: core_ptr is the `Core` on_record expects; it lives until after `rb` is
     // dropped below, and this loop touches it only between polls.

@@ -8,6 +8,7 @@
 //! `AckSample` comes from the shared builder (scavenger_cc::sample).
 
 use super::abi::*;
+use super::trace::{self, FlowTrace};
 use super::{read_goal, AgentStats, Commanded, Controller};
 use scavenger_cc::api::*;
 use scavenger_cc::params::ParamSet;
@@ -17,6 +18,7 @@ use scavenger_cc::sample::{self, CaState, SenderAck};
 use scavenger_cc::units::{Dur, Rate, Time};
 use std::collections::HashMap;
 use std::os::fd::OwnedFd;
+use std::path::PathBuf;
 
 pub(super) struct Flow {
     pub(super) cc: Box<dyn CongestionControl>,
@@ -34,6 +36,8 @@ pub(super) struct Flow {
     pub(super) last_ts: u64,
     /// (TSval − TSecr of the first timestamped ACK, the OWD (ns) it stands for).
     pub(super) owd_ref: Option<(u32, i64)>,
+    /// The socket's CSV trace, when the agent traces (agent/trace.rs).
+    pub(super) trace: Option<FlowTrace>,
 }
 
 impl Flow {
@@ -62,9 +66,9 @@ impl Flow {
         let mss = self.mss;
         let (snd_una, snd_nxt) = ev.una_nxt();
         let unit = if ev.usec_ts != 0 { 1_000 } else { 1_000_000 };
-        // TSval − TSecr is the OWD plus the difference of the two ends' timestamp
-        // offsets, which Linux randomises per connection (secure_tcp_ts_off), so
-        // it can be anywhere in ±2^31 ms and wrap. Only differences are meaningful
+        // TSval − TSecr is the OWD plus the peer's timestamp offset, which Linux
+        // randomises per connection (secure_tcp_ts_off; our own offset is already off
+        // TSecr, see below), so it can be anywhere in ±2^31 ms and wrap. Only differences are meaningful
         // (AckSample::owd), so it is taken relative to the first sample, which
         // stands for half the smoothed RTT then (at least 1 ms): positive, small
         // and without wrap-around, as the simulator's OWD
@@ -76,13 +80,20 @@ impl Flow {
                 .get_or_insert((diff, (ev.srtt_us as i64 * 500).max(1_000_000)));
             diff.wrapping_sub(d0) as i32 as i64 * unit + base
         });
-        // RFC 7323 RTTM: our TCP timestamp clock now (tcp_time_stamp_ts: the
-        // CLOCK_MONOTONIC µs clock in ms, or µs, plus tsoffset) minus TSecr.
-        let ts_echo_rtt = (ev.tsecr != 0).then(|| {
-            let clock = (ev.ts_ns / unit as u64) as u32;
-            let d = clock.wrapping_add(ev.tsoffset).wrapping_sub(ev.tsecr) as i32;
-            Dur(d.max(0) as u64 * unit as u64)
-        });
+        // RFC 7323 RTTM as Linux tcp_rtt_tsopt_us: our TCP timestamp clock now
+        // (tcp_time_stamp_ts: CLOCK_MONOTONIC in ms, or µs) minus TSecr. Linux keeps
+        // rcv_tsecr with the connection's tsoffset already taken off (tcp_input.c
+        // tcp_parse_aligned_timestamp, tcp_fast_parse_options), so it is on that clock
+        // as it is: adding tsoffset again made this RTT + a random 32-bit number, which
+        // TCP-LP's clock model dropped when negative (issue 17). A TSecr ahead of our
+        // clock is no sample, as in Linux (docs/deviations/kernel.md#kernel-timestamps).
+        let ts_echo_rtt = (ev.tsecr != 0)
+            .then(|| {
+                let clock = (ev.ts_ns / unit as u64) as u32;
+                let d = clock.wrapping_sub(ev.tsecr) as i32;
+                (d >= 0).then(|| Dur(d as u64 * unit as u64))
+            })
+            .flatten();
         let rate = (ev.interval_us > 0 && ev.rs_delivered > 0).then(|| {
             let interval = Dur::from_micros(ev.interval_us as u64);
             let delivered = ev.rs_delivered as u64 * mss;
@@ -134,6 +145,8 @@ pub(super) struct Core {
     /// `Time::ZERO` is the start of the run as in the simulator (controllers such as
     /// working-hours map it to a time of day), not the machine's boot.
     pub(super) epoch_ns: u64,
+    /// Where each socket's CSV trace goes, if the agent traces (agent/trace.rs).
+    pub(super) trace_dir: Option<PathBuf>,
 }
 
 impl Core {
@@ -141,7 +154,15 @@ impl Core {
         let (info, params, seed, dalbe) = (self.info, &self.params, self.seed, &self.dalbe);
         let epoch = self.epoch_ns;
         let (goals, stats) = (&self.goals, &mut self.stats);
+        let trace_dir = &self.trace_dir;
         self.flows.entry(ev.id).or_insert_with(|| {
+            // A trace that cannot be created is counted (AgentStats::trace_errors) and
+            // the socket runs untraced: the trace must never stop the agent.
+            let trace = trace_dir.as_ref().and_then(|d| {
+                FlowTrace::create(&trace::path_for(d, ev))
+                    .map_err(|_| stats.trace_errors += 1)
+                    .ok()
+            });
             let mss = (ev.mss as u64).max(1);
             let init = CcInit {
                 now: Time(ev.ts_ns.saturating_sub(epoch)),
@@ -184,11 +205,40 @@ impl Core {
                 sent_nxt: ev.una_nxt().1,
                 last_ts: ev.ts_ns.saturating_sub(epoch),
                 owd_ref: None,
+                trace,
             }
         })
     }
 
+    /// Appends the record (and the ACK's sample) to the socket's trace, if it has one.
+    fn trace(&mut self, ev: &ShimEvent, sample: Option<&AckSample>) {
+        // Untraced agents (the default) skip the per-record flow lookup.
+        if self.trace_dir.is_none() {
+            return;
+        }
+        let Some(f) = self.flows.get_mut(&ev.id) else {
+            return;
+        };
+        if let Some(t) = f.trace.as_mut() {
+            if t.record(ev, sample, f.cc.as_ref(), f.mss).is_err() {
+                f.trace = None;
+                self.stats.trace_errors += 1;
+            }
+        }
+    }
+
     pub(super) fn handle(&mut self, ev: &ShimEvent) {
+        if ev.kind == EV_CLOSE {
+            self.trace(ev, None);
+        }
+        let sample = self.apply(ev);
+        if ev.kind != EV_CLOSE {
+            self.trace(ev, sample.as_ref());
+        }
+    }
+
+    /// The `CongestionControl` calls of one record; the ACK's sample for the trace.
+    fn apply(&mut self, ev: &ShimEvent) -> Option<AckSample> {
         self.stats.events += 1;
         let now = Time(ev.ts_ns.saturating_sub(self.epoch_ns));
         match ev.kind {
@@ -247,7 +297,7 @@ impl Core {
                     f.ca_state = new;
                     f.dirty = true;
                     self.stats.rtos += 1;
-                    return;
+                    return None;
                 } else if (new == CA_RECOVERY || new == CA_CWR) && old < CA_CWR {
                     let kind = if new == CA_CWR {
                         CongestionKind::Ecn
@@ -284,9 +334,11 @@ impl Core {
                 let ack = f.ack_sample(ev);
                 f.cc.on_ack(now, &ack);
                 f.dirty = true;
+                return Some(ack);
             }
             _ => {}
         }
+        None
     }
 }
 
@@ -310,6 +362,7 @@ mod tests {
             commanded: Commanded::default(),
             goals: None,
             epoch_ns: 0,
+            trace_dir: None,
         }
     }
 
@@ -429,10 +482,12 @@ mod tests {
 
     /// Linux randomises each end's timestamp offset, so TSval − TSecr may sit anywhere in
     /// u32 and wrap; the OWD handed to the algorithm is relative to the first sample
-    /// (standing for srtt/2), so it stays positive and follows the queue. The echo RTT
-    /// comes from our own timestamp clock (CLOCK_MONOTONIC ms + tsoffset) minus TSecr.
+    /// (standing for srtt/2), so it stays positive and follows the queue. The echo RTT is
+    /// our timestamp clock (CLOCK_MONOTONIC ms) minus TSecr as the shim reads it from
+    /// `rx_opt.rcv_tsecr`, where Linux has already taken our tsoffset off (issue 17: the
+    /// agent added it again and got 60 ms + 2^31 - 16 ms, negative as i32, so 0).
     #[test]
-    fn owd_is_relative_to_the_first_sample_and_echo_rtt_uses_tsoffset() {
+    fn owd_is_relative_to_the_first_sample_and_echo_rtt_is_clock_minus_tsecr() {
         let mut c = core(&AgentConfig::new("ledbat"));
         c.handle(&ev(EV_OPEN, 0, 0, 0));
         let off: u32 = 0x7fff_fff0; // our offset; the peer's differs by about 2^31
@@ -445,7 +500,8 @@ mod tests {
             let sent_ms = (now_ms - 60 - q) as u32;
             let mut e = ev(EV_ACK, now_ms, 1000 * (k as u64 + 1), 1000 * (k as u64 + 5));
             e.srtt_us = 60_000;
-            e.tsecr = sent_ms.wrapping_add(off);
+            // On the wire TSecr is sent_ms + off; rcv_tsecr holds it minus tsoffset.
+            e.tsecr = sent_ms.wrapping_add(off).wrapping_sub(off);
             e.tsval = (sent_ms + 20 + *q as u32).wrapping_add(peer_off);
             e.tsoffset = off;
             let a = c.flows.get_mut(&7).unwrap().ack_sample(&e);
@@ -460,13 +516,107 @@ mod tests {
             ],
             "OWD: srtt/2 first, then +5 ms per step; echo RTT 60, 65, 70 ms"
         );
+        // A TSecr 3 ms ahead of our clock is no echo sample (tcp_rtt_tsopt_us gives -1),
+        // not a zero one; the same 0 ms echo is a zero sample.
+        let f = c.flows.get_mut(&7).unwrap();
+        let mut e = ev(EV_ACK, 2_000, 5000, 9000);
+        e.tsval = 123;
+        e.tsecr = 2_003;
+        assert_eq!(f.ack_sample(&e).ts_echo_rtt, None);
+        e.tsecr = 2_000;
+        assert_eq!(f.ack_sample(&e).ts_echo_rtt, Some(Dur::ZERO));
+        // In µs mode (usec_ts) the clock is CLOCK_MONOTONIC in µs.
+        e.usec_ts = 1;
+        e.tsecr = (2_000_000u64 - 61_250) as u32;
+        assert_eq!(f.ack_sample(&e).ts_echo_rtt, Some(Dur::from_micros(61_250)));
         // Without timestamps neither is given.
-        let a = c
-            .flows
-            .get_mut(&7)
-            .unwrap()
-            .ack_sample(&ev(EV_ACK, 2_000, 5000, 9000));
+        let a = f.ack_sample(&ev(EV_ACK, 2_000, 5000, 9000));
         assert_eq!((a.owd, a.ts_echo_rtt), (None, None));
+    }
+
+    /// TCP-LP with its default Linux 4.4 clock model, through the translation layer with
+    /// the timestamps as a kernel socket delivers them (random offsets on both ends, TSecr
+    /// already without ours): a standing queue that grows by 1 ms per ACK must give early
+    /// congestion indications and a window far below Reno's, as in the simulator. Before
+    /// the issue-17 fix every echo RTT was 0, TCP-LP took no OWD sample and ran as Reno.
+    #[test]
+    fn tcp_lp_in_the_agent_sees_early_congestion_from_kernel_timestamps() {
+        let run = |alg: &str| {
+            let mut c = core(&AgentConfig::new(alg));
+            c.handle(&ev(EV_OPEN, 0, 0, 0));
+            let off: u32 = 0x9e37_79b9;
+            let peer_off: u32 = 0x1234_5678;
+            let (mut una, mut nxt) = (0u64, 10 * MSS as u64);
+            let mut min_cwnd = u64::MAX;
+            for k in 0..400u64 {
+                // 25 ms each way plus a queue of k % 100 ms: it builds and drains.
+                let q = k % 100;
+                let now_ms = 1_000 + 10 * k;
+                let sent_ms = (now_ms - 50 - q) as u32;
+                una += MSS as u64;
+                let mut e = ev(EV_ACK, now_ms, una, nxt);
+                e.acked_sacked = 1;
+                e.rtt_us = ((50 + q) * 1000) as i64;
+                e.srtt_us = 60_000;
+                e.prior_in_flight = ((nxt - una) / MSS as u64 + 1) as u32;
+                e.tsecr = sent_ms; // rcv_tsecr: our tsoffset already off
+                e.tsoffset = off;
+                e.tsval = (sent_ms + 25 + q as u32).wrapping_add(peer_off);
+                c.handle(&e);
+                let cwnd = c.flows[&7].cc.cwnd();
+                min_cwnd = min_cwnd.min(cwnd / MSS as u64);
+                nxt = nxt.max(una + cwnd);
+            }
+            (c.flows[&7].cc.cwnd() / MSS as u64, min_cwnd)
+        };
+        let (reno, _) = run("newreno");
+        let (lp, lp_min) = run("tcp-lp");
+        assert!(
+            lp_min <= 2 && lp * 4 < reno,
+            "TCP-LP ended at {lp} (min {lp_min}) packets, NewReno at {reno}"
+        );
+    }
+
+    /// The trace writes one row per record with the raw fields, the sample and the
+    /// window after it, and is complete once the socket closes.
+    #[test]
+    fn the_trace_has_a_row_per_record_with_the_sample() {
+        let dir = std::env::temp_dir().join(format!("scv-agent-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut c = core(&AgentConfig::new("newreno"));
+        c.trace_dir = Some(dir.clone());
+        c.handle(&ev(EV_OPEN, 0, 0, 0));
+        let mut e = ev(EV_ACK, 1_000, 1000, 10_000);
+        e.acked_sacked = 1;
+        e.rtt_us = 50_000;
+        e.tsval = 77;
+        e.tsecr = 940;
+        e.tsoffset = 5;
+        c.handle(&e);
+        c.handle(&ev(EV_CLOSE, 1_010, 1000, 10_000));
+        let path = trace::path_for(&dir, &e);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(rows.len(), 4, "{text}");
+        assert_eq!(rows[0], trace::HEADER);
+        assert!(rows[1].starts_with("0,open,"), "{}", rows[1]);
+        let ack: Vec<&str> = rows[2].split(',').collect();
+        let col = |name: &str| {
+            let i = trace::HEADER.split(',').position(|h| h == name).unwrap();
+            ack[i]
+        };
+        assert_eq!(
+            (col("kind"), col("tsecr"), col("tsoffset"), col("s_rtt_ns")),
+            ("ack", "940", "5", "50000000")
+        );
+        // 1000 ms − 940: the echo RTT; the first OWD stands for max(srtt/2, 1 ms).
+        assert_eq!(
+            (col("s_echo_rtt_ns"), col("s_owd_ns")),
+            ("60000000", "1000000")
+        );
+        assert_eq!(col("cwnd_pkts"), "11", "slow start: 10 + 1");
+        assert!(rows[3].starts_with("1010000000,close,"), "{}", rows[3]);
     }
 
     /// The conformance script (scavenger_cc::sample::conformance) as the shim would

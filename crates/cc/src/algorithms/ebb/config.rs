@@ -251,6 +251,30 @@ pub(super) static PARAMS: &[ParamSpec] = &[
         doc: "pace at no more than max(remembered rate, cwnd / base RTT)",
         source: "docs/ebb.md#pacing",
     },
+    ParamSpec {
+        name: "ss_own",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(true),
+        unit: "",
+        doc: "after a slow-start exit on delay, the queue is Ebb's own overshoot up to the first round end that is not held: that decision drains it by the proportional rule, and no fast yield or foreign-queue cut reads it as another flow's",
+        source: "docs/ebb.md#ss-own (docs/deviations/ebb.md#ebb-ss-own)",
+    },
+    ParamSpec {
+        name: "ss_ack_rate",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(true),
+        unit: "",
+        doc: "at a slow-start exit on delay, the bottleneck-rate estimate is at least the ACK rate of the last 8 ACKs (a standing queue spaces them at the bottleneck's rate)",
+        source: "docs/ebb.md#ss-ack-rate (docs/deviations/ebb.md#ebb-ss-ack-rate; packet-train dispersion, as TCP Westwood's ACK-rate estimate)",
+    },
+    ParamSpec {
+        name: "own_measured",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "the queue Ebb's own window explains is at most the last round's queue plus what the window grew since the round before (at the remembered rate)",
+        source: "docs/ebb.md#own-measured",
+    },
 ];
 
 /// Ebb's parameters (docs/ebb.md#parameters).
@@ -335,6 +359,15 @@ pub struct EbbConfig {
     /// lands at 1.5 ms, above the empty-queue threshold; zero: `target`
     /// (docs/ebb.md#own-target).
     pub own_target: Dur,
+    /// After a slow-start exit on delay, the queue is Ebb's own overshoot until a round
+    /// end that is not held (docs/ebb.md#ss-own).
+    pub ss_own: bool,
+    /// At a slow-start exit on delay, the bottleneck-rate estimate is at least the ACK
+    /// rate of the last 8 ACKs (docs/ebb.md#ss-ack-rate).
+    pub ss_ack_rate: bool,
+    /// Ebb's own queue is at most the last round's queue plus the window's growth since
+    /// (docs/ebb.md#own-measured).
+    pub own_measured: bool,
 }
 
 impl Default for EbbConfig {
@@ -368,6 +401,9 @@ impl Default for EbbConfig {
             refill_pace_window: false,
             refill_rounds: 1,
             own_target: Dur::from_millis(3),
+            ss_own: true,
+            ss_ack_rate: true,
+            own_measured: false,
         }
     }
 }
@@ -405,6 +441,9 @@ impl TryFrom<&ParamSet> for EbbConfig {
             refill_pace_window: r.bool("refill_pace_window")?,
             refill_rounds: r.u64("refill_rounds")? as u32, // the spec table caps it
             own_target: r.dur("own_target")?,
+            ss_own: r.bool("ss_own")?,
+            ss_ack_rate: r.bool("ss_ack_rate")?,
+            own_measured: r.bool("own_measured")?,
         })
     }
 }

@@ -58,6 +58,12 @@
 //!   within the round of the first stage's ACKs; #stage-early), `refill_pace_window` (a
 //!   refill below the BDP paced at cwnd/base; #refill-pace), `refill_rounds` (consecutive
 //!   empty rounds before a refill; #refill-rounds).
+//! - at a slow-start exit on delay (variant 29 of docs/ebb.md#variants-a78dcdd), with
+//!   `ss_ack_rate` `C` is at least the ACK rate of the last 8 ACKs, which a busy
+//!   bottleneck spaced (docs/ebb.md#ss-ack-rate); with `ss_own` the queue until the
+//!   first decision after the exit is slow start's own overshoot, drained and never read
+//!   as foreign (docs/ebb.md#ss-own). Measured and off: `own_measured` (own queue at most
+//!   the last round's queue plus the window's growth; docs/ebb.md#own-measured).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
@@ -177,6 +183,17 @@ pub struct Ebb {
     stage_mark: Option<(u64, u64)>,
     /// Consecutive round ends with an empty queue (refill_rounds).
     clean_run: u32,
+    /// With ss_own: slow start ended on delay and no round end after the held one has
+    /// come yet, so the queue is slow start's own overshoot (docs/ebb.md#ss-own).
+    ss_queue: bool,
+    /// The last SS_SAMPLES ACKs' times and cumulative ACK points (a ring, `acks_at` the
+    /// next slot), for the ACK rate at a slow-start exit (docs/ebb.md#ss-ack-rate).
+    acks: [(Time, u64); SS_SAMPLES as usize],
+    acks_at: usize,
+    acks_seen: usize,
+    /// The round-minimum queue of the last round end (own_measured,
+    /// docs/ebb.md#own-measured).
+    last_q: Option<Dur>,
 }
 
 impl Ebb {
@@ -211,6 +228,11 @@ impl Ebb {
             probe_cap_before: Rate::ZERO,
             stage_mark: None,
             clean_run: 0,
+            ss_queue: false,
+            acks: [(Time(0), 0); SS_SAMPLES as usize],
+            acks_at: 0,
+            acks_seen: 0,
+            last_q: None,
         }
     }
 
@@ -236,9 +258,12 @@ impl CongestionControl for Ebb {
         "ebb"
     }
 
-    fn on_ack(&mut self, _now: Time, ack: &AckSample) {
+    fn on_ack(&mut self, now: Time, ack: &AckSample) {
         self.record_sample(ack);
         if self.phase == Phase::SlowStart {
+            self.acks[self.acks_at] = (now, ack.snd_una);
+            self.acks_at = (self.acks_at + 1) % self.acks.len();
+            self.acks_seen += 1;
             let over = match (self.round_queue(), ack.in_recovery) {
                 (_, true) => false,
                 // The minimum of the last 8 samples, as HyStart's delay test takes 8
@@ -248,6 +273,9 @@ impl CongestionControl for Ebb {
                 _ => false,
             };
             if over {
+                if self.cfg.ss_ack_rate {
+                    self.take_ack_rate();
+                }
                 self.round_max_bw = self.round_max_bw.max(self.capacity);
                 self.capacity = self.capacity.max(self.round_max_bw);
                 self.exit_slow_start();
@@ -274,6 +302,7 @@ impl CongestionControl for Ebb {
         self.cwnd = self.scale(self.cwnd, self.cfg.md);
         self.saved_cwnd = self.scale(self.saved_cwnd, self.cfg.md);
         self.probe_step = 1;
+        self.ss_queue = false;
         if self.slowdown_left == 0 {
             self.phase = Phase::Yield;
         }

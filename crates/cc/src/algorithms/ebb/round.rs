@@ -8,6 +8,16 @@ use crate::units::{Dur, Rate};
 
 impl Ebb {
     pub(super) fn end_round(&mut self, ack: &AckSample) {
+        // The queue this round measured bounds Ebb's own in the next one
+        // (docs/ebb.md#own-measured); this round end's decisions still use the last one.
+        let q = self.round_queue();
+        self.decide_round(ack);
+        if q.is_some() {
+            self.last_q = q;
+        }
+    }
+
+    fn decide_round(&mut self, ack: &AckSample) {
         self.update_capacity();
         let q = self.round_queue();
         let qmax = match (self.round_max, self.base) {
@@ -37,6 +47,16 @@ impl Ebb {
         if self.phase == Phase::SlowStart {
             self.round_start_cwnd = self.cwnd;
             return;
+        }
+        // Slow start's overshoot (docs/ebb.md#ss-own) is in the queue for the round that
+        // ends right after the exit (held) and the one after it; this round end's decision
+        // is the last to treat the queue as Ebb's own. Longer, a foreground that starts
+        // meanwhile would be drained beside instead of yielded to (rtt600:long-cubic
+        // traced with the mark held until a clean round: the CUBIC foreground's queue
+        // kept it set, slowdown 2.02).
+        let ss_overshoot = self.ss_queue;
+        if !self.hold {
+            self.ss_queue = false;
         }
         // Base-delay refresh (docs/ebb.md#refresh): SLOWDOWN_ROUNDS rounds at the floor,
         // so that the queue we and our peers hold drains and every flow, a latecomer in
@@ -81,7 +101,7 @@ impl Ebb {
                 self.probe_step = step;
             }
         } else if q > self.cfg.target {
-            self.yield_to_queue(q, base);
+            self.yield_to_queue(q, base, ss_overshoot);
         } else if self.own_drain_due(q) {
             self.drain_own(q, base);
         } else if self.refill_due(q, qmax) {
@@ -93,7 +113,7 @@ impl Ebb {
     }
 
     /// Yield on a round queue `q` above target (docs/ebb.md#yield).
-    fn yield_to_queue(&mut self, q: Dur, base: Dur) {
+    fn yield_to_queue(&mut self, q: Dur, base: Dur, ss_overshoot: bool) {
         let after_refill = std::mem::replace(&mut self.after_refill, false);
         self.probe_added = 0;
         // Yield (docs/ebb.md#yield). Up to 2·target the queue may be our own probe:
@@ -107,7 +127,10 @@ impl Ebb {
         );
         // With own_rate, a queue above 2·target that Ebb's own window explains
         // (beside a constant-rate stream, after a refill) is drained, not cut.
-        let own = self.cfg.own_rate && q <= self.own_queue() + self.cfg.foreign + self.jitter();
+        // With ss_own, the queue that slow start's last, paced round left is Ebb's own
+        // whatever its size (docs/ebb.md#ss-own).
+        let own = ss_overshoot
+            || (self.cfg.own_rate && q <= self.own_queue() + self.cfg.foreign + self.jitter());
         // With refill_drain, the first decision after a refill removes the queue by
         // its bytes: the refill found an empty queue, so what queues now is what the
         // jump added on a link that was not free (rtt10 traced: a NewReno foreground
@@ -143,7 +166,9 @@ impl Ebb {
     /// than 2·target of queue, a foreground is filling the link; cut now rather than at
     /// the round's end, and start a new round that will be skipped.
     pub(super) fn fast_yield(&mut self, ack: &AckSample) -> bool {
-        if self.hold || self.slowdown_left > 0 || ack.in_recovery {
+        if self.hold || self.slowdown_left > 0 || ack.in_recovery || self.ss_queue {
+            // With ss_own, the queue slow start left is Ebb's own: the round end drains it
+            // (docs/ebb.md#ss-own).
             return false;
         }
         let Some(q) = self.recent_queue() else {
@@ -224,6 +249,11 @@ impl Ebb {
     pub(super) fn exit_slow_start(&mut self) {
         self.phase = Phase::Yield;
         self.hold = true;
+        // Slow start paces at twice the gain, faster than the link from half the BDP on:
+        // the delay test fires on Ebb's own burst, and the rest of that round queues
+        // behind it (rtt600 traced: 130 ms). With ss_own that queue is drained, not read
+        // as a foreground's (docs/ebb.md#ss-own).
+        self.ss_queue = self.cfg.ss_own;
         // The first slowdown two rounds after slow start, as LEDBAT++ (draft-irtf-iccrg-
         // ledbat-plus-plus §4.3): a latecomer learns the base RTT before it settles.
         self.until_slowdown = 2;

@@ -58,7 +58,21 @@ impl Ebb {
             return Dur::ZERO;
         }
         let secs = (self.cwnd - bdp) as f64 * 8.0 / self.capacity.bps() as f64;
-        Dur::from_secs_f64(secs)
+        let own = Dur::from_secs_f64(secs);
+        match (self.cfg.own_measured, self.last_q) {
+            (true, Some(last)) => {
+                // At most the queue the last round measured plus what the window grew since
+                // the round before (docs/ebb.md#own-measured). The window's excess over
+                // the delivery rate's BDP overstates the queue when that rate
+                // underestimates the link: rtt600:long-cubic traced, 37 segments "own" (22
+                // ms) with an empty queue, so a CUBIC foreground's slow start queued 24 ms
+                // behind Ebb before it yielded, and its HyStart exited at 0.2 of the BDP.
+                let grown = self.cwnd.saturating_sub(self.prev_start_cwnd);
+                let grown = Dur::from_secs_f64(grown as f64 * 8.0 / self.capacity.bps() as f64);
+                own.min(last + grown)
+            }
+            _ => own,
+        }
     }
 
     /// The largest delivery rate of the last bw_rounds rounds, held at the BDP or not.
@@ -100,10 +114,7 @@ impl Ebb {
         if self.round_max_bw > Rate::ZERO
             && (bdp == 0 || (held(self.round_start_cwnd) && prev_held && clean_round))
         {
-            self.bw_ring.push(self.round_max_bw);
-            if self.bw_ring.len() > self.cfg.bw_rounds {
-                self.bw_ring.remove(0);
-            }
+            self.push_bw(self.round_max_bw);
             self.capacity = self.bw_ring.iter().copied().max().unwrap_or(Rate::ZERO);
         } else if self.round_max_bw > self.capacity {
             self.capacity = self.round_max_bw;
@@ -123,5 +134,39 @@ impl Ebb {
     /// Queueing delay at or below which the queue counts as empty.
     pub(super) fn refill_threshold(&self) -> Dur {
         self.cfg.refill + self.jitter()
+    }
+
+    /// The ACK rate of the last SS_SAMPLES ACKs, taken into the bottleneck-rate estimate
+    /// at a slow-start exit on delay (docs/ebb.md#ss-ack-rate). The exit fires when all
+    /// of the last 8 samples carry more than target of queue: the bottleneck was busy
+    /// while they were sent back, so their ACKs are spaced at its rate (packet-train
+    /// dispersion), while the delivery-rate samples still average over the round before,
+    /// in which slow start sent half as much (rtt600 traced: C = 9.4 then 14.2 Mbit/s on
+    /// a 20 Mbit/s link, and 120 rounds of probing to the link). The estimate enters the
+    /// filter as a held round's sample, so rounds at the new BDP confirm or age it.
+    pub(super) fn take_ack_rate(&mut self) {
+        if self.acks_seen < self.acks.len() {
+            return;
+        }
+        let newest = self.acks[(self.acks_at + self.acks.len() - 1) % self.acks.len()];
+        let oldest = self.acks[self.acks_at];
+        let span = newest.0.nanos().saturating_sub(oldest.0.nanos());
+        let bytes = newest.1.saturating_sub(oldest.1);
+        if span == 0 || bytes == 0 {
+            return;
+        }
+        let rate = Rate::from_bps((bytes as f64 * 8.0 / Dur(span).secs_f64()) as u64);
+        if rate > self.capacity {
+            self.capacity = rate;
+            self.push_bw(rate);
+        }
+    }
+
+    /// One sample into the bottleneck-rate filter, which keeps the last bw_rounds.
+    fn push_bw(&mut self, rate: Rate) {
+        self.bw_ring.push(rate);
+        if self.bw_ring.len() > self.cfg.bw_rounds {
+            self.bw_ring.remove(0);
+        }
     }
 }

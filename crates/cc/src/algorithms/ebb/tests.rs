@@ -719,3 +719,128 @@ fn refill_rounds_asks_for_consecutive_empty_rounds() {
     round(&mut e, &[50_500]);
     assert_eq!(e.cwnd(), 100_000);
 }
+
+/// An Ebb in slow start at 10 segments, base 50 ms from a first ACK at time 0, then
+/// `n` ACKs 1 ms apart, each for 2 segments (a delayed-ACK pair) and 5 ms above base.
+fn slow_start_with_queue(cfg: EbbConfig, n: u64) -> Ebb {
+    let init = CcInit {
+        now: Time::ZERO,
+        mss: MSS,
+        initial_cwnd: 10 * MSS,
+        rng: Rng::new(1),
+    };
+    let mut e = Ebb::new(&cfg, &init);
+    e.round_end = 1_000_000;
+    e.on_ack(Time::ZERO, &ack(1000, 50_000));
+    for i in 1..=n {
+        let mut a = ack(1000 + 2000 * i, 55_000);
+        a.bytes_acked = 2 * MSS;
+        e.on_ack(Time(i * 1_000_000), &a);
+    }
+    e
+}
+
+#[test]
+fn a_slow_start_exit_on_delay_takes_the_ack_rate_of_the_last_eight_acks() {
+    // Eight ACKs 5 ms above base end slow start at the 9th ACK (the first set the
+    // base). The last eight ACKs (the 2nd to the 9th, 1 to 8 ms) cover 7 × 2000 bytes
+    // in 7 ms: 16 Mbit/s, so C = 16 Mbit/s and the BDP at 50 ms is 100 segments
+    // (docs/ebb.md#ss-ack-rate). No delivery-rate sample came, so without the rule C
+    // stays unknown.
+    let e = slow_start_with_queue(EbbConfig::default(), 8);
+    assert_eq!(e.phase, Phase::Yield);
+    assert_eq!(e.capacity, Rate::from_mbps(16));
+    assert_eq!(e.bw_ring, vec![Rate::from_mbps(16)]);
+    assert_eq!(e.bdp(), 100 * MSS);
+    let off = slow_start_with_queue(
+        EbbConfig {
+            ss_ack_rate: false,
+            ..EbbConfig::default()
+        },
+        8,
+    );
+    assert_eq!(off.phase, Phase::Yield);
+    assert_eq!(off.capacity, Rate::ZERO);
+}
+
+#[test]
+fn after_a_slow_start_exit_the_queue_is_drained_not_read_as_foreign() {
+    // The exit sets the slow-start-queue mark (docs/ebb.md#ss-own).
+    let e = slow_start_with_queue(EbbConfig::default(), 8);
+    assert!(e.ss_queue);
+    // C = 16 Mbit/s, 100 segments = the BDP, own queue 0. With the mark, eight samples
+    // 30 ms above base (more than foreign = 2 ms beyond the own 0 ms) do not send Ebb
+    // to the floor within the round; the round end drains by the proportional rule,
+    // k = (50 + 4/2)/(50 + 30) = 52/80 (own_target = 0 here: target), 65 segments.
+    let mut e = ebb(100, 16);
+    e.avail_ring = vec![Rate::from_mbps(16)];
+    e.ss_queue = true;
+    ack_round(&mut e, &[80_000; 8], None, Upto::Within);
+    assert_eq!(e.cwnd(), 100 * MSS);
+    e.round_end = 1000;
+    round(&mut e, &[80_000]);
+    assert_eq!((e.cwnd(), e.phase), (65 * MSS, Phase::Yield));
+    // That decision was the mark's last: the round end after the held one clears it
+    // whatever the queue (a foreground that starts meanwhile is yielded to).
+    assert!(!e.ss_queue);
+    // Without the mark the same queue is foreign: to the floor within the round.
+    let mut e = ebb(100, 16);
+    e.avail_ring = vec![Rate::from_mbps(16)];
+    ack_round(&mut e, &[80_000; 8], None, Upto::Within);
+    assert_eq!(e.cwnd(), 2 * MSS);
+}
+
+#[test]
+fn the_slow_start_queue_mark_lasts_until_the_first_decision_round() {
+    // The round that ends right after the exit is held and keeps the mark; the next
+    // round end clears it whatever its queue (docs/ebb.md#ss-own).
+    let mut e = ebb(100, 16);
+    e.ss_queue = true;
+    e.hold = true;
+    round(&mut e, &[50_500, 60_000]);
+    assert!(e.ss_queue);
+    round(&mut e, &[51_000, 60_000]);
+    assert!(!e.ss_queue);
+    // A loss clears it: a loss is a signal whoever queued.
+    e.ss_queue = true;
+    let loss = CongestionEvent {
+        kind: CongestionKind::Loss,
+        bytes_in_flight: 0,
+        bytes_lost: MSS,
+        mss: MSS,
+    };
+    e.on_congestion(Time::ZERO, &loss);
+    assert!(!e.ss_queue);
+}
+
+#[test]
+fn own_measured_bounds_the_own_queue_by_the_last_rounds_queue_and_growth() {
+    // C = A = 16 Mbit/s (2 MB/s), base 50 ms: bdp = 100 segments; at 104 segments the
+    // window explains 4 000 bytes = 2 ms of own queue. The last round measured no queue
+    // and the window has not grown since the round before: with own_measured the own
+    // queue is 0 ms, so 8 samples 2.5 ms above base are more than foreign = 2 ms beyond
+    // it and Ebb goes to the floor (docs/ebb.md#own-measured).
+    let setup = |measured: bool, prev_segs: u64| {
+        let mut e = ebb(104, 16);
+        e.cfg.own_measured = measured;
+        e.avail_ring = vec![Rate::from_mbps(16)];
+        e.last_q = Some(Dur::ZERO);
+        e.prev_start_cwnd = prev_segs * MSS;
+        e
+    };
+    let mut e = setup(true, 104);
+    assert_eq!(e.own_queue(), Dur::ZERO);
+    ack_round(&mut e, &[52_500; 8], None, Upto::Within);
+    assert_eq!(e.cwnd(), 2 * MSS);
+    // Grown by one segment since the round before: 1 000 bytes = 0.5 ms of own queue,
+    // and 2.5 ms is within foreign of it.
+    let mut e = setup(true, 103);
+    assert_eq!(e.own_queue(), Dur::from_micros(500));
+    ack_round(&mut e, &[52_500; 8], None, Upto::Within);
+    assert_eq!(e.cwnd(), 104 * MSS);
+    // Off: the window's 2 ms.
+    let mut e = setup(false, 104);
+    assert_eq!(e.own_queue(), Dur::from_millis(2));
+    ack_round(&mut e, &[52_500; 8], None, Upto::Within);
+    assert_eq!(e.cwnd(), 104 * MSS);
+}
