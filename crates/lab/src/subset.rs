@@ -128,12 +128,17 @@ impl Subset {
     pub fn select(&self, study: &str, items: Vec<WorkItem>) -> Result<Vec<WorkItem>, SubsetError> {
         for p in &self.patterns {
             if !items.iter().any(|w| p.matches_label(&w.label)) {
-                let mut labels: Vec<&str> = items.iter().map(|w| w.label.as_str()).collect();
-                labels.dedup();
-                // The label sharing the longest prefix with the pattern's fixed start.
+                let mut seen = std::collections::HashSet::new();
+                let labels: Vec<&str> = items
+                    .iter()
+                    .map(|w| w.label.as_str())
+                    .filter(|l| seen.insert(*l))
+                    .collect();
+                // The first label, in the study's order, sharing the longest prefix with
+                // the pattern's fixed start.
                 let near = labels
                     .iter()
-                    .max_by_key(|l| common_prefix(l, &p.parts[0]))
+                    .min_by_key(|l| std::cmp::Reverse(common_prefix(l, &p.parts[0])))
                     .map(|l| l.to_string());
                 return Err(SubsetError::NoExperiment {
                     pattern: p.text.clone(),
