@@ -111,10 +111,12 @@ fn testbed_keys(def: &StudyDef, dir: &Path) -> Result<HashSet<String>, LabError>
     Ok(keys)
 }
 
-/// Which side a difference from the published number lies on.
-pub fn attribution(published: &str, sim_vs_testbed: &str) -> &'static str {
-    match (published, sim_vs_testbed) {
-        (NOT_CHECKED, _) | (_, NOT_CHECKED) => "no testbed number",
+/// Which side a difference from the published number lies on, from the testbed's
+/// verdict against the published number and the simulator's against the testbed.
+pub fn attribution(testbed_vs_published: &str, sim_vs_testbed: &str) -> &'static str {
+    match (testbed_vs_published, sim_vs_testbed) {
+        (NOT_CHECKED, _) => "no testbed number",
+        (_, NOT_CHECKED) => "no simulator number (its runs are incomplete)",
         (_, "differs") => "ours: simulator ≠ testbed",
         ("differs", _) => "source's testbed: simulator ≈ testbed ≠ published",
         _ => "none: testbed ≈ published",
@@ -173,6 +175,27 @@ pub fn rows<'a>(def: &'a StudyDef, sim: &Results, testbed: &Results) -> Vec<Row<
         .collect()
 }
 
+/// The published numbers of experiments with testbed runs that the testbed cannot give
+/// yet, each with the experiments it also needs (its `relative_to` and pool) that have
+/// no testbed run.
+pub fn wanting<'a>(def: &'a StudyDef, testbed: &Results) -> Vec<(&'a Published, Vec<String>)> {
+    let has_runs = |e: &str| testbed.runs.get(e).is_some_and(|v| !v.is_empty());
+    def.published
+        .iter()
+        .filter(|p| has_runs(&p.experiment) && testbed.ours(p).is_none())
+        .filter_map(|p| {
+            let missing: Vec<String> = p
+                .relative_to
+                .iter()
+                .chain(&p.pool)
+                .filter(|e| !has_runs(e))
+                .cloned()
+                .collect();
+            (!missing.is_empty()).then_some((p, missing))
+        })
+        .collect()
+}
+
 /// Renders the report of the testbed store `dir` (and its simulator store, DIR/sim).
 pub fn testbed_report(def: &StudyDef, dir: &Path) -> Result<Rendered, LabError> {
     let sim_dir = dir.join(SIM_SUBDIR);
@@ -190,6 +213,7 @@ pub fn testbed_report(def: &StudyDef, dir: &Path) -> Result<Rendered, LabError> 
     let skipped = read_skipped(dir)?;
     let load = std::fs::read_to_string(dir.join(LOAD_FILE)).unwrap_or_default();
     let rows = rows(def, &sim, &testbed);
+    let wanting = wanting(def, &testbed);
     let src = source_name(def);
     let title = format!(
         "{}{}: published, simulator and testbed",
@@ -215,6 +239,13 @@ pub fn testbed_report(def: &StudyDef, dir: &Path) -> Result<Rendered, LabError> 
         count(&|r| r.testbed_verdict == "differs"),
         count(&|r| r.testbed_verdict == "differs" && matches!(r.sim_vs_testbed, "close" | "near"))
     );
+    if !wanting.is_empty() {
+        let _ = writeln!(
+            summary,
+            "published numbers of these experiments that need testbed runs of others too: {} (report.md lists them)",
+            wanting.len()
+        );
+    }
     let _ = writeln!(summary);
     let _ = writeln!(
         summary,
@@ -261,6 +292,18 @@ pub fn testbed_report(def: &StudyDef, dir: &Path) -> Result<Rendered, LabError> 
             diff_words(r.p, r.sim_vs_testbed_diff),
             attribution(r.testbed_verdict, r.sim_vs_testbed)
         );
+    }
+    if !wanting.is_empty() {
+        md += "\n## Published numbers that need more testbed runs\n\nNumbers of experiments the testbed ran that are relative to, or pooled with, experiments it has not run; add those to `--subset`:\n\n";
+        for (p, missing) in &wanting {
+            md += &format!(
+                "- {src} {}, `{}`, {}: needs `{}`\n",
+                p.source,
+                p.experiment,
+                metric_words(def, p),
+                missing.join("`, `")
+            );
+        }
     }
     if !skipped.is_empty() {
         md +=
@@ -319,7 +362,102 @@ mod tests {
             "source's testbed: simulator ≈ testbed ≠ published"
         );
         assert_eq!(attribution("near", "close"), "none: testbed ≈ published");
-        assert_eq!(attribution("differs", NOT_CHECKED), "no testbed number");
+        assert_eq!(attribution(NOT_CHECKED, "close"), "no testbed number");
+        assert_eq!(
+            attribution("differs", NOT_CHECKED),
+            "no simulator number (its runs are incomplete)"
+        );
+    }
+
+    /// A study of one experiment `e` (seeds 1–3) with one published Jain's index, 0.9.
+    fn one_number_study() -> StudyDef {
+        let scenario = crate::parse(
+            "e.toml",
+            "duration = \"1s\"\n[link]\nrate = \"8Mbit\"\ndelay = \"10ms\"\nbuffer = \"10 packets\"\n[[flow]]\nalgorithm = \"newreno\"\n",
+        )
+        .unwrap();
+        StudyDef {
+            name: "t",
+            title: "T",
+            quick: true,
+            experiments: vec![crate::study::Experiment {
+                id: "e".into(),
+                group: "g".into(),
+                mechanism: "newreno".into(),
+                scenario,
+            }],
+            seeds: vec![1, 2, 3],
+            published: vec![Published::new(
+                "Fig 1",
+                "e".into(),
+                crate::study::Metric::Jain,
+                None,
+                0.9,
+            )],
+            claims: vec![],
+            notes: vec![],
+            table: vec![],
+            cv: vec![],
+            plots: vec![],
+        }
+    }
+
+    /// Results of experiment `e` with one Jain's index per seed.
+    fn jain_runs(indices: &[f64]) -> Results {
+        let runs = indices
+            .iter()
+            .zip(1..)
+            .map(|(&x, seed)| {
+                let mut r: scavenger_sim::SimResult = serde_json::from_str(r#"{"duration_s":1,"events":0,"flows":[],"links":[],"jain":[{"name":"j","flows":[],"from_s":0,"to_s":1,"index":0,"goodput_bps":[]}]}"#).unwrap();
+                r.jain[0].index = x;
+                (seed, r)
+            })
+            .collect();
+        Results::new([("e".to_string(), runs)].into())
+    }
+
+    #[test]
+    fn rows_put_the_three_numbers_side_by_side_and_attribute_the_difference() {
+        let def = one_number_study();
+        // The simulator (median 0.5) differs from the published 0.9 and is close to the
+        // testbed's 0.52 (two runs): the source's testbed.
+        let sim = jain_runs(&[0.4, 0.5, 0.6]).expect(&def);
+        let r = rows(&def, &sim, &jain_runs(&[0.5, 0.54]));
+        assert_eq!(r.len(), 1);
+        let r = &r[0];
+        assert_eq!(
+            (r.sim, r.testbed, r.testbed_runs),
+            (Some(0.5), Some(0.52), 2)
+        );
+        assert_eq!((r.sim_verdict, r.testbed_verdict), ("differs", "differs"));
+        let d = r.sim_vs_testbed_diff.unwrap();
+        assert!((d - (0.5 - 0.52) / 0.52 * 100.0).abs() < 1e-9, "{d}");
+        assert_eq!(r.sim_vs_testbed, "close");
+        assert_eq!(
+            attribution(r.testbed_verdict, r.sim_vs_testbed),
+            "source's testbed: simulator ≈ testbed ≠ published"
+        );
+        // The testbed near the published number and the simulator far from both: ours.
+        let r = &rows(&def, &sim, &jain_runs(&[0.85]))[0];
+        assert_eq!((r.testbed_verdict, r.sim_vs_testbed), ("close", "differs"));
+        // No testbed run: no row. Two of three simulator runs: no simulator number.
+        assert!(rows(&def, &sim, &jain_runs(&[])).is_empty());
+        let partial = jain_runs(&[0.4, 0.5]).expect(&def);
+        let r = &rows(&def, &partial, &jain_runs(&[0.5]))[0];
+        assert_eq!((r.sim, r.sim_vs_testbed), (None, NOT_CHECKED));
+    }
+
+    #[test]
+    fn a_number_relative_to_an_experiment_without_testbed_runs_is_listed_with_it() {
+        let mut def = one_number_study();
+        def.published[0].relative_to = Some("base".into());
+        let tb = jain_runs(&[0.5]);
+        assert!(rows(&def, &tb, &tb).is_empty());
+        let w = wanting(&def, &tb);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].1, vec!["base".to_string()]);
+        // Without testbed runs of the experiment itself, nothing is wanted.
+        assert!(wanting(&def, &jain_runs(&[])).is_empty());
     }
 
     #[test]
