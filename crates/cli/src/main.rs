@@ -513,6 +513,25 @@ pub(crate) enum Outcome {
     Interrupted,
 }
 
+impl Outcome {
+    /// `Done` when every run finished, `Interrupted` when a signal stopped them.
+    pub(crate) fn of(complete: bool) -> Outcome {
+        if complete {
+            Outcome::Done
+        } else {
+            Outcome::Interrupted
+        }
+    }
+}
+
+/// Prints a report's summary on stdout and the files it wrote on stderr.
+pub(crate) fn print_rendered(r: scavenger_lab::report::Rendered) {
+    print!("{}", r.summary);
+    for f in r.files {
+        eprintln!("wrote {}", f.display());
+    }
+}
+
 fn finish(r: Result<Outcome, CliError>) -> ExitCode {
     match r {
         Ok(Outcome::Done) => ExitCode::SUCCESS,
@@ -797,15 +816,8 @@ fn reproduce(
         return Ok(shard_done(s, dir, complete));
     }
     let r = study_report(&def, dir)?;
-    print!("{}", r.summary);
-    for f in r.files {
-        eprintln!("wrote {}", f.display());
-    }
-    Ok(if complete {
-        Outcome::Done
-    } else {
-        Outcome::Interrupted
-    })
+    print_rendered(r);
+    Ok(Outcome::of(complete))
 }
 
 fn sweep(
@@ -853,11 +865,7 @@ fn sweep(
     }
     let r = sweep_report(&plan.name, dir, &labels)?;
     print!("{}", r.summary);
-    Ok(if complete {
-        Outcome::Done
-    } else {
-        Outcome::Interrupted
-    })
+    Ok(Outcome::of(complete))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -912,11 +920,7 @@ fn score(
         eprintln!("wrote {}", f.display());
     }
     print!("{}", sc.summary());
-    Ok(if complete {
-        Outcome::Done
-    } else {
-        Outcome::Interrupted
-    })
+    Ok(Outcome::of(complete))
 }
 
 /// A shard holds part of the runs: its report would be of a part, so there is none.
@@ -973,9 +977,6 @@ fn report(dir: &std::path::Path) -> Result<Outcome, CliError> {
             .into())
         }
     };
-    print!("{}", r.summary);
-    for f in r.files {
-        eprintln!("wrote {}", f.display());
-    }
+    print_rendered(r);
     Ok(Outcome::Done)
 }

@@ -10,7 +10,7 @@
 //! `--jobs` only sets the simulator's parallelism).
 
 use crate::error::{ArgError, CliError};
-use crate::{open_store, run_items_on, Outcome};
+use crate::{open_store, print_rendered, run_items_on, Outcome};
 use scavenger_lab::datapath::{Datapath, Simulator};
 use scavenger_lab::report_testbed::{
     record_skipped, testbed_report, Skipped, LOAD_FILE, SIM_SUBDIR,
@@ -185,15 +185,8 @@ pub fn reproduce(a: Args) -> Result<Outcome, CliError> {
     let complete = run_items_on(&mut store, run, a.force, Some(1), Arc::new(testbed))?;
     note_load(a.dir, "end")?;
     let r = testbed_report(&def, a.dir)?;
-    print!("{}", r.summary);
-    for f in r.files {
-        eprintln!("wrote {}", f.display());
-    }
-    Ok(if complete {
-        Outcome::Done
-    } else {
-        Outcome::Interrupted
-    })
+    print_rendered(r);
+    Ok(Outcome::of(complete))
 }
 
 fn meta(study: &str, quick: bool, datapath: &str) -> StoreMeta {
