@@ -13,7 +13,7 @@ use crate::error::{ArgError, CliError};
 use crate::{open_store, print_rendered, run_items_on, Outcome};
 use scavenger_lab::datapath::{Datapath, Simulator};
 use scavenger_lab::report_testbed::{
-    record_skipped, testbed_report, Skipped, LOAD_FILE, SIM_SUBDIR,
+    record_skipped, testbed_report, testbed_runs, Skipped, LOAD_FILE, SIM_SUBDIR,
 };
 use scavenger_lab::store_meta::{write_meta, StoreMeta};
 use scavenger_lab::study::study;
@@ -133,14 +133,29 @@ pub fn reproduce(a: Args) -> Result<Outcome, CliError> {
         },
     };
     let (run, skipped) = runnable(&testbed, items);
+
+    // The lock is held until the report is written: one writer per store.
+    let mut store = open_store(a.dir)?;
+    write_meta(a.dir, &meta(a.study, a.quick, "testbed"), a.force)?;
+    // Testbed runs are kept by experiment, seed and scenario, not by build (the store's
+    // key holds the build): what the kernel measured does not change when our code does,
+    // and a run takes a minute of real time. So a run already stored is not run again
+    // unless --force, whichever build stored it.
+    let done = testbed_runs(&def, a.dir)?;
+    let (run, already): (Vec<WorkItem>, Vec<WorkItem>) = run
+        .into_iter()
+        .partition(|w| a.force || !done.contains_key(&(w.label.clone(), w.seed)));
+
+    // The simulator's runs, every seed, of the chosen experiments and of those with
+    // testbed runs from earlier invocations: its column is the study's own number for
+    // this build. Seconds, and resumable like any store.
     let experiments: BTreeSet<&str> = run
         .iter()
+        .chain(&already)
         .map(|w| w.label.as_str())
         .chain(skipped.iter().map(|s| s.label.as_str()))
+        .chain(done.keys().map(|(l, _)| l.as_str()))
         .collect();
-
-    // The simulator's runs of the chosen experiments, every seed: its column is the
-    // study's own number. Seconds, and resumable like any store.
     let sim_dir = a.dir.join(SIM_SUBDIR);
     std::fs::create_dir_all(&sim_dir).map_err(CliError::io("create", &sim_dir))?;
     {
@@ -168,17 +183,15 @@ pub fn reproduce(a: Args) -> Result<Outcome, CliError> {
         }
     }
 
-    // The lock is held until the report is written: one writer per store.
-    let mut store = open_store(a.dir)?;
-    write_meta(a.dir, &meta(a.study, a.quick, "testbed"), a.force)?;
     for s in &skipped {
         eprintln!("skipped {} seed {}: {}", s.label, s.seed, s.reason);
     }
     record_skipped(a.dir, &skipped)?;
     eprintln!(
-        "{}: {} runs on the testbed ({} skipped), one at a time",
+        "{}: {} runs on the testbed, one at a time ({} already there, {} skipped)",
         def.title,
         run.len(),
+        already.len(),
         skipped.len()
     );
     note_load(a.dir, "start")?;

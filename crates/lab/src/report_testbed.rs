@@ -17,7 +17,7 @@ use crate::error::LabError;
 use crate::report::{diff_words, f2, metric_words, source_name, write_file, Rendered};
 use crate::store::{Store, Stored};
 use crate::study::{verdict, Published, Results, StudyDef, NOT_CHECKED};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -74,13 +74,19 @@ pub fn read_skipped(dir: &Path) -> Result<Vec<Skipped>, LabError> {
         .collect()
 }
 
-/// Keys of the testbed store's runs that belong to `def`: the label is one of its
-/// experiments and the stored scenario is that experiment's scenario.
-fn testbed_keys(def: &StudyDef, dir: &Path) -> Result<HashSet<String>, LabError> {
+/// The testbed store's runs that belong to `def`, by experiment and seed, with the key
+/// of each: the label is one of its experiments and the stored scenario is that
+/// experiment's scenario. A run stored twice for the same experiment and seed (a
+/// `--force`d re-run) counts once, the later one.
+pub fn testbed_runs(
+    def: &StudyDef,
+    dir: &Path,
+) -> Result<BTreeMap<(String, u64), String>, LabError> {
     #[derive(serde::Deserialize)]
     struct Line {
         key: String,
         label: String,
+        seed: u64,
         record: Rec,
     }
     #[derive(serde::Deserialize)]
@@ -91,10 +97,10 @@ fn testbed_keys(def: &StudyDef, dir: &Path) -> Result<HashSet<String>, LabError>
     let path = dir.join(crate::store::RESULTS_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashSet::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
         Err(e) => return Err(LabError::io("read", &path)(e)),
     };
-    let mut keys = HashSet::new();
+    let mut runs = BTreeMap::new();
     // Lines that do not parse are the store's to repair (opening it does); skip them here.
     for l in text.lines() {
         let Ok(l) = serde_json::from_str::<Line>(l) else {
@@ -105,10 +111,10 @@ fn testbed_keys(def: &StudyDef, dir: &Path) -> Result<HashSet<String>, LabError>
         };
         let want = serde_json::to_value(&e.scenario).expect("scenarios serialise");
         if l.record.datapath == "testbed" && l.record.scenario == want {
-            keys.insert(l.key);
+            runs.insert((l.label, l.seed), l.key);
         }
     }
-    Ok(keys)
+    Ok(runs)
 }
 
 /// The attributions, in the order the summary counts them
@@ -136,7 +142,7 @@ pub fn attribution(
     match (sim_vs_published, testbed_vs_published, sim_vs_testbed) {
         (_, NOT_CHECKED, _) => "no testbed number",
         (NOT_CHECKED, _, _) | (_, _, NOT_CHECKED) => {
-            "no simulator number (its runs are incomplete)"
+            "no simulator number (its runs are incomplete or of another build: run reproduce again)"
         }
         ("close", _, _) => NONE,
         (_, _, "differs") => OURS,
@@ -235,7 +241,7 @@ pub fn testbed_report(def: &StudyDef, dir: &Path) -> Result<Rendered, LabError> 
         vec![]
     };
     let sim = Results::from_stored(&sim_stored, |s: &Stored| expected.contains(&s.key)).expect(def);
-    let tb_keys = testbed_keys(def, dir)?;
+    let tb_keys: HashSet<String> = testbed_runs(def, dir)?.into_values().collect();
     let tb_stored = Store::read(dir)?;
     let testbed = Results::from_stored(&tb_stored, |s: &Stored| tb_keys.contains(&s.key));
     let tb_runs: usize = testbed.runs.values().map(Vec::len).sum();
@@ -396,7 +402,7 @@ mod tests {
         );
         assert_eq!(
             attribution(NOT_CHECKED, "differs", NOT_CHECKED),
-            "no simulator number (its runs are incomplete)"
+            "no simulator number (its runs are incomplete or of another build: run reproduce again)"
         );
     }
 
@@ -486,6 +492,41 @@ mod tests {
         assert_eq!(w[0].1, vec!["base".to_string()]);
         // Without testbed runs of the experiment itself, nothing is wanted.
         assert!(wanting(&def, &jain_runs(&[])).is_empty());
+    }
+
+    #[test]
+    fn testbed_runs_are_the_study_scenarios_on_the_testbed_the_later_of_two_kept() {
+        let def = one_number_study();
+        let dir = std::env::temp_dir().join(format!("scavenger-tbruns-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let sc = serde_json::to_value(&def.experiments[0].scenario).unwrap();
+        let mut other = sc.clone();
+        other["duration"] = "2s".into();
+        let line = |key: &str, label: &str, seed: u64, dp: &str, sc: &serde_json::Value| {
+            serde_json::json!({"key": key, "label": label, "seed": seed,
+                "record": {"datapath": dp, "scenario": sc}})
+            .to_string()
+                + "\n"
+        };
+        let text = [
+            line("k1", "e", 1, "testbed", &sc),
+            line("k2", "e", 2, "testbed", &sc),
+            line("k3", "e", 1, "testbed", &sc),
+            line("k4", "e", 3, "sim", &sc),
+            line("k5", "e", 3, "testbed", &other),
+            line("k6", "nosuch", 1, "testbed", &sc),
+            "not json\n".to_string(),
+        ]
+        .concat();
+        std::fs::write(dir.join(crate::store::RESULTS_FILE), text).unwrap();
+        let runs = testbed_runs(&def, &dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        let want: BTreeMap<(String, u64), String> = [
+            (("e".to_string(), 1), "k3".to_string()),
+            (("e".to_string(), 2), "k2".to_string()),
+        ]
+        .into();
+        assert_eq!(runs.unwrap(), want);
     }
 
     #[test]
