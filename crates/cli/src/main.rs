@@ -22,6 +22,7 @@ mod error;
 mod export;
 mod merge;
 mod ray;
+mod reproduce_testbed;
 mod transfer;
 mod validate;
 
@@ -107,9 +108,24 @@ enum Cmd {
         /// or sweep (replacing its store.json).
         #[arg(long)]
         force: bool,
-        /// Parallel runs, at least 1 (default: all cores).
+        /// Parallel runs, at least 1 (default: all cores). Testbed runs go one at a time
+        /// whatever this says.
         #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
+        /// Where the runs go: the simulator, or kernel TCP on the testbed (root; real
+        /// time; its own store, default results/STUDY[-quick]-testbed, with the
+        /// simulator's runs of the same experiments in DIR/sim and a report of
+        /// published, simulator and testbed numbers side by side).
+        #[arg(long, value_enum, default_value = "sim")]
+        datapath: reproduce_testbed::DatapathKind,
+        /// Run only these runs: GLOB[@SEEDS] patterns separated by commas, matched
+        /// against the experiment ids (`*` matches any characters, `/` included; `@2` one
+        /// seed, `@1-3` a range). Example: 'dl/*/350ms/newreno-long-1/ledbat@1-2'.
+        #[arg(long, value_name = "PATTERNS")]
+        subset: Option<String>,
+        /// With --datapath testbed: do not ask for SCHED_FIFO for the emulator thread.
+        #[arg(long)]
+        no_realtime: bool,
         #[command(flatten)]
         dist: Distribute,
     },
@@ -246,7 +262,10 @@ fn main() -> ExitCode {
     if matches!(
         cli.cmd,
         Cmd::Run { .. }
-            | Cmd::Reproduce { .. }
+            | Cmd::Reproduce {
+                datapath: reproduce_testbed::DatapathKind::Sim,
+                ..
+            }
             | Cmd::Report { .. }
             | Cmd::Algorithms
             | Cmd::Compare { .. }
@@ -273,8 +292,36 @@ fn main() -> ExitCode {
             out,
             force,
             jobs,
+            datapath,
+            subset,
+            no_realtime,
             dist,
         } => {
+            if datapath == reproduce_testbed::DatapathKind::Testbed {
+                if let Err(e) = reproduce_testbed::check_flags(
+                    dist.executor == ExecutorKind::Ray,
+                    dist.shard.is_some(),
+                ) {
+                    return e.report();
+                }
+                let dir = out.unwrap_or_else(|| reproduce_testbed::default_dir(&study, quick));
+                return finish(reproduce_testbed::reproduce(reproduce_testbed::Args {
+                    study: &study,
+                    quick,
+                    dir: &dir,
+                    force,
+                    jobs,
+                    subset: subset.as_deref(),
+                    realtime: !no_realtime,
+                }));
+            }
+            if no_realtime {
+                return CliError::from(ArgError::Invalid(
+                    "--no-realtime is for --datapath testbed (the simulator keeps no real time)"
+                        .into(),
+                ))
+                .report();
+            }
             let dir = out.unwrap_or_else(|| {
                 PathBuf::from("results").join(if quick {
                     format!("{study}-quick")
@@ -283,6 +330,12 @@ fn main() -> ExitCode {
                 })
             });
             if dist.executor == ExecutorKind::Ray {
+                if subset.is_some() {
+                    return CliError::from(ArgError::Invalid(
+                        "--subset with --executor ray: the Ray driver runs whole studies; allowed: --executor local".into(),
+                    ))
+                    .report();
+                }
                 let mut args: Vec<std::ffi::OsString> = vec!["reproduce".into(), study.into()];
                 if quick {
                     args.push("--quick".into());
@@ -290,7 +343,15 @@ fn main() -> ExitCode {
                 args.extend(["--out".into(), dir.into_os_string()]);
                 return ray::delegate(ray_args(args, force, jobs, &dist));
             }
-            finish(reproduce(&study, quick, &dir, force, jobs, dist.shard))
+            finish(reproduce(
+                &study,
+                quick,
+                &dir,
+                force,
+                jobs,
+                dist.shard,
+                subset.as_deref(),
+            ))
         }
         Cmd::Sweep {
             plan,
@@ -447,9 +508,28 @@ fn main() -> ExitCode {
     }
 }
 
-enum Outcome {
+pub(crate) enum Outcome {
     Done,
     Interrupted,
+}
+
+impl Outcome {
+    /// `Done` when every run finished, `Interrupted` when a signal stopped them.
+    pub(crate) fn of(complete: bool) -> Outcome {
+        if complete {
+            Outcome::Done
+        } else {
+            Outcome::Interrupted
+        }
+    }
+}
+
+/// Prints a report's summary on stdout and the files it wrote on stderr.
+pub(crate) fn print_rendered(r: scavenger_lab::report::Rendered) {
+    print!("{}", r.summary);
+    for f in r.files {
+        eprintln!("wrote {}", f.display());
+    }
 }
 
 fn finish(r: Result<Outcome, CliError>) -> ExitCode {
@@ -640,11 +720,34 @@ pub(crate) fn open_store(dir: &std::path::Path) -> Result<Store, CliError> {
     Ok(store)
 }
 
+/// Runs `items` on `datapath` into `store` (no shards); false if interrupted.
+pub(crate) fn run_items_on(
+    store: &mut Store,
+    items: Vec<scavenger_lab::work::WorkItem>,
+    force: bool,
+    jobs: Option<usize>,
+    datapath: std::sync::Arc<dyn scavenger_lab::datapath::Datapath>,
+) -> Result<bool, CliError> {
+    let mut exec = executor(jobs);
+    exec.datapath = datapath;
+    run_items_with(&exec, store, items, force, None)
+}
+
 fn run_items(
     store: &mut Store,
     items: Vec<scavenger_lab::work::WorkItem>,
     force: bool,
     jobs: Option<usize>,
+    shard: Option<Shard>,
+) -> Result<bool, CliError> {
+    run_items_with(&executor(jobs), store, items, force, shard)
+}
+
+fn run_items_with(
+    exec: &LocalExecutor,
+    store: &mut Store,
+    items: Vec<scavenger_lab::work::WorkItem>,
+    force: bool,
     shard: Option<Shard>,
 ) -> Result<bool, CliError> {
     install_interrupt_handler();
@@ -659,7 +762,7 @@ fn run_items(
     };
     let total = items.len();
     let t0 = std::time::Instant::now();
-    match run_into_store(&executor(jobs), store, items, force)? {
+    match run_into_store(exec, store, items, force)? {
         Ok((ran, skipped)) => {
             eprintln!(
                 "{ran} runs in {:.1} s ({skipped} of {total} already in {})",
@@ -685,8 +788,10 @@ fn reproduce(
     force: bool,
     jobs: Option<usize>,
     shard: Option<Shard>,
+    subset: Option<&str>,
 ) -> Result<Outcome, CliError> {
     let def = study(name, quick)?;
+    let items = reproduce_testbed::chosen_items(name, def.work_items(), subset)?;
     // The lock is held until the report is written: one writer per store.
     let mut store = open_store(dir)?;
     write_meta(
@@ -696,6 +801,7 @@ fn reproduce(
             name: name.into(),
             quick,
             plan: None,
+            datapath: "sim".into(),
         },
         force,
     )?;
@@ -705,20 +811,13 @@ fn reproduce(
         def.experiments.len(),
         def.seeds.len()
     );
-    let complete = run_items(&mut store, def.work_items(), force, jobs, shard)?;
+    let complete = run_items(&mut store, items, force, jobs, shard)?;
     if let Some(s) = shard {
         return Ok(shard_done(s, dir, complete));
     }
     let r = study_report(&def, dir)?;
-    print!("{}", r.summary);
-    for f in r.files {
-        eprintln!("wrote {}", f.display());
-    }
-    Ok(if complete {
-        Outcome::Done
-    } else {
-        Outcome::Interrupted
-    })
+    print_rendered(r);
+    Ok(Outcome::of(complete))
 }
 
 fn sweep(
@@ -750,6 +849,7 @@ fn sweep(
             name: plan.name.clone(),
             quick: false,
             plan: Some(abs),
+            datapath: "sim".into(),
         },
         force,
     )?;
@@ -765,11 +865,7 @@ fn sweep(
     }
     let r = sweep_report(&plan.name, dir, &labels)?;
     print!("{}", r.summary);
-    Ok(if complete {
-        Outcome::Done
-    } else {
-        Outcome::Interrupted
-    })
+    Ok(Outcome::of(complete))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -824,11 +920,7 @@ fn score(
         eprintln!("wrote {}", f.display());
     }
     print!("{}", sc.summary());
-    Ok(if complete {
-        Outcome::Done
-    } else {
-        Outcome::Interrupted
-    })
+    Ok(Outcome::of(complete))
 }
 
 /// A shard holds part of the runs: its report would be of a part, so there is none.
@@ -862,6 +954,9 @@ fn report(dir: &std::path::Path) -> Result<Outcome, CliError> {
     // Opening takes the lock (no report while a run writes) and moves damaged lines aside.
     let _store = open_store(dir)?;
     let r = match meta.kind.as_str() {
+        "study" if meta.datapath == "testbed" => {
+            scavenger_lab::report_testbed::testbed_report(&study(&meta.name, meta.quick)?, dir)?
+        }
         "study" => study_report(&study(&meta.name, meta.quick)?, dir)?,
         "sweep" => {
             let plan_path = meta.plan.ok_or_else(|| {
@@ -882,9 +977,6 @@ fn report(dir: &std::path::Path) -> Result<Outcome, CliError> {
             .into())
         }
     };
-    print!("{}", r.summary);
-    for f in r.files {
-        eprintln!("wrote {}", f.display());
-    }
+    print_rendered(r);
     Ok(Outcome::Done)
 }

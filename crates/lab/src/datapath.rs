@@ -49,6 +49,13 @@ pub trait Datapath: Sync {
         usize::MAX
     }
 
+    /// Whether this datapath can run `scenario`, without running it: an error names what
+    /// it lacks (an algorithm, a flow kind, a link feature). `reproduce` reports such runs
+    /// as skipped, with this reason, instead of failing midway through a long study.
+    fn check(&self, _scenario: &Scenario) -> Result<(), DatapathError> {
+        Ok(())
+    }
+
     fn run(&self, scenario: &Scenario, seed: u64) -> Result<RunRecord, DatapathError>;
 }
 

@@ -139,6 +139,9 @@ pub enum LabError {
     UnknownStudy(#[from] UnknownStudy),
     #[error(transparent)]
     Input(#[from] InputError),
+    /// A `--subset` that is not allowed or chooses nothing (a usage error).
+    #[error(transparent)]
+    Subset(#[from] crate::subset::SubsetError),
 }
 
 impl LabError {

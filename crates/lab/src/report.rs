@@ -90,7 +90,7 @@ pub fn metric_words(def: &StudyDef, p: &Published) -> String {
 
 /// The difference of ours from the published number, with its unit: percent of the
 /// published value, or percentage points for a number that is a change in percent.
-fn diff_words(p: &Published, d: Option<f64>) -> String {
+pub(crate) fn diff_words(p: &Published, d: Option<f64>) -> String {
     d.map_or(String::new(), |d| {
         if p.relative_to.is_some() {
             format!("{d:+.1} points")

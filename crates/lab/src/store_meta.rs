@@ -12,14 +12,32 @@ pub struct StoreMeta {
     pub name: String,
     pub quick: bool,
     pub plan: Option<PathBuf>,
+    /// The datapath that made its runs (`reproduce --datapath`). Absent means the
+    /// simulator, so stores written before the field existed read as they were and a
+    /// simulator store's store.json is unchanged.
+    #[serde(default = "sim", skip_serializing_if = "is_sim")]
+    pub datapath: String,
+}
+
+fn sim() -> String {
+    "sim".into()
+}
+
+fn is_sim(d: &String) -> bool {
+    d == "sim"
 }
 
 impl StoreMeta {
     pub fn describe(&self) -> String {
-        match self.kind.as_str() {
+        let what = match self.kind.as_str() {
             "study" if self.quick => format!("study {} (quick)", self.name),
             "study" => format!("study {}", self.name),
             k => format!("{k} {}", self.name),
+        };
+        if is_sim(&self.datapath) {
+            what
+        } else {
+            format!("{what} on the {}", self.datapath)
         }
     }
 }
@@ -31,8 +49,17 @@ pub fn write_meta(dir: &std::path::Path, meta: &StoreMeta, force: bool) -> Resul
     if let Ok(text) = std::fs::read_to_string(&path) {
         match serde_json::from_str::<StoreMeta>(&text) {
             Ok(old)
-                if (old.kind.as_str(), old.name.as_str(), old.quick)
-                    != (meta.kind.as_str(), meta.name.as_str(), meta.quick) =>
+                if (
+                    old.kind.as_str(),
+                    old.name.as_str(),
+                    old.quick,
+                    &old.datapath,
+                ) != (
+                    meta.kind.as_str(),
+                    meta.name.as_str(),
+                    meta.quick,
+                    &meta.datapath,
+                ) =>
             {
                 if !force {
                     return Err(LabError::OtherStore {

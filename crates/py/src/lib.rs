@@ -323,6 +323,7 @@ fn describe_store(source: &str, dir: PathBuf, force: bool) -> PyResult<()> {
             name,
             quick,
             plan: None,
+            datapath: "sim".into(),
         },
         Source::Plan { plan, .. } => {
             let p = parse_plan(&plan).map_err(|e| RunError::new_err(e.to_string()))?;
@@ -332,6 +333,7 @@ fn describe_store(source: &str, dir: PathBuf, force: bool) -> PyResult<()> {
                 name: p.name,
                 quick: false,
                 plan: Some(std::fs::canonicalize(&path).unwrap_or(path)),
+                datapath: "sim".into(),
             }
         }
     };

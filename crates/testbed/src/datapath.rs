@@ -4,7 +4,7 @@
 //! `RunRecord::testbed`). Runs take real time and own machine-wide state (namespaces,
 //! BPF registrations), so they run one at a time.
 
-use crate::run::{run_scenario, RunOptions};
+use crate::run::{check_scenario, run_scenario, RunOptions};
 use scavenger_lab::datapath::{Datapath, DatapathError};
 use scavenger_lab::{RunRecord, Scenario};
 
@@ -22,6 +22,14 @@ impl Datapath for TestbedDatapath {
 
     fn max_parallel(&self) -> usize {
         1
+    }
+
+    fn check(&self, scenario: &Scenario) -> Result<(), DatapathError> {
+        check_scenario(scenario).map_err(|e| DatapathError {
+            datapath: "testbed",
+            scenario: scenario.name.clone(),
+            message: e.to_string(),
+        })
     }
 
     fn run(&self, scenario: &Scenario, seed: u64) -> Result<RunRecord, DatapathError> {

@@ -434,6 +434,13 @@ fn endpoints_of(f: &FlowSpec, hosts: &[(String, Side)]) -> (String, String) {
     }
 }
 
+/// Whether the testbed can run `sc` (its flows' kinds, algorithms and settings, this
+/// kernel's congestion controls, the BPF objects), without building anything: the
+/// checks `run_scenario` makes first.
+pub fn check_scenario(sc: &Scenario) -> Result<(), RunError> {
+    plan_flows(sc).map(drop)
+}
+
 /// Runs `sc` on the testbed. Interrupted by SIGINT/SIGTERM (after
 /// `netns::install_signal_handlers`), it tears down and returns an error.
 pub fn run_scenario(sc: &Scenario, opts: &RunOptions) -> Result<TestbedRun, RunError> {
