@@ -25,7 +25,7 @@ impl Datapath for TestbedDatapath {
     }
 
     fn check(&self, scenario: &Scenario) -> Result<(), DatapathError> {
-        check_scenario(scenario).map_err(|e| DatapathError {
+        check_scenario(scenario, &self.options).map_err(|e| DatapathError {
             datapath: "testbed",
             scenario: scenario.name.clone(),
             message: e.to_string(),

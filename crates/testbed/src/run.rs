@@ -436,9 +436,10 @@ fn endpoints_of(f: &FlowSpec, hosts: &[(String, Side)]) -> (String, String) {
 
 /// Whether the testbed can run `sc` (its flows' kinds, algorithms and settings, this
 /// kernel's congestion controls, the BPF objects), without building anything: the
-/// checks `run_scenario` makes first.
-pub fn check_scenario(sc: &Scenario) -> Result<(), RunError> {
-    plan_flows(sc).map(drop)
+/// checks `run_scenario` makes first with the same `opts` (`opts.shim` changes which
+/// algorithms run natively).
+pub fn check_scenario(sc: &Scenario, opts: &RunOptions) -> Result<(), RunError> {
+    plan_flows(sc, opts.shim).map(drop)
 }
 
 /// Runs `sc` on the testbed. Interrupted by SIGINT/SIGTERM (after
