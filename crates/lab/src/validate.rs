@@ -587,7 +587,10 @@ mod tests {
 
     /// Why the phases: a NewReno foreground that starts at 10 s meets a BBR background in
     /// its first PROBE_RTT and loses a quarter of its segments in its slow start; at the
-    /// other three phases it finishes far sooner (docs/validation.md#quick-2026-11-28).
+    /// other three phases it loses far fewer and finishes sooner
+    /// (docs/validation.md#quick-2026-11-28). With PSH and BBR's TSO pairs (2026-11-28)
+    /// the completion times came closer (10.7 s against 6.4, 8.1 and 9.6 s; 13.4 against
+    /// 7.0-8.0 before), the losses did not (491 against 181, 60 and 53 retransmissions).
     #[test]
     fn a_foreground_that_starts_at_bbrs_probe_rtt_takes_far_longer() {
         let p = quick_plan("bbr");
@@ -606,10 +609,10 @@ mod tests {
         let (at_probe_rtt, lost) = fg(1);
         assert!(lost > 300, "{at_probe_rtt} s, {lost} retransmissions");
         for seed in 2..=4 {
-            let (t, _) = fg(seed);
+            let (t, l) = fg(seed);
             assert!(
-                t < 0.75 * at_probe_rtt,
-                "seed {seed}: {t} s against {at_probe_rtt} s"
+                t < at_probe_rtt && 2 * l < lost,
+                "seed {seed}: {t} s and {l} retransmissions against {at_probe_rtt} s and {lost}"
             );
         }
     }
