@@ -126,8 +126,8 @@ pub fn cases(plan: &Plan) -> Result<Vec<Case>, InputError> {
 
 fn case(kind: Kind, alg: &str, rtt_ms: u64, quick: bool) -> Result<Case, InputError> {
     let id = format!("{}/{rtt_ms}ms/{alg}", kind.label());
-    // Long enough for slow start and a few loss cycles at 350 ms; quick runs keep CI
-    // under ten minutes with two testbed repetitions.
+    // Long enough for slow start and a few loss cycles at 350 ms; quick runs keep the CI
+    // step near ten minutes with three testbed repetitions.
     let secs = match (kind, quick) {
         (Kind::Alone, true) => 15,
         (Kind::Alone, false) => 30,
