@@ -30,6 +30,60 @@ static __always_inline int scv_cwnd_limited(struct tcp_sock *tp)
 	return !!tp->is_cwnd_limited;
 }
 
+/* Linux FLAG_SND_UNA_ADVANCED (net/ipv4/tcp_input.c), as the kernel passes it to
+ * cong_control. */
+#define SCV_FLAG_SND_UNA_ADVANCED 0x400
+
+/* Packets in flight, Linux tcp_packets_in_flight (include/net/tcp.h). */
+static __always_inline __u32 scv_in_flight(const struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
+/* In a window reduction (CWR or Recovery), where PRR sets the window. */
+static __always_inline int scv_in_reduction(struct sock *sk)
+{
+	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	return st == TCP_CA_CWR || st == TCP_CA_Recovery;
+}
+
+/* Proportional Rate Reduction (RFC 6937, PRR-SSRB) towards `target` packets, as Linux
+ * tcp_cwnd_reduction. With cong_control set the kernel skips its own PRR (tcp_cong_control
+ * returns after calling us), so without this a loss would cut the window in one step and
+ * hold back the fast retransmit; the simulator's sender runs the same PRR
+ * (crates/sim/src/sender.rs). tp->prior_cwnd and tp->prr_out are kept by the kernel
+ * (tcp_init_cwnd_reduction, tcp_write_xmit) whatever the congestion control;
+ * `*prr_delivered` (packets delivered since the reduction began) is the caller's, reset
+ * when a reduction begins. */
+static __always_inline void scv_prr(struct sock *sk, __u32 *prr_delivered, __u32 target, int flag,
+				    const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = scv_tcp_sk(sk);
+	__u32 pipe = scv_in_flight(tp), prior = tp->prior_cwnd;
+	int sndcnt, acked = rs->acked_sacked;
+
+	if (acked <= 0 || !prior)
+		return;
+	*prr_delivered += acked;
+	if (pipe > target) {
+		__u64 dividend = (__u64)target * *prr_delivered + prior - 1;
+		sndcnt = (int)(dividend / prior) - (int)tp->prr_out;
+	} else {
+		int delta = target - pipe;
+		sndcnt = (int)tp->prr_out - (int)*prr_delivered;
+		if (sndcnt < acked)
+			sndcnt = acked;
+		if ((flag & SCV_FLAG_SND_UNA_ADVANCED) && !rs->losses)
+			sndcnt++;
+		if (sndcnt > delta)
+			sndcnt = delta;
+	}
+	/* Force a fast retransmit upon entering fast recovery. */
+	if (sndcnt < (tp->prr_out ? 0 : 1))
+		sndcnt = tp->prr_out ? 0 : 1;
+	tp->snd_cwnd = pipe + sndcnt;
+}
+
 /* The socket cookie if one was ever generated (SO_COOKIE, inet_diag/ss): the key of the
  * per-socket parameter overrides. 0 = none. */
 static __always_inline __u64 scv_cookie(struct sock *sk)

@@ -43,7 +43,6 @@ SCV_STATS_MAP(scv_ebb_sts);
 
 /* Linux FLAG_DATA_ACKED and FLAG_SND_UNA_ADVANCED (net/ipv4/tcp_input.c). */
 #define SCV_FLAG_DATA_ACKED 0x04
-#define SCV_FLAG_SND_UNA_ADVANCED 0x400
 
 static __always_inline struct scv_ebb_params *ebb_params(struct sock *sk)
 {
@@ -66,47 +65,6 @@ static __always_inline struct ebb_sock *ebb_sock(struct sock *sk)
 	return bpf_sk_storage_get(&scv_ebb_st, sk, 0, 0);
 }
 
-static __always_inline __u32 ebb_in_flight(const struct tcp_sock *tp)
-{
-	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
-}
-
-static __always_inline int ebb_in_reduction(struct sock *sk)
-{
-	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
-	return st == TCP_CA_CWR || st == TCP_CA_Recovery;
-}
-
-/* Proportional Rate Reduction (RFC 6937, PRR-SSRB) towards `target` packets, as Linux
- * tcp_cwnd_reduction and scv_shim's prr(): with cong_control set the kernel skips its
- * own. */
-static __always_inline void ebb_prr(struct sock *sk, struct ebb_sock *s, __u32 target, int flag,
-				    const struct rate_sample *rs)
-{
-	struct tcp_sock *tp = scv_tcp_sk(sk);
-	__u32 pipe = ebb_in_flight(tp), prior = tp->prior_cwnd;
-	int sndcnt, acked = rs->acked_sacked;
-
-	if (acked <= 0 || !prior)
-		return;
-	s->prr_delivered += acked;
-	if (pipe > target) {
-		__u64 dividend = (__u64)target * s->prr_delivered + prior - 1;
-		sndcnt = (int)(dividend / prior) - (int)tp->prr_out;
-	} else {
-		int delta = target - pipe;
-		sndcnt = (int)tp->prr_out - (int)s->prr_delivered;
-		if (sndcnt < acked)
-			sndcnt = acked;
-		if ((flag & SCV_FLAG_SND_UNA_ADVANCED) && !rs->losses)
-			sndcnt++;
-		if (sndcnt > delta)
-			sndcnt = delta;
-	}
-	if (sndcnt < (tp->prr_out ? 0 : 1))
-		sndcnt = tp->prr_out ? 0 : 1;
-	tp->snd_cwnd = pipe + sndcnt;
-}
 
 /* Bytes to whole packets as the shim agent writes them: clamp(bytes / mss, 1, 2^31 − 1). */
 static __always_inline __u32 ebb_pkts(__u64 bytes, __u64 mss)
@@ -151,7 +109,7 @@ void BPF_PROG(bpf_ebb_cong_control, struct sock *sk, __u32 ack, int flag, const 
 	if (!p || !s) {
 		/* No state (socket storage could not be allocated): Reno growth outside
 		 * reductions; in CWR/Recovery the window stays where the kernel put it. */
-		if (ebb_in_reduction(sk))
+		if (scv_in_reduction(sk))
 			return;
 		if (rs->acked_sacked > 0)
 			tcp_reno_cong_avoid(sk, ack, rs->acked_sacked);
@@ -193,8 +151,8 @@ void BPF_PROG(bpf_ebb_cong_control, struct sock *sk, __u32 ack, int flag, const 
 	ss = scv_ebb_ssthresh(&s->core);
 	sst = ss == SCV_EBB_NONE ? SCV_INFINITE_SSTHRESH : ebb_pkts(ss, mss);
 	tp->snd_ssthresh = sst;
-	if (ebb_in_reduction(sk))
-		ebb_prr(sk, s, sst < w ? sst : w, flag, rs);
+	if (scv_in_reduction(sk))
+		scv_prr(sk, &s->prr_delivered, sst < w ? sst : w, flag, rs);
 	else
 		tp->snd_cwnd = w;
 	bps = scv_ebb_pacing_bps(&s->core, p);

@@ -55,54 +55,6 @@ static __always_inline struct shim_sock *shim_sock(struct sock *sk)
 	return (struct shim_sock *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
 }
 
-/* Linux FLAG_SND_UNA_ADVANCED (net/ipv4/tcp_input.c). */
-#define SCV_FLAG_SND_UNA_ADVANCED 0x400
-
-static __always_inline __u32 in_flight(const struct tcp_sock *tp)
-{
-	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
-}
-
-static __always_inline int in_reduction(struct sock *sk)
-{
-	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
-	return st == TCP_CA_CWR || st == TCP_CA_Recovery;
-}
-
-/* Proportional Rate Reduction (RFC 6937, PRR-SSRB) towards `target` packets, as Linux
- * tcp_cwnd_reduction. With cong_control set the kernel skips its own PRR (tcp_cong_control
- * returns after calling us), so without this a loss would cut the window in one step and
- * hold back the fast retransmit; the simulator's sender runs the same PRR
- * (crates/sim/src/sender.rs). tp->prior_cwnd and tp->prr_out are kept by the kernel
- * (tcp_init_cwnd_reduction, tcp_write_xmit) whatever the congestion control. */
-static __always_inline void prr(struct sock *sk, __u32 target, int flag, const struct rate_sample *rs)
-{
-	struct tcp_sock *tp = scv_tcp_sk(sk);
-	struct shim_sock *s = shim_sock(sk);
-	__u32 pipe = in_flight(tp), prior = tp->prior_cwnd;
-	int sndcnt, acked = rs->acked_sacked;
-
-	if (acked <= 0 || !prior)
-		return;
-	s->prr_delivered += acked;
-	if (pipe > target) {
-		__u64 dividend = (__u64)target * s->prr_delivered + prior - 1;
-		sndcnt = (int)(dividend / prior) - (int)tp->prr_out;
-	} else {
-		int delta = target - pipe;
-		sndcnt = (int)tp->prr_out - (int)s->prr_delivered;
-		if (sndcnt < acked)
-			sndcnt = acked;
-		if ((flag & SCV_FLAG_SND_UNA_ADVANCED) && !rs->losses)
-			sndcnt++;
-		if (sndcnt > delta)
-			sndcnt = delta;
-	}
-	/* Force a fast retransmit upon entering fast recovery. */
-	if (sndcnt < (tp->prr_out ? 0 : 1))
-		sndcnt = tp->prr_out ? 0 : 1;
-	tp->snd_cwnd = pipe + sndcnt;
-}
 
 
 static __always_inline __u64 hb_get(__u32 k)
@@ -159,7 +111,7 @@ static __always_inline void emit(struct sock *sk, __u32 kind, __u32 flag, const 
 	e->srtt_us = tp->srtt_us >> 3;
 	e->snd_cwnd = tp->snd_cwnd;
 	e->snd_ssthresh = tp->snd_ssthresh;
-	e->in_flight = in_flight(tp);
+	e->in_flight = scv_in_flight(tp);
 	e->ca_state = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 	e->cwnd_limited = scv_cwnd_limited(tp);
 	e->flag = flag;
@@ -233,8 +185,8 @@ static __always_inline void fallback(struct sock *sk, __u32 ack, int flag, const
 	struct tcp_sock *tp = scv_tcp_sk(sk);
 	struct shim_sock *s = shim_sock(sk);
 
-	if (in_reduction(sk)) {
-		prr(sk, tp->snd_ssthresh, flag, rs);
+	if (scv_in_reduction(sk)) {
+		scv_prr(sk, &s->prr_delivered, tp->snd_ssthresh, flag, rs);
 		return;
 	}
 	if (rs->acked_sacked > 0)
@@ -270,12 +222,12 @@ void BPF_PROG(bpf_shim_cong_control, struct sock *sk, __u32 ack, int flag, const
 			w = tp->snd_cwnd_clamp;
 		if (c->ssthresh)
 			tp->snd_ssthresh = c->ssthresh;
-		if (in_reduction(sk)) {
+		if (scv_in_reduction(sk)) {
 			/* The agent's window (or its ssthresh, if lower) is PRR's target. PRR's
 			 * window stays above it while the pipe is (pipe + sndcnt, as Linux and
 			 * the simulator's sender): capping it at the target would stop sending,
 			 * the fast retransmit included, until the pipe had drained below. */
-			prr(sk, c->ssthresh && c->ssthresh < w ? c->ssthresh : w, flag, rs);
+			scv_prr(sk, &s->prr_delivered, c->ssthresh && c->ssthresh < w ? c->ssthresh : w, flag, rs);
 		} else {
 			tp->snd_cwnd = w;
 		}
@@ -304,7 +256,7 @@ void BPF_PROG(bpf_shim_set_state, struct sock *sk, __u8 new_state)
 {
 	/* Called before icsk_ca_state changes: a reduction begins when CWR or Recovery is
 	 * entered from outside both (CWR -> Recovery continues it, tcp_enter_recovery). */
-	if ((new_state == TCP_CA_CWR || new_state == TCP_CA_Recovery) && !in_reduction(sk))
+	if ((new_state == TCP_CA_CWR || new_state == TCP_CA_Recovery) && !scv_in_reduction(sk))
 		shim_sock(sk)->prr_delivered = 0;
 	emit(sk, SCV_EV_STATE, new_state, 0, bpf_ktime_get_ns());
 }
