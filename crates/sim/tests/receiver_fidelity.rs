@@ -128,18 +128,7 @@ fn tcp_lp_alone_with_codel_legacy_and_linux_receiver_without_handshake() {
 /// 16 left are used up: 22 immediate ACKs, then the delayed-ACK timer holds every segment.
 #[test]
 fn lone_segments_are_acked_at_once_while_the_window_grows_then_held() {
-    let mut rx = Receiver::new(ReceiverConfig {
-        flow: 0,
-        header: 52,
-        total_segs: None,
-        ack_every: 2,
-        delack_timeout: Dur::from_millis(40),
-        ack_model: AckModel::Linux,
-        path_rtt: Dur::from_millis(50),
-        clock_offset: 0,
-        mss: 1448,
-        rwnd: 64 << 20,
-    });
+    let mut rx = linux_receiver();
     // The SYN-ACK's window (tcp_select_initial_window): 45 segments.
     assert_eq!(rx.advertise(), 65_160);
     let mut at_once = vec![];

@@ -348,6 +348,27 @@ fn adsl_pair(bg: &str, params: &str) -> ((f64, f64), (f64, f64)) {
     )
 }
 
+/// What every native LBE algorithm must show beside CUBIC on the ADSL link: the CUBIC
+/// foreground gets more than against a CUBIC background; the simulator agrees within 20 %
+/// on the foreground's goodput (the quantity the LBE protects); and nothing of ours stays
+/// registered or pinned after the run.
+fn foreground_better_off_and_as_simulated(lbe: &str, fg: f64, fg_vs_cubic: f64, sim_fg: f64) {
+    assert!(
+        fg > fg_vs_cubic,
+        "CUBIC gets {:.2} Mbit/s against {lbe}, not more than {:.2} against CUBIC",
+        fg / 1e6,
+        fg_vs_cubic / 1e6
+    );
+    assert!(
+        (fg / sim_fg - 1.0).abs() <= 0.2,
+        "foreground goodput: testbed {:.2}, simulator {:.2} Mbit/s",
+        fg / 1e6,
+        sim_fg / 1e6
+    );
+    let left = scavenger_kernel::manage::own_leftovers();
+    assert!(left.is_empty(), "left registered or pinned: {left:?}");
+}
+
 #[test]
 fn native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link() {
     let _g = serial();
@@ -378,23 +399,7 @@ fn native_ledbat_on_kernel_tcp_yields_to_cubic_on_the_adsl_link() {
         "LEDBAT's share {:.2} is not below half",
         share(lbe, fg)
     );
-    assert!(
-        fg > fg_vs_cubic,
-        "CUBIC gets {:.2} Mbit/s against LEDBAT, not more than {:.2} against CUBIC",
-        fg / 1e6,
-        fg_vs_cubic / 1e6
-    );
-    // The issue: the same scenario in the simulator agrees within 20 % (the foreground's
-    // goodput, the quantity the LBE protects).
-    assert!(
-        (fg / sim_fg - 1.0).abs() <= 0.2,
-        "foreground goodput: testbed {:.2}, simulator {:.2} Mbit/s",
-        fg / 1e6,
-        sim_fg / 1e6
-    );
-    // Nothing of ours stays registered after the run.
-    let left = scavenger_kernel::manage::own_leftovers();
-    assert!(left.is_empty(), "left registered or pinned: {left:?}");
+    foreground_better_off_and_as_simulated("LEDBAT", fg, fg_vs_cubic, sim_fg);
 }
 
 /// The native Ebb (scv_ebb) against CUBIC on the same link as LEDBAT above: Ebb yields
@@ -421,20 +426,7 @@ fn native_ebb_on_kernel_tcp_yields_to_cubic_on_the_adsl_link() {
         share(sim_lbe, sim_fg),
     ));
     assert!(share(lbe, fg) < 0.2, "Ebb's share {:.2}", share(lbe, fg));
-    assert!(
-        fg > fg_vs_cubic,
-        "CUBIC gets {:.2} Mbit/s against Ebb, not more than {:.2} against CUBIC",
-        fg / 1e6,
-        fg_vs_cubic / 1e6
-    );
-    assert!(
-        (fg / sim_fg - 1.0).abs() <= 0.2,
-        "foreground goodput: testbed {:.2}, simulator {:.2} Mbit/s",
-        fg / 1e6,
-        sim_fg / 1e6
-    );
-    let left = scavenger_kernel::manage::own_leftovers();
-    assert!(left.is_empty(), "left registered or pinned: {left:?}");
+    foreground_better_off_and_as_simulated("Ebb", fg, fg_vs_cubic, sim_fg);
 }
 
 /// Wallenburg 2018's long-term DA-LBE scenario at reduced scale on kernel sockets: the DA-LBE
