@@ -61,6 +61,10 @@ pub struct FlowConfig {
     /// docs/deviations/simulator.md#sim-psh); `false` sends no PSH, as the simulator did
     /// before 2026-11-28 (kept for the tests docs/receiver.md lists as pinned to it).
     pub psh: bool,
+    /// Where an unpaced flow's PSH lands in its answer to an ACK: `EveryAck` (the
+    /// default, fitted) or `SkbTail` (the testbed's sender-side capture; opt-in,
+    /// docs/deviations/simulator.md#sim-psh).
+    pub psh_rule: crate::sender::PshRule,
     /// Receiver clock minus true time, ns.
     pub clock_offset: i64,
     /// Which way the data goes: `Forward` uses the forward link for data and the reverse
@@ -153,6 +157,7 @@ impl FlowConfig {
             delack_timeout: Dur::from_millis(40),
             ack_model: crate::receiver::AckModel::Linux,
             psh: true,
+            psh_rule: crate::sender::PshRule::EveryAck,
             clock_offset: 0,
             direction: Direction::Forward,
             ecn: false,

@@ -29,6 +29,7 @@ fn the_simulators_sender_produces_the_conformance_stream() {
         ecn: true,
         prr: false,
         psh: false,
+        psh_rule: crate::sender::PshRule::EveryAck,
     };
     let mut s = Sender::new(cfg, Box::new(recorder.clone()), Time::ZERO);
     send_all(&mut s, Time::ZERO);

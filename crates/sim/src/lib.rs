@@ -26,4 +26,5 @@ pub use config::{
 };
 pub use receiver::AckModel;
 pub use result::SimResult;
+pub use sender::PshRule;
 pub use world::{run, run_observed, Simulation, WorkCounts};

@@ -461,6 +461,7 @@ impl Simulation {
             ecn: fc.ecn,
             prr: true,
             psh: fc.psh,
+            psh_rule: fc.psh_rule,
         };
         let mut sender = Sender::new(scfg, cc, self.now);
         if let Some(e) = est {

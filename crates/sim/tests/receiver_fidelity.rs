@@ -9,7 +9,7 @@ use scavenger_cc::{Dur, Time};
 use scavenger_net::{CodelParams, QdiscConfig};
 use scavenger_sim::packet::{Packet, NO_TS_ECHO};
 use scavenger_sim::receiver::{DataOutcome, Receiver, ReceiverConfig};
-use scavenger_sim::{run, AckModel, SimConfig};
+use scavenger_sim::{run, AckModel, PshRule, SimConfig};
 
 fn adsl(secs: u64, buffer: u32) -> SimConfig {
     let mut c = dumbbell(8, 50, buffer, secs);
@@ -20,6 +20,11 @@ fn adsl(secs: u64, buffer: u32) -> SimConfig {
 /// Goodput (Mbit/s) of `alg` alone for 60 s on the access link with `buffer` packets,
 /// CoDel when `codel`, and the receiver `model`.
 fn alone(alg: &str, buffer: u32, codel: bool, model: AckModel) -> f64 {
+    alone_with(alg, buffer, codel, model, PshRule::EveryAck)
+}
+
+/// `alone` with the sender's PSH rule `rule`.
+fn alone_with(alg: &str, buffer: u32, codel: bool, model: AckModel, rule: PshRule) -> f64 {
     let mut c = adsl(60, buffer);
     if codel {
         c.forward.qdisc = QdiscConfig::Codel(CodelParams::default());
@@ -27,6 +32,7 @@ fn alone(alg: &str, buffer: u32, codel: bool, model: AckModel) -> f64 {
     }
     let mut f = flow("bg", alg);
     f.ack_model = model;
+    f.psh_rule = rule;
     // The receiver comparison of issue 18, without the handshake: with it, the first data
     // segment queues 52 µs behind the client's ACK on the 8 Mbit/s link, which moves
     // Yield's and TCP-LP's first OWD sample (their base) by 52 µs and, through their 1 ms
@@ -63,12 +69,56 @@ fn yield_alone_in_half_a_bdp_no_longer_starves() {
 /// TCP-LP alone with CoDel (2·BDP), as the simulator runs it by default (Linux receiver,
 /// SYN handshake, 10 ms start jitter), goodput in Mbit/s for `seed`.
 fn tcp_lp_alone_with_codel(seed: u64) -> f64 {
+    tcp_lp_alone_with_codel_by(seed, PshRule::EveryAck)
+}
+
+/// `tcp_lp_alone_with_codel` with the sender's PSH rule `rule`.
+fn tcp_lp_alone_with_codel_by(seed: u64, rule: PshRule) -> f64 {
     let mut c = adsl(60, 67);
     c.seed = seed;
     c.forward.qdisc = QdiscConfig::Codel(CodelParams::default());
     c.reverse.qdisc = QdiscConfig::Codel(CodelParams::default());
-    c.flows.push(flow("bg", "tcp-lp"));
+    let mut f = flow("bg", "tcp-lp");
+    f.psh_rule = rule;
+    c.flows.push(f);
     run(c).flows[0].goodput_bps / 1e6
+}
+
+fn median_over_seeds_1_to_10(rule: PshRule) -> (f64, Vec<f64>) {
+    let mut g: Vec<f64> = (1..=10)
+        .map(|s| tcp_lp_alone_with_codel_by(s, rule))
+        .collect();
+    g.sort_by(f64::total_cmp);
+    ((g[4] + g[5]) / 2.0, g)
+}
+
+/// The PSH rule the testbed's sender-side capture shows (`PshRule::SkbTail`: PSH on the
+/// last segment of an answer of two or more segments, none on a lone one;
+/// docs/deviations/simulator.md#sim-psh) matches the capture (44.2 % of data segments
+/// with PSH, testbed 40.3–43.9 %) but moves both issue-18 cases further from the kernel's
+/// goodput than the fitted `EveryAck`: TCP-LP with CoDel, seeds 1–10, median 2.15 Mbit/s
+/// (kernel, five 60 s runs: 2.57, 2.91, 4.39, 4.62, 5.29, median 4.39; fitted 6.38) and
+/// Yield in ½·BDP 7.68 (kernel 4.75, fitted 6.38). This holds those numbers and the
+/// reason the default stays `EveryAck` (docs/receiver.md#psh-writer).
+#[test]
+fn the_captured_psh_rule_is_further_from_the_kernels_goodput_than_the_fitted_one() {
+    let kernel_lp = 4.39;
+    let (skb_tail, g) = median_over_seeds_1_to_10(PshRule::SkbTail);
+    assert!(
+        (2.0..2.3).contains(&skb_tail),
+        "TCP-LP median {skb_tail:.3} Mbit/s over seeds 1-10: {g:.3?}"
+    );
+    let (every_ack, _) = median_over_seeds_1_to_10(PshRule::EveryAck);
+    assert!((skb_tail - kernel_lp).abs() > (every_ack - kernel_lp).abs());
+
+    let kernel_yield = 4.75;
+    let yield_skb_tail = alone_with("yield", 17, false, AckModel::Linux, PshRule::SkbTail);
+    let yield_every_ack = alone("yield", 17, false, AckModel::Linux);
+    assert!(
+        (7.5..7.8).contains(&yield_skb_tail),
+        "Yield: {yield_skb_tail:.3} Mbit/s"
+    );
+    assert!((yield_skb_tail - kernel_yield).abs() > (yield_every_ack - kernel_yield).abs());
 }
 
 /// Issue 18 failure 4: TCP-LP alone with CoDel (2·BDP buffer), default settings (handshake
