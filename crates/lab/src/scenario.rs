@@ -157,6 +157,11 @@ pub struct FlowSpec {
     /// record.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub psh: Option<bool>,
+    /// `psh_rule = "every-ack" | "skb-tail"`: where an unpaced simulated sender puts PSH
+    /// (`scavenger_sim::PshRule`, docs/receiver.md#psh-writer). `None` takes the default
+    /// (`every-ack`) and is left out of the record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub psh_rule: Option<PshRuleChoice>,
     /// `transport = "tcp" | "quic"`: the simulator's TCP model, or two quinn-proto
     /// endpoints with the algorithm inside quinn (docs/quic.md, "QUIC in the
     /// simulator"). Left out of the record for TCP, so TCP records keep their keys.
@@ -180,9 +185,10 @@ impl Transport {
 
     /// The flow keys that configure the simulator's TCP model and mean nothing to quinn
     /// (its initial window, pacing, ACK policy and ECN are its own).
-    const TCP_ONLY: [&'static str; 10] = [
+    const TCP_ONLY: [&'static str; 11] = [
         "handshake",
         "psh",
+        "psh_rule",
         "initial_window",
         "pacing",
         "delayed_ack",
@@ -247,6 +253,30 @@ impl AckModelChoice {
             Some(other) => Err(f.err(
                 "ack_model",
                 format!("\"{other}\" is not an ACK model; allowed: \"linux\" or \"legacy\""),
+            )),
+        }
+    }
+}
+
+/// Where the simulated sender marks PSH, as a scenario names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PshRuleChoice {
+    /// The last segment of every answer to an ACK (fitted to the receiver-side capture).
+    EveryAck,
+    /// The last segment of an answer of two or more segments (the sender-side capture).
+    SkbTail,
+}
+
+impl PshRuleChoice {
+    fn parse(f: &Fields) -> Result<Option<Self>, InputError> {
+        match f.str("psh_rule")? {
+            None => Ok(None),
+            Some("every-ack") => Ok(Some(Self::EveryAck)),
+            Some("skb-tail") => Ok(Some(Self::SkbTail)),
+            Some(other) => Err(f.err(
+                "psh_rule",
+                format!("\"{other}\" is not a PSH rule; allowed: \"every-ack\" or \"skb-tail\""),
             )),
         }
     }
@@ -1057,6 +1087,7 @@ fn parse_flow(
         "start_jitter",
         "handshake",
         "psh",
+        "psh_rule",
         "clock_offset",
         "ecn",
         "deadline",
@@ -1177,6 +1208,13 @@ fn parse_flow(
             "a datagram (kind = \"cbr\") flow sends no TCP segments; remove `psh`",
         ));
     }
+    let psh_rule = PshRuleChoice::parse(f)?;
+    if psh_rule.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
+        return Err(f.err(
+            "psh_rule",
+            "a datagram (kind = \"cbr\") flow sends no TCP segments; remove `psh_rule`",
+        ));
+    }
     let stop = f.dur("stop")?;
     if let Some(st) = stop {
         if st <= start {
@@ -1249,6 +1287,7 @@ fn parse_flow(
         start_jitter,
         handshake,
         psh,
+        psh_rule,
         clock_offset_ns,
         ecn: f.bool("ecn")?.unwrap_or(false),
         kind,
@@ -1458,6 +1497,11 @@ impl Scenario {
                 }
                 if let Some(p) = f.psh {
                     fc.psh = p;
+                }
+                match f.psh_rule {
+                    None => {}
+                    Some(PshRuleChoice::EveryAck) => fc.psh_rule = scavenger_sim::PshRule::EveryAck,
+                    Some(PshRuleChoice::SkbTail) => fc.psh_rule = scavenger_sim::PshRule::SkbTail,
                 }
                 fc.clock_offset = f.clock_offset_ns;
                 fc.ecn = f.ecn;

@@ -497,6 +497,33 @@ fn psh_is_on_by_default_and_off_per_flow() {
 }
 
 #[test]
+fn psh_rule_defaults_to_every_ack_and_names_the_allowed_rules() {
+    use scavenger_sim::PshRule;
+    let s = parse("good.toml", GOOD).unwrap();
+    assert_eq!(s.to_sim(1).flows[0].psh_rule, PshRule::EveryAck);
+    assert!(!serde_json::to_string(&s.flows[0])
+        .unwrap()
+        .contains("psh_rule"));
+    let tail = GOOD.replace(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\npsh_rule = \"skb-tail\"",
+    );
+    let s = parse("tail.toml", &tail).unwrap();
+    assert_eq!(s.to_sim(1).flows[0].psh_rule, PshRule::SkbTail);
+    assert!(serde_json::to_string(&s.flows[0])
+        .unwrap()
+        .contains("\"psh_rule\":\"skb-tail\""));
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\npsh_rule = \"every-segment\"",
+    );
+    assert_mentions(
+        &m,
+        &["flow[0].psh_rule", "every-segment", "every-ack", "skb-tail"],
+    );
+}
+
+#[test]
 fn handshake_is_on_by_default_and_off_per_flow_or_in_sim() {
     let s = parse("good.toml", GOOD).unwrap();
     assert_eq!(s.flows[0].handshake, None);

@@ -376,6 +376,11 @@ fn plan_flows(sc: &Scenario, shim: bool) -> Result<KernelPlan, RunError> {
                 "{who}: psh = false (the kernel's writer sets PSH as tcp_push decides)"
             ));
         }
+        if let Some(rule) = f.psh_rule {
+            ignored.push(format!(
+                "{who}: psh_rule = {rule:?} (the kernel's writer sets PSH as tcp_push decides)"
+            ));
+        }
         if f.start_jitter.is_some_and(|j| j > Dur::ZERO) {
             ignored.push(format!(
                 "{who}: start_jitter (the testbed starts each flow at `start`; the kernel's and the threads' own timing is its jitter)"
