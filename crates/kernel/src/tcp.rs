@@ -103,3 +103,62 @@ pub fn tcp_info(fd: &impl AsRawFd) -> io::Result<TcpInfo> {
     let n = getsockopt_buf(fd, libc::IPPROTO_TCP, libc::TCP_INFO, &mut b)?;
     Ok(parse_tcp_info(&b[..n]))
 }
+
+/// BBR's model as `bbr_get_info` (net/ipv4/tcp_bbr.c) reports it through
+/// getsockopt(TCP_CC_INFO): `struct tcp_bbr_info` (include/uapi/linux/inet_diag.h).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BbrInfo {
+    /// `bbr_max_bw` in bytes per second (`bw · mss · USEC_PER_SEC >> BW_SCALE`).
+    pub bw_bytes_per_s: u64,
+    /// `bbr->min_rtt_us`.
+    pub min_rtt_us: u32,
+    /// `pacing_gain` and `cwnd_gain` as ratios (the kernel's are `<< BBR_SCALE`, 8 bits).
+    pub pacing_gain: f64,
+    pub cwnd_gain: f64,
+}
+
+/// Parses what getsockopt(TCP_CC_INFO) filled. `None` unless it is a whole
+/// `tcp_bbr_info` (20 bytes): other congestion controls fill nothing (cubic, reno, our
+/// struct_ops) or their own struct (Vegas's and DCTCP's are 16 bytes).
+pub fn parse_bbr_info(b: &[u8]) -> Option<BbrInfo> {
+    let u32_at =
+        |o: usize| -> Option<u32> { Some(u32::from_ne_bytes(b.get(o..o + 4)?.try_into().ok()?)) };
+    if b.len() != 20 {
+        return None;
+    }
+    let bw = (u32_at(4)? as u64) << 32 | u32_at(0)? as u64;
+    Some(BbrInfo {
+        bw_bytes_per_s: bw,
+        min_rtt_us: u32_at(8)?,
+        pacing_gain: u32_at(12)? as f64 / 256.0,
+        cwnd_gain: u32_at(16)? as f64 / 256.0,
+    })
+}
+
+/// BBR's model of the socket, `None` when its congestion control is not BBR.
+pub fn bbr_info(fd: &impl AsRawFd) -> io::Result<Option<BbrInfo>> {
+    // union tcp_cc_info is at most 20 bytes in 6.18 (tcp_bbr_info).
+    let mut b = [0u8; 64];
+    let n = getsockopt_buf(fd, libc::IPPROTO_TCP, libc::TCP_CC_INFO, &mut b)?;
+    Ok(parse_bbr_info(&b[..n]))
+}
+
+#[cfg(test)]
+mod bbr_info_tests {
+    use super::*;
+
+    #[test]
+    fn tcp_bbr_info_fields_come_from_their_uapi_offsets() {
+        let mut b = Vec::new();
+        for v in [0x0000_0010u32, 0x0000_0001, 52_000, 2 * 256 + 227, 2 * 256] {
+            b.extend_from_slice(&v.to_ne_bytes());
+        }
+        let i = parse_bbr_info(&b).unwrap();
+        assert_eq!(i.bw_bytes_per_s, (1 << 32) + 16);
+        assert_eq!(i.min_rtt_us, 52_000);
+        assert!((i.pacing_gain - 2.88671875).abs() < 1e-12, "{i:?}");
+        assert_eq!(i.cwnd_gain, 2.0);
+        assert_eq!(parse_bbr_info(&b[..16]), None, "Vegas's 16-byte struct");
+        assert_eq!(parse_bbr_info(&[]), None, "cubic fills nothing");
+    }
+}

@@ -90,6 +90,9 @@ pub struct FlowPlan {
 pub struct Sample {
     pub t: Time,
     pub info: TcpInfo,
+    /// BBR's model (TCP_CC_INFO) for a BBR sender, in place of the simulator's algorithm
+    /// trace; `None` for every other congestion control.
+    pub bbr: Option<sys::BbrInfo>,
 }
 
 #[derive(Debug, Default)]
@@ -265,7 +268,12 @@ fn sample(s: &TcpStream, t: Time, rep: &mut SenderReport) {
             rep.rtt
                 .record_n(info.rtt_us as u64 * 1000, delivered as u64);
         }
-        rep.samples.push(Sample { t, info });
+        let bbr = if rep.cc_in_use == "bbr" {
+            sys::bbr_info(s).ok().flatten()
+        } else {
+            None
+        };
+        rep.samples.push(Sample { t, info, bbr });
     }
 }
 

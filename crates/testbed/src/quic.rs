@@ -149,6 +149,7 @@ pub fn start_sender(
                 rep.samples.push(Sample {
                     t: clock.now(),
                     info,
+                    bbr: None,
                 });
             })
             .map_err(|e| quic_error(&p, e))?;

@@ -814,7 +814,7 @@ fn series(
     let trace = senders
         .iter()
         .map(|s| {
-            vec![
+            let mut cols = vec![
                 (
                     "srtt_ms".to_string(),
                     (0..n)
@@ -827,7 +827,26 @@ fn series(
                         .map(|k| at_end(s, k).map_or(f64::NAN, |i| i.delivery_rate as f64 * 8.0))
                         .collect(),
                 ),
-            ]
+            ];
+            // A BBR sender also shows the kernel's model (TCP_CC_INFO), under the names
+            // the simulator's BBR trace uses where they mean the same.
+            if s.samples.iter().any(|x| x.bbr.is_some()) {
+                let bbr_at = |k: usize| {
+                    s.samples
+                        .iter()
+                        .take_while(|x| x.t <= edge(k + 1))
+                        .last()
+                        .and_then(|x| x.bbr)
+                };
+                let col = |f: &dyn Fn(crate::sys::BbrInfo) -> f64| -> Vec<f64> {
+                    (0..n).map(|k| bbr_at(k).map_or(f64::NAN, f)).collect()
+                };
+                cols.push(("bw_mbps".into(), col(&|b| b.bw_bytes_per_s as f64 * 8e-6)));
+                cols.push(("min_rtt_ms".into(), col(&|b| b.min_rtt_us as f64 / 1e3)));
+                cols.push(("pacing_gain".into(), col(&|b| b.pacing_gain)));
+                cols.push(("cwnd_gain".into(), col(&|b| b.cwnd_gain)));
+            }
+            cols
         })
         .collect();
     let mut tx = vec![0u64; n];

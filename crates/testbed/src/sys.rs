@@ -187,7 +187,7 @@ pub fn tcp_congestion(fd: impl AsFd) -> io::Result<String> {
 }
 
 /// TCP_INFO: crates/kernel's reader (nix has no TCP_INFO option), one definition for both.
-pub use scavenger_kernel::tcp::{parse_tcp_info, tcp_info, TcpInfo};
+pub use scavenger_kernel::tcp::{bbr_info, parse_tcp_info, tcp_info, BbrInfo, TcpInfo};
 
 /// A raw ICMP socket in the calling thread's namespace (needs CAP_NET_RAW).
 pub struct IcmpSocket(OwnedFd);
