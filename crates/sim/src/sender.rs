@@ -1066,28 +1066,40 @@ mod tests {
         std::iter::from_fn(|| s.next_packet(t).map(|p| (p.seg, p.psh))).collect()
     }
 
+    /// The scripted ACKs both PSH rules are tested on: the first flight (a fixed
+    /// 10-segment window), then a cumulative ACK of 0 and 1, an ACK that only SACKs 3
+    /// (it frees no buffer space), the cumulative ACK up to 5 (2 and 4 newly delivered)
+    /// and the ACK of 5 alone. Returns each step's burst.
+    fn scripted_psh_bursts(s: &mut crate::sender::Sender) -> Vec<Vec<(u32, bool)>> {
+        use scavenger_cc::Time;
+        let mut out = vec![burst(s, Time::ZERO)];
+        for (t, cum, sack) in [
+            (1, 2, None),
+            (2, 2, Some((3, 4))),
+            (3, 5, None),
+            (4, 6, None),
+        ] {
+            let blocks: Vec<(u32, u32)> = sack.into_iter().collect();
+            s.on_ack(Time(t), &sack_ack(cum, &blocks));
+            out.push(burst(s, Time(t)));
+        }
+        out
+    }
+
     #[test]
     fn psh_marks_the_last_segment_sent_in_response_to_each_ack_that_frees_buffer_space() {
         use scavenger_cc::Time;
         let recorder = || Box::new(Recorder(Default::default()));
-        let mut s = sender(recorder());
-        // The first flight (a fixed 10-segment window): no ACK freed space yet, no PSH.
-        let first = burst(&mut s, Time::ZERO);
-        assert_eq!(first.len(), 10);
-        assert!(first.iter().all(|&(_, psh)| !psh), "{first:?}");
-        // A cumulative ACK of 0 and 1 frees two segments of buffer: 10 and 11 go, the
-        // last with PSH (`tcp_sendmsg_locked`, wait_for_space → `tcp_push`).
-        s.on_ack(Time(1), &sack_ack(2, &[]));
-        assert_eq!(burst(&mut s, Time(1)), [(10, false), (11, true)]);
-        // An ACK that only SACKs 3 frees no buffer space: 12 goes without PSH.
-        s.on_ack(Time(2), &sack_ack(2, &[(3, 4)]));
-        assert_eq!(burst(&mut s, Time(2)), [(12, false)]);
-        // The cumulative ACK up to 5 (2 and 4 newly delivered): 13 and 14, PSH on 14.
-        s.on_ack(Time(3), &sack_ack(5, &[]));
-        assert_eq!(burst(&mut s, Time(3)), [(13, false), (14, true)]);
-        // The ACK of 5 frees one segment: 15 alone answers it, with PSH.
-        s.on_ack(Time(4), &sack_ack(6, &[]));
-        assert_eq!(burst(&mut s, Time(4)), [(15, true)]);
+        let b = scripted_psh_bursts(&mut sender(recorder()));
+        // The first flight: no ACK freed space yet, no PSH.
+        assert_eq!(b[0], (0..10).map(|i| (i, false)).collect::<Vec<_>>());
+        // 10 and 11 answer the first ACK, the last with PSH (`tcp_sendmsg_locked`,
+        // wait_for_space → `tcp_push`); the SACK-only ACK frees no buffer: 12 without PSH;
+        // 13 and 14, PSH on 14; 15 alone answers the ACK of 5, with PSH.
+        assert_eq!(b[1], [(10, false), (11, true)]);
+        assert_eq!(b[2], [(12, false)]);
+        assert_eq!(b[3], [(13, false), (14, true)]);
+        assert_eq!(b[4], [(15, true)]);
 
         // A finite transfer: the last segment ends the application's last write
         // (label `out:` → `tcp_push`) and carries PSH, also in the first flight.
@@ -1104,24 +1116,15 @@ mod tests {
         use scavenger_cc::Time;
         let recorder = || Box::new(Recorder(Default::default()));
         let mut s = skb_tail(recorder());
-        // The first flight (a fixed 10-segment window): no ACK answered yet, no PSH.
-        let first = burst(&mut s, Time::ZERO);
-        assert_eq!(first.len(), 10);
-        assert!(first.iter().all(|&(_, psh)| !psh), "{first:?}");
-        // A cumulative ACK of 0 and 1: 10 and 11 answer it, one skb of two segments,
-        // PSH on its last (the testbed: 2 082 of 2 120 two-segment answers).
-        s.on_ack(Time(1), &sack_ack(2, &[]));
-        assert_eq!(burst(&mut s, Time(1)), [(10, false), (11, true)]);
-        // An ACK that only SACKs 3 frees no buffer space: 12 goes without PSH.
-        s.on_ack(Time(2), &sack_ack(2, &[(3, 4)]));
-        assert_eq!(burst(&mut s, Time(2)), [(12, false)]);
-        // The cumulative ACK up to 5 (2 and 4 newly delivered): 13 and 14, PSH on 14.
-        s.on_ack(Time(3), &sack_ack(5, &[]));
-        assert_eq!(burst(&mut s, Time(3)), [(13, false), (14, true)]);
-        // The ACK of 5 frees one segment: 15 goes alone, without PSH (the testbed: 7 of
-        // 800 lone answers carried PSH).
-        s.on_ack(Time(4), &sack_ack(6, &[]));
-        assert_eq!(burst(&mut s, Time(4)), [(15, false)]);
+        let b = scripted_psh_bursts(&mut s);
+        assert_eq!(b[0], (0..10).map(|i| (i, false)).collect::<Vec<_>>());
+        // Two-segment answers end in PSH as under `EveryAck` (the testbed: 2 082 of 2 120
+        // two-segment answers); the ACK of 5 frees one segment and 15 goes alone, without
+        // PSH (the testbed: 7 of 800 lone answers carried PSH).
+        assert_eq!(b[1], [(10, false), (11, true)]);
+        assert_eq!(b[2], [(12, false)]);
+        assert_eq!(b[3], [(13, false), (14, true)]);
+        assert_eq!(b[4], [(15, false)]);
         // The ACK of 6..=9 (four segments): 16..=19, PSH on 19 only.
         s.on_ack(Time(5), &sack_ack(10, &[]));
         assert_eq!(
