@@ -133,11 +133,11 @@ impl Ebb {
 
     /// What the foreign-queue test allows beyond Ebb's own queue (docs/ebb.md#foreign):
     /// `foreign` and the jitter allowance; with `foreign_burst`, one segment's
-    /// transmission at the remembered rate as well. Linux paces in bursts of two
-    /// segments (tcp_min_tso_segs), ACKed once per burst, so every RTT sample is the
-    /// burst's second segment's, which waits one segment behind the first at the
-    /// bottleneck (testbed traced at 350 ms: 1.5 ms of every sample at 8 Mbit/s against
-    /// `foreign` = 2 ms; docs/ebb.md#foreign-burst).
+    /// transmission at the remembered rate as well. On the testbed the kernel sent
+    /// Ebb's paced stage in back-to-back pairs, ACKed once per pair, so every RTT sample
+    /// was a pair's second segment's, which waits behind the first at the bottleneck
+    /// (traced at 350 ms, 8 Mbit/s: 2.9-3.0 ms on every sample against `foreign` = 2 ms;
+    /// docs/ebb.md#testbed-350-trace, docs/ebb.md#foreign-burst).
     pub(super) fn foreign_allowance(&self) -> Dur {
         let base = self.cfg.foreign + self.jitter();
         if self.cfg.foreign_burst {
