@@ -288,7 +288,7 @@ pub(super) static PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         default: ParamValue::Bool(false),
         unit: "",
-        doc: "the foreign-queue test (and the own-queue tests beside it) allow one segment's transmission at the remembered rate beyond `foreign`: Linux paces in bursts of two segments, ACKed once per burst",
+        doc: "the foreign-queue test (and the own-queue tests beside it) allow one segment's transmission at the remembered rate beyond `foreign`: on the testbed the kernel sent paced segments in back-to-back pairs, ACKed once per pair",
         source: "docs/ebb.md#foreign-burst",
     },
     ParamSpec {
