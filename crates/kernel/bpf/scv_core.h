@@ -867,7 +867,9 @@ SCV_INLINE void scv_lpp_on_rto(struct scv_lpp_state *s, const struct scv_lpp_par
  * pace_cap, probe_hold, ss_own, ss_ack_rate on; drain_bytes, held_prev, refill_drain,
  * held_clean, stage_from_floor, stage_early, refill_pace_window, own_measured off),
  * jitter_gain = 0, refill_growth = 0, refill_rounds = 1, probe_queue = 0 and
- * bw_rounds = 10 fixed; the other numbers are parameters (struct scv_ebb_params).
+ * bw_rounds = 10 fixed; the other numbers are parameters (struct scv_ebb_params), and so
+ * are three booleans measured on the testbed, off by default: refill_own, foreign_burst
+ * and refill_burst (docs/ebb.md#variants-deecf7c).
  * Bytes, nanoseconds and bit/s as the Rust version; the section of docs/ebb.md each
  * rule follows is named beside it. Where the Rust code computes in f64, this code
  * computes the exact rational in integers (floor where Rust truncates, round where
@@ -902,7 +904,10 @@ struct scv_ebb_params {
 	scv_s64 probe_max_queue; /* ns; 0 = a quarter of the window */
 	scv_s64 refill_stage_ppm;
 	scv_s64 own_target;      /* ns; 0 = target */
-	scv_s64 _unused[5];
+	scv_s64 refill_own;      /* bool */
+	scv_s64 foreign_burst;   /* bool */
+	scv_s64 refill_burst;    /* bool */
+	scv_s64 _unused[2];
 };
 
 SCV_INLINE void scv_ebb_defaults(struct scv_ebb_params *p)
@@ -918,6 +923,9 @@ SCV_INLINE void scv_ebb_defaults(struct scv_ebb_params *p)
 	p->probe_max_queue = 4000000;
 	p->refill_stage_ppm = 500000;
 	p->own_target = 3000000;
+	p->refill_own = 0;
+	p->foreign_burst = 0;
+	p->refill_burst = 0;
 }
 
 /* The subset of crates/cc `AckSample` Ebb reads, in its units. */
@@ -1057,6 +1065,26 @@ SCV_INLINE scv_u64 scv_ebb_own_target(const struct scv_ebb_params *p)
 }
 
 /* Queueing delay of the round so far (round minimum − base); 0 = none. */
+/* Ebb::segment_time: one segment at the remembered rate, floor(mss·8·10^9/C) ns. */
+SCV_INLINE scv_u64 scv_ebb_segment_time(const struct scv_ebb_state *s)
+{
+	return s->capacity > 0 ? scv_muldiv(s->mss * 8, SCV_NS_PER_S, s->capacity) : 0;
+}
+
+/* Ebb::foreign_allowance (docs/ebb.md#foreign-burst): foreign, and with foreign_burst
+ * one segment's transmission at the remembered rate. */
+SCV_INLINE scv_u64 scv_ebb_foreign_allowance(const struct scv_ebb_state *s, const struct scv_ebb_params *p)
+{
+	return (scv_u64)p->foreign + (p->foreign_burst ? scv_ebb_segment_time(s) : 0);
+}
+
+/* Ebb::refill_threshold (jitter_gain fixed at 0): refill, and with refill_burst one
+ * segment at the remembered rate (docs/ebb.md#foreign-burst). */
+SCV_INLINE scv_u64 scv_ebb_refill_threshold(const struct scv_ebb_state *s, const struct scv_ebb_params *p)
+{
+	return (scv_u64)p->refill + (p->refill_burst ? scv_ebb_segment_time(s) : 0);
+}
+
 SCV_INLINE int scv_ebb_round_queue(const struct scv_ebb_state *s, scv_u64 *q)
 {
 	if (s->round_min == SCV_EBB_NONE || s->base == SCV_EBB_NONE)
@@ -1201,7 +1229,7 @@ SCV_INLINE int scv_ebb_fast_yield(struct scv_ebb_state *s, const struct scv_ebb_
 		return 0;
 	if (!scv_ebb_recent_queue(s, &q))
 		return 0;
-	if (!(p->foreign > 0 && scv_ebb_bdp(s) > 0 && q > scv_ebb_own_queue(s) + (scv_u64)p->foreign))
+	if (!(p->foreign > 0 && scv_ebb_bdp(s) > 0 && q > scv_ebb_own_queue(s) + scv_ebb_foreign_allowance(s, p)))
 		return 0;
 	s->cwnd = scv_ebb_floor(s, p);
 	s->phase = SCV_EBB_YIELD;
@@ -1214,7 +1242,7 @@ SCV_INLINE void scv_ebb_yield_to_queue(struct scv_ebb_state *s, const struct scv
 				       scv_u64 base, int ss_overshoot)
 {
 	scv_u64 t = (scv_u64)p->target;
-	int own = ss_overshoot || q <= scv_ebb_own_queue(s) + (scv_u64)p->foreign;
+	int own = ss_overshoot || q <= scv_ebb_own_queue(s) + scv_ebb_foreign_allowance(s, p);
 
 	s->probe_added = 0;
 	if (q <= 2 * t || own) {
@@ -1252,7 +1280,7 @@ SCV_INLINE void scv_ebb_probe(struct scv_ebb_state *s, const struct scv_ebb_para
 	scv_u64 added = s->probe_added, add;
 
 	s->probe_added = 0;
-	if (q <= (scv_u64)p->refill && clean && s->cwnd >= scv_ebb_bdp(s)) {
+	if (q <= scv_ebb_refill_threshold(s, p) && clean && s->cwnd >= scv_ebb_bdp(s)) {
 		if (added > 0 && !scv_ebb_rate_followed(s, added, base))
 			step = 1;
 		add = scv_min_u64(step * s->mss, scv_max_u64(s->cwnd / 4, s->mss));
@@ -1276,6 +1304,10 @@ SCV_INLINE void scv_ebb_refill(struct scv_ebb_state *s, const struct scv_ebb_par
 	scv_u64 bdp = scv_ebb_bdp(s), stage = 0;
 
 	s->probe_added = 0;
+	/* refill_own: a jump from the floor is Ebb's own burst until the first decision
+	 * round after the held one, as after a slow-start exit (docs/ebb.md#refill-own). */
+	if (p->refill_own && s->cwnd <= scv_ebb_floor(s, p))
+		s->ss_queue = 1;
 	if (p->refill_stage_ppm > 0)
 		stage = scv_max_u64(scv_muldiv(bdp, (scv_u64)p->refill_stage_ppm, SCV_PPM), scv_ebb_floor(s, p));
 	s->cwnd = s->cwnd < stage ? stage : bdp;
@@ -1339,13 +1371,13 @@ SCV_INLINE void scv_ebb_end_round(struct scv_ebb_state *s, const struct scv_ebb_
 			s->probe_step = step;
 	} else if (q > t) {
 		scv_ebb_yield_to_queue(s, p, q, base, ss_overshoot);
-	} else if (p->own_target > 0 && q > scv_ebb_own_target(p) && q <= scv_ebb_own_queue(s) + (scv_u64)p->foreign) {
+	} else if (p->own_target > 0 && q > scv_ebb_own_target(p) && q <= scv_ebb_own_queue(s) + scv_ebb_foreign_allowance(s, p)) {
 		/* Drain Ebb's own queue to own_target/2 (docs/ebb.md#own-target). */
 		s->cwnd = scv_ebb_scale(s, p, s->cwnd, 2 * base + scv_ebb_own_target(p), 2 * (base + q));
 		s->probe_added = 0;
 		s->hold = 1;
 		s->phase = SCV_EBB_YIELD;
-	} else if (q <= (scv_u64)p->refill && s->cwnd < scv_ebb_bdp(s) && has_qmax && qmax <= t) {
+	} else if (q <= scv_ebb_refill_threshold(s, p) && s->cwnd < scv_ebb_bdp(s) && has_qmax && qmax <= t) {
 		scv_ebb_refill(s, p);
 	} else if (a->cwnd_limited) {
 		scv_ebb_probe(s, p, q, has_qmax, qmax, step, base);

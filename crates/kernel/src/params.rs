@@ -399,7 +399,9 @@ pub const SHIM_DEFAULT_STALE: Dur = Dur::from_millis(200);
 /// opening and closing sockets always do.
 pub const SHIM_DEFAULT_WAKE: Dur = Dur::from_micros(100);
 
-/// Ebb (docs/ebb.md), its default variant: the numeric parameters. Its booleans
+/// Ebb (docs/ebb.md), its default variant: the numeric parameters, and `refill_own`,
+/// `foreign_burst` and `refill_burst` (docs/ebb.md#refill-own, #foreign-burst, measured
+/// on the testbed). Its other booleans
 /// (variants of docs/ebb.md), `jitter_gain`, `refill_growth`, `refill_rounds`,
 /// `probe_queue` and `bw_rounds` are fixed at their defaults in the BPF core
 /// (bpf/scv_core.h, docs/kernel.md#native-ebb), so they are not in this table: setting
@@ -450,6 +452,18 @@ pub static EBB: Layout = Layout {
         KParam {
             name: "own_target",
             conv: Conv::Nanos,
+        },
+        KParam {
+            name: "refill_own",
+            conv: Conv::Bool,
+        },
+        KParam {
+            name: "foreign_burst",
+            conv: Conv::Bool,
+        },
+        KParam {
+            name: "refill_burst",
+            conv: Conv::Bool,
         },
     ],
     extra: &[],

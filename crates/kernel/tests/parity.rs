@@ -723,4 +723,6 @@ fn ebb_core_matches_crates_cc_ebb() {
         ],
         13,
     );
+    ebb_parity(&[("refill_own", "true")], 14);
+    ebb_parity(&[("foreign_burst", "true"), ("refill_burst", "true")], 15);
 }

@@ -275,6 +275,30 @@ pub(super) static PARAMS: &[ParamSpec] = &[
         doc: "the queue Ebb's own window explains is at most the last round's queue plus what the window grew since the round before (at the remembered rate)",
         source: "docs/ebb.md#own-measured",
     },
+    ParamSpec {
+        name: "refill_own",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "after a refill from the window floor, the queue is Ebb's own burst until the first decision round after the held one: never read as foreign, drained by the proportional rule",
+        source: "docs/ebb.md#refill-own",
+    },
+    ParamSpec {
+        name: "foreign_burst",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "the foreign-queue test (and the own-queue tests beside it) allow one segment's transmission at the remembered rate beyond `foreign`: on the testbed the kernel sent paced segments in back-to-back pairs, ACKed once per pair",
+        source: "docs/ebb.md#foreign-burst",
+    },
+    ParamSpec {
+        name: "refill_burst",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "the empty-queue threshold (refill, probe up) allows one segment's transmission at the remembered rate beyond `refill`",
+        source: "docs/ebb.md#foreign-burst",
+    },
 ];
 
 /// Ebb's parameters (docs/ebb.md#parameters).
@@ -368,6 +392,15 @@ pub struct EbbConfig {
     /// Ebb's own queue is at most the last round's queue plus the window's growth since
     /// (docs/ebb.md#own-measured).
     pub own_measured: bool,
+    /// After a refill from the floor, the queue is Ebb's own until the first decision
+    /// round after the held one, as after a slow-start exit (docs/ebb.md#refill-own).
+    pub refill_own: bool,
+    /// The foreign-queue allowance includes one segment at the remembered rate
+    /// (docs/ebb.md#foreign-burst).
+    pub foreign_burst: bool,
+    /// The empty-queue threshold includes one segment at the remembered rate
+    /// (docs/ebb.md#foreign-burst).
+    pub refill_burst: bool,
 }
 
 impl Default for EbbConfig {
@@ -404,6 +437,9 @@ impl Default for EbbConfig {
             ss_own: true,
             ss_ack_rate: true,
             own_measured: false,
+            refill_own: false,
+            foreign_burst: false,
+            refill_burst: false,
         }
     }
 }
@@ -444,6 +480,9 @@ impl TryFrom<&ParamSet> for EbbConfig {
             ss_own: r.bool("ss_own")?,
             ss_ack_rate: r.bool("ss_ack_rate")?,
             own_measured: r.bool("own_measured")?,
+            refill_own: r.bool("refill_own")?,
+            foreign_burst: r.bool("foreign_burst")?,
+            refill_burst: r.bool("refill_burst")?,
         })
     }
 }

@@ -184,7 +184,8 @@ pub struct Ebb {
     /// Consecutive round ends with an empty queue (refill_rounds).
     clean_run: u32,
     /// With ss_own: slow start ended on delay and no round end after the held one has
-    /// come yet, so the queue is slow start's own overshoot (docs/ebb.md#ss-own).
+    /// come yet, so the queue is slow start's own overshoot (docs/ebb.md#ss-own); with
+    /// refill_own, the same after a refill from the floor (docs/ebb.md#refill-own).
     ss_queue: bool,
     /// The last SS_SAMPLES ACKs' times and cumulative ACK points (a ring, `acks_at` the
     /// next slot), for the ACK rate at a slow-start exit (docs/ebb.md#ss-ack-rate).

@@ -27,6 +27,15 @@ impl Ebb {
         // Refill (docs/ebb.md#refill).
         self.after_refill = self.cfg.refill_drain;
         self.probe_added = 0;
+        if self.cfg.refill_own && self.cwnd <= self.floor() {
+            // A jump from the floor is Ebb's own burst: on kernel TCP at 350 ms every
+            // sample of the first stage carried 3 ms (the kernel's paired sends,
+            // docs/ebb.md#testbed-350-trace), which the foreign test read as a foreground
+            // and sent Ebb back to the floor every three rounds (docs/ebb.md#refill-own).
+            // As after a slow-start exit, the round end after the held one drains it
+            // instead.
+            self.ss_queue = true;
+        }
         let g = self.cfg.refill_growth;
         let stage = self.stage_bytes();
         self.cwnd = if g > 0.0 {

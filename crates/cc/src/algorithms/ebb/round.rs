@@ -129,8 +129,8 @@ impl Ebb {
         // (beside a constant-rate stream, after a refill) is drained, not cut.
         // With ss_own, the queue that slow start's last, paced round left is Ebb's own
         // whatever its size (docs/ebb.md#ss-own).
-        let own = ss_overshoot
-            || (self.cfg.own_rate && q <= self.own_queue() + self.cfg.foreign + self.jitter());
+        let own =
+            ss_overshoot || (self.cfg.own_rate && q <= self.own_queue() + self.foreign_allowance());
         // With refill_drain, the first decision after a refill removes the queue by
         // its bytes: the refill found an empty queue, so what queues now is what the
         // jump added on a link that was not free (rtt10 traced: a NewReno foreground
@@ -182,7 +182,7 @@ impl Ebb {
         // if Ebb waits for 2·target. To the floor at once.
         let foreign = self.cfg.foreign > Dur::ZERO
             && self.bdp() > 0
-            && q > self.own_queue() + self.cfg.foreign + self.jitter();
+            && q > self.own_queue() + self.foreign_allowance();
         if (qn <= 2.0 * t || self.cfg.own_rate) && !foreign {
             return false;
         }
@@ -229,7 +229,7 @@ impl Ebb {
     fn own_drain_due(&self, q: Dur) -> bool {
         self.cfg.own_target > Dur::ZERO
             && q > self.own_target()
-            && q <= self.own_queue() + self.cfg.foreign + self.jitter()
+            && q <= self.own_queue() + self.foreign_allowance()
     }
 
     /// Drain Ebb's own queue `q` to `own_target/2`: `cwnd·(base + own_target/2)/(base +

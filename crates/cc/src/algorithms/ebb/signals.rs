@@ -131,9 +131,42 @@ impl Ebb {
         Dur((self.cfg.jitter_gain * self.jitter_ns) as u64)
     }
 
+    /// What the foreign-queue test allows beyond Ebb's own queue (docs/ebb.md#foreign):
+    /// `foreign` and the jitter allowance; with `foreign_burst`, one segment's
+    /// transmission at the remembered rate as well. On the testbed the kernel sent
+    /// Ebb's paced stage in back-to-back pairs, ACKed once per pair, so every RTT sample
+    /// was a pair's second segment's, which waits behind the first at the bottleneck
+    /// (traced at 350 ms, 8 Mbit/s: 2.9-3.0 ms on every sample against `foreign` = 2 ms;
+    /// docs/ebb.md#testbed-350-trace, docs/ebb.md#foreign-burst).
+    pub(super) fn foreign_allowance(&self) -> Dur {
+        let base = self.cfg.foreign + self.jitter();
+        if self.cfg.foreign_burst {
+            base + self.segment_time()
+        } else {
+            base
+        }
+    }
+
+    /// One segment's transmission at the remembered rate, whole ns (floor, as the C
+    /// core's integer division); zero before an estimate.
+    fn segment_time(&self) -> Dur {
+        match self.capacity.bps() {
+            0 => Dur::ZERO,
+            bps => Dur::from_nanos(self.mss * 8 * 1_000_000_000 / bps),
+        }
+    }
+
     /// Queueing delay at or below which the queue counts as empty.
     pub(super) fn refill_threshold(&self) -> Dur {
-        self.cfg.refill + self.jitter()
+        // With refill_burst, the wait of a two-segment burst's second segment counts as
+        // empty too: on kernel TCP every sample of a stage paced at C carries it, and the
+        // second stage never came (docs/ebb.md#foreign-burst).
+        let burst = if self.cfg.refill_burst {
+            self.segment_time()
+        } else {
+            Dur::ZERO
+        };
+        self.cfg.refill + self.jitter() + burst
     }
 
     /// The ACK rate of the last SS_SAMPLES ACKs, taken into the bottleneck-rate estimate

@@ -844,3 +844,86 @@ fn own_measured_bounds_the_own_queue_by_the_last_rounds_queue_and_growth() {
     ack_round(&mut e, &[52_500; 8], None, Upto::Within);
     assert_eq!(e.cwnd(), 104 * MSS);
 }
+
+#[test]
+fn with_refill_own_the_queue_after_a_refill_from_the_floor_is_drained_not_read_as_foreign() {
+    // bdp = 100 000 bytes (C = 16 Mbit/s, base 50 ms), stage = 50 000, own queue 0 at the
+    // stage (below A·base = 100 000). docs/ebb.md#refill-own.
+    let stage_then_queue = |refill_own: bool| {
+        let mut e = ebb(2, 16);
+        e.cfg.refill_stage = 0.5;
+        e.cfg.refill_own = refill_own;
+        e.avail_ring = vec![Rate::from_mbps(16)];
+        round(&mut e, &[50_500]); // the floor, an empty queue: first stage
+        assert_eq!((e.cwnd(), e.phase), (50_000, Phase::Refill));
+        assert_eq!(e.ss_queue, refill_own);
+        round(&mut e, &[50_500]); // held; the mark stays
+        assert_eq!(e.ss_queue, refill_own);
+        // The stage's round: eight samples 30 ms above base, beyond own 0 + foreign 2 ms.
+        ack_round(&mut e, &[80_000; 8], None, Upto::Within);
+        e
+    };
+    // Without the mark: foreign, to the floor within the round.
+    assert_eq!(stage_then_queue(false).cwnd(), 2 * MSS);
+    // With it: no cut within the round; the round end drains by the proportional rule,
+    // k = (50 + 4/2)/(50 + 30) = 52/80 (own_target = 0 here: target), 32 500 bytes, and
+    // clears the mark.
+    let mut e = stage_then_queue(true);
+    assert_eq!(e.cwnd(), 50_000);
+    e.round_end = 1000;
+    round(&mut e, &[80_000]);
+    assert_eq!(
+        (e.cwnd(), e.phase, e.ss_queue),
+        (32_500, Phase::Yield, false)
+    );
+    // A refill from above the floor (30 segments, a share) sets no mark.
+    let mut e = ebb(30, 16);
+    e.cfg.refill_stage = 0.5;
+    e.cfg.refill_own = true;
+    round(&mut e, &[50_500]);
+    assert_eq!((e.cwnd(), e.ss_queue), (50_000, false));
+}
+
+#[test]
+fn with_foreign_burst_the_foreign_test_allows_one_segment_at_the_remembered_rate() {
+    // C = 16 Mbit/s, 100 segments = the BDP (A = C), own queue 0; one segment of 1000
+    // bytes at C is 0.5 ms, so the allowance is foreign 2 ms + 0.5 ms = 2.5 ms
+    // (docs/ebb.md#foreign-burst).
+    let within = |burst: bool, rtt_us: u64| {
+        let mut e = ebb(100, 16);
+        e.avail_ring = vec![Rate::from_mbps(16)];
+        e.cfg.foreign_burst = burst;
+        ack_round(&mut e, &[rtt_us; 8], None, Upto::Within);
+        e.cwnd()
+    };
+    assert_eq!(e_allowance(true), Dur::from_micros(2_500));
+    assert_eq!(e_allowance(false), Dur::from_millis(2));
+    // 2.3 ms of queue: foreign without the burst allowance, Ebb's burst with it.
+    assert_eq!(within(false, 52_300), 2 * MSS);
+    assert_eq!(within(true, 52_300), 100 * MSS);
+    // 2.6 ms: beyond both.
+    assert_eq!(within(true, 52_600), 2 * MSS);
+}
+
+fn e_allowance(burst: bool) -> Dur {
+    let mut e = ebb(100, 16);
+    e.cfg.foreign_burst = burst;
+    e.foreign_allowance()
+}
+
+#[test]
+fn with_refill_burst_the_empty_queue_threshold_allows_one_segment_at_the_remembered_rate() {
+    // C = 16 Mbit/s (bdp 100 000 bytes), 1000-byte segments: 0.5 ms each; the threshold
+    // is refill 1 ms + 0.5 ms (docs/ebb.md#foreign-burst).
+    let after = |burst: bool, rtt_us: u64| {
+        let mut e = ebb(2, 16);
+        e.cfg.refill_burst = burst;
+        round(&mut e, &[rtt_us]);
+        e.cwnd()
+    };
+    // q = 1.3 ms: not empty without the allowance (probe, one segment), empty with it.
+    assert_eq!(after(false, 51_300), 3 * MSS);
+    assert_eq!(after(true, 51_300), 100 * MSS);
+    // q = 1.6 ms: beyond both.
+    assert_eq!(after(true, 51_600), 3 * MSS);
+}
