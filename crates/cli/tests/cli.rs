@@ -126,6 +126,14 @@ fn usage_errors_exit_2_and_run_failures_exit_1() {
     let (code, _, err) = scavenger(&["reproduce", "nosuch", "--quick", "--out", "/nonexistent/x"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("nosuch") && err.contains("ong2020"), "{err}");
+    // An RTT validate has no case for: refused before anything runs (and before the root
+    // check), naming the field, the value and the allowed ones.
+    let (code, _, err) = scavenger(&["validate", "--quick", "--rtts", "350"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("rtts") && err.contains("350 ms") && err.contains("allowed: 50"),
+        "{err}"
+    );
     // A scenario that runs, and an output directory that cannot be made: a run failure.
     let dir = std::env::temp_dir().join(format!("scavenger-cli-exit-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
