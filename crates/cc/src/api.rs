@@ -211,6 +211,13 @@ pub trait CongestionControl: Send {
         1
     }
 
+    /// The handshake's RTT sample, given once right after the algorithm is built when the
+    /// datapath opened the connection with a handshake that measured one. Linux builds the
+    /// congestion control after the handshake (`tcp_init_transfer` →
+    /// `tcp_init_congestion_control`), when `tcp_min_rtt(tp)` already holds the SYN/SYN-ACK
+    /// sample, and BBR starts its min-RTT filter from it (`bbr_init`). Default: ignored.
+    fn on_handshake_rtt(&mut self, _now: Time, _rtt: Dur) {}
+
     /// Whether the algorithm sets the window on every ACK itself, in loss recovery too,
     /// like a Linux `tcp_congestion_ops` with `cong_control` (BBR): `tcp_cong_control`
     /// (net/ipv4/tcp_input.c) then returns before `tcp_cwnd_reduction`, so the datapath

@@ -634,14 +634,17 @@ mod tests {
         assert_eq!(cs[1].scenario_for(3).duration, Dur::from_secs(30));
     }
 
-    /// Why the phases: a NewReno foreground that starts at 10 s meets a BBR background in
-    /// its first PROBE_RTT and loses a quarter of its segments in its slow start; at the
-    /// other three phases it loses far fewer and finishes sooner
-    /// (docs/validation.md#quick-2026-11-28). With PSH and BBR's TSO pairs (2026-11-28)
-    /// the completion times came closer (10.7 s against 6.4, 8.1 and 9.6 s; 13.4 against
-    /// 7.0-8.0 before), the losses did not (491 against 181, 60 and 53 retransmissions).
+    /// Why the phases: a NewReno foreground that starts at 10 s meets a BBR background at
+    /// its first PROBE_RTT and loses a fifth of its segments in its slow start; at the
+    /// other three phases it loses far fewer (docs/validation.md#quick-2026-11-28). Its
+    /// completion time moves with where in PROBE_RTT it starts: 10.7 s against 6.4-9.6 s
+    /// at the other phases while the min-RTT filter started at the first data ACK; since
+    /// it starts from the handshake's RTT (`bbr_init`), PROBE_RTT begins about 50 ms after
+    /// 10 s, as the kernel's, and the foreground at 10 s finishes in 4.5-6.4 s with
+    /// 227-302 retransmissions (kernel: 6.7-7.3 s, 183-203;
+    /// docs/validation.md#bbr-handshake-min-rtt).
     #[test]
-    fn a_foreground_that_starts_at_bbrs_probe_rtt_takes_far_longer() {
+    fn a_foreground_that_starts_at_bbrs_probe_rtt_loses_far_more() {
         let p = quick_plan("bbr");
         let c = cases(&p).unwrap().remove(1);
         let fg = |seed: u64| {
@@ -656,11 +659,11 @@ mod tests {
             (f.completion_time_s.unwrap(), f.retransmits)
         };
         let (at_probe_rtt, lost) = fg(1);
-        assert!(lost > 300, "{at_probe_rtt} s, {lost} retransmissions");
+        assert!(lost > 200, "{at_probe_rtt} s, {lost} retransmissions");
         for seed in 2..=4 {
             let (t, l) = fg(seed);
             assert!(
-                t < at_probe_rtt && 2 * l < lost,
+                2 * l < lost,
                 "seed {seed}: {t} s and {l} retransmissions against {at_probe_rtt} s and {lost}"
             );
         }

@@ -228,9 +228,10 @@ impl Sender {
     /// `tcp_rtt_estimator`'s first-sample branch, `tcp_update_rtt_min`), and the SYN-ACK's
     /// TSval is TS.Recent for the first data segments. Not a data RTT: it is kept out of
     /// the reported RTT statistics and not handed to the algorithm.
-    pub fn on_handshake(&mut self, rtt: Dur, ts_recent: i64) {
+    pub fn on_handshake(&mut self, now: Time, rtt: Dur, ts_recent: i64) {
         self.rtt.on_sample(rtt);
         self.ts_recent = ts_recent;
+        self.cc.on_handshake_rtt(now, rtt);
     }
 
     pub fn cc(&self) -> &dyn CongestionControl {

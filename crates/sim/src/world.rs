@@ -465,7 +465,7 @@ impl Simulation {
         };
         let mut sender = Sender::new(scfg, cc, self.now);
         if let Some(e) = est {
-            sender.on_handshake(e.rtt, e.ts_recent);
+            sender.on_handshake(self.now, e.rtt, e.ts_recent);
         }
         self.flows[f].sender = Some(sender);
         self.try_send(f);

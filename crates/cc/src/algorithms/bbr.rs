@@ -1074,6 +1074,18 @@ impl CongestionControl for Bbr {
         "bbr"
     }
 
+    /// `bbr_init`: `bbr->min_rtt_us = tcp_min_rtt(tp); bbr->min_rtt_stamp =
+    /// tcp_jiffies32;`: the filter starts from the handshake's RTT, stamped when the
+    /// connection is established, so the first PROBE_RTT comes `min_rtt_win` after the
+    /// handshake unless a data sample is lower (a data segment, with its longer
+    /// serialisation, rarely is). Started at the first data ACK instead, it moved with the
+    /// lower samples of slow start and PROBE_RTT came 0.1 s (50 ms path) to 0.7 s (350 ms)
+    /// later than the kernel's (docs/validation.md#bbr-handshake-min-rtt).
+    fn on_handshake_rtt(&mut self, now: Time, rtt: Dur) {
+        self.min_rtt_us = rtt.micros().min(u32::MAX as u64 - 1) as u32;
+        self.min_rtt_stamp = now;
+    }
+
     fn on_ack(&mut self, now: Time, ack: &AckSample) {
         let mss = self.mss;
         if ack.bytes_acked > 0 {
@@ -1301,6 +1313,40 @@ mod tests {
         assert_eq!(
             (b.mode(), b.cwnd(), b.pacing_gain),
             (Mode::Startup, 10 * MSS, 0)
+        );
+    }
+
+    /// `bbr_init` starts the min-RTT filter from the handshake's RTT, stamped at the
+    /// connection's start: a higher data sample leaves both alone, a lower one replaces
+    /// them, and the filter expires `min_rtt_win` (10 s) after the handshake.
+    #[test]
+    fn min_rtt_filter_starts_from_the_handshake_rtt() {
+        let mut b = bbr();
+        assert_eq!(b.min_rtt_us, u32::MAX, "no sample before the handshake's");
+        b.on_handshake_rtt(Time(1_000_000), Dur::from_micros(50_120));
+        assert_eq!((b.min_rtt_us, b.min_rtt_stamp), (50_120, Time(1_000_000)));
+        let sample = |us| Rs {
+            rtt_us: Some(us),
+            ..Rs::default()
+        };
+        // A data segment's RTT, 1.5 ms of serialisation more: no change.
+        b.update_min_rtt(Time(2_000_000_000), &sample(51_600));
+        assert_eq!((b.min_rtt_us, b.min_rtt_stamp), (50_120, Time(1_000_000)));
+        // Just after 10 s from the handshake the filter has expired: the next sample
+        // takes over and PROBE_RTT begins.
+        b.update_min_rtt(Time(10_001_000_001), &sample(51_600));
+        assert_eq!(
+            (b.min_rtt_us, b.min_rtt_stamp),
+            (51_600, Time(10_001_000_001))
+        );
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        // A lower sample replaces it at once.
+        let mut b = bbr();
+        b.on_handshake_rtt(Time(0), Dur::from_micros(50_120));
+        b.update_min_rtt(Time(3_000_000_000), &sample(50_000));
+        assert_eq!(
+            (b.min_rtt_us, b.min_rtt_stamp),
+            (50_000, Time(3_000_000_000))
         );
     }
 

@@ -339,6 +339,10 @@ impl CongestionControl for DaLbe {
         self.inner.cong_control()
     }
 
+    fn on_handshake_rtt(&mut self, now: Time, rtt: Dur) {
+        self.inner.on_handshake_rtt(now, rtt);
+    }
+
     fn trace(&self, out: &mut Vec<(&'static str, f64)>) {
         self.inner.trace(out);
         let k = &self.knobs;
