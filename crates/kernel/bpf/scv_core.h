@@ -1064,7 +1064,6 @@ SCV_INLINE scv_u64 scv_ebb_own_target(const struct scv_ebb_params *p)
 	return (scv_u64)p->target;
 }
 
-/* Queueing delay of the round so far (round minimum − base); 0 = none. */
 /* Ebb::segment_time: one segment at the remembered rate, floor(mss·8·10^9/C) ns. */
 SCV_INLINE scv_u64 scv_ebb_segment_time(const struct scv_ebb_state *s)
 {
@@ -1085,6 +1084,7 @@ SCV_INLINE scv_u64 scv_ebb_refill_threshold(const struct scv_ebb_state *s, const
 	return (scv_u64)p->refill + (p->refill_burst ? scv_ebb_segment_time(s) : 0);
 }
 
+/* Queueing delay of the round so far (round minimum − base); 0 = none. */
 SCV_INLINE int scv_ebb_round_queue(const struct scv_ebb_state *s, scv_u64 *q)
 {
 	if (s->round_min == SCV_EBB_NONE || s->base == SCV_EBB_NONE)

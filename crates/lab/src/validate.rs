@@ -130,26 +130,29 @@ pub fn cases(plan: &Plan) -> Result<Vec<Case>, InputError> {
         Some(v) => {
             // The durations and the buffer rule are set per RTT (`case`), so only the
             // mode's own RTTs are allowed.
+            let listed = || {
+                allowed
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let refuse = |message: String| InputError {
+                file: "validate".into(),
+                field: "rtts".into(),
+                message,
+            };
             if let Some(bad) = v.iter().find(|r| !allowed.contains(r)) {
-                return Err(InputError {
-                    file: "validate".into(),
-                    field: "rtts".into(),
-                    message: format!(
-                        "{bad} ms is not one of this mode's RTTs; allowed: {}",
-                        allowed
-                            .iter()
-                            .map(|r| format!("{r}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                });
+                return Err(refuse(format!(
+                    "{bad} ms is not one of this mode's RTTs; allowed: {}",
+                    listed()
+                )));
             }
             if v.is_empty() {
-                return Err(InputError {
-                    file: "validate".into(),
-                    field: "rtts".into(),
-                    message: "no RTT given; allowed: one or more of 50, 350".into(),
-                });
+                return Err(refuse(format!(
+                    "no RTT given; allowed: one or more of {}",
+                    listed()
+                )));
             }
             v.clone()
         }

@@ -227,7 +227,8 @@ impl Sender {
     /// RTO and the minimum RTT as Linux's SYN-ACK processing does (`tcp_ack_update_rtt` →
     /// `tcp_rtt_estimator`'s first-sample branch, `tcp_update_rtt_min`), and the SYN-ACK's
     /// TSval is TS.Recent for the first data segments. Not a data RTT: it is kept out of
-    /// the reported RTT statistics and not handed to the algorithm.
+    /// the reported RTT statistics and out of `AckSample`; the algorithm sees it once, as
+    /// `tcp_min_rtt(tp)` at Linux's congestion-control init (`on_handshake_rtt`).
     pub fn on_handshake(&mut self, now: Time, rtt: Dur, ts_recent: i64) {
         self.rtt.on_sample(rtt);
         self.ts_recent = ts_recent;

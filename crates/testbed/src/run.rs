@@ -3,7 +3,7 @@
 //! `testbed` block with the kernel version and the settings used).
 
 use crate::emulator::{EmulatorConfig, EmulatorReport, FlowRoute, FORWARD};
-use crate::endpoints::{self, FlowPlan, ReceiverReport, SenderReport, BIN};
+use crate::endpoints::{self, FlowPlan, ReceiverReport, Sample, SenderReport, BIN};
 use crate::error::TestbedError;
 use crate::netns;
 use crate::quic::QUIC_CC;
@@ -793,58 +793,59 @@ fn series(
                 .collect()
         })
         .collect();
-    // The last TCP_INFO sample at or before each bin's end.
-    let at_end = |s: &SenderReport, k: usize| {
-        s.samples
-            .iter()
-            .take_while(|x| x.t <= edge(k + 1))
-            .last()
-            .map(|x| x.info)
-    };
-    let cwnd = senders
+    // The last TCP_INFO sample at or before each bin's end, per sender: one pass over
+    // the (time-ordered) samples, read by every column below.
+    let at_end: Vec<Vec<Option<&Sample>>> = senders
         .iter()
         .map(|s| {
+            let mut it = s.samples.iter().peekable();
+            let mut last = None;
             (0..n)
-                .map(|k| at_end(s, k).map_or(0, |i| i.snd_cwnd as u64 * i.snd_mss as u64))
+                .map(|k| {
+                    while let Some(x) = it.next_if(|x| x.t <= edge(k + 1)) {
+                        last = Some(x);
+                    }
+                    last
+                })
+                .collect()
+        })
+        .collect();
+    let column = |bins: &[Option<&Sample>], f: &dyn Fn(&Sample) -> Option<f64>| -> Vec<f64> {
+        bins.iter()
+            .map(|x| x.and_then(f).unwrap_or(f64::NAN))
+            .collect()
+    };
+    let cwnd = at_end
+        .iter()
+        .map(|bins| {
+            bins.iter()
+                .map(|x| x.map_or(0, |x| x.info.snd_cwnd as u64 * x.info.snd_mss as u64))
                 .collect()
         })
         .collect();
     // In place of the simulator's algorithm trace variables: the kernel's srtt and
     // delivery-rate estimate (bytes/s in TCP_INFO, bit/s here).
-    let trace = senders
+    let trace = at_end
         .iter()
-        .map(|s| {
+        .map(|bins| {
             let mut cols = vec![
                 (
                     "srtt_ms".to_string(),
-                    (0..n)
-                        .map(|k| at_end(s, k).map_or(f64::NAN, |i| i.rtt_us as f64 / 1e3))
-                        .collect(),
+                    column(bins, &|x| Some(x.info.rtt_us as f64 / 1e3)),
                 ),
                 (
                     "delivery_rate_bps".to_string(),
-                    (0..n)
-                        .map(|k| at_end(s, k).map_or(f64::NAN, |i| i.delivery_rate as f64 * 8.0))
-                        .collect(),
+                    column(bins, &|x| Some(x.info.delivery_rate as f64 * 8.0)),
                 ),
             ];
             // A BBR sender also shows the kernel's model (TCP_CC_INFO), under the names
             // the simulator's BBR trace uses where they mean the same.
-            if s.samples.iter().any(|x| x.bbr.is_some()) {
-                let bbr_at = |k: usize| {
-                    s.samples
-                        .iter()
-                        .take_while(|x| x.t <= edge(k + 1))
-                        .last()
-                        .and_then(|x| x.bbr)
-                };
-                let col = |f: &dyn Fn(crate::sys::BbrInfo) -> f64| -> Vec<f64> {
-                    (0..n).map(|k| bbr_at(k).map_or(f64::NAN, f)).collect()
-                };
-                cols.push(("bw_mbps".into(), col(&|b| b.bw_bytes_per_s as f64 * 8e-6)));
-                cols.push(("min_rtt_ms".into(), col(&|b| b.min_rtt_us as f64 / 1e3)));
-                cols.push(("pacing_gain".into(), col(&|b| b.pacing_gain)));
-                cols.push(("cwnd_gain".into(), col(&|b| b.cwnd_gain)));
+            if bins.iter().flatten().any(|x| x.bbr.is_some()) {
+                let bbr = |f: fn(crate::sys::BbrInfo) -> f64| column(bins, &move |x| x.bbr.map(f));
+                cols.push(("bw_mbps".into(), bbr(|b| b.bw_bytes_per_s as f64 * 8e-6)));
+                cols.push(("min_rtt_ms".into(), bbr(|b| b.min_rtt_us as f64 / 1e3)));
+                cols.push(("pacing_gain".into(), bbr(|b| b.pacing_gain)));
+                cols.push(("cwnd_gain".into(), bbr(|b| b.cwnd_gain)));
             }
             cols
         })
