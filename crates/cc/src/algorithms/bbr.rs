@@ -1080,7 +1080,8 @@ impl CongestionControl for Bbr {
     /// handshake unless a data sample is lower (a data segment, with its longer
     /// serialisation, rarely is). Started at the first data ACK instead, it moved with the
     /// lower samples of slow start and PROBE_RTT came 0.1 s (50 ms path) to 0.7 s (350 ms)
-    /// later than the kernel's (docs/validation.md#bbr-handshake-min-rtt).
+    /// later than the kernel's (docs/validation.md#bbr-handshake-min-rtt;
+    /// docs/deviations/bbr.md#bbr-min-rtt-init for the datapaths that do not call it).
     fn on_handshake_rtt(&mut self, now: Time, rtt: Dur) {
         self.min_rtt_us = rtt.micros().min(u32::MAX as u64 - 1) as u32;
         self.min_rtt_stamp = now;
