@@ -302,7 +302,9 @@ impl Figure {
 fn values(case: &Case, r: &RunRecord) -> Vec<(&'static str, Option<f64>)> {
     let flow = |name: &str| r.metrics.flows.iter().find(|f| f.name == name);
     let share = |name: &str| flow(name).map(|f| f.goodput_bps / DOWN_BPS as f64);
-    let rtt = |name: &str| flow(name).and_then(|f| f.rtt_ms.mean);
+    // Both sides' srtt weighted by delivered segments (docs/validation.md#srtt-measure):
+    // the testbed has no per-ACK samples, so the simulator reports the testbed's measure.
+    let rtt = |name: &str| flow(name).and_then(|f| f.srtt_ms);
     match case.kind {
         Kind::Alone => vec![("share of link", share("bg")), ("mean RTT ms", rtt("bg"))],
         Kind::ShortFg => vec![

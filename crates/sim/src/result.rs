@@ -45,6 +45,12 @@ pub struct FlowResult {
     /// IP bytes received (retransmissions and headers included) over the active duration.
     pub throughput_bps: f64,
     pub rtt_ms: Stats,
+    /// The sender's smoothed RTT (Linux srtt), mean weighted by the segments each ACK
+    /// delivered: the testbed's `rtt_ms` measure (deviations/testbed.md#testbed-rtt-tcp-info),
+    /// which `validate` compares on both sides (docs/validation.md#srtt-measure). `None`
+    /// for datagram and QUIC flows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srtt_ms: Option<f64>,
     pub retransmits: u64,
     pub fast_recoveries: u64,
     pub timeouts: u64,

@@ -83,6 +83,19 @@ pub struct SenderStats {
     pub ece_acks: u64,
     /// RTT samples (ns); samples echoing retransmissions are excluded (Karn).
     pub rtt: Histogram,
+    /// Σ srtt (ns) × segments newly delivered, over every ACK that delivered any, and
+    /// Σ those segments: the testbed's RTT measure, Linux's srtt weighted by
+    /// `tcpi_delivered` (deviations/testbed.md#testbed-rtt-tcp-info), so that `validate`
+    /// compares like with like (docs/validation.md#srtt-measure).
+    pub srtt_ns_segs: u128,
+    pub srtt_segs: u64,
+}
+
+impl SenderStats {
+    /// The mean srtt weighted by delivered segments, in ns (`None` before any sample).
+    pub fn srtt_weighted_mean_ns(&self) -> Option<f64> {
+        (self.srtt_segs > 0).then(|| self.srtt_ns_segs as f64 / self.srtt_segs as f64)
+    }
 }
 
 /// RFC 6937 state for one fast recovery.
@@ -628,6 +641,9 @@ impl Sender {
         }
         self.board.acks += 1;
         let mut newly = 0u64;
+        // Segments newly delivered (Linux tp->delivered's increments: cumulatively
+        // acknowledged ones not SACKed before, and newly SACKed ones).
+        let mut newly_segs = 0u64;
         // Cumulative part.
         let cum = ack.ack.min(self.nxt);
         let advanced = cum > self.una;
@@ -649,7 +665,9 @@ impl Sender {
                 first_cum.get_or_insert(s.snap.sent_time);
                 last_cum = Some(s.snap.sent_time);
             }
-            newly += self.deliver(now, self.una);
+            let bytes = self.deliver(now, self.una);
+            newly += bytes;
+            newly_segs += u64::from(bytes > 0);
             self.segs.pop_front();
             self.una += 1;
         }
@@ -682,6 +700,7 @@ impl Sender {
                         }
                         self.rack_advance(now, i, seg.snap.sent_time, seg.retransmitted);
                         newly += self.deliver(now, i);
+                        newly_segs += 1;
                         let seg = self.seg(i);
                         seg.sacked = true;
                         seg.in_flight = false;
@@ -705,6 +724,10 @@ impl Sender {
         };
         if let Some(f) = first_cum.or(first_sack) {
             self.rtt.on_sample(since(f));
+        }
+        if let Some(srtt) = self.rtt.srtt().filter(|_| newly_segs > 0) {
+            self.stats.srtt_ns_segs += srtt.nanos() as u128 * newly_segs as u128;
+            self.stats.srtt_segs += newly_segs;
         }
         if let Some(l) = last_cum {
             self.stats.rtt.record(since(l).nanos());
@@ -1355,5 +1378,34 @@ mod tests {
         let a = samples.lock().unwrap()[1];
         let echo = Some(Dur::from_millis(100));
         assert_eq!((a.rtt, a.ts_echo_rtt), (echo, echo));
+    }
+
+    #[test]
+    fn srtt_is_weighted_by_the_segments_each_ack_delivers() {
+        use crate::packet::{Kind, Packet};
+        let mut s = sender(Box::new(Recorder(Default::default())));
+        let ms = |m: u64| scavenger_cc::Time(m * 1_000_000);
+        let ack = |n: u32| {
+            let mut a = Packet::data(0, 0, 0, 52, 0, false);
+            a.kind = Kind::Ack;
+            a.ack = n;
+            a
+        };
+        for t in [0, 10, 110, 110] {
+            s.next_packet(ms(t)).unwrap();
+        }
+        assert_eq!(s.stats.srtt_weighted_mean_ns(), None);
+        // Segments 0 and 1 by one ACK: the first sample is the oldest's, 100 ms
+        // (tcp_ack_update_rtt's seq_rtt_us), and srtt = 100 ms weighs twice.
+        s.on_ack(ms(100), &ack(2));
+        // Segment 2 (sent at 110 ms) at 190 ms: srtt = 7/8·100 + 1/8·80 = 97.5 ms, once.
+        s.on_ack(ms(190), &ack(3));
+        // Segment 3 at 200 ms: srtt = 7/8·97.5 + 1/8·90 = 96.5625 ms, once.
+        s.on_ack(ms(200), &ack(4));
+        // A duplicate delivers nothing and adds no weight.
+        s.on_ack(ms(210), &ack(4));
+        let want = (2.0 * 100.0 + 97.5 + 96.5625) / 4.0 * 1e6;
+        assert_eq!(s.stats.srtt_segs, 4);
+        assert!((s.stats.srtt_weighted_mean_ns().unwrap() - want).abs() < 1.0);
     }
 }

@@ -970,6 +970,11 @@ impl Simulation {
                         0.0
                     }
                 };
+                let srtt_ms = f
+                    .sender
+                    .as_ref()
+                    .and_then(|s| s.stats.srtt_weighted_mean_ns())
+                    .map(|ns| ns * 1e-6);
                 let (sent, rtt, retrans, frs, tos, cwnd, ecn) = match (&f.sender, &f.ep) {
                     (None, Some(ep)) => {
                         let st = ep.eps.status();
@@ -1025,6 +1030,7 @@ impl Simulation {
                     goodput_bps: per_s(rs.unique_bytes),
                     throughput_bps: per_s(rs.data_wire_bytes),
                     rtt_ms: rtt,
+                    srtt_ms,
                     retransmits: retrans,
                     fast_recoveries: frs,
                     timeouts: tos,

@@ -700,6 +700,12 @@ fn metrics(
                 goodput_bps: per_s(r.bytes),
                 throughput_bps: per_s(c.data_delivered_bytes),
                 rtt_ms: stats_from(&s.rtt, 1e-6),
+                // rtt_ms is already srtt weighted by delivered segments for kernel TCP;
+                // QUIC's polls weigh once each, so it has no such figure.
+                srtt_ms: s
+                    .rtt_delivery_weighted
+                    .then(|| stats_from(&s.rtt, 1e-6).mean)
+                    .flatten(),
                 retransmits: last.total_retrans as u64,
                 fast_recoveries: s.recoveries_seen,
                 timeouts: last.total_rto.unwrap_or(0) as u64,
