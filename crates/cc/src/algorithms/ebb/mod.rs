@@ -146,6 +146,8 @@ pub struct Ebb {
     last_rtt: Option<Dur>,
     /// RTT samples in the current round.
     round_samples: u32,
+    /// Sum of the RTT samples of the current round, in ns (stage_mean).
+    round_rtt_sum: u64,
     /// The last SS_SAMPLES RTT samples (a ring, `recent_at` the next slot).
     recent: [Dur; SS_SAMPLES as usize],
     recent_at: usize,
@@ -195,6 +197,11 @@ pub struct Ebb {
     /// The round-minimum queue of the last round end (own_measured,
     /// docs/ebb.md#own-measured).
     last_q: Option<Dur>,
+    /// A refill from the floor has not yet been confirmed by a probe decision at the
+    /// remembered BDP (stage_backoff, refill_backoff; docs/ebb.md#faster-yield).
+    refill_unconfirmed: bool,
+    /// Refills from the floor in a row that ended in a yield to a foreign queue.
+    failed_refills: u32,
 }
 
 impl Ebb {
@@ -211,6 +218,7 @@ impl Ebb {
             jitter_ns: 0.0,
             last_rtt: None,
             round_samples: 0,
+            round_rtt_sum: 0,
             recent: [Dur::MAX; SS_SAMPLES as usize],
             recent_at: 0,
             round_end: 0,
@@ -234,6 +242,8 @@ impl Ebb {
             acks_at: 0,
             acks_seen: 0,
             last_q: None,
+            refill_unconfirmed: false,
+            failed_refills: 0,
         }
     }
 
