@@ -64,6 +64,14 @@
 //!   first decision after the exit is slow start's own overshoot, drained and never read
 //!   as foreign (docs/ebb.md#ss-own). Measured and off: `own_measured` (own queue at most
 //!   the last round's queue plus the window's growth; docs/ebb.md#own-measured).
+//! - since variant 35 (docs/ebb.md#faster-yield), a refill from the floor that ends in a
+//!   yield to a foreign queue before a probe at the BDP has failed, and the next refill
+//!   needs a second clean round end in a row (`refill_backoff`); a refill from at or
+//!   above the first stage needs the round's mean queue, not only its minimum, within
+//!   `refill` (`stage_mean`): beside a foreground holding the other half of the link the
+//!   queue touches empty once a round. Measured and off: `foreign_samples` (the foreign
+//!   test on fewer than 8 samples), `foreign_in_hold` (the foreign test in held rounds),
+//!   `stage_backoff` (a smaller first stage after a failed refill).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").

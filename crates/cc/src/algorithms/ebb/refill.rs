@@ -20,7 +20,8 @@ impl Ebb {
             // segments (docs/ebb.md#refill-rounds).
             && (self.cfg.refill_rounds <= 1 || self.clean_run >= self.cfg.refill_rounds)
             // With refill_backoff, each refill from the floor that ended in a yield to a
-            // foreign queue adds a clean round end to wait for (docs/ebb.md#faster-yield).
+            // foreign queue adds a clean round end to wait for (docs/ebb.md#faster-yield,
+            // docs/deviations/ebb.md#ebb-refill-backoff).
             && (self.cfg.refill_backoff == 0
                 || self.clean_run > self.failed_refills.min(self.cfg.refill_backoff))
     }
