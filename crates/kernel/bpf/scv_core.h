@@ -866,8 +866,9 @@ SCV_INLINE void scv_lpp_on_rto(struct scv_lpp_state *s, const struct scv_lpp_par
  * variant: every boolean of EbbConfig at its default (probe_up, refill_guard, own_rate,
  * pace_cap, probe_hold, ss_own, ss_ack_rate on; drain_bytes, held_prev, refill_drain,
  * held_clean, stage_from_floor, stage_early, refill_pace_window, own_measured off),
- * jitter_gain = 0, refill_growth = 0, refill_rounds = 1, probe_queue = 0 and
- * bw_rounds = 10 fixed; the other numbers are parameters (struct scv_ebb_params), and so
+ * jitter_gain = 0, refill_growth = 0, refill_rounds = 1, probe_queue = 0,
+ * bw_rounds = 10, foreign_samples = 8, foreign_in_hold off, stage_backoff = 0 and, since
+ * variant 35 (docs/ebb.md#faster-yield), refill_backoff = 1 and stage_mean on fixed; the other numbers are parameters (struct scv_ebb_params), and so
  * are three booleans measured on the testbed, off by default: refill_own, foreign_burst
  * and refill_burst (docs/ebb.md#variants-deecf7c).
  * Bytes, nanoseconds and bit/s as the Rust version; the section of docs/ebb.md each
@@ -970,7 +971,13 @@ struct scv_ebb_state {
 	scv_u64 acks_seen;
 	scv_u32 recent_at, bw_at, avail_at, acks_at;
 	scv_u32 slowdown_left, until_slowdown;
-	scv_u8 phase, hold, ss_queue, _pad[5];
+	/* refill_backoff and stage_mean (docs/ebb.md#faster-yield): the round's RTT sum and
+	 * sample count, consecutive clean round ends, refills from the floor in a row that
+	 * ended in a yield to a foreign queue (at most 1), and whether the last refill from
+	 * the floor still waits for a probe at the BDP. */
+	scv_u64 round_rtt_sum;
+	scv_u32 round_samples, clean_run, failed_refills;
+	scv_u8 phase, hold, ss_queue, refill_unconfirmed, _pad[4];
 };
 
 SCV_INLINE scv_u64 scv_min_u64(scv_u64 a, scv_u64 b) { return a < b ? a : b; }
@@ -1031,6 +1038,9 @@ SCV_INLINE void scv_ebb_init(struct scv_ebb_state *s, scv_u64 mss, scv_u64 initi
 	s->probe_cap_before = 0;
 	s->ss_queue = 0;
 	s->acks_seen = 0;
+	s->round_rtt_sum = 0;
+	s->round_samples = s->clean_run = s->failed_refills = 0;
+	s->refill_unconfirmed = 0;
 }
 
 SCV_INLINE scv_u64 scv_ebb_floor(const struct scv_ebb_state *s, const struct scv_ebb_params *p)
@@ -1136,6 +1146,8 @@ SCV_INLINE void scv_ebb_record_sample(struct scv_ebb_state *s, const struct scv_
 		s->round_max = s->round_max == SCV_EBB_NONE ? rtt : scv_max_u64(s->round_max, rtt);
 		s->recent[s->recent_at & (SCV_EBB_SS_SAMPLES - 1)] = rtt;
 		s->recent_at = (s->recent_at + 1) & (SCV_EBB_SS_SAMPLES - 1);
+		s->round_samples++;
+		s->round_rtt_sum = s->round_rtt_sum + rtt < s->round_rtt_sum ? SCV_EBB_NONE : s->round_rtt_sum + rtt;
 	}
 	if (a->has_rate && (!a->rate_app_limited || a->rate_bps > s->capacity))
 		s->round_max_bw = scv_max_u64(s->round_max_bw, a->rate_bps);
@@ -1213,10 +1225,22 @@ SCV_INLINE void scv_ebb_restart_round(struct scv_ebb_state *s, const struct scv_
 	s->probe_added = 0;
 	s->round_min = s->round_max = SCV_EBB_NONE;
 	s->probe_step = 1;
+	s->round_samples = 0;
+	s->round_rtt_sum = 0;
 	s->round_max_bw = 0;
 	s->round_end = a->snd_nxt;
 	s->prev_start_cwnd = s->round_start_cwnd;
 	s->round_start_cwnd = s->cwnd;
+}
+
+/* Ebb::note_foreign_yield (refill_backoff = 1, docs/ebb.md#faster-yield): a yield to a
+ * foreign queue after a refill from the floor not yet confirmed at the BDP. */
+SCV_INLINE void scv_ebb_note_foreign_yield(struct scv_ebb_state *s)
+{
+	if (s->refill_unconfirmed) {
+		s->refill_unconfirmed = 0;
+		s->failed_refills = 1;
+	}
 }
 
 /* Fast yield (docs/ebb.md#yield, #foreign): with own_rate only a foreign queue cuts
@@ -1231,6 +1255,7 @@ SCV_INLINE int scv_ebb_fast_yield(struct scv_ebb_state *s, const struct scv_ebb_
 		return 0;
 	if (!(p->foreign > 0 && scv_ebb_bdp(s) > 0 && q > scv_ebb_own_queue(s) + scv_ebb_foreign_allowance(s, p)))
 		return 0;
+	scv_ebb_note_foreign_yield(s);
 	s->cwnd = scv_ebb_floor(s, p);
 	s->phase = SCV_EBB_YIELD;
 	scv_ebb_restart_round(s, a);
@@ -1253,6 +1278,7 @@ SCV_INLINE void scv_ebb_yield_to_queue(struct scv_ebb_state *s, const struct scv
 		scv_u64 wt = s->cwnd * t;
 		scv_u64 sq = ((wt / q) * t + ((wt % q) * t) / q) / q;
 		scv_u64 md = scv_muldiv(s->cwnd, (scv_u64)p->md_ppm, SCV_PPM);
+		scv_ebb_note_foreign_yield(s);
 		s->cwnd = scv_max_u64(scv_min_u64(md, sq), scv_ebb_floor(s, p));
 	}
 	s->hold = 1;
@@ -1280,6 +1306,12 @@ SCV_INLINE void scv_ebb_probe(struct scv_ebb_state *s, const struct scv_ebb_para
 	scv_u64 added = s->probe_added, add;
 
 	s->probe_added = 0;
+	if (s->cwnd >= scv_ebb_bdp(s)) {
+		/* A decision at the BDP that does not yield confirms the last refill
+		 * (docs/ebb.md#faster-yield). */
+		s->refill_unconfirmed = 0;
+		s->failed_refills = 0;
+	}
 	if (q <= scv_ebb_refill_threshold(s, p) && clean && s->cwnd >= scv_ebb_bdp(s)) {
 		if (added > 0 && !scv_ebb_rate_followed(s, added, base))
 			step = 1;
@@ -1297,19 +1329,29 @@ SCV_INLINE void scv_ebb_probe(struct scv_ebb_state *s, const struct scv_ebb_para
 	s->phase = SCV_EBB_PROBE;
 }
 
+/* The first refill stage, refill_stage·C·base bytes (0 when off; Ebb::stage_bytes). */
+SCV_INLINE scv_u64 scv_ebb_stage_bytes(const struct scv_ebb_state *s, const struct scv_ebb_params *p)
+{
+	if (p->refill_stage_ppm <= 0)
+		return 0;
+	return scv_max_u64(scv_muldiv(scv_ebb_bdp(s), (scv_u64)p->refill_stage_ppm, SCV_PPM), scv_ebb_floor(s, p));
+}
+
 /* Refill (docs/ebb.md#refill, #refill-stage): to the remembered BDP, in two stages from
  * below refill_stage of it. */
 SCV_INLINE void scv_ebb_refill(struct scv_ebb_state *s, const struct scv_ebb_params *p)
 {
-	scv_u64 bdp = scv_ebb_bdp(s), stage = 0;
+	scv_u64 bdp = scv_ebb_bdp(s), stage = scv_ebb_stage_bytes(s, p);
 
 	s->probe_added = 0;
+	/* Confirmed by a probe at the BDP, or failed by a yield to a foreign queue first
+	 * (refill_backoff, docs/ebb.md#faster-yield). */
+	if (s->cwnd <= scv_ebb_floor(s, p))
+		s->refill_unconfirmed = 1;
 	/* refill_own: a jump from the floor is Ebb's own burst until the first decision
 	 * round after the held one, as after a slow-start exit (docs/ebb.md#refill-own). */
 	if (p->refill_own && s->cwnd <= scv_ebb_floor(s, p))
 		s->ss_queue = 1;
-	if (p->refill_stage_ppm > 0)
-		stage = scv_max_u64(scv_muldiv(bdp, (scv_u64)p->refill_stage_ppm, SCV_PPM), scv_ebb_floor(s, p));
 	s->cwnd = s->cwnd < stage ? stage : bdp;
 	s->hold = 1;
 	s->phase = SCV_EBB_REFILL;
@@ -1318,14 +1360,23 @@ SCV_INLINE void scv_ebb_refill(struct scv_ebb_state *s, const struct scv_ebb_par
 /* The round-end decision (Ebb::decide_round; docs/ebb.md#design). */
 SCV_INLINE void scv_ebb_end_round(struct scv_ebb_state *s, const struct scv_ebb_params *p, const struct scv_ebb_ack *a)
 {
-	scv_u64 q = 0, qmax = 0, step, base = s->base, t = (scv_u64)p->target;
-	int has_q, has_qmax, ss_overshoot;
+	scv_u64 q = 0, qmax = 0, qmean = 0, step, base = s->base, t = (scv_u64)p->target;
+	int has_q, has_qmax, has_mean, ss_overshoot, clean;
 
 	scv_ebb_update_capacity(s);
 	has_q = scv_ebb_round_queue(s, &q);
 	has_qmax = s->round_max != SCV_EBB_NONE && base != SCV_EBB_NONE;
 	if (has_qmax)
 		qmax = scv_sat_sub(s->round_max, base);
+	/* Consecutive clean round ends, held ones included (refill_backoff). */
+	clean = has_q && q <= scv_ebb_refill_threshold(s, p) && has_qmax && qmax <= t;
+	s->clean_run = clean ? (s->clean_run + 1 ? s->clean_run + 1 : s->clean_run) : 0;
+	/* The round's mean queue (stage_mean, docs/ebb.md#faster-yield). */
+	has_mean = base != SCV_EBB_NONE && s->round_samples > 0;
+	if (has_mean)
+		qmean = scv_sat_sub(s->round_rtt_sum / s->round_samples, base);
+	s->round_rtt_sum = 0;
+	s->round_samples = 0;
 	s->round_min = s->round_max = SCV_EBB_NONE;
 	step = s->probe_step;
 	s->probe_step = 1;
@@ -1377,7 +1428,12 @@ SCV_INLINE void scv_ebb_end_round(struct scv_ebb_state *s, const struct scv_ebb_
 		s->probe_added = 0;
 		s->hold = 1;
 		s->phase = SCV_EBB_YIELD;
-	} else if (q <= scv_ebb_refill_threshold(s, p) && s->cwnd < scv_ebb_bdp(s) && has_qmax && qmax <= t) {
+	} else if (q <= scv_ebb_refill_threshold(s, p) && s->cwnd < scv_ebb_bdp(s) && has_qmax && qmax <= t &&
+		   s->clean_run > s->failed_refills &&
+		   (s->cwnd < scv_ebb_stage_bytes(s, p) || (has_mean && qmean <= scv_ebb_refill_threshold(s, p)))) {
+		/* refill_backoff = 1: one more clean round end after a failed refill; stage_mean:
+		 * the second stage needs the round's mean queue within refill
+		 * (docs/ebb.md#faster-yield). */
 		scv_ebb_refill(s, p);
 	} else if (a->cwnd_limited) {
 		scv_ebb_probe(s, p, q, has_qmax, qmax, step, base);

@@ -403,7 +403,8 @@ pub const SHIM_DEFAULT_WAKE: Dur = Dur::from_micros(100);
 /// `foreign_burst` and `refill_burst` (docs/ebb.md#refill-own, #foreign-burst, measured
 /// on the testbed). Its other booleans
 /// (variants of docs/ebb.md), `jitter_gain`, `refill_growth`, `refill_rounds`,
-/// `probe_queue` and `bw_rounds` are fixed at their defaults in the BPF core
+/// `probe_queue`, `bw_rounds`, `foreign_samples`, `stage_backoff` and `refill_backoff` (1,
+/// docs/ebb.md#faster-yield) are fixed at their defaults in the BPF core
 /// (bpf/scv_core.h, docs/kernel.md#native-ebb), so they are not in this table: setting
 /// one is refused as an unknown parameter of the native version.
 pub static EBB: Layout = Layout {

@@ -495,8 +495,9 @@ enum EbbEv {
 /// flow on a 10 Mbit/s, 40 ms link (BDP 50 segments), driven by the window both sides
 /// agree on. Each ACK covers one segment; the RTT is the base plus the queue the flight
 /// above the BDP makes, plus a foreign queue that ramps to 30 ms and back (a foreground's
-/// slow start) from 12 s to 14 s and from 30 s to 31 s while the link gives Ebb half its
-/// rate, plus up to 0.3 ms of noise; ACKs come at the link's rate or the window's,
+/// slow start) from 12 s to 14 s, from 30 s to 31 s and again from 31.3 s (a refill from
+/// the floor in between ends in a yield to it: refill_backoff, docs/ebb.md#faster-yield)
+/// to 32.3 s while the link gives Ebb half its rate, plus up to 0.3 ms of noise; ACKs come at the link's rate or the window's,
 /// whichever is slower, with up to 1 µs of jitter. Every 40th ACK has no RTT sample,
 /// every 17th no rate sample, every 23rd rate sample is app-limited, every 50th ACK is not
 /// cwnd-limited; losses at 8.5 s and 21 s (4 recovery ACKs each) and an RTO at 45 s.
@@ -537,7 +538,9 @@ impl EbbScript {
             let up = if x < half { x } else { t1 - t0 - x };
             30_000_000 * up / half
         };
-        ramp(12_000_000_000, 14_000_000_000).max(ramp(30_000_000_000, 31_000_000_000))
+        ramp(12_000_000_000, 14_000_000_000)
+            .max(ramp(30_000_000_000, 31_000_000_000))
+            .max(ramp(31_300_000_000, 32_300_000_000))
     }
 
     fn next(&mut self, cwnd: u64) -> EbbEv {

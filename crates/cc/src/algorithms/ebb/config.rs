@@ -299,6 +299,46 @@ pub(super) static PARAMS: &[ParamSpec] = &[
         doc: "the empty-queue threshold (refill, probe up) allows one segment's transmission at the remembered rate beyond `refill`",
         source: "docs/ebb.md#foreign-burst",
     },
+    ParamSpec {
+        name: "foreign_samples",
+        kind: ParamKind::Int { min: 1, max: 8 },
+        default: ParamValue::Int(8),
+        unit: "samples",
+        doc: "the within-round foreign-queue test takes the minimum of this many of the last RTT samples (8: HyStart's count, as the fast yield)",
+        source: "docs/ebb.md#faster-yield",
+    },
+    ParamSpec {
+        name: "foreign_in_hold",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "the within-round foreign-queue test also runs in the round held after a decision (a refill stage, a drain of the own queue)",
+        source: "docs/ebb.md#faster-yield",
+    },
+    ParamSpec {
+        name: "stage_backoff",
+        kind: ParamKind::Int { min: 0, max: 6 },
+        default: ParamValue::Int(0),
+        unit: "halvings",
+        doc: "each refill from the floor that ends in a yield to a foreign queue before Ebb holds the BDP halves the next first stage, at most this many times; 0 = off",
+        source: "docs/ebb.md#faster-yield",
+    },
+    ParamSpec {
+        name: "refill_backoff",
+        kind: ParamKind::Int { min: 0, max: 16 },
+        default: ParamValue::Int(1),
+        unit: "rounds",
+        doc: "each refill from the floor that ends in a yield to a foreign queue before Ebb holds the BDP makes the next refill wait one more clean round end, at most this many (1 since variant 35); 0 = off",
+        source: "docs/ebb.md#faster-yield",
+    },
+    ParamSpec {
+        name: "stage_mean",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(true),
+        unit: "",
+        doc: "a refill from at or above the first stage (the second stage) needs the round's mean queueing delay, not only its minimum, within refill",
+        source: "docs/ebb.md#faster-yield",
+    },
 ];
 
 /// Ebb's parameters (docs/ebb.md#parameters).
@@ -401,6 +441,22 @@ pub struct EbbConfig {
     /// The empty-queue threshold includes one segment at the remembered rate
     /// (docs/ebb.md#foreign-burst).
     pub refill_burst: bool,
+    /// The within-round foreign-queue test takes the minimum of this many of the last
+    /// RTT samples: 8 (docs/ebb.md#faster-yield).
+    pub foreign_samples: u32,
+    /// The within-round foreign-queue test also runs in held rounds
+    /// (docs/ebb.md#faster-yield).
+    pub foreign_in_hold: bool,
+    /// Halvings of the first refill stage after refills that ended in a yield to a
+    /// foreign queue: 0, off (docs/ebb.md#faster-yield).
+    pub stage_backoff: u32,
+    /// Extra clean round ends a refill waits after refills that ended in a yield to a
+    /// foreign queue, one per such refill, at most this many: 1 since variant 35
+    /// (docs/ebb.md#faster-yield).
+    pub refill_backoff: u32,
+    /// The second refill stage needs the round's mean queue within `refill`: on since
+    /// variant 35 (docs/ebb.md#faster-yield).
+    pub stage_mean: bool,
 }
 
 impl Default for EbbConfig {
@@ -440,6 +496,11 @@ impl Default for EbbConfig {
             refill_own: false,
             foreign_burst: false,
             refill_burst: false,
+            foreign_samples: 8,
+            foreign_in_hold: false,
+            stage_backoff: 0,
+            refill_backoff: 1,
+            stage_mean: true,
         }
     }
 }
@@ -483,6 +544,11 @@ impl TryFrom<&ParamSet> for EbbConfig {
             refill_own: r.bool("refill_own")?,
             foreign_burst: r.bool("foreign_burst")?,
             refill_burst: r.bool("refill_burst")?,
+            foreign_samples: r.u64("foreign_samples")? as u32, // the spec table caps it
+            foreign_in_hold: r.bool("foreign_in_hold")?,
+            stage_backoff: r.u64("stage_backoff")? as u32,
+            refill_backoff: r.u64("refill_backoff")? as u32,
+            stage_mean: r.bool("stage_mean")?,
         })
     }
 }

@@ -64,6 +64,14 @@
 //!   first decision after the exit is slow start's own overshoot, drained and never read
 //!   as foreign (docs/ebb.md#ss-own). Measured and off: `own_measured` (own queue at most
 //!   the last round's queue plus the window's growth; docs/ebb.md#own-measured).
+//! - since variant 35 (docs/ebb.md#faster-yield), a refill from the floor that ends in a
+//!   yield to a foreign queue before a probe at the BDP has failed, and the next refill
+//!   needs a second clean round end in a row (`refill_backoff`); a refill from at or
+//!   above the first stage needs the round's mean queue, not only its minimum, within
+//!   `refill` (`stage_mean`): beside a foreground holding the other half of the link the
+//!   queue touches empty once a round. Measured and off: `foreign_samples` (the foreign
+//!   test on fewer than 8 samples), `foreign_in_hold` (the foreign test in held rounds),
+//!   `stage_backoff` (a smaller first stage after a failed refill).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
@@ -146,6 +154,8 @@ pub struct Ebb {
     last_rtt: Option<Dur>,
     /// RTT samples in the current round.
     round_samples: u32,
+    /// Sum of the RTT samples of the current round, in ns (stage_mean).
+    round_rtt_sum: u64,
     /// The last SS_SAMPLES RTT samples (a ring, `recent_at` the next slot).
     recent: [Dur; SS_SAMPLES as usize],
     recent_at: usize,
@@ -195,6 +205,11 @@ pub struct Ebb {
     /// The round-minimum queue of the last round end (own_measured,
     /// docs/ebb.md#own-measured).
     last_q: Option<Dur>,
+    /// A refill from the floor has not yet been confirmed by a probe decision at the
+    /// remembered BDP (stage_backoff, refill_backoff; docs/ebb.md#faster-yield).
+    refill_unconfirmed: bool,
+    /// Refills from the floor in a row that ended in a yield to a foreign queue.
+    failed_refills: u32,
 }
 
 impl Ebb {
@@ -211,6 +226,7 @@ impl Ebb {
             jitter_ns: 0.0,
             last_rtt: None,
             round_samples: 0,
+            round_rtt_sum: 0,
             recent: [Dur::MAX; SS_SAMPLES as usize],
             recent_at: 0,
             round_end: 0,
@@ -234,6 +250,8 @@ impl Ebb {
             acks_at: 0,
             acks_seen: 0,
             last_q: None,
+            refill_unconfirmed: false,
+            failed_refills: 0,
         }
     }
 

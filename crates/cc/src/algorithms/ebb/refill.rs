@@ -19,6 +19,24 @@ impl Ebb {
             // traced, a refill 4 rounds after the yield beside a foreground at 79
             // segments (docs/ebb.md#refill-rounds).
             && (self.cfg.refill_rounds <= 1 || self.clean_run >= self.cfg.refill_rounds)
+            // With refill_backoff, each refill from the floor that ended in a yield to a
+            // foreign queue adds a clean round end to wait for (docs/ebb.md#faster-yield,
+            // docs/deviations/ebb.md#ebb-refill-backoff).
+            && (self.cfg.refill_backoff == 0
+                || self.clean_run > self.failed_refills.min(self.cfg.refill_backoff))
+    }
+
+    /// With stage_mean, a refill from at or above the first stage (the second stage, or
+    /// a jump from a share) needs the round's mean queue, not only its minimum, within
+    /// `refill`: beside a foreground that holds the other half of the link, the queue
+    /// touches empty once a round and the minimum reads a free link (codel traced, seed
+    /// 2: a second stage at 44 segments beside a NewReno foreground at 46, the
+    /// foreground's fourth loss a round later; docs/ebb.md#faster-yield).
+    pub(super) fn second_stage_clear(&self, qmean: Option<Dur>) -> bool {
+        if !self.cfg.stage_mean || self.cwnd < self.stage_bytes() {
+            return true;
+        }
+        qmean.is_some_and(|m| m <= self.refill_threshold())
     }
 
     /// Refill: jump to the remembered BDP (or `refill_growth·cwnd` if smaller);
@@ -27,6 +45,11 @@ impl Ebb {
         // Refill (docs/ebb.md#refill).
         self.after_refill = self.cfg.refill_drain;
         self.probe_added = 0;
+        if self.cwnd <= self.floor() {
+            // Confirmed by a probe at the BDP, or failed by a yield to a foreign queue
+            // first (stage_backoff, refill_backoff; docs/ebb.md#faster-yield).
+            self.refill_unconfirmed = true;
+        }
         if self.cfg.refill_own && self.cwnd <= self.floor() {
             // A jump from the floor is Ebb's own burst: on kernel TCP at 350 ms every
             // sample of the first stage carried 3 ms (the kernel's paired sends,
@@ -107,7 +130,11 @@ impl Ebb {
             // their shares, and a stage that caps only the smaller ones is unfair.
             return 0;
         }
-        ((self.bdp() as f64 * self.cfg.refill_stage) as u64).max(self.floor())
+        // With stage_backoff, halved once per refill from the floor that ended in a
+        // yield to a foreign queue (docs/ebb.md#faster-yield).
+        let halvings = self.failed_refills.min(self.cfg.stage_backoff);
+        let share = self.cfg.refill_stage / f64::from(1u32 << halvings);
+        ((self.bdp() as f64 * share) as u64).max(self.floor())
     }
 
     /// Probe at a round end that neither yields nor refills (docs/ebb.md#probe); `step`
@@ -119,6 +146,12 @@ impl Ebb {
         // the slope kept doubling to a 560 ms queue).
         let clean = qmax.is_some_and(|m| m <= self.cfg.target + self.jitter());
         let added = std::mem::replace(&mut self.probe_added, 0);
+        if self.cwnd >= self.bdp() {
+            // A decision at the BDP that does not yield: the last refill was right
+            // (docs/ebb.md#faster-yield).
+            self.refill_unconfirmed = false;
+            self.failed_refills = 0;
+        }
         if self.cfg.probe_up && q <= self.refill_threshold() && clean && self.cwnd >= self.bdp() {
             // Probe up (docs/ebb.md#probe): no queue at or above the remembered BDP,
             // so the estimate is below the link. Grow by 1, 2, 4, ... segments per

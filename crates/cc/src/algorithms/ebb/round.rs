@@ -33,6 +33,8 @@ impl Ebb {
         } else {
             0
         };
+        let qmean = self.round_mean_queue();
+        self.round_rtt_sum = 0;
         self.round_min = None;
         self.round_max = None;
         // The accelerating probe continues only from a probe-up round (below).
@@ -104,7 +106,7 @@ impl Ebb {
             self.yield_to_queue(q, base, ss_overshoot);
         } else if self.own_drain_due(q) {
             self.drain_own(q, base);
-        } else if self.refill_due(q, qmax) {
+        } else if self.refill_due(q, qmax) && self.second_stage_clear(qmean) {
             self.refill(ack.snd_nxt);
         } else if ack.cwnd_limited {
             self.probe(q, qmax, step, base);
@@ -154,6 +156,7 @@ impl Ebb {
             let k = if qn <= 2.0 * t || own {
                 (b + self.own_target().nanos() as f64 / 2.0) / (b + qn)
             } else {
+                self.note_foreign_yield();
                 self.cfg.md.min((t / qn) * (t / qn))
             };
             self.cwnd = self.scale(self.cwnd, k);
@@ -166,9 +169,12 @@ impl Ebb {
     /// than 2·target of queue, a foreground is filling the link; cut now rather than at
     /// the round's end, and start a new round that will be skipped.
     pub(super) fn fast_yield(&mut self, ack: &AckSample) -> bool {
-        if self.hold || self.slowdown_left > 0 || ack.in_recovery || self.ss_queue {
+        if self.slowdown_left > 0 || ack.in_recovery || self.ss_queue {
             // With ss_own, the queue slow start left is Ebb's own: the round end drains it
             // (docs/ebb.md#ss-own).
+            return false;
+        }
+        if self.hold && !self.cfg.foreign_in_hold {
             return false;
         }
         let Some(q) = self.recent_queue() else {
@@ -180,13 +186,32 @@ impl Ebb {
         // a foreground's slow start adds its whole window to a link Ebb already fills,
         // and CUBIC's HyStart (4 ms at most RTTs) or BBR's full-pipe test end it early
         // if Ebb waits for 2·target. To the floor at once.
-        let foreign = self.cfg.foreign > Dur::ZERO
-            && self.bdp() > 0
-            && q > self.own_queue() + self.foreign_allowance();
+        let foreign = self.cfg.foreign > Dur::ZERO && self.bdp() > 0 && {
+            // With foreign_samples < 8, on the minimum of fewer samples; in a held round
+            // (foreign_in_hold) against the window before the change, whose packets
+            // that round still carries (docs/ebb.md#faster-yield).
+            let qf = if self.cfg.foreign_samples < super::SS_SAMPLES {
+                self.recent_queue_of(self.cfg.foreign_samples as usize)
+                    .unwrap_or(q)
+            } else {
+                q
+            };
+            let own = if self.hold {
+                self.own_queue_at(self.cwnd.max(self.prev_start_cwnd))
+            } else {
+                self.own_queue()
+            };
+            qf > own + self.foreign_allowance()
+        };
+        if self.hold && !foreign {
+            // In a held round only the foreign test acts (foreign_in_hold).
+            return false;
+        }
         if (qn <= 2.0 * t || self.cfg.own_rate) && !foreign {
             return false;
         }
         let k = if foreign {
+            self.note_foreign_yield();
             0.0
         } else {
             self.cfg.md.min((t / qn) * (t / qn))
@@ -195,6 +220,16 @@ impl Ebb {
         self.phase = Phase::Yield;
         self.restart_round(ack);
         true
+    }
+
+    /// A yield to a foreign queue: if it follows a refill from the floor that Ebb has
+    /// not yet held at the BDP, the refill was taken beside a foreground, and the next
+    /// one backs off (stage_backoff, refill_backoff; docs/ebb.md#faster-yield).
+    pub(super) fn note_foreign_yield(&mut self) {
+        if std::mem::replace(&mut self.refill_unconfirmed, false) {
+            let cap = self.cfg.stage_backoff.max(self.cfg.refill_backoff);
+            self.failed_refills = (self.failed_refills + 1).min(cap);
+        }
     }
 
     /// A decision within a round: the next round starts at this ACK's `snd_nxt` and is
@@ -208,6 +243,7 @@ impl Ebb {
         self.round_max = None;
         self.probe_step = 1;
         self.round_samples = 0;
+        self.round_rtt_sum = 0;
         self.round_max_bw = Rate::ZERO;
         self.round_end = ack.snd_nxt;
         self.prev_start_cwnd = self.round_start_cwnd;

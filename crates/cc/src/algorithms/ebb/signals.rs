@@ -20,6 +20,7 @@ impl Ebb {
             }
             self.last_rtt = Some(rtt);
             self.round_samples += 1;
+            self.round_rtt_sum = self.round_rtt_sum.saturating_add(rtt.nanos());
             self.recent[self.recent_at] = rtt;
             self.recent_at = (self.recent_at + 1) % self.recent.len();
         }
@@ -40,9 +41,27 @@ impl Ebb {
         Some(min - self.base?)
     }
 
+    /// Queueing delay over the last `n` (at most SS_SAMPLES) samples, once SS_SAMPLES
+    /// have come (the foreign test with foreign_samples, docs/ebb.md#faster-yield).
+    pub(super) fn recent_queue_of(&self, n: usize) -> Option<Dur> {
+        self.recent_queue()?;
+        let len = self.recent.len();
+        let n = n.clamp(1, len);
+        let min = (1..=n)
+            .map(|k| self.recent[(self.recent_at + len - k) % len])
+            .min()?;
+        Some(min - self.base?)
+    }
+
     /// The queueing delay Ebb's own window accounts for: what it holds above the
     /// remembered BDP, drained at the remembered rate (zero before an estimate).
     pub(super) fn own_queue(&self) -> Dur {
+        self.own_queue_at(self.cwnd)
+    }
+
+    /// The own queue of a window `cwnd` (own_queue; the foreign test in a held round
+    /// takes the window before the change, whose packets that round still carries).
+    pub(super) fn own_queue_at(&self, cwnd: u64) -> Dur {
         let bdp = if self.cfg.own_rate {
             // What Ebb delivered recently, whatever its window: beside a flow that holds
             // a share without queueing (a constant-rate stream), Ebb's own queue is its
@@ -54,10 +73,10 @@ impl Ebb {
         } else {
             self.bdp()
         };
-        if bdp == 0 || self.capacity == Rate::ZERO || self.cwnd <= bdp {
+        if bdp == 0 || self.capacity == Rate::ZERO || cwnd <= bdp {
             return Dur::ZERO;
         }
-        let secs = (self.cwnd - bdp) as f64 * 8.0 / self.capacity.bps() as f64;
+        let secs = (cwnd - bdp) as f64 * 8.0 / self.capacity.bps() as f64;
         let own = Dur::from_secs_f64(secs);
         match (self.cfg.own_measured, self.last_q) {
             (true, Some(last)) => {
@@ -67,7 +86,7 @@ impl Ebb {
                 // underestimates the link: rtt600:long-cubic traced, 37 segments "own" (22
                 // ms) with an empty queue, so a CUBIC foreground's slow start queued 24 ms
                 // behind Ebb before it yielded, and its HyStart exited at 0.2 of the BDP.
-                let grown = self.cwnd.saturating_sub(self.prev_start_cwnd);
+                let grown = cwnd.saturating_sub(self.prev_start_cwnd);
                 let grown = Dur::from_secs_f64(grown as f64 * 8.0 / self.capacity.bps() as f64);
                 own.min(last + grown)
             }
@@ -78,6 +97,16 @@ impl Ebb {
     /// The largest delivery rate of the last bw_rounds rounds, held at the BDP or not.
     pub(super) fn avail(&self) -> Rate {
         self.avail_ring.iter().copied().max().unwrap_or(Rate::ZERO)
+    }
+
+    /// Mean queueing delay of the round's samples (stage_mean, docs/ebb.md#faster-yield).
+    pub(super) fn round_mean_queue(&self) -> Option<Dur> {
+        let base = self.base?;
+        if self.round_samples == 0 {
+            return None;
+        }
+        let mean = self.round_rtt_sum / u64::from(self.round_samples);
+        Some(Dur(mean.saturating_sub(base.nanos())))
     }
 
     /// Queueing delay of the round just ended.

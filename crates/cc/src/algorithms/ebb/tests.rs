@@ -313,9 +313,13 @@ fn a_round_with_a_sample_above_target_does_not_refill() {
     // A clean round refills to the bdp.
     round(&mut e, &[50_200, 50_400]);
     assert_eq!(e.cwnd(), 100_000);
-    // Without the guard, the first round refills.
+    // Without the guard (and without the rules of variant 35 that also read that
+    // sample: the round's mean queue, 6.1 ms, and the clean-round count), the first
+    // round refills.
     let mut e = ebb(2, 16);
     e.cfg.refill_guard = false;
+    e.cfg.stage_mean = false;
+    e.cfg.refill_backoff = 0;
     round(&mut e, &[50_200, 62_000]);
     assert_eq!(e.cwnd(), 100_000);
 }
@@ -926,4 +930,145 @@ fn with_refill_burst_the_empty_queue_threshold_allows_one_segment_at_the_remembe
     assert_eq!(after(true, 51_300), 100 * MSS);
     // q = 1.6 ms: beyond both.
     assert_eq!(after(true, 51_600), 3 * MSS);
+}
+
+/// A refill from the floor to the first stage (bdp = 100 000 bytes, stage = 50 000),
+/// its held round, then 8 samples with 8 ms of queue within the next round: a foreign
+/// queue (the recent-rate ring is empty, so the own queue is 0), to the floor. The
+/// refill has failed (docs/ebb.md#faster-yield).
+fn failed_refill(e: &mut Ebb) {
+    round(e, &[50_500]);
+    assert_eq!((e.cwnd(), e.refill_unconfirmed), (50_000, true));
+    round(e, &[50_500]); // held
+    ack_round(e, &[58_000; 8], None, Upto::Within);
+    assert_eq!((e.cwnd(), e.phase), (2 * MSS, Phase::Yield));
+    assert!(!e.refill_unconfirmed);
+}
+
+#[test]
+fn after_a_failed_refill_the_next_one_waits_for_a_second_clean_round() {
+    let run = |backoff: u32| {
+        let mut e = ebb(2, 16);
+        e.cfg.refill_stage = 0.5;
+        e.cfg.refill_backoff = backoff;
+        failed_refill(&mut e);
+        assert_eq!(e.failed_refills, backoff.min(1));
+        // The held round still carries the foreground's queue (3 ms): not clean.
+        round(&mut e, &[53_000]);
+        assert_eq!(e.cwnd(), 2 * MSS);
+        // One clean round end.
+        round(&mut e, &[50_500]);
+        e
+    };
+    // refill_backoff = 0: the first clean round end refills.
+    assert_eq!(run(0).cwnd(), 50_000);
+    // refill_backoff = 1: one clean round end is not more than one failure; the window
+    // probes by one segment, and the second clean round end in a row refills.
+    let mut e = run(1);
+    assert_eq!((e.cwnd(), e.phase), (3 * MSS, Phase::Probe));
+    round(&mut e, &[50_500]);
+    assert_eq!((e.cwnd(), e.phase), (50_000, Phase::Refill));
+}
+
+#[test]
+fn a_probe_at_the_bdp_confirms_the_refill_and_clears_the_backoff() {
+    let mut e = ebb(2, 16);
+    e.cfg.refill_stage = 0.5;
+    e.cfg.refill_backoff = 1;
+    failed_refill(&mut e);
+    round(&mut e, &[50_500]); // held
+    round(&mut e, &[50_500]); // clean_run 2 > 1: first stage
+    round(&mut e, &[50_500]); // held
+    round(&mut e, &[50_500]); // second stage: the bdp
+    assert_eq!(e.cwnd(), 100_000);
+    round(&mut e, &[50_500]); // held
+    assert_eq!(e.failed_refills, 1);
+    round(&mut e, &[50_500]); // a probe at the bdp
+    assert_eq!((e.phase, e.failed_refills), (Phase::Probe, 0));
+    assert!(!e.refill_unconfirmed);
+}
+
+#[test]
+fn the_second_stage_needs_the_rounds_mean_queue_within_refill() {
+    // After the first stage (50 000 bytes) and its held round, a round whose minimum is
+    // 0.5 ms (≤ refill) and largest 3 ms (≤ target) but whose mean is (0.5 + 3 + 3)/3
+    // = 2.17 ms: with stage_mean no second stage, one segment of probe below the bdp.
+    let second = |mean: bool| {
+        let mut e = ebb(2, 16);
+        e.cfg.refill_stage = 0.5;
+        e.cfg.stage_mean = mean;
+        round(&mut e, &[50_500]);
+        round(&mut e, &[50_500]);
+        round(&mut e, &[50_500, 53_000, 53_000]);
+        e.cwnd()
+    };
+    assert_eq!(second(false), 100_000);
+    assert_eq!(second(true), 51_000);
+    // A round of empty samples (mean 0.6 ms) takes the second stage.
+    let mut e = ebb(2, 16);
+    e.cfg.refill_stage = 0.5;
+    round(&mut e, &[50_500]);
+    round(&mut e, &[50_500]);
+    round(&mut e, &[50_500, 50_700]);
+    assert_eq!(e.cwnd(), 100_000);
+    // The first stage, from the floor, does not read the mean: (0.5 + 3)/2 = 1.75 ms.
+    let mut e = ebb(2, 16);
+    e.cfg.refill_stage = 0.5;
+    round(&mut e, &[50_500, 53_000]);
+    assert_eq!(e.cwnd(), 50_000);
+}
+
+#[test]
+fn with_stage_backoff_a_failed_refill_halves_the_next_first_stage() {
+    let mut e = ebb(2, 16);
+    e.cfg.refill_stage = 0.5;
+    e.cfg.refill_backoff = 0;
+    e.cfg.stage_backoff = 2;
+    failed_refill(&mut e);
+    assert_eq!(e.failed_refills, 1);
+    round(&mut e, &[50_500]); // held
+    round(&mut e, &[50_500]); // stage ½ / 2 of 100 000
+    assert_eq!(e.cwnd(), 25_000);
+    round(&mut e, &[50_500]); // held
+    ack_round(&mut e, &[58_000; 8], None, Upto::Within);
+    assert_eq!((e.cwnd(), e.failed_refills), (2 * MSS, 2));
+    round(&mut e, &[50_500]);
+    round(&mut e, &[50_500]);
+    assert_eq!(e.cwnd(), 12_500);
+}
+
+#[test]
+fn with_foreign_samples_the_foreign_test_reads_fewer_samples() {
+    // Own queue 2 ms (104 segments, bdp 100, as in the foreign-queue test above); six
+    // samples at base, then two with 4.5 ms of queue: the minimum of the last 8 is 0,
+    // of the last 2 is 4.5 ms > 2 + foreign.
+    let run = |n: u32| {
+        let mut e = ebb(104, 16);
+        e.avail_ring = vec![Rate::from_mbps(16)];
+        e.cfg.foreign_samples = n;
+        let mut rtts = vec![50_000; 6];
+        rtts.extend([54_500, 54_500]);
+        ack_round(&mut e, &rtts, None, Upto::Within);
+        e.cwnd()
+    };
+    assert_eq!(run(8), 104 * MSS);
+    assert_eq!(run(2), 2 * MSS);
+}
+
+#[test]
+fn with_foreign_in_hold_the_held_round_still_yields_to_a_foreign_queue() {
+    // q = 5 ms ≤ 2·target: the proportional rule, 104 000·52/55 = 98 327, then a held
+    // round. In it, 8 samples with 10 ms of queue against the own queue of the window
+    // before the change (104 segments: 2 ms) plus foreign (2 ms).
+    let run = |in_hold: bool| {
+        let mut e = ebb(104, 16);
+        e.avail_ring = vec![Rate::from_mbps(16)];
+        e.cfg.foreign_in_hold = in_hold;
+        round(&mut e, &[55_000]);
+        assert_eq!((e.cwnd(), e.hold), (98_327, true));
+        ack_round(&mut e, &[60_000; 8], None, Upto::Within);
+        e.cwnd()
+    };
+    assert_eq!(run(false), 98_327);
+    assert_eq!(run(true), 2 * MSS);
 }
