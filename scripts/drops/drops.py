@@ -18,7 +18,6 @@ only (the pcap reader below reads classic pcap, Ethernet or raw IPv4, µs or ns)
 import collections
 import glob
 import os
-import statistics
 import struct
 import sys
 
@@ -127,7 +126,7 @@ def load_sim(d):
             else:
                 fl.acks.append(t)
         flows[name] = fl
-    return flows, None
+    return flows
 
 
 def load_testbed(d):
@@ -140,7 +139,6 @@ def load_testbed(d):
             out[(f[2], f[3], f[4], f[5], f[7])] += 1
             last_out = t
     flows = {}
-    t0 = None
     rows = []
     for t, ip in read_pcap(os.path.join(d, "tunS.pcap")):
         f = tcp_fields(ip)
@@ -163,7 +161,7 @@ def load_testbed(d):
                 fl.drops.append(t)
         else:
             fl.acks.append(t)
-    return flows, rows
+    return flows
 
 
 def bursts(arr):
@@ -234,7 +232,7 @@ def main():
     fg_start = float(args[args.index("--fg-start") + 1]) if "--fg-start" in args else 10.0
     queue = int(args[args.index("--queue") + 1]) if "--queue" in args else 70
     rate = float(args[args.index("--rate") + 1]) if "--rate" in args else 8e6
-    flows, _ = load_sim(d) if kind == "sim" else load_testbed(d)
+    flows = load_sim(d) if kind == "sim" else load_testbed(d)
     # Common time origin: the first data packet of the flow that starts at 0 s.
     names = sorted(flows)
     t0 = min(fl.arrivals[0][0] for fl in flows.values() if fl.arrivals)
