@@ -339,6 +339,22 @@ pub(super) static PARAMS: &[ParamSpec] = &[
         doc: "a refill from at or above the first stage (the second stage) needs the round's mean queueing delay, not only its minimum, within refill",
         source: "docs/ebb.md#faster-yield",
     },
+    ParamSpec {
+        name: "fail_rate",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "a refill from the floor that ends in a yield to a foreign queue lowers the remembered rate to the largest delivery rate of the last bw_rounds rounds",
+        source: "docs/ebb.md#latecomers",
+    },
+    ParamSpec {
+        name: "fail_rate_clean",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "with fail_rate, the remembered rate is lowered only if the first decision round after the failed refill finds the queue empty (the others yielded too: Ebb peers, not a foreground)",
+        source: "docs/ebb.md#latecomers",
+    },
 ];
 
 /// Ebb's parameters (docs/ebb.md#parameters).
@@ -457,6 +473,12 @@ pub struct EbbConfig {
     /// The second refill stage needs the round's mean queue within `refill`: on since
     /// variant 35 (docs/ebb.md#faster-yield).
     pub stage_mean: bool,
+    /// A failed refill lowers the remembered rate to the recent delivery rate: off
+    /// (docs/ebb.md#latecomers).
+    pub fail_rate: bool,
+    /// With `fail_rate`, only when the first decision round after the failed refill
+    /// finds the queue empty: off (docs/ebb.md#latecomers).
+    pub fail_rate_clean: bool,
 }
 
 impl Default for EbbConfig {
@@ -501,6 +523,8 @@ impl Default for EbbConfig {
             stage_backoff: 0,
             refill_backoff: 1,
             stage_mean: true,
+            fail_rate: false,
+            fail_rate_clean: false,
         }
     }
 }
@@ -549,6 +573,8 @@ impl TryFrom<&ParamSet> for EbbConfig {
             stage_backoff: r.u64("stage_backoff")? as u32,
             refill_backoff: r.u64("refill_backoff")? as u32,
             stage_mean: r.bool("stage_mean")?,
+            fail_rate: r.bool("fail_rate")?,
+            fail_rate_clean: r.bool("fail_rate_clean")?,
         })
     }
 }

@@ -72,6 +72,10 @@
 //!   queue touches empty once a round. Measured and off: `foreign_samples` (the foreign
 //!   test on fewer than 8 samples), `foreign_in_hold` (the foreign test in held rounds),
 //!   `stage_backoff` (a smaller first stage after a failed refill).
+//! - measured and off (docs/ebb.md#latecomers): `fail_rate` (a failed refill lowers the
+//!   remembered rate to the recent delivery rate: four Ebb flows that each remember the
+//!   whole link refill together and collide) and `fail_rate_clean` (only if the next
+//!   decision round is empty).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
@@ -210,6 +214,9 @@ pub struct Ebb {
     refill_unconfirmed: bool,
     /// Refills from the floor in a row that ended in a yield to a foreign queue.
     failed_refills: u32,
+    /// With fail_rate_clean: a refill failed, and the next decision round lowers the
+    /// remembered rate if it finds the queue empty (docs/ebb.md#latecomers).
+    fail_pending: bool,
 }
 
 impl Ebb {
@@ -252,6 +259,7 @@ impl Ebb {
             last_q: None,
             refill_unconfirmed: false,
             failed_refills: 0,
+            fail_pending: false,
         }
     }
 

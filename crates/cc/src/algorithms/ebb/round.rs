@@ -90,6 +90,12 @@ impl Ebb {
             // one right after the first stage) keeps it (docs/ebb.md#stage-early).
             self.stage_mark = None;
         }
+        if !self.hold && !ack.in_recovery && std::mem::take(&mut self.fail_pending) && clean {
+            // fail_rate_clean (docs/ebb.md#latecomers): the queue the failed refill met
+            // is gone by the first decision round after the yield, so the flows that
+            // made it yielded too (Ebb peers); a foreground's queue stays.
+            self.forget_stale_rate();
+        }
         if ack.in_recovery {
             self.hold = true;
             self.after_refill = false;
@@ -229,6 +235,27 @@ impl Ebb {
         if std::mem::replace(&mut self.refill_unconfirmed, false) {
             let cap = self.cfg.stage_backoff.max(self.cfg.refill_backoff);
             self.failed_refills = (self.failed_refills + 1).min(cap);
+            if self.cfg.fail_rate && self.cfg.fail_rate_clean {
+                self.fail_pending = true;
+            } else if self.cfg.fail_rate {
+                self.forget_stale_rate();
+            }
+        }
+    }
+
+    /// With fail_rate (docs/ebb.md#latecomers): a refill from the floor to the
+    /// remembered BDP met a queue it does not explain, so the link is shared and the
+    /// remembered rate is stale. Traced on rate100's four Ebb flows: the two incumbents
+    /// remember the whole link (96.5 Mbit/s), refill together to half of it each from
+    /// the floor, meet 160 packets of queue, and go back to the floor, a loop in which
+    /// the link ran at 25-50 %. The new rate is the largest delivery rate of the last
+    /// `bw_rounds` rounds (what the flow got beside the others), never above the old.
+    pub(super) fn forget_stale_rate(&mut self) {
+        let recent = self.avail_ring.iter().copied().max().unwrap_or(Rate::ZERO);
+        if recent > Rate::ZERO && recent < self.capacity {
+            self.capacity = recent;
+            self.bw_ring.clear();
+            self.bw_ring.push(recent);
         }
     }
 

@@ -1072,3 +1072,53 @@ fn with_foreign_in_hold_the_held_round_still_yields_to_a_foreign_queue() {
     assert_eq!(run(false), 98_327);
     assert_eq!(run(true), 2 * MSS);
 }
+
+#[test]
+fn with_fail_rate_a_failed_refill_lowers_the_remembered_rate_to_the_recent_delivery_rate() {
+    // Remembered 16 Mbit/s (bdp 100 000 bytes), delivered at most 8 Mbit/s in the last
+    // bw_rounds rounds. A refill from the floor (first stage 50 000) meets a foreign
+    // queue: with fail_rate C becomes 8 Mbit/s (bdp 50 000), and the next refill's
+    // first stage is half of that.
+    let run = |fail_rate: bool| {
+        let mut e = ebb(2, 16);
+        e.cfg.refill_stage = 0.5;
+        e.cfg.refill_backoff = 0;
+        e.cfg.fail_rate = fail_rate;
+        e.avail_ring = vec![Rate::from_mbps(8)];
+        failed_refill(&mut e);
+        round(&mut e, &[50_500]); // held
+        round(&mut e, &[50_500]); // first stage
+        (e.capacity, e.cwnd())
+    };
+    assert_eq!(run(false), (Rate::from_mbps(16), 50_000));
+    assert_eq!(run(true), (Rate::from_mbps(8), 25_000));
+    // Never raised: a recent rate above the remembered one leaves it.
+    let mut e = ebb(2, 16);
+    e.cfg.refill_stage = 0.5;
+    e.cfg.fail_rate = true;
+    e.avail_ring = vec![Rate::from_mbps(20)];
+    failed_refill(&mut e);
+    assert_eq!(e.capacity, Rate::from_mbps(16));
+}
+
+#[test]
+fn with_fail_rate_clean_the_rate_is_lowered_only_if_the_next_decision_round_is_empty() {
+    let run = |next_rtt_us: u64| {
+        let mut e = ebb(2, 16);
+        e.cfg.refill_stage = 0.5;
+        e.cfg.refill_backoff = 0;
+        e.cfg.fail_rate = true;
+        e.cfg.fail_rate_clean = true;
+        e.avail_ring = vec![Rate::from_mbps(8)];
+        failed_refill(&mut e);
+        // Not yet: the rate waits for the first decision round.
+        assert_eq!((e.capacity, e.fail_pending), (Rate::from_mbps(16), true));
+        round(&mut e, &[50_500]); // held
+        round(&mut e, &[next_rtt_us]);
+        (e.capacity, e.cwnd(), e.fail_pending)
+    };
+    // Empty (0.5 ms): the others yielded too; C 8 Mbit/s, first stage 25 000.
+    assert_eq!(run(50_500), (Rate::from_mbps(8), 25_000, false));
+    // 3 ms of queue stays (a foreground's): C kept, no refill, the mark cleared.
+    assert_eq!(run(53_000), (Rate::from_mbps(16), 3 * MSS, false));
+}
