@@ -1310,7 +1310,7 @@ mod tests {
         let mut out = Vec::new();
         let mut t = scavenger_cc::Time::ZERO;
         while out.len() < n {
-            while let Some(p) = s.next_packet(t) {
+            while s.next_packet(t).is_some() {
                 out.push(t.0);
             }
             t = s.next_send_time();
