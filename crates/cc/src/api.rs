@@ -15,6 +15,11 @@
 use crate::rng::Rng;
 use crate::units::{Dur, Rate, Time};
 
+/// Linux's `net.ipv4.tcp_min_tso_segs` default (Documentation/networking/ip-sysctl.rst:
+/// "Minimal number of segments per TSO frame ... Default: 2"): the least segments a paced
+/// socket sends per pacing gap when its congestion control has no `.min_tso_segs`.
+pub const TCP_MIN_TSO_SEGS: u32 = 2;
+
 /// A delivery-rate sample (Linux `struct rate_sample`, draft-cheng-iccrg-delivery-rate-estimation).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RateSample {
@@ -201,14 +206,15 @@ pub trait CongestionControl: Send {
         false
     }
 
-    /// Segments the datapath's pacing sends back to back per pacing gap, as Linux's TSO
-    /// autosizing does for a paced socket: `tcp_write_xmit` sends an skb of up to
-    /// `tcp_tso_segs` segments (`tcp_tso_autosize`, net/ipv4/tcp_output.c, with the
-    /// algorithm's `min_tso_segs`), and `tcp_update_skb_after_send` then advances the
-    /// next departure time by the whole skb's length over the pacing rate. Default 1:
-    /// one segment per gap.
-    fn tso_segs(&self) -> u32 {
-        1
+    /// The least segments per skb that Linux's TSO autosizing gives this algorithm's
+    /// paced flow: `tcp_tso_segs` (net/ipv4/tcp_output.c) takes the congestion control's
+    /// `.min_tso_segs` if it has one, else the sysctl `net.ipv4.tcp_min_tso_segs`, and
+    /// `tcp_tso_autosize` sends at least that many per pacing gap. The datapath applies
+    /// the rule itself (docs/deviations/simulator.md#sim-paced-bursts); an algorithm only
+    /// overrides this when its Linux module registers `.min_tso_segs` (BBR). Default 2:
+    /// the sysctl's default.
+    fn min_tso_segs(&self) -> u32 {
+        TCP_MIN_TSO_SEGS
     }
 
     /// The handshake's RTT sample, given once right after the algorithm is built when the

@@ -868,9 +868,11 @@ SCV_INLINE void scv_lpp_on_rto(struct scv_lpp_state *s, const struct scv_lpp_par
  * held_clean, stage_from_floor, stage_early, refill_pace_window, own_measured off),
  * jitter_gain = 0, refill_growth = 0, refill_rounds = 1, probe_queue = 0,
  * bw_rounds = 10, foreign_samples = 8, foreign_in_hold off, stage_backoff = 0 and, since
- * variant 35 (docs/ebb.md#faster-yield), refill_backoff = 1 and stage_mean on fixed; the other numbers are parameters (struct scv_ebb_params), and so
- * are three booleans measured on the testbed, off by default: refill_own, foreign_burst
- * and refill_burst (docs/ebb.md#variants-deecf7c).
+ * variant 35 (docs/ebb.md#faster-yield), refill_backoff = 1 and stage_mean on fixed; the
+ * other numbers are parameters (struct scv_ebb_params), and so are three booleans
+ * measured on the testbed: refill_own and foreign_burst, off by default, and
+ * refill_burst, on by default since the simulator sends the kernel's paced pairs
+ * (docs/ebb.md#variants-deecf7c, #variants-104e573-tso).
  * Bytes, nanoseconds and bit/s as the Rust version; the section of docs/ebb.md each
  * rule follows is named beside it. Where the Rust code computes in f64, this code
  * computes the exact rational in integers (floor where Rust truncates, round where
@@ -926,7 +928,7 @@ SCV_INLINE void scv_ebb_defaults(struct scv_ebb_params *p)
 	p->own_target = 3000000;
 	p->refill_own = 0;
 	p->foreign_burst = 0;
-	p->refill_burst = 0;
+	p->refill_burst = 1;
 }
 
 /* The subset of crates/cc `AckSample` Ebb reads, in its units. */

@@ -728,4 +728,5 @@ fn ebb_core_matches_crates_cc_ebb() {
     );
     ebb_parity(&[("refill_own", "true")], 14);
     ebb_parity(&[("foreign_burst", "true"), ("refill_burst", "true")], 15);
+    ebb_parity(&[("refill_burst", "false")], 16);
 }

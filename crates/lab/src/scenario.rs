@@ -162,6 +162,13 @@ pub struct FlowSpec {
     /// (`every-ack`) and is left out of the record.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub psh_rule: Option<PshRuleChoice>,
+    /// `gso_max_segs = N` (1 to 65535): caps the segments a paced simulated sender sends
+    /// back to back per pacing gap (Linux's `sk_gso_max_segs` over `tcp_tso_segs`,
+    /// docs/deviations/simulator.md#sim-paced-bursts); 1 paces single segments, as the
+    /// simulator did for every algorithm but BBR before 2026-11-28. `None` takes the
+    /// default (65535, a device with GSO) and is left out of the record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gso_max_segs: Option<u32>,
     /// `transport = "tcp" | "quic"`: the simulator's TCP model, or two quinn-proto
     /// endpoints with the algorithm inside quinn (docs/quic.md, "QUIC in the
     /// simulator"). Left out of the record for TCP, so TCP records keep their keys.
@@ -185,10 +192,11 @@ impl Transport {
 
     /// The flow keys that configure the simulator's TCP model and mean nothing to quinn
     /// (its initial window, pacing, ACK policy and ECN are its own).
-    const TCP_ONLY: [&'static str; 11] = [
+    const TCP_ONLY: [&'static str; 12] = [
         "handshake",
         "psh",
         "psh_rule",
+        "gso_max_segs",
         "initial_window",
         "pacing",
         "delayed_ack",
@@ -1088,6 +1096,7 @@ fn parse_flow(
         "handshake",
         "psh",
         "psh_rule",
+        "gso_max_segs",
         "clock_offset",
         "ecn",
         "deadline",
@@ -1215,6 +1224,13 @@ fn parse_flow(
             "a datagram (kind = \"cbr\") flow sends no TCP segments; remove `psh_rule`",
         ));
     }
+    let gso_max_segs = f.int("gso_max_segs", 1, 65_535)?.map(|n| n as u32);
+    if gso_max_segs.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
+        return Err(f.err(
+            "gso_max_segs",
+            "a datagram (kind = \"cbr\") flow sends no TCP segments; remove `gso_max_segs`",
+        ));
+    }
     let stop = f.dur("stop")?;
     if let Some(st) = stop {
         if st <= start {
@@ -1288,6 +1304,7 @@ fn parse_flow(
         handshake,
         psh,
         psh_rule,
+        gso_max_segs,
         clock_offset_ns,
         ecn: f.bool("ecn")?.unwrap_or(false),
         kind,
@@ -1502,6 +1519,9 @@ impl Scenario {
                     None => {}
                     Some(PshRuleChoice::EveryAck) => fc.psh_rule = scavenger_sim::PshRule::EveryAck,
                     Some(PshRuleChoice::SkbTail) => fc.psh_rule = scavenger_sim::PshRule::SkbTail,
+                }
+                if let Some(n) = f.gso_max_segs {
+                    fc.gso_max_segs = n;
                 }
                 fc.clock_offset = f.clock_offset_ns;
                 fc.ecn = f.ecn;

@@ -545,3 +545,31 @@ fn handshake_is_on_by_default_and_off_per_flow_or_in_sim() {
     );
     assert_mentions(&m, &["flow[0].handshake"]);
 }
+
+#[test]
+fn gso_max_segs_defaults_to_gso_and_takes_1_to_65535() {
+    let s = parse("good.toml", GOOD).unwrap();
+    assert_eq!(
+        s.to_sim(1).flows[0].gso_max_segs,
+        scavenger_sim::tso::GSO_MAX_SEGS
+    );
+    assert!(!serde_json::to_string(&s.flows[0])
+        .unwrap()
+        .contains("gso_max_segs"));
+    let one = GOOD.replace(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\ngso_max_segs = 1",
+    );
+    let s = parse("one.toml", &one).unwrap();
+    assert_eq!(s.to_sim(1).flows[0].gso_max_segs, 1);
+    assert!(serde_json::to_string(&s.flows[0])
+        .unwrap()
+        .contains("\"gso_max_segs\":1"));
+    for bad in ["0", "65536", "\"two\""] {
+        let m = error_with(
+            "algorithm = \"newreno\"",
+            &format!("algorithm = \"newreno\"\ngso_max_segs = {bad}"),
+        );
+        assert_mentions(&m, &["flow[0].gso_max_segs"]);
+    }
+}

@@ -65,6 +65,11 @@ pub struct FlowConfig {
     /// default, fitted) or `SkbTail` (the testbed's sender-side capture; opt-in,
     /// docs/deviations/simulator.md#sim-psh).
     pub psh_rule: crate::sender::PshRule,
+    /// Linux's `sk_gso_max_segs`: a paced sender sends up to `tcp_tso_segs` segments per
+    /// pacing gap, capped by this (`crate::tso`). Default `GSO_MAX_SEGS` (a device with
+    /// GSO); 1 paces single segments, as before 2026-11-28 for every algorithm but BBR
+    /// (docs/deviations/simulator.md#sim-paced-bursts).
+    pub gso_max_segs: u32,
     /// Receiver clock minus true time, ns.
     pub clock_offset: i64,
     /// Which way the data goes: `Forward` uses the forward link for data and the reverse
@@ -158,6 +163,7 @@ impl FlowConfig {
             ack_model: crate::receiver::AckModel::Linux,
             psh: true,
             psh_rule: crate::sender::PshRule::EveryAck,
+            gso_max_segs: crate::tso::GSO_MAX_SEGS,
             clock_offset: 0,
             direction: Direction::Forward,
             ecn: false,

@@ -16,6 +16,7 @@ pub mod rtt;
 mod scoreboard;
 pub mod sender;
 pub mod tap;
+pub mod tso;
 pub mod world;
 
 #[cfg(test)]

@@ -53,6 +53,9 @@ pub struct SenderConfig {
     pub psh: bool,
     /// Which segment of an unpaced answer to an ACK carries PSH (`push_mark`).
     pub psh_rule: PshRule,
+    /// Linux's `sk_gso_max_segs`: caps a paced burst (`crate::tso`); 1 paces single
+    /// segments, as the simulator did for every algorithm but BBR before 2026-11-28.
+    pub gso_max_segs: u32,
 }
 
 /// Where an unpaced sender's PSH lands in the segments that answer an ACK
@@ -163,7 +166,7 @@ pub struct Sender {
     pub rtt: RttEstimator,
     rate: DeliveryRateEstimator,
     next_send: Time,
-    /// The paced burst being sent (Linux's TSO skb, `CongestionControl::tso_segs`): when
+    /// The paced burst being sent (Linux's TSO skb, `Sender::tso_segs`): when
     /// its first segment left, its paced bytes and segments so far.
     burst_at: Time,
     burst_bytes: u64,
@@ -323,6 +326,22 @@ impl Sender {
         ))
     }
 
+    /// Segments a paced burst may hold now: Linux's `tcp_tso_segs` at the pacing rate,
+    /// with the algorithm's `min_tso_segs` (deviations/simulator.md#sim-paced-bursts).
+    /// An unpaced sender sends what the window allows, one segment per call.
+    fn tso_segs(&self) -> u32 {
+        match self.pacing_rate() {
+            Some(rate) => crate::tso::tso_segs(
+                rate,
+                self.cfg.mss,
+                self.rtt.min_rtt(),
+                self.cc.min_tso_segs(),
+                self.cfg.gso_max_segs,
+            ),
+            None => 1,
+        }
+    }
+
     /// Bytes the sender may have in flight: cwnd (PRR's window in fast recovery), and the
     /// static receive window unless the receiver advertises its own edge.
     fn send_window(&self) -> u64 {
@@ -398,7 +417,7 @@ impl Sender {
     pub fn next_packet(&mut self, now: Time) -> Option<Packet> {
         // A paced burst's further segments leave at its first one's time
         // (deviations/simulator.md#sim-paced-bursts).
-        let in_burst = self.burst_at == now && self.burst_segs < self.cc.tso_segs();
+        let in_burst = self.burst_at == now && self.burst_segs < self.tso_segs();
         if self.completed || (self.next_send > now && !in_burst) {
             return None;
         }
@@ -504,7 +523,7 @@ impl Sender {
             } else {
                 pkt.wire as u64
             };
-            // Up to tso_segs segments leave back to back (one Linux skb), and the next
+            // Up to tso_segs() segments leave back to back (one Linux skb), and the next
             // departure is the whole burst's length after the first:
             // tcp_update_skb_after_send's skb->len / sk_pacing_rate.
             if !in_burst {
@@ -1008,7 +1027,7 @@ mod tests {
     struct Paced {
         linux: bool,
         cwnd: u64,
-        tso: u32,
+        min_tso: u32,
     }
 
     impl scavenger_cc::CongestionControl for Paced {
@@ -1034,8 +1053,8 @@ mod tests {
         fn cong_control(&self) -> bool {
             self.linux
         }
-        fn tso_segs(&self) -> u32 {
-            self.tso
+        fn min_tso_segs(&self) -> u32 {
+            self.min_tso
         }
     }
 
@@ -1055,6 +1074,7 @@ mod tests {
             prr: true,
             psh: true,
             psh_rule: crate::sender::PshRule::EveryAck,
+            gso_max_segs: crate::tso::GSO_MAX_SEGS,
         };
         crate::sender::Sender::new(cfg, cc, scavenger_cc::Time::ZERO)
     }
@@ -1066,12 +1086,17 @@ mod tests {
         s
     }
 
+    /// A sender paced at 1 Mbit/s one segment per gap: GSO off (`gso_max_segs` 1), since
+    /// these tests' 1-ms RTTs would make `tcp_tso_autosize` add half of GSO's 64 KB
+    /// (`crate::tso`).
     fn paced_sender(linux: bool, cwnd: u64) -> crate::sender::Sender {
-        sender(Box::new(Paced {
+        let mut s = sender(Box::new(Paced {
             linux,
             cwnd,
-            tso: 1,
-        }))
+            min_tso: 1,
+        }));
+        s.cfg.gso_max_segs = 1;
+        s
     }
 
     /// An ACK of everything below `cum` with the SACK blocks `sack` (most recent first).
@@ -1265,7 +1290,7 @@ mod tests {
         let mut s = sender(Box::new(Paced {
             linux: true,
             cwnd: 3,
-            tso: 2,
+            min_tso: 2,
         }));
         let mut sent = Vec::new();
         let mut t = Time::ZERO;
@@ -1280,6 +1305,64 @@ mod tests {
             [(Time::ZERO, 0), (Time::ZERO, 1), (Time(23_168_000), 2)]
         );
         assert_eq!(s.next_send_time(), Time(23_168_000 + 11_584_000));
+    }
+
+    /// A window of 100 segments paced at `bps` by the algorithm, which leaves
+    /// `min_tso_segs` at the trait's default (the sysctl's 2), as every paced
+    /// algorithm but BBR does.
+    struct RatePaced(u64);
+
+    impl scavenger_cc::CongestionControl for RatePaced {
+        fn name(&self) -> &'static str {
+            "rate-paced"
+        }
+        fn on_ack(&mut self, _now: scavenger_cc::Time, _ack: &scavenger_cc::AckSample) {}
+        fn on_congestion(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::CongestionEvent) {
+        }
+        fn on_rto(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::RtoEvent) {}
+        fn cwnd(&self) -> u64 {
+            100 * MSS
+        }
+        fn pacing_rate(&self) -> Option<scavenger_cc::Rate> {
+            Some(scavenger_cc::Rate::from_bps(self.0))
+        }
+    }
+
+    /// Departure time (ns) of each of the first `n` segments a sender sends.
+    fn departures(s: &mut crate::sender::Sender, n: usize) -> Vec<u64> {
+        let mut out = Vec::new();
+        let mut t = scavenger_cc::Time::ZERO;
+        while out.len() < n {
+            while s.next_packet(t).is_some() {
+                out.push(t.0);
+            }
+            t = s.next_send_time();
+        }
+        out.truncate(n);
+        out
+    }
+
+    #[test]
+    fn a_paced_algorithm_sends_linux_tso_autosize_bursts() {
+        // tcp_tso_autosize (deviations/simulator.md#sim-paced-bursts): 1 ms of the
+        // pacing rate in segments, at least tcp_min_tso_segs = 2, and the next burst the
+        // burst's bytes over the rate later (wire size here: 1500 B a segment).
+        // 8 Mbit/s: 1,000,000 >> 10 = 976 B -> 2 segments, 3,000 B = 3 ms apart.
+        let mut s = sender(Box::new(RatePaced(8_000_000)));
+        assert_eq!(
+            departures(&mut s, 6),
+            [0, 0, 3_000_000, 3_000_000, 6_000_000, 6_000_000]
+        );
+        // 100 Mbit/s: 12,500,000 >> 10 = 12,207 B -> 8 segments, 12,000 B = 0.96 ms.
+        let mut s = sender(Box::new(RatePaced(100_000_000)));
+        let d = departures(&mut s, 17);
+        assert_eq!(d[..8], [0; 8]);
+        assert_eq!(d[8..16], [960_000; 8]);
+        assert_eq!(d[16], 1_920_000);
+        // gso_max_segs = 1 (GSO off): one segment per gap, 120 us apart.
+        let mut s = sender(Box::new(RatePaced(100_000_000)));
+        s.cfg.gso_max_segs = 1;
+        assert_eq!(departures(&mut s, 3), [0, 120_000, 240_000]);
     }
 
     #[test]

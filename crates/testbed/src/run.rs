@@ -232,6 +232,11 @@ fn plan_flows(sc: &Scenario, shim: bool) -> Result<KernelPlan, RunError> {
                     f.mss
                 ));
             }
+            if let Some(n) = f.gso_max_segs {
+                ignored.push(format!(
+                "{who}: gso_max_segs = {n} (the kernel sizes its skbs with the device's GSO limits)"
+            ));
+            }
             if f.start_jitter.is_some_and(|j| j > Dur::ZERO) {
                 ignored.push(format!(
                     "{who}: start_jitter (the testbed starts each flow at `start`; the threads' own timing is its jitter)"

@@ -1203,11 +1203,12 @@ impl CongestionControl for Bbr {
         true
     }
 
-    /// Linux's `tcp_tso_autosize` with BBR's `.min_tso_segs = bbr_min_tso_segs`: the
-    /// pacing rate's 1 ms (`sk_pacing_shift` 10) in segments, at least 2 at or above
-    /// 1.2 Mbit/s, which is `bbr_tso_segs_goal` (deviations/bbr.md#bbr-tso-bursts).
-    fn tso_segs(&self) -> u32 {
-        self.tso_segs_goal() as u32
+    /// tcp_bbr registers `.min_tso_segs = bbr_min_tso_segs`: 1 below 1.2 Mbit/s, else 2.
+    /// The datapath's `tcp_tso_autosize` takes it from here, so that the bursts it sends
+    /// are `bbr_tso_segs_goal` (deviations/bbr.md#bbr-tso-bursts,
+    /// deviations/simulator.md#sim-paced-bursts).
+    fn min_tso_segs(&self) -> u32 {
+        Bbr::min_tso_segs(self) as u32
     }
 
     /// tcp_bbr registers `.cong_control = bbr_main`: it sets cwnd on every ACK, in
@@ -1378,19 +1379,24 @@ mod tests {
     }
 
     #[test]
-    fn tso_segs_is_linux_tso_autosize_with_bbr_min_tso_segs() {
-        // tcp_tso_autosize: max(sk_pacing_rate >> 10 / mss, bbr_min_tso_segs); the datapath
-        // sends that many segments per pacing gap (MSS 1000 here).
+    fn tso_segs_goal_is_linux_tso_autosize_with_bbr_min_tso_segs() {
+        // tcp_tso_autosize: max(sk_pacing_rate >> 10 / mss, bbr_min_tso_segs) (MSS 1000
+        // here); the datapath takes bbr_min_tso_segs from the min_tso_segs hook.
         let mut b = bbr();
-        for (rate, segs) in [
-            (100_000, 1),      // 0.8 Mbit/s: below bbr_min_tso_rate (150,000 B/s)
-            (150_000, 2),      // 1.2 Mbit/s: 146 B per ms, bbr_min_tso_segs 2
-            (1_000_000, 2),    // 8 Mbit/s: 976 B per ms, still 2
-            (12_500_000, 12),  // 100 Mbit/s: 12,207 B per ms
-            (500_000_000, 65), // 4 Gbit/s: capped at GSO's 65,215 B
+        for (rate, segs, min) in [
+            (100_000, 1, 1),      // 0.8 Mbit/s: below bbr_min_tso_rate (150,000 B/s)
+            (150_000, 2, 2),      // 1.2 Mbit/s: 146 B per ms, bbr_min_tso_segs 2
+            (1_000_000, 2, 2),    // 8 Mbit/s: 976 B per ms, still 2
+            (12_500_000, 12, 2),  // 100 Mbit/s: 12,207 B per ms
+            (500_000_000, 65, 2), // 4 Gbit/s: capped at GSO's 65,215 B
         ] {
             b.pacing_rate = rate;
-            assert_eq!(b.tso_segs(), segs, "pacing rate {rate} B/s");
+            assert_eq!(b.tso_segs_goal(), segs, "pacing rate {rate} B/s");
+            assert_eq!(
+                crate::CongestionControl::min_tso_segs(&b),
+                min,
+                "pacing rate {rate} B/s"
+            );
         }
     }
 

@@ -240,6 +240,10 @@ impl CongestionControl for ControlledFlow {
         self.cc.paces_payload()
     }
 
+    fn min_tso_segs(&self) -> u32 {
+        self.cc.min_tso_segs()
+    }
+
     fn cong_control(&self) -> bool {
         self.cc.cong_control()
     }

@@ -335,6 +335,10 @@ impl CongestionControl for DaLbe {
         self.inner.paces_payload()
     }
 
+    fn min_tso_segs(&self) -> u32 {
+        self.inner.min_tso_segs()
+    }
+
     fn cong_control(&self) -> bool {
         self.inner.cong_control()
     }

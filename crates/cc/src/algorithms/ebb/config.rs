@@ -294,7 +294,8 @@ pub(super) static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "refill_burst",
         kind: ParamKind::Bool,
-        default: ParamValue::Bool(false),
+        // On since the simulator sends Linux's paced pairs (docs/ebb.md#variants-104e573-tso).
+        default: ParamValue::Bool(true),
         unit: "",
         doc: "the empty-queue threshold (refill, probe up) allows one segment's transmission at the remembered rate beyond `refill`",
         source: "docs/ebb.md#foreign-burst",
@@ -517,7 +518,7 @@ impl Default for EbbConfig {
             own_measured: false,
             refill_own: false,
             foreign_burst: false,
-            refill_burst: false,
+            refill_burst: true,
             foreign_samples: 8,
             foreign_in_hold: false,
             stage_backoff: 0,

@@ -329,6 +329,8 @@ fn jitter_is_the_mean_difference_of_consecutive_samples_and_raises_the_refill_th
     // RFC 3550 §6.4.1: J += (|D| − J)/16. Samples 50, 52, 50 ms: J = 2/16 ms, then
     // 2/16 + (2 − 2/16)/16 = 0.2421875 ms.
     let mut e = ebb(2, 16);
+    // The threshold without refill_burst's segment (on by default since 104e573-tso).
+    e.cfg.refill_burst = false;
     ack_round(&mut e, &[50_000, 52_000, 50_000], None, Upto::Within);
     assert_eq!(e.jitter_ns, 242_187.5);
     // jitter_gain = 8: refill threshold 1 ms + 8 · 0.2421875 ms = 2.9375 ms.
@@ -439,24 +441,29 @@ fn the_round_after_a_jump_to_the_bdp_does_not_age_the_capacity() {
 fn the_probe_adds_at_most_probe_queue_of_queue_per_round() {
     // C = 2 Mbit/s, base 50 ms: bdp 12 500 B; a window of 20 segments at q = 2 ms
     // (above refill, below target) probes by C · 1 ms = 250 bytes, not a segment
-    // (a segment is 4 ms of queue at 2 Mbit/s).
+    // (a segment is 4 ms of queue at 2 Mbit/s). Without refill_burst (on by default),
+    // whose segment would count q = 2 ms as empty.
     let mut e = ebb(20, 2);
+    e.cfg.refill_burst = false;
     e.cfg.probe_queue = Dur::from_millis(1);
     round(&mut e, &[52_000]);
     assert_eq!((e.cwnd(), e.phase), (20_250, Phase::Probe));
     // At 16 Mbit/s, 1 ms is 2 000 bytes: one segment.
     let mut e = ebb(120, 16);
+    e.cfg.refill_burst = false;
     e.cfg.probe_queue = Dur::from_millis(1);
     round(&mut e, &[52_000]);
     assert_eq!(e.cwnd(), 121 * MSS);
     // At 0.5 Mbit/s, 62 bytes is below 1/8 segment: 125 bytes.
     let mut e = ebb(20, 0);
+    e.cfg.refill_burst = false;
     e.cfg.probe_queue = Dur::from_millis(1);
     e.capacity = Rate::from_bps(500_000);
     round(&mut e, &[52_000]);
     assert_eq!(e.cwnd(), 20_125);
     // probe_queue = 0 (the default): one segment.
     let mut e = ebb(20, 2);
+    e.cfg.refill_burst = false;
     round(&mut e, &[52_000]);
     assert_eq!(e.cwnd(), 21 * MSS);
 }
