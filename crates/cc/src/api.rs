@@ -20,6 +20,12 @@ use crate::units::{Dur, Rate, Time};
 /// socket sends per pacing gap when its congestion control has no `.min_tso_segs`.
 pub const TCP_MIN_TSO_SEGS: u32 = 2;
 
+/// The largest skb Linux's TSO autosizing builds on a legacy GSO device:
+/// `GSO_LEGACY_MAX_SIZE − (MAX_TCP_HEADER + 1)`, 65536 − 1 − 320 on x86-64
+/// (`sk_setup_caps` sets `sk_gso_max_size` to it). Both `tcp_tso_autosize`
+/// (the simulator's paced bursts) and `bbr_tso_segs_goal` cap their bytes with it.
+pub const GSO_MAX_BYTES: u64 = 65536 - 1 - 320;
+
 /// A delivery-rate sample (Linux `struct rate_sample`, draft-cheng-iccrg-delivery-rate-estimation).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RateSample {

@@ -24,10 +24,8 @@ pub const SK_PACING_SHIFT: u32 = 10;
 /// sizes based on min_rtt"; the testbed runs 6.18).
 pub const TCP_TSO_RTT_LOG: u32 = 9;
 
-/// `sk_gso_max_size` of a legacy GSO device: `sk_setup_caps` sets it to
-/// `GSO_LEGACY_MAX_SIZE − (MAX_TCP_HEADER + 1)`, 65536 − 1 − 320 on x86-64; the same cap
-/// as BBR's `bbr_tso_segs_goal` in crates/cc.
-pub const GSO_MAX_BYTES: u64 = 65536 - 1 - 320;
+/// `sk_gso_max_size` of a legacy GSO device, the cap BBR's `bbr_tso_segs_goal` shares.
+pub use scavenger_cc::GSO_MAX_BYTES;
 
 /// `sk_gso_max_segs` of a device with GSO (`GSO_MAX_SEGS`); 1 turns bursts off.
 pub const GSO_MAX_SEGS: u32 = 65535;

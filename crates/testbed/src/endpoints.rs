@@ -101,9 +101,6 @@ pub struct SenderReport {
     /// Smoothed RTT at each sample, ns, weighted by the segments delivered since the
     /// previous sample (TCP; QUIC flows weigh each sample once).
     pub rtt: Histogram,
-    /// Whether `rtt` is weighted by delivered segments (kernel TCP), i.e. the measure the
-    /// simulator reports as `srtt_ms`.
-    pub rtt_delivery_weighted: bool,
     /// Entries into TCP_CA_Recovery / TCP_CA_CWR seen between samples (lower bounds).
     pub recoveries_seen: u64,
     pub cwr_seen: u64,
@@ -286,10 +283,7 @@ fn send(
     stop: &AtomicBool,
     done: &AtomicBool,
 ) -> Result<SenderReport, FlowError> {
-    let mut rep = SenderReport {
-        rtt_delivery_weighted: true,
-        ..SenderReport::default()
-    };
+    let mut rep = SenderReport::default();
     while clock.now() < p.start {
         if stop.load(Ordering::Relaxed) {
             return Ok(rep);

@@ -692,6 +692,13 @@ fn metrics(
                 }
             };
             let last = s.samples.last().map(|x| x.info).unwrap_or_default();
+            let rtt_ms = stats_from(&s.rtt, 1e-6);
+            // For kernel TCP rtt_ms is already srtt weighted by delivered segments, the
+            // simulator's srtt_ms; QUIC's polls weigh once each, so it has no such figure.
+            let srtt_ms = match f.transport {
+                scavenger_lab::scenario::Transport::Tcp => rtt_ms.mean,
+                scavenger_lab::scenario::Transport::Quic => None,
+            };
             FlowResult {
                 name: f.name.clone(),
                 algorithm: f.algorithm.clone(),
@@ -704,13 +711,8 @@ fn metrics(
                 delivered_bytes: r.bytes,
                 goodput_bps: per_s(r.bytes),
                 throughput_bps: per_s(c.data_delivered_bytes),
-                rtt_ms: stats_from(&s.rtt, 1e-6),
-                // rtt_ms is already srtt weighted by delivered segments for kernel TCP;
-                // QUIC's polls weigh once each, so it has no such figure.
-                srtt_ms: s
-                    .rtt_delivery_weighted
-                    .then(|| stats_from(&s.rtt, 1e-6).mean)
-                    .flatten(),
+                rtt_ms,
+                srtt_ms,
                 retransmits: last.total_retrans as u64,
                 fast_recoveries: s.recoveries_seen,
                 timeouts: last.total_rto.unwrap_or(0) as u64,

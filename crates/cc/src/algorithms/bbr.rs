@@ -44,8 +44,6 @@ const BBR_SCALE: u32 = 8;
 const BBR_UNIT: u64 = 1 << BBR_SCALE;
 const CYCLE_LEN: usize = 8;
 const TCP_INIT_CWND: u32 = 10;
-/// GSO_MAX_SIZE − 1 − MAX_TCP_HEADER (65536 − 1 − 320 on x86-64).
-const GSO_BYTES_CAP: u64 = 65536 - 1 - 320;
 
 /// Where every parameter below comes from.
 const SOURCE: &str = "Linux net/ipv4/tcp_bbr.c (module constant of the same name)";
@@ -674,7 +672,7 @@ impl Bbr {
     }
 
     fn tso_segs_goal(&self) -> u64 {
-        let bytes = (self.pacing_rate >> self.c.pacing_shift).min(GSO_BYTES_CAP);
+        let bytes = (self.pacing_rate >> self.c.pacing_shift).min(GSO_MAX_BYTES);
         (bytes / self.mss).max(self.min_tso_segs()).min(0x7F)
     }
 

@@ -251,7 +251,7 @@ impl Ebb {
     /// the link ran at 25-50 %. The new rate is the largest delivery rate of the last
     /// `bw_rounds` rounds (what the flow got beside the others), never above the old.
     pub(super) fn forget_stale_rate(&mut self) {
-        let recent = self.avail_ring.iter().copied().max().unwrap_or(Rate::ZERO);
+        let recent = self.avail();
         if recent > Rate::ZERO && recent < self.capacity {
             self.capacity = recent;
             self.bw_ring.clear();
