@@ -150,6 +150,10 @@ pub struct Sender {
     rack: Option<(u64, u32)>,
     /// All segments below this index have been checked by loss detection.
     lost_cursor: u32,
+    /// Reordering was seen (Linux `tp->reord_seen`, `tcp_check_sack_reordering`): a
+    /// segment never retransmitted was delivered below one SACKed before it. RACK's
+    /// reordering window is then no longer 0, so originals are left to DupThresh.
+    reord_seen: bool,
     /// SACKed ranges, the retransmission queue and the retransmissions in flight, so
     /// that an ACK's work does not grow with the window.
     board: Scoreboard,
@@ -211,6 +215,7 @@ impl Sender {
             high_sacked: None,
             rack: None,
             lost_cursor: 0,
+            reord_seen: false,
             board: Scoreboard::default(),
             sack_gaps: Vec::new(),
             in_recovery: false,
@@ -563,15 +568,31 @@ impl Sender {
         s.len as u64
     }
 
-    /// RFC 6675 IsLost: a segment with DupThresh SACKed segments above it is lost.
+    /// Loss detection for original transmissions. RFC 6675 IsLost: a segment with
+    /// DupThresh SACKed segments above it is lost. And RACK's time order (RFC 8985 §6.2
+    /// step 5, Linux 6.x `tcp_rack_detect_loss`, which marks originals and
+    /// retransmissions alike): once the reordering window is 0, every unSACKed segment
+    /// sent before the latest-sent delivered one is lost. Linux's `tcp_rack_reo_wnd` is 0
+    /// when no reordering was seen and the connection is in recovery (CA_Recovery or
+    /// CA_Loss) or DupThresh segments are SACKed; otherwise it is min_rtt/4 with a
+    /// timer, which is not modelled: before recovery, or after reordering was seen, only
+    /// DupThresh applies (docs/deviations/simulator.md#sim-loss-recovery). Without the
+    /// time order, the last hole of a window (fewer than DupThresh SACKed segments above
+    /// it) waited until new data sent after it was SACKed: a round trip later, and after
+    /// a slow-start overshoot at 350 ms a second recovery (docs/validation.md#rack-originals).
     /// Returns the bytes newly marked lost.
     fn detect_losses(&mut self) -> u64 {
         let Some(high) = self.high_sacked else {
             return 0;
         };
-        // Find the DupThresh-th highest SACKed segment; everything unSACKed below it is lost.
         let floor = self.lost_cursor.max(self.una);
-        let Some(limit) = self.board.kth_highest_sacked(floor, high, DUP_THRESH) else {
+        let dup_limit = self.board.kth_highest_sacked(floor, high, DUP_THRESH);
+        let rack_limit = if !self.reord_seen && (self.in_recovery || dup_limit.is_some()) {
+            self.rack_original_limit(floor)
+        } else {
+            None
+        };
+        let Some(limit) = dup_limit.max(rack_limit) else {
             return 0;
         };
         let mut lost = 0;
@@ -579,7 +600,8 @@ impl Sender {
         self.board.ops += (limit - floor) as u64;
         for j in floor..limit {
             let s = &mut self.segs[(j - self.una) as usize];
-            if !s.sacked && !s.lost {
+            // Retransmissions are RACK's in `mark_lost_retransmissions`.
+            if !s.sacked && !s.lost && !s.retransmitted {
                 s.lost = true;
                 if s.in_flight {
                     s.in_flight = false;
@@ -591,6 +613,29 @@ impl Sender {
         }
         self.lost_cursor = limit;
         lost
+    }
+
+    /// RACK's bound for original transmissions (RFC 8985 §6.2 step 5 with a reordering
+    /// window of 0; Linux `tcp_skb_sent_after` orders by send time, then sequence): one
+    /// past the last segment at or above `floor` whose original was sent before the
+    /// latest-sent delivered segment. Originals leave in sequence order, so the scan
+    /// stops at the first one sent after it; retransmitted segments are skipped.
+    fn rack_original_limit(&mut self, floor: u32) -> Option<u32> {
+        let (rack_t, rack_i) = self.rack?;
+        let mut limit = None;
+        let mut j = floor;
+        while j < self.nxt {
+            self.board.ops += 1;
+            let s = &self.segs[(j - self.una) as usize];
+            if !s.retransmitted {
+                if (s.snap.sent_time.nanos(), j) >= (rack_t, rack_i) {
+                    break;
+                }
+                limit = Some(j + 1);
+            }
+            j += 1;
+        }
+        limit
     }
 
     /// RACK's advance (RFC 8985 §6.2 step 2, Linux `tcp_rack_advance`): segment `i`,
@@ -666,6 +711,10 @@ impl Sender {
         // Cumulative part.
         let cum = ack.ack.min(self.nxt);
         let advanced = cum > self.una;
+        // The highest SACKed segment before this ACK: an original delivered below it
+        // arrived out of order (Linux tcp_check_sack_reordering, from tcp_sacktag_one
+        // and tcp_clean_rtx_queue).
+        let prior_high = self.high_sacked;
         self.board.advance(self.una, cum.max(self.una));
         // Send times of the oldest and newest newly acknowledged segments that were never
         // retransmitted, cumulatively and by SACK (Linux tcp_clean_rtx_queue first_ackt /
@@ -677,6 +726,9 @@ impl Sender {
             let s = self.segs[0];
             if !s.sacked {
                 self.rack_advance(now, self.una, s.snap.sent_time, s.retransmitted);
+            }
+            if !s.sacked && !s.retransmitted && prior_high.is_some_and(|h| h > self.una) {
+                self.reord_seen = true;
             }
             if s.retransmitted {
                 retrans_acked = true;
@@ -709,6 +761,9 @@ impl Sender {
                 for i in a..b {
                     let seg = self.segs[(i - self.una) as usize];
                     if !seg.sacked {
+                        if !seg.retransmitted && prior_high.is_some_and(|h| i < h) {
+                            self.reord_seen = true;
+                        }
                         if !seg.retransmitted {
                             let t = seg.snap.sent_time;
                             first_sack = Some(first_sack.map_or(t, |f: Time| f.min(t)));
@@ -1394,6 +1449,68 @@ mod tests {
     /// above the SND.NXT of 0's retransmission is SACKed, so Linux 4.4's rule (a SACK
     /// above that SND.NXT) would wait for the RTO; RACK marks 0 lost at once, because a
     /// segment sent after its retransmission was delivered, and 0 leaves again.
+    /// RACK's time order for originals in recovery (RFC 8985 §6.2 step 5, Linux
+    /// `tcp_rack_detect_loss` with `tcp_rack_reo_wnd` 0): segment 4 has one SACKed segment
+    /// above it, too few for DupThresh, but segment 5, sent after it, was delivered, so 4
+    /// is lost and leaves next, before any new data.
+    #[test]
+    fn in_recovery_the_last_hole_is_lost_once_a_segment_sent_after_it_is_delivered() {
+        let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut s = sender(Box::new(Recorder(samples)));
+        let ms = |m: u64| scavenger_cc::Time(m * 1_000_000);
+        for i in 0..10u64 {
+            assert_eq!(s.next_packet(ms(i)).map(|p| p.seg), Some(i as u32));
+        }
+        // 1..=3 SACKed: DupThresh marks 0 and recovery begins.
+        s.on_ack(ms(100), &sack_ack(0, &[(1, 4)]));
+        assert!(s.in_recovery());
+        assert_eq!(s.next_packet(ms(100)).map(|p| p.seg), Some(0));
+        // 5 SACKed: only one SACKed segment above 4.
+        s.on_ack(ms(105), &sack_ack(0, &[(5, 6), (1, 4)]));
+        let p = s.next_packet(ms(105)).expect("PRR allows a segment");
+        assert_eq!(
+            p.seg, 4,
+            "the hole below a later-sent delivered segment leaves first"
+        );
+        assert_eq!(s.stats.retransmits, 2);
+    }
+
+    /// Before recovery RACK's reordering window is min_rtt/4 with a timer, which the
+    /// simulator does not model: two SACKed segments mark nothing lost (DupThresh 3).
+    #[test]
+    fn before_recovery_two_sacked_segments_mark_nothing_lost() {
+        let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut s = sender(Box::new(Recorder(samples)));
+        let ms = |m: u64| scavenger_cc::Time(m * 1_000_000);
+        for i in 0..10u64 {
+            assert_eq!(s.next_packet(ms(i)).map(|p| p.seg), Some(i as u32));
+        }
+        s.on_ack(ms(100), &sack_ack(0, &[(1, 3)]));
+        assert!(!s.in_recovery());
+        assert_eq!(s.stats.retransmits, 0);
+    }
+
+    /// Once reordering was seen (segment 1 SACKed after 2, never retransmitted: Linux
+    /// `tcp_check_sack_reordering`), RACK's window is no longer 0 and originals are left to
+    /// DupThresh: 0 is lost (three SACKed above), 4 is not (one above), and new data
+    /// leaves after 0's retransmission.
+    #[test]
+    fn after_reordering_the_time_order_no_longer_marks_originals_lost() {
+        let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut s = sender(Box::new(Recorder(samples)));
+        let ms = |m: u64| scavenger_cc::Time(m * 1_000_000);
+        for i in 0..10u64 {
+            assert_eq!(s.next_packet(ms(i)).map(|p| p.seg), Some(i as u32));
+        }
+        s.on_ack(ms(100), &sack_ack(0, &[(2, 3)]));
+        s.on_ack(ms(101), &sack_ack(0, &[(1, 3)]));
+        s.on_ack(ms(102), &sack_ack(0, &[(5, 6), (1, 4)]));
+        assert!(s.in_recovery());
+        assert_eq!(s.next_packet(ms(102)).map(|p| p.seg), Some(0));
+        assert_eq!(s.next_packet(ms(102)).map(|p| p.seg), Some(10));
+        assert_eq!(s.stats.retransmits, 1);
+    }
+
     #[test]
     fn a_retransmission_is_lost_when_a_later_sent_retransmission_is_delivered() {
         let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
