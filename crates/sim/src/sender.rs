@@ -113,8 +113,19 @@ struct Prr {
 }
 
 impl Prr {
-    /// RFC 6937 §3 on each ACK in recovery, as Linux tcp_cwnd_reduction (PRR-SSRB).
-    fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64) {
+    /// RFC 6937 §3 on each ACK in recovery, as Linux 6.x `tcp_cwnd_reduction`. Below
+    /// ssthresh the slow-start reduction bound's extra segment comes only on an ACK that
+    /// advanced SND.UNA and marked nothing newly lost (`flag & FLAG_SND_UNA_ADVANCED &&
+    /// !newly_lost`, Linux since 5.19); otherwise the bound is the conservative one,
+    /// MAX(prr_delivered − prr_out, DeliveredData).
+    fn on_ack(
+        &mut self,
+        delivered: u64,
+        pipe: u64,
+        ssthresh: u64,
+        mss: u64,
+        una_advanced_no_loss: bool,
+    ) {
         self.delivered += delivered;
         let sndcnt = if pipe > ssthresh {
             // Proportional part: CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
@@ -122,8 +133,9 @@ impl Prr {
                 as u64)
                 .saturating_sub(self.out)
         } else {
-            // Slow-start reduction bound: MIN(ssthresh - pipe, MAX(prr_delivered - prr_out, DeliveredData) + MSS).
-            let limit = self.delivered.saturating_sub(self.out).max(delivered) + mss;
+            // MIN(ssthresh - pipe, MAX(prr_delivered - prr_out, DeliveredData) [+ MSS]).
+            let extra = if una_advanced_no_loss { mss } else { 0 };
+            let limit = self.delivered.saturating_sub(self.out).max(delivered) + extra;
             (ssthresh - pipe).min(limit)
         };
         // Linux: sndcnt = max(sndcnt, (tp->prr_out ? 0 : 1)) -- one segment on the first ACK.
@@ -829,7 +841,7 @@ impl Sender {
             self.prr = None;
             self.cc.on_recovery_exit(now);
         }
-        self.mark_lost_retransmissions();
+        let lost_retransmissions = self.mark_lost_retransmissions();
         let lost = self.detect_losses();
         if lost > 0 && !self.in_recovery {
             self.in_recovery = true;
@@ -861,7 +873,14 @@ impl Sender {
             }
         }
         if let Some(p) = &mut self.prr {
-            p.on_ack(newly, self.pipe, self.cc.ssthresh(), self.cfg.mss as u64);
+            let una_advanced_no_loss = advanced && lost == 0 && lost_retransmissions == 0;
+            p.on_ack(
+                newly,
+                self.pipe,
+                self.cc.ssthresh(),
+                self.cfg.mss as u64,
+                una_advanced_no_loss,
+            );
         }
         let ece = self.cfg.ecn && ack.ece;
         if ece {
@@ -1010,18 +1029,18 @@ mod tests {
             window: 0,
         };
         let pipe = 18 * MSS;
-        p.on_ack(MSS, pipe, 10 * MSS, MSS);
+        p.on_ack(MSS, pipe, 10 * MSS, MSS, true);
         assert_eq!(
             p.window,
             pipe + MSS,
             "ceil(724) = 724 bytes, raised to one segment"
         );
         p.out += MSS;
-        p.on_ack(MSS, pipe, 10 * MSS, MSS);
+        p.on_ack(MSS, pipe, 10 * MSS, MSS, true);
         assert_eq!(p.window, pipe, "ceil(2896 · 10/20) − 1448 = 0");
-        p.on_ack(MSS, pipe, 10 * MSS, MSS);
+        p.on_ack(MSS, pipe, 10 * MSS, MSS, true);
         assert_eq!(p.window, pipe + MSS / 2, "ceil(4344 · 10/20) − 1448 = 724");
-        p.on_ack(MSS, pipe, 10 * MSS, MSS);
+        p.on_ack(MSS, pipe, 10 * MSS, MSS, true);
         assert_eq!(p.window, pipe + MSS, "2896 − 1448");
     }
 
@@ -1035,12 +1054,34 @@ mod tests {
             out: 4 * MSS,
             window: 0,
         };
-        p.on_ack(2 * MSS, 6 * MSS, 10 * MSS, MSS);
+        p.on_ack(2 * MSS, 6 * MSS, 10 * MSS, MSS, true);
         // delivered 6, out 4: max(2, 2) + 1 = 3 MSS, below ssthresh − pipe = 4 MSS.
         assert_eq!(p.window, 9 * MSS);
-        p.on_ack(5 * MSS, 6 * MSS, 10 * MSS, MSS);
+        p.on_ack(5 * MSS, 6 * MSS, 10 * MSS, MSS, true);
         // delivered 11, out 4: max(7, 5) + 1 = 8 MSS, capped at ssthresh − pipe = 4 MSS.
         assert_eq!(p.window, 10 * MSS);
+    }
+
+    #[test]
+    fn prr_adds_the_extra_segment_only_when_snd_una_advanced_without_new_loss() {
+        // Linux 6.x tcp_cwnd_reduction: a SACK-only ACK, or one that marked a segment
+        // lost, gets the conservative bound MAX(prr_delivered − prr_out, DeliveredData).
+        let mut p = Prr {
+            recover_fs: 20 * MSS,
+            delivered: 4 * MSS,
+            out: 4 * MSS,
+            window: 0,
+        };
+        p.on_ack(2 * MSS, 6 * MSS, 10 * MSS, MSS, false);
+        // delivered 6, out 4: max(2, 2) = 2 MSS.
+        assert_eq!(p.window, 8 * MSS);
+        p.out += 2 * MSS;
+        p.on_ack(MSS, 6 * MSS, 10 * MSS, MSS, false);
+        // delivered 7, out 6: max(1, 1) = 1 MSS.
+        assert_eq!(p.window, 7 * MSS);
+        p.on_ack(MSS, 6 * MSS, 10 * MSS, MSS, true);
+        // delivered 8, out 6: max(2, 1) + 1 = 3 MSS.
+        assert_eq!(p.window, 9 * MSS);
     }
 
     /// A fixed 10-segment window that keeps every ACK sample it is given.

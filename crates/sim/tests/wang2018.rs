@@ -584,8 +584,10 @@ fn trace_link_figures_depend_on_the_start_phase_with_or_without_the_handshake() 
         "vivace with handshake: {c:.3} / {d:.3}"
     );
     // 10 EvaRate: all the loss is in the start-up (none after 3 s); 0.00023 with starts
-    // 100 ms apart and 0.00138 90 ms apart without the handshake, 0.00114 100 ms apart
-    // and none 95 ms apart with it. Pinned to single segments per pacing gap
+    // 100 ms apart and 0.0027 90 ms apart without the handshake, 0.0020 90 ms apart and
+    // none 95 ms apart with it (since PRR's extra segment needs an ACK that advanced
+    // SND.UNA without new loss, Linux 6.x tcp_cwnd_reduction; 0.00114 100 ms apart
+    // before). Pinned to single segments per pacing gap
     // (`gso_max_segs = 1`): with Linux's paired bursts
     // (deviations/simulator.md#sim-paced-bursts) the phases move (with the handshake,
     // none 100 ms apart and 0.00017 95 ms apart).
@@ -595,7 +597,7 @@ fn trace_link_figures_depend_on_the_start_phase_with_or_without_the_handshake() 
         a < 0.0005 && b > 0.001,
         "10 evarate without handshake: {a:.5} / {b:.5}"
     );
-    let (c, d) = (eva(true, 100), eva(true, 95));
+    let (c, d) = (eva(true, 90), eva(true, 95));
     assert!(
         c > 0.001 && d < 0.0001,
         "10 evarate with handshake: {c:.5} / {d:.5}"
