@@ -59,7 +59,17 @@ fn go(a: ValidateArgs) -> Result<ExitCode, CliError> {
         quick: a.quick,
         rtts: a.rtts.clone(),
     };
-    let cases = validate::cases(&plan)?;
+    let mut cases = validate::cases(&plan)?;
+    // Like with like: the testbed runs our algorithms without a native BPF version through
+    // the scv_shim agent, which applies each decision from the next ACK; the simulator
+    // copies that lag for them (docs/validation.md#shim-lag-in-validate).
+    for c in &mut cases {
+        for f in &mut c.scenario.flows {
+            if scavenger_testbed::run::runs_through_shim(f, false) {
+                f.shim_lag = Some(true);
+            }
+        }
+    }
     if !sys::is_root() {
         return Err(CliError::NotRoot {
             command: "validate",

@@ -169,6 +169,13 @@ pub struct FlowSpec {
     /// default (65535, a device with GSO) and is left out of the record.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gso_max_segs: Option<u32>,
+    /// `shim_lag = true`: the simulated sender applies the algorithm's window from the ACK
+    /// after the one it was computed on, as our kernel shim does
+    /// (docs/deviations/kernel.md#kernel-shim-decision-lag; `scavenger validate` sets it for
+    /// algorithms the testbed runs through `scv_shim`). `None` (off) is left out of the
+    /// record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shim_lag: Option<bool>,
     /// `transport = "tcp" | "quic"`: the simulator's TCP model, or two quinn-proto
     /// endpoints with the algorithm inside quinn (docs/quic.md, "QUIC in the
     /// simulator"). Left out of the record for TCP, so TCP records keep their keys.
@@ -192,11 +199,12 @@ impl Transport {
 
     /// The flow keys that configure the simulator's TCP model and mean nothing to quinn
     /// (its initial window, pacing, ACK policy and ECN are its own).
-    const TCP_ONLY: [&'static str; 12] = [
+    const TCP_ONLY: [&'static str; 13] = [
         "handshake",
         "psh",
         "psh_rule",
         "gso_max_segs",
+        "shim_lag",
         "initial_window",
         "pacing",
         "delayed_ack",
@@ -1097,6 +1105,7 @@ fn parse_flow(
         "psh",
         "psh_rule",
         "gso_max_segs",
+        "shim_lag",
         "clock_offset",
         "ecn",
         "deadline",
@@ -1231,6 +1240,13 @@ fn parse_flow(
             "a datagram (kind = \"cbr\") flow sends no TCP segments; remove `gso_max_segs`",
         ));
     }
+    let shim_lag = f.bool("shim_lag")?;
+    if shim_lag.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
+        return Err(f.err(
+            "shim_lag",
+            "a datagram (kind = \"cbr\") flow has no congestion window; remove `shim_lag`",
+        ));
+    }
     let stop = f.dur("stop")?;
     if let Some(st) = stop {
         if st <= start {
@@ -1305,6 +1321,7 @@ fn parse_flow(
         psh,
         psh_rule,
         gso_max_segs,
+        shim_lag,
         clock_offset_ns,
         ecn: f.bool("ecn")?.unwrap_or(false),
         kind,
@@ -1522,6 +1539,9 @@ impl Scenario {
                 }
                 if let Some(n) = f.gso_max_segs {
                     fc.gso_max_segs = n;
+                }
+                if let Some(l) = f.shim_lag {
+                    fc.shim_lag = l;
                 }
                 fc.clock_offset = f.clock_offset_ns;
                 fc.ecn = f.ecn;

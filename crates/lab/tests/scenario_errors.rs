@@ -573,3 +573,26 @@ fn gso_max_segs_defaults_to_gso_and_takes_1_to_65535() {
         assert_mentions(&m, &["flow[0].gso_max_segs"]);
     }
 }
+
+#[test]
+fn shim_lag_is_off_by_default_and_takes_a_bool() {
+    let s = parse("good.toml", GOOD).unwrap();
+    assert!(!s.to_sim(1).flows[0].shim_lag);
+    assert!(!serde_json::to_string(&s.flows[0])
+        .unwrap()
+        .contains("shim_lag"));
+    let on = GOOD.replace(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nshim_lag = true",
+    );
+    let s = parse("on.toml", &on).unwrap();
+    assert!(s.to_sim(1).flows[0].shim_lag);
+    assert!(serde_json::to_string(&s.flows[0])
+        .unwrap()
+        .contains("\"shim_lag\":true"));
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\nshim_lag = \"yes\"",
+    );
+    assert_mentions(&m, &["flow[0].shim_lag"]);
+}

@@ -70,6 +70,10 @@ pub struct FlowConfig {
     /// GSO); 1 paces single segments, as before 2026-11-28 for every algorithm but BBR
     /// (docs/deviations/simulator.md#sim-paced-bursts).
     pub gso_max_segs: u32,
+    /// Apply the algorithm's window from the ACK after the one it was computed on, as our
+    /// kernel shim does (docs/deviations/kernel.md#kernel-shim-decision-lag): for comparing
+    /// with algorithms run through `scv_shim` (`scavenger validate`). Default `false`.
+    pub shim_lag: bool,
     /// Receiver clock minus true time, ns.
     pub clock_offset: i64,
     /// Which way the data goes: `Forward` uses the forward link for data and the reverse
@@ -164,6 +168,7 @@ impl FlowConfig {
             psh: true,
             psh_rule: crate::sender::PshRule::EveryAck,
             gso_max_segs: crate::tso::GSO_MAX_SEGS,
+            shim_lag: false,
             clock_offset: 0,
             direction: Direction::Forward,
             ecn: false,

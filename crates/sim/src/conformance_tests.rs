@@ -31,6 +31,7 @@ fn the_simulators_sender_produces_the_conformance_stream() {
         psh: false,
         psh_rule: crate::sender::PshRule::EveryAck,
         gso_max_segs: crate::tso::GSO_MAX_SEGS,
+        shim_lag: false,
     };
     let mut s = Sender::new(cfg, Box::new(recorder.clone()), Time::ZERO);
     send_all(&mut s, Time::ZERO);

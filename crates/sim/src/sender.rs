@@ -56,6 +56,9 @@ pub struct SenderConfig {
     /// Linux's `sk_gso_max_segs`: caps a paced burst (`crate::tso`); 1 paces single
     /// segments, as the simulator did for every algorithm but BBR before 2026-11-28.
     pub gso_max_segs: u32,
+    /// The kernel shim's decision lag (`FlowConfig::shim_lag`): the window answering an
+    /// ACK is the algorithm's window from before that ACK.
+    pub shim_lag: bool,
 }
 
 /// Where an unpaced sender's PSH lands in the segments that answer an ACK
@@ -210,6 +213,10 @@ pub struct Sender {
     /// ACKs moved it left (the receiver must never do that; checked by tests).
     snd_edge: u64,
     edge_retreats: u64,
+    /// With `shim_lag`: the algorithm's window before the latest ACK, which the sender
+    /// uses until the next ACK (the shim sets `snd_cwnd` from the agent's decision on the
+    /// previous record; docs/deviations/kernel.md#kernel-shim-decision-lag).
+    lagged_cwnd: Option<u64>,
     pub stats: SenderStats,
     trace_buf: Vec<(&'static str, f64)>,
 }
@@ -251,6 +258,7 @@ impl Sender {
             ts_recent: NO_TS_ECHO,
             snd_edge,
             edge_retreats: 0,
+            lagged_cwnd: None,
             stats: SenderStats::default(),
             trace_buf: Vec::new(),
         }
@@ -362,7 +370,8 @@ impl Sender {
     /// Bytes the sender may have in flight: cwnd (PRR's window in fast recovery), and the
     /// static receive window unless the receiver advertises its own edge.
     fn send_window(&self) -> u64 {
-        let cwnd = self.prr.map_or(self.cc.cwnd(), |p| p.window);
+        let cc_cwnd = self.lagged_cwnd.unwrap_or_else(|| self.cc.cwnd());
+        let cwnd = self.prr.map_or(cc_cwnd, |p| p.window);
         if self.cfg.receiver_window {
             cwnd
         } else {
@@ -705,6 +714,10 @@ impl Sender {
     /// Processes one ACK.
     pub fn on_ack(&mut self, now: Time, ack: &Packet) -> AckOutcome {
         let prior_in_flight = self.pipe;
+        if self.cfg.shim_lag {
+            // The shim applies the decision the agent took on the previous ACK.
+            self.lagged_cwnd = Some(self.cc.cwnd());
+        }
         // RFC 7323 §4.3: TS.Recent follows the newest TSval.
         self.ts_recent = self.ts_recent.max(ack.rx_tsval);
         if self.cfg.receiver_window && ack.ack >= self.una {
@@ -952,6 +965,9 @@ impl Sender {
 
     /// The retransmission timer fired (the caller checked the deadline).
     pub fn on_rto(&mut self, now: Time) {
+        // Linux's tcp_enter_loss sets the window itself (one segment), whatever the shim
+        // last applied; the agent's next decision applies from the next ACK.
+        self.lagged_cwnd = None;
         if self.una == self.nxt || self.completed {
             self.rto_deadline = None;
             return;
@@ -1171,6 +1187,7 @@ mod tests {
             psh: true,
             psh_rule: crate::sender::PshRule::EveryAck,
             gso_max_segs: crate::tso::GSO_MAX_SEGS,
+            shim_lag: false,
         };
         crate::sender::Sender::new(cfg, cc, scavenger_cc::Time::ZERO)
     }
@@ -1490,6 +1507,51 @@ mod tests {
     /// above the SND.NXT of 0's retransmission is SACKed, so Linux 4.4's rule (a SACK
     /// above that SND.NXT) would wait for the RTO; RACK marks 0 lost at once, because a
     /// segment sent after its retransmission was delivered, and 0 leaves again.
+    /// A window that falls from 10 to 2 segments on the first ACK.
+    struct CutOnFirstAck(u64);
+
+    impl scavenger_cc::CongestionControl for CutOnFirstAck {
+        fn name(&self) -> &'static str {
+            "cut"
+        }
+        fn on_ack(&mut self, _now: scavenger_cc::Time, _ack: &scavenger_cc::AckSample) {
+            self.0 = 2 * MSS;
+        }
+        fn on_congestion(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::CongestionEvent) {
+        }
+        fn on_rto(&mut self, _now: scavenger_cc::Time, _ev: &scavenger_cc::RtoEvent) {}
+        fn cwnd(&self) -> u64 {
+            self.0
+        }
+    }
+
+    /// The kernel shim applies the agent's decision on an ACK from the next ACK
+    /// (docs/deviations/kernel.md#kernel-shim-decision-lag): with `shim_lag` the answer
+    /// to the ACK that cut the window to 2 segments still fills the old window of 10;
+    /// without it nothing is sent (9 segments are in flight); after the next ACK the cut
+    /// applies with the lag too.
+    #[test]
+    fn with_the_shim_lag_a_window_cut_applies_from_the_next_ack() {
+        let ms = |m: u64| scavenger_cc::Time(m * 1_000_000);
+        for (lag, after_first, after_second) in [(false, 0, 0), (true, 1, 0)] {
+            let mut s = sender(Box::new(CutOnFirstAck(10 * MSS)));
+            s.cfg.shim_lag = lag;
+            for i in 0..10u64 {
+                assert_eq!(s.next_packet(ms(i)).map(|p| p.seg), Some(i as u32));
+            }
+            assert!(s.next_packet(ms(10)).is_none(), "the window of 10 is full");
+            s.on_ack(ms(100), &sack_ack(1, &[]));
+            let sent = std::iter::from_fn(|| s.next_packet(ms(100))).count();
+            assert_eq!(
+                sent, after_first,
+                "shim_lag {lag}: answer to the cutting ACK"
+            );
+            s.on_ack(ms(101), &sack_ack(2, &[]));
+            let sent = std::iter::from_fn(|| s.next_packet(ms(101))).count();
+            assert_eq!(sent, after_second, "shim_lag {lag}: answer to the next ACK");
+        }
+    }
+
     /// RACK's time order for originals in recovery (RFC 8985 §6.2 step 5, Linux
     /// `tcp_rack_detect_loss` with `tcp_rack_reo_wnd` 0): segment 4 has one SACKed segment
     /// above it, too few for DupThresh, but segment 5, sent after it, was delivered, so 4

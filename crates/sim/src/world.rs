@@ -462,6 +462,7 @@ impl Simulation {
             prr: true,
             psh: fc.psh,
             psh_rule: fc.psh_rule,
+            shim_lag: fc.shim_lag,
             gso_max_segs: fc.gso_max_segs,
         };
         let mut sender = Sender::new(scfg, cc, self.now);

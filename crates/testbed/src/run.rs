@@ -185,6 +185,21 @@ pub fn native_for(ours: &str) -> Option<&'static scavenger_kernel::manage::Nativ
         .filter(|a| a.layout.is_some())
 }
 
+/// Whether the testbed runs flow `f` through the scv_shim agent (our algorithm without a
+/// native BPF version, or with `shim`, or under DA-LBE), as `plan_flows` decides; `false`
+/// for the kernel's own algorithms and for QUIC flows. `scavenger validate` gives such
+/// flows the simulator's copy of the shim's decision lag (`shim_lag`).
+pub fn runs_through_shim(f: &scavenger_lab::scenario::FlowSpec, shim: bool) -> bool {
+    if f.transport == scavenger_lab::scenario::Transport::Quic {
+        return false;
+    }
+    let Some(info) = scavenger_cc::find(&f.algorithm) else {
+        return false;
+    };
+    let ours = kernel_cc_for(info.name, &kernel_ccs()).is_err();
+    f.dalbe.is_some() || (ours && (shim || native_for(info.name).is_none()))
+}
+
 /// What a scenario needs from the kernel: the congestion control per flow, the native
 /// BPF algorithms to register, the shim agent (if any flow runs through it), the
 /// settings the testbed cannot apply (warnings, recorded in the result), and each
@@ -384,6 +399,11 @@ fn plan_flows(sc: &Scenario, shim: bool) -> Result<KernelPlan, RunError> {
         if let Some(rule) = f.psh_rule {
             ignored.push(format!(
                 "{who}: psh_rule = {rule:?} (the kernel's writer sets PSH as tcp_push decides)"
+            ));
+        }
+        if f.shim_lag == Some(true) {
+            ignored.push(format!(
+                "{who}: shim_lag (the simulator's copy of the shim's decision lag; on the testbed the shim has its own)"
             ));
         }
         if f.start_jitter.is_some_and(|j| j > Dur::ZERO) {
@@ -929,6 +949,26 @@ mod tests {
             e.contains("does not offer") && e.contains("reno, bbr"),
             "{e}"
         );
+    }
+
+    /// `runs_through_shim` names the flows `plan_flows` routes through the agent: ours
+    /// without a native version (cdg), any under DA-LBE, ours with a native version only
+    /// with `--shim`; never the kernel's own (cubic, newreno as reno).
+    #[test]
+    fn the_flows_that_run_through_the_shim_are_the_ones_validate_gives_the_lag() {
+        let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cdg\"\n[[flow]]\nalgorithm = \"ledbat\"\n[[flow]]\nalgorithm = \"cubic\"\n[[flow]]\nalgorithm = \"newreno\"\n[[flow]]\nalgorithm = \"ledbat\"\ndalbe = { controller = \"working-hours\" }\n").unwrap();
+        let via: Vec<bool> = sc
+            .flows
+            .iter()
+            .map(|f| runs_through_shim(f, false))
+            .collect();
+        assert_eq!(via, [true, false, false, false, true]);
+        let via: Vec<bool> = sc
+            .flows
+            .iter()
+            .map(|f| runs_through_shim(f, true))
+            .collect();
+        assert_eq!(via, [true, true, false, false, true]);
     }
 
     #[test]
