@@ -401,9 +401,11 @@ fn plan_flows(sc: &Scenario, shim: bool) -> Result<KernelPlan, RunError> {
                 "{who}: psh_rule = {rule:?} (the kernel's writer sets PSH as tcp_push decides)"
             ));
         }
-        if f.shim_lag == Some(true) {
+        // Through the shim the lag is the shim's own (what `shim_lag` copies); on a native
+        // or kernel algorithm the decision applies on the ACK itself.
+        if f.shim_lag == Some(true) && !via_shim {
             ignored.push(format!(
-                "{who}: shim_lag (the simulator's copy of the shim's decision lag; on the testbed the shim has its own)"
+                "{who}: shim_lag (the simulator's copy of the shim's decision lag; this flow does not run through the shim)"
             ));
         }
         if f.start_jitter.is_some_and(|j| j > Dur::ZERO) {
