@@ -159,7 +159,7 @@ pub struct FlowSpec {
     pub psh: Option<bool>,
     /// `psh_rule = "every-ack" | "skb-tail"`: where an unpaced simulated sender puts PSH
     /// (`scavenger_sim::PshRule`, docs/receiver.md#psh-writer). `None` takes the default
-    /// (`every-ack`) and is left out of the record.
+    /// (`skb-tail`, the kernel's rule by the captures) and is left out of the record.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub psh_rule: Option<PshRuleChoice>,
     /// `gso_max_segs = N` (1 to 65535): caps the segments a paced simulated sender sends

@@ -86,11 +86,13 @@ fn case3_rledbat_alone_at_100_mbit_ramps_back_after_its_first_slowdown() {
 /// Case 4: TCP-LP alone on 8/1 Mbit/s, 50 ms, CoDel got 1.5 Mbit/s with its window
 /// repeatedly at one segment. The testbed's 6.49 Mbit/s once cited against this was the
 /// shim agent's echo-RTT bug (issue 17: TCP-LP took no sample and ran as Reno); with the
-/// fix the kernel's TCP-LP gets 4.39, 4.62, 5.29 Mbit/s (docs/validation.md#tcp-lp-issue-17).
-/// The simulator's lone segments waited 40-50 ms for the delayed-ACK timer, which TCP-LP
-/// read as queueing; since the sender marks PSH and the Linux receiver ACKs a PSH segment
-/// on the read (docs/receiver.md#psh-spec), it gets 6.38 Mbit/s (above the kernel's,
-/// docs/receiver.md). The bound is half the link: the kernel's worst run is 4.39.
+/// fix the kernel's TCP-LP gets 2.15-5.29 Mbit/s over eight runs (median 2.9;
+/// docs/validation.md#tcp-lp-issue-17, #psh-small-window): it backs off to a window of one
+/// segment too, and there the kernel's receiver waits for its delayed-ACK timer, as ours
+/// does under the kernel's PSH rule (`SkbTail`, the default since
+/// docs/validation.md#psh-flip). This run gets 2.36 Mbit/s. The bound is a quarter of the
+/// link, below the kernel's worst run (2.15) and well above the 1.5 Mbit/s starvation the
+/// issue reported.
 #[test]
 fn case4_tcp_lp_alone_under_codel_does_not_starve() {
     let flows = "[[flow]]\nname = \"bg\"\nalgorithm = \"tcp-lp\"\nack_model = \"linux\"\n";
@@ -100,7 +102,7 @@ fn case4_tcp_lp_alone_under_codel_does_not_starve() {
     );
     let g = bg(&r).goodput_bps;
     assert!(
-        g >= 0.5 * cap_bps(8.0),
+        g >= 0.25 * cap_bps(8.0),
         "tcp-lp alone under CoDel: {g} bit/s"
     );
 }

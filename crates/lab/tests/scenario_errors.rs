@@ -497,22 +497,22 @@ fn psh_is_on_by_default_and_off_per_flow() {
 }
 
 #[test]
-fn psh_rule_defaults_to_every_ack_and_names_the_allowed_rules() {
+fn psh_rule_defaults_to_skb_tail_and_names_the_allowed_rules() {
     use scavenger_sim::PshRule;
     let s = parse("good.toml", GOOD).unwrap();
-    assert_eq!(s.to_sim(1).flows[0].psh_rule, PshRule::EveryAck);
+    assert_eq!(s.to_sim(1).flows[0].psh_rule, PshRule::SkbTail);
     assert!(!serde_json::to_string(&s.flows[0])
         .unwrap()
         .contains("psh_rule"));
-    let tail = GOOD.replace(
+    let every = GOOD.replace(
         "algorithm = \"newreno\"",
-        "algorithm = \"newreno\"\npsh_rule = \"skb-tail\"",
+        "algorithm = \"newreno\"\npsh_rule = \"every-ack\"",
     );
-    let s = parse("tail.toml", &tail).unwrap();
-    assert_eq!(s.to_sim(1).flows[0].psh_rule, PshRule::SkbTail);
+    let s = parse("every.toml", &every).unwrap();
+    assert_eq!(s.to_sim(1).flows[0].psh_rule, PshRule::EveryAck);
     assert!(serde_json::to_string(&s.flows[0])
         .unwrap()
-        .contains("\"psh_rule\":\"skb-tail\""));
+        .contains("\"psh_rule\":\"every-ack\""));
     let m = error_with(
         "algorithm = \"newreno\"",
         "algorithm = \"newreno\"\npsh_rule = \"every-segment\"",

@@ -61,8 +61,8 @@ pub struct FlowConfig {
     /// docs/deviations/simulator.md#sim-psh); `false` sends no PSH, as the simulator did
     /// before 2026-11-28 (kept for the tests docs/receiver.md lists as pinned to it).
     pub psh: bool,
-    /// Where an unpaced flow's PSH lands in its answer to an ACK: `EveryAck` (the
-    /// default, fitted) or `SkbTail` (the testbed's sender-side capture; opt-in,
+    /// Where an unpaced flow's PSH lands in its answer to an ACK: `SkbTail` (the default,
+    /// the testbed's captures) or `EveryAck` (fitted, the default before;
     /// docs/deviations/simulator.md#sim-psh).
     pub psh_rule: crate::sender::PshRule,
     /// Linux's `sk_gso_max_segs`: a paced sender sends up to `tcp_tso_segs` segments per
@@ -166,7 +166,7 @@ impl FlowConfig {
             delack_timeout: Dur::from_millis(40),
             ack_model: crate::receiver::AckModel::Linux,
             psh: true,
-            psh_rule: crate::sender::PshRule::EveryAck,
+            psh_rule: crate::sender::PshRule::SkbTail,
             gso_max_segs: crate::tso::GSO_MAX_SEGS,
             shim_lag: false,
             clock_offset: 0,

@@ -65,14 +65,15 @@ pub struct SenderConfig {
 /// (docs/deviations/simulator.md#sim-psh).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PshRule {
-    /// The last segment of every answer, a lone segment too: fitted to the testbed's
-    /// receiver-side capture (2026-11-28). The default: closer to the kernel in goodput.
-    #[default]
+    /// The last segment of every answer, a lone segment too: fitted to two goodputs of
+    /// the testbed (2026-11-28), the default until the captures showed the mechanism was
+    /// `SkbTail` (docs/validation.md#psh-flip). Kept for comparison.
     EveryAck,
     /// The last segment of an answer of two or more segments, none on a lone one: what
     /// the testbed's sender-side capture shows Linux 6.18 doing (one skb per answer, PSH
-    /// on its tail). Opt-in: it matches the capture but moves TCP-LP and Yield further
-    /// from the kernel's goodput than `EveryAck` (docs/receiver.md#psh-spec).
+    /// on its tail), with the kernel's drop sharing at a full queue and its receiver's
+    /// delayed ACK for a lone segment at flight 1. The default (docs/validation.md#psh-flip).
+    #[default]
     SkbTail,
 }
 
@@ -385,12 +386,13 @@ impl Sender {
     /// retransmissions, no further than the advertised edge with a receive-window
     /// controller. PSH goes on its last segment:
     ///
-    /// - `PshRule::EveryAck` (default, fitted to the goodput of the testbed's TCP-LP and
-    ///   Yield): on every answer, a lone segment too; with no room, on the next new
-    ///   segment.
-    /// - `PshRule::SkbTail` (the testbed's sender-side capture of our writer on Linux
-    ///   6.18): only on an answer of two or more segments, which Linux sends as one skb
-    ///   with PSH on its tail (2 082 of 2 120 two-segment answers, 7 of 800 lone ones).
+    /// - `PshRule::SkbTail` (the default: the testbed's sender-side capture of our writer
+    ///   on Linux 6.18): only on an answer of two or more segments, which Linux sends as
+    ///   one skb with PSH on its tail (2 082 of 2 120 two-segment answers, 7 of 800 lone
+    ///   ones).
+    /// - `PshRule::EveryAck` (fitted to two goodputs of the testbed, the default until
+    ///   2026-11-28 night): on every answer, a lone segment too; with no room, on the
+    ///   next new segment.
     ///
     /// The writer's own pushes (`tcp_sendmsg_locked` → `tcp_push` → `tcp_mark_push`) do
     /// not explain either: the capture's unsent queue held 60–250 KB, so a push lands far
