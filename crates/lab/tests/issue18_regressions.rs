@@ -86,7 +86,7 @@ fn case3_rledbat_alone_at_100_mbit_ramps_back_after_its_first_slowdown() {
 /// Case 4: TCP-LP alone on 8/1 Mbit/s, 50 ms, CoDel got 1.5 Mbit/s with its window
 /// repeatedly at one segment. The testbed's 6.49 Mbit/s once cited against this was the
 /// shim agent's echo-RTT bug (issue 17: TCP-LP took no sample and ran as Reno); with the
-/// fix the kernel's TCP-LP gets 2.15-5.29 Mbit/s over eight runs (median 2.9;
+/// fix the kernel's TCP-LP gets 2.15-5.29 Mbit/s over ten runs (median about 3;
 /// docs/validation.md#tcp-lp-issue-17, #psh-small-window): it backs off to a window of one
 /// segment too, and there the kernel's receiver waits for its delayed-ACK timer, as ours
 /// does under the kernel's PSH rule (`SkbTail`, the default since
