@@ -63,9 +63,10 @@ fn go(a: ValidateArgs) -> Result<ExitCode, CliError> {
     // Like with like: the testbed runs our algorithms without a native BPF version through
     // the scv_shim agent, which applies each decision from the next ACK; the simulator
     // copies that lag for them (docs/validation.md#shim-lag-in-validate).
+    let available = scavenger_testbed::run::kernel_ccs();
     for c in &mut cases {
         for f in &mut c.scenario.flows {
-            if scavenger_testbed::run::runs_through_shim(f, false) {
+            if scavenger_testbed::run::runs_through_shim(f, false, &available) {
                 f.shim_lag = Some(true);
             }
         }

@@ -187,17 +187,25 @@ pub fn native_for(ours: &str) -> Option<&'static scavenger_kernel::manage::Nativ
 
 /// Whether the testbed runs flow `f` through the scv_shim agent (our algorithm without a
 /// native BPF version, or with `shim`, or under DA-LBE), as `plan_flows` decides; `false`
-/// for the kernel's own algorithms and for QUIC flows. `scavenger validate` gives such
-/// flows the simulator's copy of the shim's decision lag (`shim_lag`).
-pub fn runs_through_shim(f: &scavenger_lab::scenario::FlowSpec, shim: bool) -> bool {
-    if f.transport == scavenger_lab::scenario::Transport::Quic {
-        return false;
-    }
-    let Some(info) = scavenger_cc::find(&f.algorithm) else {
-        return false;
-    };
-    let ours = kernel_cc_for(info.name, &kernel_ccs()).is_err();
-    f.dalbe.is_some() || (ours && (shim || native_for(info.name).is_none()))
+/// for the kernel's own algorithms (`available`: `kernel_ccs()`) and for QUIC flows.
+/// `scavenger validate` gives such flows the simulator's copy of the shim's decision lag
+/// (`shim_lag`).
+pub fn runs_through_shim(
+    f: &scavenger_lab::scenario::FlowSpec,
+    shim: bool,
+    available: &[String],
+) -> bool {
+    f.transport == scavenger_lab::scenario::Transport::Tcp
+        && scavenger_cc::find(&f.algorithm)
+            .is_some_and(|info| routes_via_shim(info.name, f.dalbe.is_some(), shim, available))
+}
+
+/// The routing rule of `plan_flows` and `runs_through_shim`: DA-LBE always runs in the
+/// agent; our own algorithm (not one of the kernel's) runs there when it has no native BPF
+/// version or `shim` asks for it.
+fn routes_via_shim(name: &str, dalbe: bool, shim: bool, available: &[String]) -> bool {
+    let ours = kernel_cc_for(name, available).is_err();
+    dalbe || (ours && (shim || native_for(name).is_none()))
 }
 
 /// What a scenario needs from the kernel: the congestion control per flow, the native
@@ -275,8 +283,7 @@ fn plan_flows(sc: &Scenario, shim: bool) -> Result<KernelPlan, RunError> {
                 .map(|(n, v)| (n.to_string(), v.to_string()))
                 .collect()
         };
-        let ours = kernel_cc_for(info.name, &available).is_err();
-        let via_shim = f.dalbe.is_some() || (ours && (shim || native_for(info.name).is_none()));
+        let via_shim = routes_via_shim(info.name, f.dalbe.is_some(), shim, &available);
         if via_shim {
             // Our own algorithm in the userspace agent, on kernel sockets through scv_shim
             // (crates/kernel): one agent per run, so shim flows must share its settings.
@@ -959,18 +966,15 @@ mod tests {
     #[test]
     fn the_flows_that_run_through_the_shim_are_the_ones_validate_gives_the_lag() {
         let sc = scavenger_lab::parse("t.toml", "duration = \"1s\"\n[link]\nrate = \"10Mbit\"\ndelay = \"10ms\"\nbuffer = \"1BDP\"\n[[flow]]\nalgorithm = \"cdg\"\n[[flow]]\nalgorithm = \"ledbat\"\n[[flow]]\nalgorithm = \"cubic\"\n[[flow]]\nalgorithm = \"newreno\"\n[[flow]]\nalgorithm = \"ledbat\"\ndalbe = { controller = \"working-hours\" }\n").unwrap();
-        let via: Vec<bool> = sc
-            .flows
-            .iter()
-            .map(|f| runs_through_shim(f, false))
-            .collect();
-        assert_eq!(via, [true, false, false, false, true]);
-        let via: Vec<bool> = sc
-            .flows
-            .iter()
-            .map(|f| runs_through_shim(f, true))
-            .collect();
-        assert_eq!(via, [true, true, false, false, true]);
+        let available = kernel_ccs();
+        let via = |shim| -> Vec<bool> {
+            sc.flows
+                .iter()
+                .map(|f| runs_through_shim(f, shim, &available))
+                .collect()
+        };
+        assert_eq!(via(false), [true, false, false, false, true]);
+        assert_eq!(via(true), [true, true, false, false, true]);
     }
 
     #[test]
