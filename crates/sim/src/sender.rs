@@ -754,12 +754,13 @@ impl Sender {
             if !s.sacked {
                 self.rack_advance(now, self.una, s.snap.sent_time, s.retransmitted);
             }
-            if !s.sacked && !s.retransmitted && prior_high.is_some_and(|h| h > self.una) {
-                self.reord_seen = true;
-            }
             if s.retransmitted {
                 retrans_acked = true;
             } else if !s.sacked {
+                // A hole below a SACKed segment filled by its original: reordering.
+                if prior_high.is_some_and(|h| h > self.una) {
+                    self.reord_seen = true;
+                }
                 first_cum.get_or_insert(s.snap.sent_time);
                 last_cum = Some(s.snap.sent_time);
             }
@@ -788,10 +789,10 @@ impl Sender {
                 for i in a..b {
                     let seg = self.segs[(i - self.una) as usize];
                     if !seg.sacked {
-                        if !seg.retransmitted && prior_high.is_some_and(|h| i < h) {
-                            self.reord_seen = true;
-                        }
                         if !seg.retransmitted {
+                            if prior_high.is_some_and(|h| i < h) {
+                                self.reord_seen = true;
+                            }
                             let t = seg.snap.sent_time;
                             first_sack = Some(first_sack.map_or(t, |f: Time| f.min(t)));
                             last_sack = Some(last_sack.map_or(t, |l: Time| l.max(t)));
