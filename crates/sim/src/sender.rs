@@ -1215,6 +1215,14 @@ mod tests {
         s
     }
 
+    /// Sends segments 0..=9, one per millisecond from 0 ms.
+    fn send_ten(s: &mut crate::sender::Sender) {
+        for i in 0..10u64 {
+            let at = scavenger_cc::Time(i * 1_000_000);
+            assert_eq!(s.next_packet(at).map(|p| p.seg), Some(i as u32));
+        }
+    }
+
     /// An ACK of everything below `cum` with the SACK blocks `sack` (most recent first).
     fn sack_ack(cum: u32, sack: &[(u32, u32)]) -> crate::packet::Packet {
         let mut a = crate::packet::Packet::data(0, 0, 0, 52, 0, false);
@@ -1539,9 +1547,7 @@ mod tests {
         for (lag, after_first, after_second) in [(false, 0, 0), (true, 1, 0)] {
             let mut s = sender(Box::new(CutOnFirstAck(10 * MSS)));
             s.cfg.shim_lag = lag;
-            for i in 0..10u64 {
-                assert_eq!(s.next_packet(ms(i)).map(|p| p.seg), Some(i as u32));
-            }
+            send_ten(&mut s);
             assert!(s.next_packet(ms(10)).is_none(), "the window of 10 is full");
             s.on_ack(ms(100), &sack_ack(1, &[]));
             let sent = std::iter::from_fn(|| s.next_packet(ms(100))).count();
@@ -1564,9 +1570,7 @@ mod tests {
         let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut s = sender(Box::new(Recorder(samples)));
         let ms = |m: u64| scavenger_cc::Time(m * 1_000_000);
-        for i in 0..10u64 {
-            assert_eq!(s.next_packet(ms(i)).map(|p| p.seg), Some(i as u32));
-        }
+        send_ten(&mut s);
         // 1..=3 SACKed: DupThresh marks 0 and recovery begins.
         s.on_ack(ms(100), &sack_ack(0, &[(1, 4)]));
         assert!(s.in_recovery());
@@ -1588,9 +1592,7 @@ mod tests {
         let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut s = sender(Box::new(Recorder(samples)));
         let ms = |m: u64| scavenger_cc::Time(m * 1_000_000);
-        for i in 0..10u64 {
-            assert_eq!(s.next_packet(ms(i)).map(|p| p.seg), Some(i as u32));
-        }
+        send_ten(&mut s);
         s.on_ack(ms(100), &sack_ack(0, &[(1, 3)]));
         assert!(!s.in_recovery());
         assert_eq!(s.stats.retransmits, 0);
@@ -1605,9 +1607,7 @@ mod tests {
         let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut s = sender(Box::new(Recorder(samples)));
         let ms = |m: u64| scavenger_cc::Time(m * 1_000_000);
-        for i in 0..10u64 {
-            assert_eq!(s.next_packet(ms(i)).map(|p| p.seg), Some(i as u32));
-        }
+        send_ten(&mut s);
         s.on_ack(ms(100), &sack_ack(0, &[(2, 3)]));
         s.on_ack(ms(101), &sack_ack(0, &[(1, 3)]));
         s.on_ack(ms(102), &sack_ack(0, &[(5, 6), (1, 4)]));
@@ -1622,9 +1622,7 @@ mod tests {
         let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut s = sender(Box::new(Recorder(samples)));
         let ms = |m: u64| scavenger_cc::Time(m * 1_000_000);
-        for i in 0..10u64 {
-            assert_eq!(s.next_packet(ms(i)).map(|p| p.seg), Some(i as u32));
-        }
+        send_ten(&mut s);
         s.on_ack(ms(100), &sack_ack(0, &[(3, 6), (1, 2)]));
         assert!(s.in_recovery());
         let retx: Vec<u32> = (0..2)
