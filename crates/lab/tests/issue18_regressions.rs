@@ -90,19 +90,26 @@ fn case3_rledbat_alone_at_100_mbit_ramps_back_after_its_first_slowdown() {
 /// docs/validation.md#tcp-lp-issue-17, #psh-small-window): it backs off to a window of one
 /// segment too, and there the kernel's receiver waits for its delayed-ACK timer, as ours
 /// does under the kernel's PSH rule (`SkbTail`, the default since
-/// docs/validation.md#psh-flip). This run gets 2.36 Mbit/s. The bound is a quarter of the
-/// link, below the kernel's worst run (2.15) and well above the 1.5 Mbit/s starvation the
-/// issue reported.
+/// docs/validation.md#psh-flip). Per run it is chaotic on both datapaths: seeds 1-10 give
+/// 0.95-4.91 Mbit/s (median 2.08; 0.95-5.74, median 2.5, before the first DRS measure moved
+/// to the handshake, docs/receiver.md#drs-phase), so the test judges the median over seeds
+/// 1-10, as the studies do. The bound is a quarter of the link, below the kernel's worst
+/// run (2.15) and well above the 1.5 Mbit/s starvation the issue reported.
 #[test]
 fn case4_tcp_lp_alone_under_codel_does_not_starve() {
     let flows = "[[flow]]\nname = \"bg\"\nalgorithm = \"tcp-lp\"\nack_model = \"linux\"\n";
-    let r = run(
+    let scenario = parse(
         "case4.toml",
         &asym("qdisc = { kind = \"codel\" }", 60, flows),
-    );
-    let g = bg(&r).goodput_bps;
+    )
+    .unwrap();
+    let mut g: Vec<f64> = (1..=10)
+        .map(|seed| bg(&run_scenario(&scenario, seed)).goodput_bps)
+        .collect();
+    g.sort_by(f64::total_cmp);
+    let median = (g[4] + g[5]) / 2.0;
     assert!(
-        g >= 0.25 * cap_bps(8.0),
-        "tcp-lp alone under CoDel: {g} bit/s"
+        median >= 0.25 * cap_bps(8.0),
+        "tcp-lp alone under CoDel, median over seeds 1-10: {median} bit/s ({g:?})"
     );
 }

@@ -142,12 +142,25 @@ impl RcvBuf {
         Dur::from_micros(self.rtt_us8 >> 3)
     }
 
+    /// The handshake completed at `now` (the client's ACK, or its first data segment if
+    /// that ACK was lost, reached the passive opener): `tcp_init_buffer_space`, called from
+    /// `tcp_init_transfer`, starts the first DRS measure (`rcvq_space.time =
+    /// tcp_mstamp`). The handshake's ACK arrives one data segment's serialisation before
+    /// the first data segment, which sets in which segment of each later round the
+    /// measure's once-per-RTT check first passes (docs/receiver.md#drs-phase).
+    pub fn on_established(&mut self, now: Time) {
+        if !self.started {
+            self.started = true;
+            self.space_time = now;
+        }
+    }
+
     /// A data segment of `len` bytes arrived; `queued` skbs are held (itself and the
     /// out-of-order queue); `last_adv` is the window of the last ACK (`tp->rcv_wnd`).
     /// `tcp_measure_rcv_mss` (scaling ratio), then `tcp_grow_window` (called from
     /// `tcp_event_data_recv` in order and from `tcp_data_queue_ofo` out of order).
-    /// The first segment starts the first DRS measure (Linux starts it when the handshake
-    /// completes, half an RTT earlier at the receiver of a download).
+    /// Without a handshake (`handshake = false`) the first segment starts the first DRS
+    /// measure.
     pub fn on_segment(&mut self, now: Time, len: u32, queued: u64, last_adv: u64) -> Grow {
         let len = len as u64;
         if !self.started {
@@ -335,6 +348,36 @@ mod tests {
             (r.rcvbuf(), r.space, r.space_seq),
             (280_320, 29_200, 40_000)
         );
+    }
+
+    #[test]
+    fn the_first_drs_measure_starts_when_the_handshake_completes() {
+        // Linux tcp_init_buffer_space (from tcp_init_transfer) starts rcvq_space.time at
+        // the handshake's ACK, 1.5 ms (one segment at 8 Mbit/s) before the first data
+        // segment. A receiver RTT of 352 ms: the read at 352.0 ms is one RTT after the
+        // handshake but 350.5 ms after the first segment.
+        let ms = |m: u64, us: u64| Time(m * 1_000_000 + us * 1_000);
+        let drs_at = |established: Option<Time>| {
+            let mut r = RcvBuf::new(MSS, Time::ZERO);
+            if let Some(t) = established {
+                r.on_established(t);
+            }
+            r.on_segment(ms(1, 500), MSS, 1, 65_160);
+            r.rtt_measure(352_000_000, 0, MSS);
+            assert_eq!(r.rcv_rtt(), Dur::from_millis(352));
+            r.space_adjust(ms(352, 0), 20 * MSS as u64, 0);
+            r.space_seq
+        };
+        // Measured from the handshake: the check passes and a new measure starts at the
+        // bytes read.
+        assert_eq!(drs_at(Some(Time::ZERO)), 20 * MSS as u64);
+        // Without a handshake the first segment starts it: 350.5 ms < 352 ms, no check.
+        assert_eq!(drs_at(None), 0);
+        // A second completion (the ACK after a data segment ended it) moves nothing.
+        let mut r = RcvBuf::new(MSS, Time::ZERO);
+        r.on_established(ms(1, 0));
+        r.on_established(ms(5, 0));
+        assert_eq!(r.space_time, ms(1, 0));
     }
 
     #[test]

@@ -176,11 +176,15 @@ impl Receiver {
         wnd
     }
 
-    /// The handshake ended (`crate::handshake::Server::establish`): its RTT sample, if
-    /// any, replaces the configured path RTT in the Linux model's RTO and srtt.
-    pub fn on_handshake_rtt(&mut self, rtt: Option<Dur>) {
+    /// The handshake ended at `now` (`crate::handshake::Server::establish`): its RTT
+    /// sample, if any, replaces the configured path RTT in the Linux model's RTO and
+    /// srtt, and autotuning's first DRS measure starts (`tcp_init_transfer`).
+    pub fn on_established(&mut self, now: Time, rtt: Option<Dur>) {
         if let Some(l) = self.linux.as_mut() {
             l.set_handshake_rtt(rtt);
+        }
+        if let Some(t) = self.tune.as_mut() {
+            t.on_established(now);
         }
     }
 

@@ -512,7 +512,7 @@ impl Simulation {
             }
             HS_ACK => {
                 if let Some(rtt) = flow.server.establish(now) {
-                    flow.receiver.on_handshake_rtt(rtt);
+                    flow.receiver.on_established(now, rtt);
                 }
             }
             _ => {}
@@ -699,7 +699,7 @@ impl Simulation {
         if !flow.server.established() {
             // The client's ACK was lost: its first data segment ends the handshake.
             if let Some(rtt) = flow.server.establish(self.now) {
-                flow.receiver.on_handshake_rtt(rtt);
+                flow.receiver.on_established(self.now, rtt);
             }
         }
         match self.flows[f].receiver.on_data(self.now, &p) {

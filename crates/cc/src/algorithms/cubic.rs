@@ -278,12 +278,32 @@ pub struct Cubic {
     /// Minimum RTT of the current round (Linux `curr_rtt`, ~0 = None).
     curr_rtt: Option<Dur>,
     sample_cnt: u32,
+    /// What HyStart's exits add to Linux's MIB counters (`LINUX_MIB_TCPHYSTART*`:
+    /// detections and the sum of cwnd at each, segments), so a run can be set beside
+    /// the kernel's `nstat` of the same scenario.
+    exits: HystartExits,
     // Datapath bookkeeping.
     snd_nxt: u64,
     last_send: Option<Time>,
 }
 
+/// HyStart's exits as Linux counts them in its MIB (`TcpExtTCPHystartTrainDetect`,
+/// `...TrainCwnd`, `...DelayDetect`, `...DelayCwnd` in `nstat`): detections, and the sum of
+/// the window at each detection in segments (Linux adds `tcp_snd_cwnd`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HystartExits {
+    pub train_detect: u64,
+    pub train_cwnd: u64,
+    pub delay_detect: u64,
+    pub delay_cwnd: u64,
+}
+
 impl Cubic {
+    /// HyStart's exits so far, counted as Linux's MIB counts them.
+    pub fn hystart_exits(&self) -> HystartExits {
+        self.exits
+    }
+
     pub fn new(cfg: &CubicConfig, init: &CcInit) -> Cubic {
         let cfg = cfg.clone();
         let mut w = RenoWindow::new(init.initial_cwnd);
@@ -311,6 +331,7 @@ impl Cubic {
             last_ack: init.now,
             curr_rtt: None,
             sample_cnt: 0,
+            exits: HystartExits::default(),
             snd_nxt: 0,
             last_send: None,
         }
@@ -415,6 +436,8 @@ impl Cubic {
             if now.since(self.round_start) > threshold {
                 self.found = true;
                 self.w.ssthresh = self.w.cwnd;
+                self.exits.train_detect += 1;
+                self.exits.train_cwnd += self.w.cwnd / ack.mss.max(1);
             }
         }
         if self.cfg.hystart_detect.delay() {
@@ -430,6 +453,8 @@ impl Cubic {
                 if self.curr_rtt.is_some_and(|c| c > delay_min + eta) {
                     self.found = true;
                     self.w.ssthresh = self.w.cwnd;
+                    self.exits.delay_detect += 1;
+                    self.exits.delay_cwnd += self.w.cwnd / ack.mss.max(1);
                 }
             }
         }
@@ -591,6 +616,10 @@ impl CongestionControl for Cubic {
             self.delay_min.map_or(0.0, |d| d.secs_f64() * 1e3),
         ));
         out.push(("hystart_found", if self.found { 1.0 } else { 0.0 }));
+        out.push(("hystart_train_detect", self.exits.train_detect as f64));
+        out.push(("hystart_train_cwnd", self.exits.train_cwnd as f64));
+        out.push(("hystart_delay_detect", self.exits.delay_detect as f64));
+        out.push(("hystart_delay_cwnd", self.exits.delay_cwnd as f64));
     }
 }
 
@@ -962,6 +991,15 @@ mod tests {
         assert_eq!(tr[18], (38_000, 38_000));
         assert!(c.found);
         assert_eq!(c.cnt, 20_000);
+        // Counted as Linux's MIB counts it: one delay detection at a 38-segment window.
+        assert_eq!(
+            c.hystart_exits(),
+            HystartExits {
+                delay_detect: 1,
+                delay_cwnd: 38,
+                ..HystartExits::default()
+            }
+        );
         // Train-only detection ignores the delay increase: slow start goes on.
         let (_, tr) = delay_run(ms(120), HystartDetect::Train);
         assert_eq!(tr[21], (42_000, u64::MAX));
@@ -1013,6 +1051,15 @@ mod tests {
         }
         assert_eq!(trace[6], (27_000, u64::MAX));
         assert_eq!(trace[7], (27_000, 27_000));
+        // One train detection at 27 segments; later ACKs of the round add nothing.
+        assert_eq!(
+            c.hystart_exits(),
+            HystartExits {
+                train_detect: 1,
+                train_cwnd: 27,
+                ..HystartExits::default()
+            }
+        );
     }
 
     #[test]
@@ -1173,7 +1220,11 @@ mod tests {
                 "cnt_segments",
                 "w_est_segments",
                 "delay_min_ms",
-                "hystart_found"
+                "hystart_found",
+                "hystart_train_detect",
+                "hystart_train_cwnd",
+                "hystart_delay_detect",
+                "hystart_delay_cwnd"
             ]
         );
     }
