@@ -94,15 +94,39 @@ pub struct SenderAck {
     pub ca_state: CaState,
     /// The ACK advanced SND.UNA over new data (Linux `FLAG_DATA_ACKED`).
     pub data_acked: bool,
+    /// The algorithm sets the window on every ACK itself (`CongestionControl::cong_control`,
+    /// a Linux `tcp_congestion_ops` with `cong_control`, BBR): `tcp_cong_control` hands
+    /// it every ACK, whatever `tcp_may_raise_cwnd` says.
+    pub cong_control: bool,
+    /// Reordering was seen on the connection (Linux `tp->reordering` above
+    /// `net.ipv4.tcp_reordering`, 3): then an ACK that only SACKs may raise the window
+    /// too (`tcp_may_raise_cwnd`: `FLAG_FORWARD_PROGRESS`).
+    pub reordering: bool,
     pub snd_una: u64,
     pub snd_nxt: u64,
     pub mss: u64,
 }
 
+/// Linux `tcp_may_raise_cwnd` outside CWR, Recovery and Loss (which `holds_growth`
+/// covers): `tcp_cong_control` calls `cong_avoid` in Open and Disorder only for an ACK that
+/// advanced SND.UNA over data (`FLAG_DATA_ACKED`), or, once reordering was seen, for any
+/// forward progress. An ACK that only SACKs gives the window nothing, and the segments it
+/// delivered are not counted for growth later (`acked_sacked` counts each segment once),
+/// so the sample carries no acknowledged bytes; a `cong_control` algorithm sees them all.
+/// At a slow-start overshoot this is the window at the loss: the SACK-only ACKs between
+/// the first hole and DupThresh add nothing
+/// (docs/deviations/ack-sample.md#ack-sample-may-raise).
+pub fn raises_cwnd(s: &SenderAck) -> bool {
+    !matches!(s.ca_state, CaState::Open | CaState::Disorder)
+        || s.cong_control
+        || s.data_acked
+        || s.reordering
+}
+
 /// The algorithm's sample for one ACK.
 pub fn ack_sample(s: &SenderAck) -> AckSample {
     AckSample {
-        bytes_acked: s.bytes_acked,
+        bytes_acked: if raises_cwnd(s) { s.bytes_acked } else { 0 },
         // Linux tcp_ack_update_rtt: when neither the cumulative part (Karn) nor a SACK gives
         // a send-time sample and the ACK advanced SND.UNA (FLAG_ACKED), the timestamp RTT
         // (tcp_rtt_tsopt_us) becomes ca_rtt_us and with it rs->rtt_us.
@@ -174,6 +198,56 @@ mod tests {
             Some(Dur::from_millis(90))
         );
         assert_eq!(ca_rtt(ms(100), None, None), None);
+    }
+
+    #[test]
+    fn an_ack_that_only_sacks_in_open_or_disorder_gives_the_window_nothing() {
+        // The script's first SACK-only ACK: segment 3 SACKed above the hole at 2, Disorder,
+        // one segment delivered, no FLAG_DATA_ACKED.
+        let sack_only = conformance::SCRIPT
+            .iter()
+            .find_map(|s| match s {
+                conformance::Step::Ack(a) if a.ca_state == CaState::Disorder && !a.data_acked => {
+                    Some(a.sender_ack())
+                }
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(sack_only.bytes_acked, 1000);
+        // tcp_may_raise_cwnd: no cong_avoid, so no bytes for the window.
+        assert_eq!(ack_sample(&sack_only).bytes_acked, 0);
+        // The same ACK in Open (a duplicate ACK before any SACK) too.
+        let open = SenderAck {
+            ca_state: CaState::Open,
+            ..sack_only
+        };
+        assert_eq!(ack_sample(&open).bytes_acked, 0);
+        // FLAG_DATA_ACKED, reordering seen (FLAG_FORWARD_PROGRESS) or a cong_control
+        // algorithm: the bytes count.
+        for s in [
+            SenderAck {
+                data_acked: true,
+                ..sack_only
+            },
+            SenderAck {
+                reordering: true,
+                ..sack_only
+            },
+            SenderAck {
+                cong_control: true,
+                ..sack_only
+            },
+        ] {
+            assert_eq!(ack_sample(&s).bytes_acked, 1000, "{s:?}");
+        }
+        // In Recovery the bytes stay (PRR and cong_control algorithms count them; growth
+        // is held by `in_recovery`).
+        let rec = SenderAck {
+            ca_state: CaState::Recovery,
+            ..sack_only
+        };
+        assert_eq!(ack_sample(&rec).bytes_acked, 1000);
+        assert!(ack_sample(&rec).in_recovery);
     }
 
     #[test]

@@ -137,7 +137,14 @@ void BPF_PROG(bpf_ebb_cong_control, struct sock *sk, __u32 ack, int flag, const 
 		a.has_rate = 1;
 		a.rate_app_limited = rs->is_app_limited;
 	}
-	a.bytes_acked = (__u64)rs->acked_sacked * mss;
+	/* tcp_may_raise_cwnd, as the shared sample contract applies it to every algorithm
+	 * without its own cong_control (crates/cc/src/sample.rs raises_cwnd): in Open and
+	 * Disorder an ACK that only SACKs gives the window nothing unless reordering was seen
+	 * (tp->reordering above net.ipv4.tcp_reordering, 3 by default). */
+	if (st <= TCP_CA_Disorder && !(flag & SCV_FLAG_DATA_ACKED) && tp->reordering <= 3)
+		a.bytes_acked = 0;
+	else
+		a.bytes_acked = (__u64)rs->acked_sacked * mss;
 	a.snd_una = tp->bytes_acked;
 	a.snd_nxt = tp->bytes_acked + (__u32)(tp->snd_nxt - tp->snd_una);
 	a.cwnd_limited = scv_cwnd_limited(tp);

@@ -945,6 +945,9 @@ impl Sender {
             ece,
             ca_state,
             data_acked: advanced,
+            cong_control: self.cc.cong_control(),
+            // Linux tcp_check_sack_reordering raises tp->reordering above 3.
+            reordering: self.reord_seen,
             snd_una: self.una as u64 * mss,
             snd_nxt: self.nxt as u64 * mss,
             mss,

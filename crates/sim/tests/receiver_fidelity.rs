@@ -51,19 +51,25 @@ fn alone_with(alg: &str, buffer: u32, codel: bool, model: AckModel, rule: PshRul
 /// flow no longer starves; it overshot the testbed (7.63, the link is 8). With PSH
 /// (2026-11-28, docs/receiver.md#psh-spec) it keeps a shorter queue (mean 6.4 ms instead
 /// of 11.6 ms) and gets 6.38: still above the testbed, documented in docs/receiver.md.
+/// Since an ACK that only SACKs no longer grows the window in Open and Disorder (Linux
+/// `tcp_may_raise_cwnd`, docs/deviations/ack-sample.md#ack-sample-may-raise), Yield's
+/// losses in the small buffer cost more: legacy 1.50 -> 2.87, Linux receiver under the
+/// default `SkbTail` 7.68 -> 6.20 (the kernel: 4.75 in the issue, 6.63 on 2026-11-28), under
+/// `EveryAck` 6.37 -> 7.66.
 #[test]
 fn yield_alone_in_half_a_bdp_no_longer_starves() {
     let legacy = alone("yield", 17, false, AckModel::Legacy);
-    let linux = alone("yield", 17, false, AckModel::Linux);
+    let linux = alone_with("yield", 17, false, AckModel::Linux, PshRule::SkbTail);
     assert!(
-        (1.45..1.55).contains(&legacy),
+        (2.8..2.95).contains(&legacy),
         "legacy receiver: {legacy:.3}"
     );
     assert!(
-        (6.2..6.55).contains(&linux),
+        (6.1..6.3).contains(&linux),
         "Linux receiver: {linux:.3} Mbit/s (testbed 4.75, legacy {legacy:.3})"
     );
-    // Closer to the testbed than before, and not starving (≥ 90 % of the testbed's).
+    // Closer to the testbed than the legacy receiver, and not starving (≥ 90 % of the
+    // testbed's).
     assert!((linux - 4.75).abs() < (legacy - 4.75).abs() && linux >= 0.9 * 4.75);
 }
 
@@ -102,13 +108,16 @@ fn median_over_seeds_1_to_10(rule: PshRule) -> (f64, Vec<f64>) {
 /// before the simulator marked original transmissions lost by RACK's time order
 /// (docs/validation.md#rack-originals), 2.77 since (seeds 1.16–4.93), now nearer the
 /// kernel than `EveryAck`'s 6.38; Yield 7.68 under `SkbTail` against 6.37, unchanged (no
-/// loss alone), further. This holds those numbers (docs/receiver.md#psh-writer).
+/// loss alone), further. Since an ACK that only SACKs no longer grows the window in Open
+/// and Disorder (docs/deviations/ack-sample.md#ack-sample-may-raise): TCP-LP 2.92 (seeds
+/// 1.03–3.29), Yield 6.20 under `SkbTail` against 7.66 under `EveryAck`, so `SkbTail` is now
+/// the nearer rule for both. This holds those numbers (docs/receiver.md#psh-writer).
 #[test]
 fn psh_rules_against_the_kernels_small_window_goodput() {
     let kernel_lp = 4.39;
     let (skb_tail, g) = median_over_seeds_1_to_10(PshRule::SkbTail);
     assert!(
-        (2.6..2.9).contains(&skb_tail),
+        (2.85..3.0).contains(&skb_tail),
         "TCP-LP median {skb_tail:.3} Mbit/s over seeds 1-10: {g:.3?}"
     );
     let (every_ack, _) = median_over_seeds_1_to_10(PshRule::EveryAck);
@@ -118,10 +127,10 @@ fn psh_rules_against_the_kernels_small_window_goodput() {
     let yield_skb_tail = alone_with("yield", 17, false, AckModel::Linux, PshRule::SkbTail);
     let yield_every_ack = alone("yield", 17, false, AckModel::Linux);
     assert!(
-        (7.5..7.8).contains(&yield_skb_tail),
+        (6.1..6.3).contains(&yield_skb_tail),
         "Yield: {yield_skb_tail:.3} Mbit/s"
     );
-    assert!((yield_skb_tail - kernel_yield).abs() > (yield_every_ack - kernel_yield).abs());
+    assert!((yield_skb_tail - kernel_yield).abs() < (yield_every_ack - kernel_yield).abs());
 }
 
 /// Issue 18 failure 4: TCP-LP alone with CoDel (2·BDP buffer), default settings (handshake

@@ -267,6 +267,9 @@ impl Ack {
             ece: self.ece,
             ca_state: self.ca_state,
             data_acked: self.data_acked,
+            // The script's controller is a window-based one; no reordering in the script.
+            cong_control: false,
+            reordering: false,
             snd_una: self.cum as u64 * MSS,
             snd_nxt: self.nxt * MSS,
             mss: MSS,

@@ -122,6 +122,11 @@ impl Flow {
             // one the ACK left. An unknown value (a newer kernel) counts as Open.
             ca_state: CaState::from_linux(ev.ca_state).unwrap_or(CaState::Open),
             data_acked: ev.flag & FLAG_DATA_ACKED != 0,
+            cong_control: self.cc.cong_control(),
+            // The record does not carry tp->reordering; the testbed's emulated link never
+            // reorders, so it stays at net.ipv4.tcp_reordering (3)
+            // (docs/deviations/ack-sample.md#ack-sample-may-raise).
+            reordering: false,
             snd_una,
             snd_nxt,
             mss,
@@ -385,7 +390,8 @@ mod tests {
             tsval: 0,
             tsecr: 0,
             losses: 0,
-            flag: 0,
+            // The tests' ACKs advance SND.UNA; the conformance test sets its own flags.
+            flag: if kind == EV_ACK { FLAG_DATA_ACKED } else { 0 },
             ca_state: CA_OPEN,
             app_limited: 0,
             cwnd_limited: 1,
