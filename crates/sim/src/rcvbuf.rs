@@ -163,10 +163,8 @@ impl RcvBuf {
     /// measure.
     pub fn on_segment(&mut self, now: Time, len: u32, queued: u64, last_adv: u64) -> Grow {
         let len = len as u64;
-        if !self.started {
-            self.started = true;
-            self.space_time = now;
-        }
+        // Without a handshake the first segment stands for its end.
+        self.on_established(now);
         if !self.measured && len >= self.rcv_mss {
             // tcp_measure_rcv_mss: the first full segment differs from the initial rcv_mss
             // (TCP_MSS_DEFAULT): scaling_ratio = len·256/truesize, and the clamp follows
