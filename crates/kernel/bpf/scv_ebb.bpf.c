@@ -140,8 +140,10 @@ void BPF_PROG(bpf_ebb_cong_control, struct sock *sk, __u32 ack, int flag, const 
 	/* tcp_may_raise_cwnd, as the shared sample contract applies it to every algorithm
 	 * without its own cong_control (crates/cc/src/sample.rs raises_cwnd): in Open and
 	 * Disorder an ACK that only SACKs gives the window nothing unless reordering was seen
-	 * (tp->reordering above net.ipv4.tcp_reordering, 3 by default). */
-	if (st <= TCP_CA_Disorder && !(flag & SCV_FLAG_DATA_ACKED) && tp->reordering <= 3)
+	 * (tp->reordering above the socket's namespace's net.ipv4.tcp_reordering, read as
+	 * tcp_may_raise_cwnd reads it). */
+	if (st <= TCP_CA_Disorder && !(flag & SCV_FLAG_DATA_ACKED) &&
+	    tp->reordering <= BPF_CORE_READ(sk, __sk_common.skc_net.net, ipv4.sysctl_tcp_reordering))
 		a.bytes_acked = 0;
 	else
 		a.bytes_acked = (__u64)rs->acked_sacked * mss;

@@ -11,8 +11,14 @@ use scavenger_sim::packet::{Packet, NO_TS_ECHO};
 use scavenger_sim::receiver::{DataOutcome, Receiver, ReceiverConfig};
 use scavenger_sim::{run, AckModel, PshRule, SimConfig};
 
+/// Ong 2020's access link at 50 ms (`adsl_at` for another base RTT).
 fn adsl(secs: u64, buffer: u32) -> SimConfig {
-    let mut c = dumbbell(8, 50, buffer, secs);
+    adsl_at(50, secs, buffer)
+}
+
+/// The access link (8 Mbit/s down, 1 Mbit/s up) at a base RTT of `rtt_ms`.
+fn adsl_at(rtt_ms: u64, secs: u64, buffer: u32) -> SimConfig {
+    let mut c = dumbbell(8, rtt_ms, buffer, secs);
     c.reverse.rate = Rate::from_mbps(1);
     c
 }
@@ -344,8 +350,7 @@ fn quick_acks_at_the_start_then_about_one_ack_per_two_segments() {
 /// 5 s): HyStart's exits as Linux's MIB counts them (`TCPHystartTrainDetect`,
 /// `...TrainCwnd`, `...DelayDetect`, `...DelayCwnd`), from the last bin of the trace.
 fn cubic_hystart_exits_at_350_ms(seed: u64) -> [f64; 4] {
-    let mut c = dumbbell(8, 350, 470, 5);
-    c.reverse.rate = Rate::from_mbps(1);
+    let mut c = adsl_at(350, 5, 470);
     c.seed = seed;
     c.measure.series_bin = Some(Dur::from_millis(100));
     c.flows.push(flow("bg", "cubic"));

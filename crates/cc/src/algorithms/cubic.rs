@@ -298,6 +298,13 @@ pub struct HystartExits {
     pub delay_cwnd: u64,
 }
 
+/// Which HyStart test ended slow start (Linux `HYSTART_ACK_TRAIN`, `HYSTART_DELAY`).
+#[derive(Debug, Clone, Copy)]
+enum HystartExit {
+    Train,
+    Delay,
+}
+
 impl Cubic {
     /// HyStart's exits so far, counted as Linux's MIB counts them.
     pub fn hystart_exits(&self) -> HystartExits {
@@ -434,10 +441,7 @@ impl Cubic {
             self.last_ack = now;
             let threshold = Dur((delay_min + hystart_ack_delay(self.w.cwnd, delay)).nanos() / 2);
             if now.since(self.round_start) > threshold {
-                self.found = true;
-                self.w.ssthresh = self.w.cwnd;
-                self.exits.train_detect += 1;
-                self.exits.train_cwnd += self.w.cwnd / ack.mss.max(1);
+                self.leave_slow_start(HystartExit::Train, ack.mss);
             }
         }
         if self.cfg.hystart_detect.delay() {
@@ -451,11 +455,26 @@ impl Cubic {
             } else {
                 let eta = Dur(delay_min.nanos() / 8).clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX);
                 if self.curr_rtt.is_some_and(|c| c > delay_min + eta) {
-                    self.found = true;
-                    self.w.ssthresh = self.w.cwnd;
-                    self.exits.delay_detect += 1;
-                    self.exits.delay_cwnd += self.w.cwnd / ack.mss.max(1);
+                    self.leave_slow_start(HystartExit::Delay, ack.mss);
                 }
+            }
+        }
+    }
+
+    /// HyStart found the exit: ssthresh = cwnd, counted as Linux's MIB counts it
+    /// (`TCPHystartTrainDetect`/`TrainCwnd` or `DelayDetect`/`DelayCwnd`).
+    fn leave_slow_start(&mut self, by: HystartExit, mss: u64) {
+        self.found = true;
+        self.w.ssthresh = self.w.cwnd;
+        let packets = self.w.cwnd / mss.max(1);
+        match by {
+            HystartExit::Train => {
+                self.exits.train_detect += 1;
+                self.exits.train_cwnd += packets;
+            }
+            HystartExit::Delay => {
+                self.exits.delay_detect += 1;
+                self.exits.delay_cwnd += packets;
             }
         }
     }
