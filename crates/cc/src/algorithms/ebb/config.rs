@@ -356,6 +356,38 @@ pub(super) static PARAMS: &[ParamSpec] = &[
         doc: "with fail_rate, the remembered rate is lowered only if the first decision round after the failed refill finds the queue empty (the others yielded too: Ebb peers, not a foreground)",
         source: "docs/ebb.md#latecomers",
     },
+    ParamSpec {
+        name: "probe_every",
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: ParamValue::Int(1),
+        unit: "rounds",
+        doc: "at or above the remembered BDP with an empty queue, probe up only once in this many such round ends and hold the window in the others (1 = every round)",
+        source: "docs/ebb.md#probe-every",
+    },
+    ParamSpec {
+        name: "band_hold",
+        kind: ParamKind::Bool,
+        default: ParamValue::Bool(false),
+        unit: "",
+        doc: "at or above the remembered BDP with a queue between refill and own_target, hold the window instead of adding a segment per round",
+        source: "docs/ebb.md#band-hold",
+    },
+    ParamSpec {
+        name: "floor_share",
+        kind: ParamKind::Float { min: 0.0, max: 1.0 },
+        default: ParamValue::Float(0.0),
+        unit: "",
+        doc: "at the floor window, pace at most at this share of the remembered rate (the kernel and the simulator then send two-segment bursts, ACKed at once); 0 = off",
+        source: "docs/ebb.md#floor-share",
+    },
+    ParamSpec {
+        name: "ss_ack_cap",
+        kind: ParamKind::Float { min: 0.0, max: 16.0 },
+        default: ParamValue::Float(0.0),
+        unit: "",
+        doc: "with ss_ack_rate, the ACK rate taken at a slow-start exit is at most this many times the largest delivery-rate sample so far; 0 = no bound",
+        source: "docs/ebb.md#ss-ack-cap",
+    },
 ];
 
 /// Ebb's parameters (docs/ebb.md#parameters).
@@ -480,6 +512,17 @@ pub struct EbbConfig {
     /// With `fail_rate`, only when the first decision round after the failed refill
     /// finds the queue empty: off (docs/ebb.md#latecomers).
     pub fail_rate_clean: bool,
+    /// Probe up once in this many clean round ends at or above the BDP, hold in the
+    /// others: 1 = every round (docs/ebb.md#probe-every).
+    pub probe_every: u32,
+    /// Hold the window at or above the BDP while the queue is within (refill,
+    /// own_target]: off (docs/ebb.md#band-hold).
+    pub band_hold: bool,
+    /// At the floor, pace at most at this share of `C`: 0 = off (docs/ebb.md#floor-share).
+    pub floor_share: f64,
+    /// Bound on the slow-start exit's ACK rate, in delivery-rate samples: 0 = none
+    /// (docs/ebb.md#ss-ack-cap).
+    pub ss_ack_cap: f64,
 }
 
 impl Default for EbbConfig {
@@ -526,6 +569,10 @@ impl Default for EbbConfig {
             stage_mean: true,
             fail_rate: false,
             fail_rate_clean: false,
+            probe_every: 1,
+            band_hold: false,
+            floor_share: 0.0,
+            ss_ack_cap: 0.0,
         }
     }
 }
@@ -576,6 +623,10 @@ impl TryFrom<&ParamSet> for EbbConfig {
             stage_mean: r.bool("stage_mean")?,
             fail_rate: r.bool("fail_rate")?,
             fail_rate_clean: r.bool("fail_rate_clean")?,
+            probe_every: r.u64("probe_every")? as u32,
+            band_hold: r.bool("band_hold")?,
+            floor_share: r.f64("floor_share")?,
+            ss_ack_cap: r.f64("ss_ack_cap")?,
         })
     }
 }

@@ -76,6 +76,10 @@
 //!   remembered rate to the recent delivery rate: four Ebb flows that each remember the
 //!   whole link refill together and collide) and `fail_rate_clean` (only if the next
 //!   decision round is empty).
+//! - measured and off (docs/ebb.md#variants-b157333): `probe_every` (a probe-up step once
+//!   in N clean rounds), `band_hold` (no additive segment at or above the BDP while the
+//!   queue is within own_target), `floor_share` (the floor paced at a share of `C`) and
+//!   `ss_ack_cap` (the slow-start exit's ACK rate at most that many delivery rates).
 //! - every `slowdown_every` rounds, and two rounds after slow start (LEDBAT++'s
 //!   slowdown), two rounds at `min_cwnd`, then the window before: every flow, a
 //!   latecomer in particular, sees the true base RTT (goal "share").
@@ -217,6 +221,8 @@ pub struct Ebb {
     /// With fail_rate_clean: a refill failed, and the next decision round lowers the
     /// remembered rate if it finds the queue empty (docs/ebb.md#latecomers).
     fail_pending: bool,
+    /// Clean round ends at or above the BDP since the last probe-up step (probe_every).
+    cruise: u32,
 }
 
 impl Ebb {
@@ -260,6 +266,7 @@ impl Ebb {
             refill_unconfirmed: false,
             failed_refills: 0,
             fail_pending: false,
+            cruise: 0,
         }
     }
 
@@ -404,6 +411,18 @@ impl CongestionControl for Ebb {
                 floor = floor.min(self.capacity.bps() as f64);
             }
             bps = bps.max(floor);
+        }
+        if self.cfg.floor_share > 0.0
+            && self.cwnd <= self.floor()
+            && self.phase != Phase::SlowStart
+            && self.capacity > Rate::ZERO
+        {
+            // The floor as a share of the link (docs/ebb.md#floor-share): two segments a
+            // round are 11 % of a 20 Mbit/s link at 10 ms and 23 % of 2 Mbit/s at 50 ms,
+            // which alone slows a foreground by more than the goal. Paced this slowly, both
+            // datapaths send the two segments as one burst (tcp_min_tso_segs), which the
+            // receiver ACKs at once, so the RTT sample stays clean.
+            bps = bps.min(self.capacity.bps() as f64 * self.cfg.floor_share);
         }
         Some(Rate::from_bps(bps.max(1.0) as u64))
     }

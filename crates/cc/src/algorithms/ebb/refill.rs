@@ -153,6 +153,16 @@ impl Ebb {
             self.failed_refills = 0;
         }
         if self.cfg.probe_up && q <= self.refill_threshold() && clean && self.cwnd >= self.bdp() {
+            if self.cfg.probe_every > 1 && added == 0 {
+                // Cruise (docs/ebb.md#probe-every): a step only once in probe_every clean
+                // rounds; in the others the window holds at the BDP it has.
+                self.cruise += 1;
+                if self.cruise < self.cfg.probe_every {
+                    self.phase = Phase::Probe;
+                    return;
+                }
+                self.cruise = 0;
+            }
             // Probe up (docs/ebb.md#probe): no queue at or above the remembered BDP,
             // so the estimate is below the link. Grow by 1, 2, 4, ... segments per
             // round (BBRv2 ProbeBW_UP, bbr2_raise_inflight_hi_slope), at most a
@@ -184,6 +194,13 @@ impl Ebb {
                 self.probe_added = add;
                 self.probe_cap_before = self.capacity;
             }
+        } else if self.cfg.band_hold
+            && q > self.refill_threshold()
+            && self.cwnd >= self.bdp()
+            && q <= self.own_target()
+        {
+            // Band hold (docs/ebb.md#band-hold): at or above the remembered BDP the queue is
+            // Ebb's own; a segment more per round only walks it up to own_target and back.
         } else {
             self.cwnd += self.probe_step_bytes();
         }

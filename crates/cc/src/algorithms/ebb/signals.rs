@@ -217,7 +217,16 @@ impl Ebb {
         if span == 0 || bytes == 0 {
             return;
         }
-        let rate = Rate::from_bps((bytes as f64 * 8.0 / Dur(span).secs_f64()) as u64);
+        let mut rate = Rate::from_bps((bytes as f64 * 8.0 / Dur(span).secs_f64()) as u64);
+        let delivered = self.capacity.max(self.round_max_bw);
+        if self.cfg.ss_ack_cap > 0.0 && delivered > Rate::ZERO {
+            // Slow start's delivery rate lags the link by at most the round's doubling, so
+            // an ACK rate far above it is the ACKs' own bunching, not the bottleneck's
+            // spacing: the wifi preset delivers in aggregates 1-3 ms apart, and eight ACKs
+            // of one aggregate read 25.9 Mbit/s on a 20 Mbit/s link (docs/ebb.md#ss-ack-cap).
+            let cap = (delivered.bps() as f64 * self.cfg.ss_ack_cap) as u64;
+            rate = rate.min(Rate::from_bps(cap));
+        }
         if rate > self.capacity {
             self.capacity = rate;
             self.push_bw(rate);

@@ -1129,3 +1129,97 @@ fn with_fail_rate_clean_the_rate_is_lowered_only_if_the_next_decision_round_is_e
     // 3 ms of queue stays (a foreground's): C kept, no refill, the mark cleared.
     assert_eq!(run(53_000), (Rate::from_mbps(16), 3 * MSS, false));
 }
+
+#[test]
+fn with_ss_ack_cap_the_exit_ack_rate_is_bounded_by_the_delivery_rate() {
+    // The ACKs of slow_start_with_queue read 16 Mbit/s (7 × 2000 B in 7 ms). With a
+    // delivery-rate sample of 5 Mbit/s before the exit and ss_ack_cap = 2, C is at most
+    // 10 Mbit/s (docs/ebb.md#ss-ack-cap); with the default (0) the ACK rate stands.
+    let run = |cap: f64| {
+        let cfg = EbbConfig {
+            ss_ack_cap: cap,
+            ..EbbConfig::default()
+        };
+        let init = CcInit {
+            now: Time::ZERO,
+            mss: MSS,
+            initial_cwnd: 10 * MSS,
+            rng: Rng::new(1),
+        };
+        let mut e = Ebb::new(&cfg, &init);
+        e.round_end = 1_000_000;
+        let mut first = ack(1000, 50_000);
+        first.rate = Some(RateSample {
+            rate: Rate::from_mbps(5),
+            interval: Dur::from_millis(50),
+            delivered: 31_250,
+            app_limited: false,
+        });
+        e.on_ack(Time::ZERO, &first);
+        for i in 1..=8 {
+            let mut a = ack(1000 + 2000 * i, 55_000);
+            a.bytes_acked = 2 * MSS;
+            e.on_ack(Time(i * 1_000_000), &a);
+        }
+        assert_eq!(e.phase, Phase::Yield);
+        e.capacity
+    };
+    assert_eq!(run(2.0), Rate::from_mbps(10));
+    assert_eq!(run(0.0), Rate::from_mbps(16));
+}
+
+#[test]
+fn with_probe_every_a_probe_up_step_comes_once_in_that_many_clean_rounds() {
+    // C = 16 Mbit/s, bdp 100 segments, unheld slope (as the doubling test): with
+    // probe_every = 3, clean rounds at the BDP hold twice and step on the third
+    // (docs/ebb.md#probe-every).
+    let mut e = ebb(100, 16);
+    e.cfg.probe_hold = false;
+    e.cfg.probe_max_queue = Dur::ZERO;
+    e.cfg.probe_every = 3;
+    e.bw_ring = vec![Rate::from_mbps(16)];
+    let mut seen = vec![];
+    for _ in 0..6 {
+        round(&mut e, &[50_500]);
+        seen.push(e.cwnd() / MSS);
+    }
+    // Steps of 1 then 1 again: a held round resets the doubling slope.
+    assert_eq!(seen, vec![100, 100, 101, 101, 101, 102]);
+    assert_eq!(e.phase, Phase::Probe);
+}
+
+#[test]
+fn with_band_hold_a_queue_between_refill_and_own_target_holds_the_window_at_the_bdp() {
+    // bdp 100 segments (16 Mbit/s, 50 ms), own_target 3 ms: a round at q = 2 ms
+    // (above refill's 1 ms plus a segment's 0.5 ms) adds a segment by default and holds
+    // with band_hold; below the BDP the segment is added either way
+    // (docs/ebb.md#band-hold).
+    for (segs, band, want) in [(100, false, 101), (100, true, 100), (60, true, 61)] {
+        let mut e = ebb(segs, 16);
+        e.cfg.own_target = Dur::from_millis(3);
+        e.cfg.band_hold = band;
+        e.bw_ring = vec![Rate::from_mbps(16)];
+        round(&mut e, &[52_000]);
+        assert_eq!(e.cwnd() / MSS, want, "cwnd {segs}, band_hold {band}");
+        assert_eq!(e.phase, Phase::Probe);
+    }
+}
+
+#[test]
+fn with_floor_share_the_floor_is_paced_at_that_share_of_the_remembered_rate() {
+    // At the floor (2 segments) after a yield, C = 16 Mbit/s: the ack-pair floor paces at
+    // 400 kbit/s (one segment per 20 ms); floor_share = 0.01 lowers it to 160 kbit/s,
+    // two segments per 100 ms (docs/ebb.md#floor-share). In slow start and above the
+    // floor nothing changes.
+    let mut e = ebb(2, 16);
+    e.phase = Phase::Yield;
+    assert_eq!(e.pacing_rate(), Some(Rate::from_bps(400_000)));
+    e.cfg.floor_share = 0.01;
+    assert_eq!(e.pacing_rate(), Some(Rate::from_bps(160_000)));
+    // Slow start: twice the gain, 2 · 1.25 · 2 000 · 8 / 0.05 = 800 kbit/s, unchanged.
+    e.phase = Phase::SlowStart;
+    assert_eq!(e.pacing_rate(), Some(Rate::from_bps(800_000)));
+    let mut e = ebb(40, 16);
+    e.cfg.floor_share = 0.01;
+    assert_eq!(e.pacing_rate(), Some(Rate::from_mbps(8)));
+}
