@@ -21,10 +21,24 @@ struct {
 
 SCV_STATS_MAP(scv_yield_sts);
 
-/* struct yield lives in icsk_ca_priv (104 bytes), as the module keeps it (inet_csk_ca). */
+/* struct yield lives in icsk_ca_priv (104 bytes), as the module keeps it (inet_csk_ca), with
+ * tp->delivered at the last ACK: which ACKs run the per-ACK part (bpf_yield_pkts_acked). */
+struct yield_sock {
+	struct scv_yield_state core;
+	__u32 last_delivered;
+};
+
+_Static_assert(sizeof(struct yield_sock) <= sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),
+	       "struct yield_sock fits in icsk_ca_priv");
+
+static __always_inline struct yield_sock *yield_sock(struct sock *sk)
+{
+	return (struct yield_sock *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+}
+
 static __always_inline struct scv_yield_state *yield_state(struct sock *sk)
 {
-	return (struct scv_yield_state *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+	return &yield_sock(sk)->core;
 }
 
 static __always_inline struct scv_yield_params *yield_params(struct sock *sk)
@@ -47,6 +61,7 @@ SEC("struct_ops/yield_init")
 void BPF_PROG(bpf_yield_init, struct sock *sk)
 {
 	scv_yield_init(yield_state(sk));
+	yield_sock(sk)->last_delivered = scv_tcp_sk(sk)->delivered;
 	SCV_STAT_ADD(scv_yield_sts, SCV_STAT_INIT, 1);
 }
 
@@ -58,7 +73,23 @@ void BPF_PROG(bpf_yield_pkts_acked, struct sock *sk, const struct ack_sample *sa
 	__s64 owd = 0;
 	int has;
 
-	if (!p || !sample->pkts_acked)
+	struct yield_sock *ys = yield_sock(sk);
+	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	__u32 newly = tp->delivered - ys->last_delivered;
+
+	/* The per-ACK part runs on the ACKs the shared sample contract gives bytes to
+	 * (crates/cc yield_tcp.rs on_ack: bytes_acked > 0; docs/deviations/yield.md#yield-ack-parts):
+	 * segments newly delivered, cumulatively or by SACK (tp->delivered, which sacktag and
+	 * tcp_clean_rtx_queue have advanced by now), except an ACK that only SACKs in Open or
+	 * Disorder (tcp_may_raise_cwnd, sample::raises_cwnd). Until 2026-11-29 it ran only on
+	 * ACKs that advanced SND.UNA (sample->pkts_acked), which skipped every SACK-only ACK of
+	 * a recovery: at 350 ms the delay state then differed from the Rust version's, and the
+	 * window collapsed and slow-started back once a second (docs/validation.md#yield-native-ack-parts). */
+	ys->last_delivered = tp->delivered;
+	if (!p || !newly)
+		return;
+	if (st <= TCP_CA_Disorder && !sample->pkts_acked &&
+	    tp->reordering <= BPF_CORE_READ(sk, __sk_common.skc_net.net, ipv4.sysctl_tcp_reordering))
 		return;
 	has = scv_owd_ns(tp, &owd);
 	SCV_STAT_ADD(scv_yield_sts, has ? SCV_STAT_OWD : SCV_STAT_RTT, 1);
