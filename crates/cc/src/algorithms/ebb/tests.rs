@@ -734,6 +734,11 @@ fn refill_rounds_asks_for_consecutive_empty_rounds() {
 /// An Ebb in slow start at 10 segments, base 50 ms from a first ACK at time 0, then
 /// `n` ACKs 1 ms apart, each for 2 segments (a delayed-ACK pair) and 5 ms above base.
 fn slow_start_with_queue(cfg: EbbConfig, n: u64) -> Ebb {
+    slow_start_with_queue_after(cfg, n, None)
+}
+
+/// `slow_start_with_queue` whose first ACK carries the delivery-rate sample `first_rate`.
+fn slow_start_with_queue_after(cfg: EbbConfig, n: u64, first_rate: Option<Rate>) -> Ebb {
     let init = CcInit {
         now: Time::ZERO,
         mss: MSS,
@@ -742,7 +747,14 @@ fn slow_start_with_queue(cfg: EbbConfig, n: u64) -> Ebb {
     };
     let mut e = Ebb::new(&cfg, &init);
     e.round_end = 1_000_000;
-    e.on_ack(Time::ZERO, &ack(1000, 50_000));
+    let mut first = ack(1000, 50_000);
+    first.rate = first_rate.map(|rate| RateSample {
+        rate,
+        interval: Dur::from_millis(50),
+        delivered: rate.bytes_in(Dur::from_millis(50)),
+        app_limited: false,
+    });
+    e.on_ack(Time::ZERO, &first);
     for i in 1..=n {
         let mut a = ack(1000 + 2000 * i, 55_000);
         a.bytes_acked = 2 * MSS;
@@ -1140,27 +1152,7 @@ fn with_ss_ack_cap_the_exit_ack_rate_is_bounded_by_the_delivery_rate() {
             ss_ack_cap: cap,
             ..EbbConfig::default()
         };
-        let init = CcInit {
-            now: Time::ZERO,
-            mss: MSS,
-            initial_cwnd: 10 * MSS,
-            rng: Rng::new(1),
-        };
-        let mut e = Ebb::new(&cfg, &init);
-        e.round_end = 1_000_000;
-        let mut first = ack(1000, 50_000);
-        first.rate = Some(RateSample {
-            rate: Rate::from_mbps(5),
-            interval: Dur::from_millis(50),
-            delivered: 31_250,
-            app_limited: false,
-        });
-        e.on_ack(Time::ZERO, &first);
-        for i in 1..=8 {
-            let mut a = ack(1000 + 2000 * i, 55_000);
-            a.bytes_acked = 2 * MSS;
-            e.on_ack(Time(i * 1_000_000), &a);
-        }
+        let e = slow_start_with_queue_after(cfg, 8, Some(Rate::from_mbps(5)));
         assert_eq!(e.phase, Phase::Yield);
         e.capacity
     };
