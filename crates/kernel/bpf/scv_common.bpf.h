@@ -47,6 +47,20 @@ static __always_inline int scv_in_reduction(struct sock *sk)
 	return st == TCP_CA_CWR || st == TCP_CA_Recovery;
 }
 
+/* An ACK that only SACKs gives the window nothing: Linux tcp_may_raise_cwnd as the shared
+ * sample contract applies it (crates/cc/src/sample.rs raises_cwnd). In Open and Disorder,
+ * an ACK that acknowledged no data cumulatively (`data_acked` false) raises nothing unless
+ * reordering was seen: tp->reordering above the socket's namespace's
+ * net.ipv4.tcp_reordering, read as tcp_may_raise_cwnd reads it. */
+static __always_inline int scv_sack_only_raises_nothing(struct sock *sk, int data_acked)
+{
+	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+
+	return st <= TCP_CA_Disorder && !data_acked &&
+	       scv_tcp_sk(sk)->reordering <=
+		       BPF_CORE_READ(sk, __sk_common.skc_net.net, ipv4.sysctl_tcp_reordering);
+}
+
 /* Proportional Rate Reduction (RFC 6937, PRR-SSRB) towards `target` packets, as Linux
  * tcp_cwnd_reduction. With cong_control set the kernel skips its own PRR (tcp_cong_control
  * returns after calling us), so without this a loss would cut the window in one step and

@@ -138,12 +138,8 @@ void BPF_PROG(bpf_ebb_cong_control, struct sock *sk, __u32 ack, int flag, const 
 		a.rate_app_limited = rs->is_app_limited;
 	}
 	/* tcp_may_raise_cwnd, as the shared sample contract applies it to every algorithm
-	 * without its own cong_control (crates/cc/src/sample.rs raises_cwnd): in Open and
-	 * Disorder an ACK that only SACKs gives the window nothing unless reordering was seen
-	 * (tp->reordering above the socket's namespace's net.ipv4.tcp_reordering, read as
-	 * tcp_may_raise_cwnd reads it). */
-	if (st <= TCP_CA_Disorder && !(flag & SCV_FLAG_DATA_ACKED) &&
-	    tp->reordering <= BPF_CORE_READ(sk, __sk_common.skc_net.net, ipv4.sysctl_tcp_reordering))
+	 * without its own cong_control, although Ebb owns cong_control here. */
+	if (scv_sack_only_raises_nothing(sk, flag & SCV_FLAG_DATA_ACKED))
 		a.bytes_acked = 0;
 	else
 		a.bytes_acked = (__u64)rs->acked_sacked * mss;

@@ -74,7 +74,6 @@ void BPF_PROG(bpf_yield_pkts_acked, struct sock *sk, const struct ack_sample *sa
 	int has;
 
 	struct yield_sock *ys = yield_sock(sk);
-	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 	__u32 newly = tp->delivered - ys->last_delivered;
 
 	/* The per-ACK part runs on the ACKs the shared sample contract gives bytes to
@@ -88,8 +87,7 @@ void BPF_PROG(bpf_yield_pkts_acked, struct sock *sk, const struct ack_sample *sa
 	ys->last_delivered = tp->delivered;
 	if (!p || !newly)
 		return;
-	if (st <= TCP_CA_Disorder && !sample->pkts_acked &&
-	    tp->reordering <= BPF_CORE_READ(sk, __sk_common.skc_net.net, ipv4.sysctl_tcp_reordering))
+	if (scv_sack_only_raises_nothing(sk, sample->pkts_acked != 0))
 		return;
 	has = scv_owd_ns(tp, &owd);
 	SCV_STAT_ADD(scv_yield_sts, has ? SCV_STAT_OWD : SCV_STAT_RTT, 1);
