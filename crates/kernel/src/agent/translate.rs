@@ -87,11 +87,19 @@ impl Flow {
         // as it is: adding tsoffset again made this RTT + a random 32-bit number, which
         // TCP-LP's clock model dropped when negative (issue 17). A TSecr ahead of our
         // clock is no sample, as in Linux (docs/deviations/kernel.md#kernel-timestamps).
+        // The echo is measured from the start of the echoed clock tick, not in whole
+        // ticks: `now − ts_echo_rtt` is then the same instant for every ACK that echoes
+        // the same TSecr, as TSecr itself is. Whole ticks (clock − TSecr, as
+        // tcp_rtt_tsopt_us) put that instant at TSecr plus the fraction of a tick at which
+        // the ACK arrived, so ACKs echoing one TSecr could step back a tick, and TCP-LP's
+        // clock model, which rebuilds jiffies from `now − echo`, read each backward step
+        // as a wrapped Δtsecr: a remote-HZ sample of 0 that pulled its estimate below 200
+        // at 350 ms (docs/deviations/kernel.md#kernel-echo-tick).
         let ts_echo_rtt = (ev.tsecr != 0)
             .then(|| {
                 let clock = (ev.ts_ns / unit as u64) as u32;
                 let d = clock.wrapping_sub(ev.tsecr) as i32;
-                (d >= 0).then(|| Dur(d as u64 * unit as u64))
+                (d >= 0).then(|| Dur(d as u64 * unit as u64 + ev.ts_ns % unit as u64))
             })
             .flatten();
         let rate = (ev.interval_us > 0 && ev.rs_delivered > 0).then(|| {
@@ -538,6 +546,88 @@ mod tests {
         // Without timestamps neither is given.
         let a = f.ack_sample(&ev(EV_ACK, 2_000, 5000, 9000));
         assert_eq!((a.owd, a.ts_echo_rtt), (None, None));
+    }
+
+    /// Two ACKs that echo the same TSecr, on either side of a millisecond boundary of our
+    /// clock, rebuild the same send instant (`now − ts_echo_rtt`): the echo is measured
+    /// from the start of the echoed tick (docs/deviations/kernel.md#kernel-echo-tick).
+    /// In whole ticks they gave 940.9 ms and then 940.2 ms.
+    #[test]
+    fn acks_echoing_one_tsecr_rebuild_one_send_instant() {
+        let mut c = core(&AgentConfig::new("tcp-lp"));
+        c.handle(&ev(EV_OPEN, 0, 0, 0));
+        let f = c.flows.get_mut(&7).unwrap();
+        let mut sent = Vec::new();
+        for ts_ns in [1_000_900_000u64, 1_001_200_000] {
+            let mut e = ev(EV_ACK, 0, 5000, 9000);
+            e.ts_ns = ts_ns;
+            e.tsval = 777;
+            e.tsecr = 940;
+            let echo = f.ack_sample(&e).ts_echo_rtt.unwrap();
+            // Never shorter than Linux's whole-tick RTT, and less than a tick longer.
+            let whole_ms = ts_ns / 1_000_000 - 940;
+            assert!(
+                echo.nanos() >= whole_ms * 1_000_000 && echo.nanos() < (whole_ms + 1) * 1_000_000,
+                "echo {echo:?} against {whole_ms} ms"
+            );
+            sent.push(ts_ns - echo.nanos());
+        }
+        assert_eq!(sent, vec![940_000_000, 940_000_000]);
+    }
+
+    /// TCP-LP's remote-HZ estimate through the agent: a run of ACKs that all echo one
+    /// TSecr (a recovery, where TS.Recent does not move) must leave it where it was, as
+    /// Linux 4.4 does (Δtsecr = 0 is no sample). With the echo in whole ticks and the
+    /// agent's clock not on a millisecond boundary, every other ACK rebuilt its send a
+    /// jiffy earlier, a wrapped Δtsecr and a sample of 0, and the estimate fell by 1/64 each
+    /// time (docs/validation.md#tcp-lp-350-rhz).
+    #[test]
+    fn acks_echoing_one_tsecr_leave_tcp_lps_remote_hz_alone() {
+        let mut c = core(&AgentConfig::new("tcp-lp"));
+        c.epoch_ns = 500_000;
+        c.handle(&ev(EV_OPEN, 0, 0, 0));
+        let peer_off: u32 = 0x1234_5678;
+        let (mut una, nxt) = (0u64, 1_000 * MSS as u64);
+        let mut ack = |c: &mut Core, ts_ns: u64, tsecr_ms: u32, tsval_ms: u32| {
+            una += MSS as u64;
+            let mut e = ev(EV_ACK, 0, una, nxt);
+            e.ts_ns = ts_ns;
+            e.acked_sacked = 1;
+            e.rtt_us = 350_000;
+            e.srtt_us = 350_000;
+            e.prior_in_flight = 100;
+            e.tsecr = tsecr_ms;
+            e.tsval = tsval_ms.wrapping_add(peer_off);
+            c.handle(&e);
+        };
+        let remote_hz = |c: &Core| {
+            let mut out = Vec::new();
+            c.flows[&7].cc.trace(&mut out);
+            out.iter()
+                .find(|(k, _)| *k == "remote_hz")
+                .map(|(_, v)| *v)
+                .unwrap()
+        };
+        // 200 ACKs 4 ms apart, each echoing a segment sent 350 ms before (175 ms each way).
+        for k in 0..200u64 {
+            let now_ms = 2_000 + 4 * k;
+            ack(
+                &mut c,
+                now_ms * 1_000_000 + 300_000,
+                (now_ms - 350) as u32,
+                (now_ms - 175) as u32,
+            );
+        }
+        let before = remote_hz(&c);
+        assert!(before > 200.0, "estimate {before} after the steady ACKs");
+        // 400 ACKs 1.5 ms apart that all echo TSecr 2448 (a multiple of 4 ms, so that the
+        // agent's jiffy boundary, 0.5 ms after it on our clock, falls inside the tick).
+        let t0 = 2_800_000_000u64 + 300_000;
+        for k in 0..400u64 {
+            let ts_ns = t0 + k * 1_500_000;
+            ack(&mut c, ts_ns, 2_448, (ts_ns / 1_000_000 - 175) as u32);
+        }
+        assert_eq!(remote_hz(&c), before);
     }
 
     /// TCP-LP with its default Linux 4.4 clock model, through the translation layer with
