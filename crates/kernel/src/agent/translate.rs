@@ -413,6 +413,16 @@ mod tests {
         }
     }
 
+    /// The value the test socket's algorithm traces under `name`.
+    fn traced(c: &Core, name: &str) -> f64 {
+        let mut out = Vec::new();
+        c.flows[&7].cc.trace(&mut out);
+        out.iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("no {name} in the trace"))
+            .1
+    }
+
     /// A cwnd-limited transfer: every ACK covers one segment and releases the window's
     /// worth of new data; the RTT is `rtt_ms(ack number)`.
     fn drive(c: &mut Core, acks: u64, rtt_ms: impl Fn(u64) -> u64) -> Vec<u64> {
@@ -469,13 +479,7 @@ mod tests {
         let mut c = core(&cfg);
         // One 1000-byte segment acknowledged every 10 ms: 100 kB/s = 0.8 Mbit/s.
         drive(&mut c, 1_100, |_| 50);
-        let mut out = Vec::new();
-        c.flows[&7].cc.trace(&mut out);
-        let xbar = out
-            .iter()
-            .find(|(n, _)| *n == "mbc_xbar_mbps")
-            .expect("mbc trace")
-            .1;
+        let xbar = traced(&c, "mbc_xbar_mbps");
         assert!(
             (xbar - 0.8).abs() < 0.01,
             "x̄ = {xbar} Mbit/s, acknowledged at 0.8"
@@ -600,14 +604,6 @@ mod tests {
             e.tsval = tsval_ms.wrapping_add(peer_off);
             c.handle(&e);
         };
-        let remote_hz = |c: &Core| {
-            let mut out = Vec::new();
-            c.flows[&7].cc.trace(&mut out);
-            out.iter()
-                .find(|(k, _)| *k == "remote_hz")
-                .map(|(_, v)| *v)
-                .unwrap()
-        };
         // 200 ACKs 4 ms apart, each echoing a segment sent 350 ms before (175 ms each way).
         for k in 0..200u64 {
             let now_ms = 2_000 + 4 * k;
@@ -618,7 +614,7 @@ mod tests {
                 (now_ms - 175) as u32,
             );
         }
-        let before = remote_hz(&c);
+        let before = traced(&c, "remote_hz");
         assert!(before > 200.0, "estimate {before} after the steady ACKs");
         // 400 ACKs 1.5 ms apart that all echo TSecr 2448 (a multiple of 4 ms, so that the
         // agent's jiffy boundary, 0.5 ms after it on our clock, falls inside the tick).
@@ -627,7 +623,7 @@ mod tests {
             let ts_ns = t0 + k * 1_500_000;
             ack(&mut c, ts_ns, 2_448, (ts_ns / 1_000_000 - 175) as u32);
         }
-        assert_eq!(remote_hz(&c), before);
+        assert_eq!(traced(&c, "remote_hz"), before);
     }
 
     /// TCP-LP with its default Linux 4.4 clock model, through the translation layer with
