@@ -260,6 +260,20 @@ def main():
             print(f"    while fg runs: PSH on {psh} of {len(win)} ({psh / len(win) * 100:.1f} %), "
                   f"{len(win) / max(len(acks), 1):.2f} data packets per ACK, "
                   f"lone arrivals {sum(x == 1 for x in wsizes) / len(wsizes) * 100:.1f} % of bursts")
+        # Where PSH sits in each burst over the whole run, `-` without and `P` with it:
+        # Linux's paced tcp_bbr at 8 Mbit/s sends `-P` pairs and lone `-`
+        # (docs/deviations/simulator.md#sim-psh-paced).
+        shapes = collections.Counter()
+        cur = ""
+        for i, p in enumerate(fl.psh):
+            if i and pos[i][0] != pos[i - 1][0]:
+                shapes[cur] += 1
+                cur = ""
+            cur += "P" if p else "-"
+        if cur:
+            shapes[cur] += 1
+        print(f"    PSH by burst over the run ({sum(shapes.values())} bursts): "
+              + ", ".join(f"{k} {n}" for k, n in shapes.most_common(6)))
         print(f"    while fg runs [{fg_first:.2f}, {fg_end:.2f}] s: {len(win)} packets in; "
               f"inter-arrival p10/p50/p90 {pct(gaps,.1)*1e3:.3f}/{pct(gaps,.5)*1e3:.3f}/"
               f"{pct(gaps,.9)*1e3:.3f} ms; bursts (gap < {BURST_GAP*1e6:.0f} µs): "

@@ -157,9 +157,11 @@ pub struct FlowSpec {
     /// record.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub psh: Option<bool>,
-    /// `psh_rule = "every-ack" | "skb-tail"`: where an unpaced simulated sender puts PSH
-    /// (`scavenger_sim::PshRule`, docs/receiver.md#psh-writer). `None` takes the default
-    /// (`skb-tail`, the kernel's rule by the captures) and is left out of the record.
+    /// `psh_rule = "every-ack" | "skb-tail" | "skb-tail-bursts"`: where an unpaced
+    /// simulated sender puts PSH (`scavenger_sim::PshRule`, docs/receiver.md#psh-writer),
+    /// and with `skb-tail-bursts` a flow paced by its algorithm too
+    /// (docs/deviations/simulator.md#sim-psh-paced). `None` takes the default (`skb-tail`,
+    /// the kernel's rule by the captures) and is left out of the record.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub psh_rule: Option<PshRuleChoice>,
     /// `gso_max_segs = N` (1 to 65535): caps the segments a paced simulated sender sends
@@ -282,6 +284,9 @@ pub enum PshRuleChoice {
     EveryAck,
     /// The last segment of an answer of two or more segments (the sender-side capture).
     SkbTail,
+    /// `SkbTail`, and a flow paced by its algorithm puts PSH on the tail of each burst of
+    /// two or more, none on a lone segment (the capture of Linux's `tcp_bbr`).
+    SkbTailBursts,
 }
 
 impl PshRuleChoice {
@@ -290,9 +295,12 @@ impl PshRuleChoice {
             None => Ok(None),
             Some("every-ack") => Ok(Some(Self::EveryAck)),
             Some("skb-tail") => Ok(Some(Self::SkbTail)),
+            Some("skb-tail-bursts") => Ok(Some(Self::SkbTailBursts)),
             Some(other) => Err(f.err(
                 "psh_rule",
-                format!("\"{other}\" is not a PSH rule; allowed: \"every-ack\" or \"skb-tail\""),
+                format!(
+                    "\"{other}\" is not a PSH rule; allowed: \"every-ack\", \"skb-tail\" or \"skb-tail-bursts\""
+                ),
             )),
         }
     }
@@ -1536,6 +1544,9 @@ impl Scenario {
                     None => {}
                     Some(PshRuleChoice::EveryAck) => fc.psh_rule = scavenger_sim::PshRule::EveryAck,
                     Some(PshRuleChoice::SkbTail) => fc.psh_rule = scavenger_sim::PshRule::SkbTail,
+                    Some(PshRuleChoice::SkbTailBursts) => {
+                        fc.psh_rule = scavenger_sim::PshRule::SkbTailBursts
+                    }
                 }
                 if let Some(n) = f.gso_max_segs {
                     fc.gso_max_segs = n;

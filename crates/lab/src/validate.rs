@@ -59,8 +59,13 @@ const FG_PHASES: u64 = 4;
 /// fair4/50ms/bbr's Jain's index spread 0.64–1.00 over the seeds, its median of seeds 1–3
 /// was 0.777 and of seeds 4–6 0.953, while the medians of seeds 1–12, 13–24 and 25–36
 /// were 0.878, 0.837 and 0.885; with them, 0.854–0.938 for groups of three and 0.907–0.952
-/// for groups of twelve (docs/validation.md#bbr-fair4-2026-11-28).
-pub const SIM_SEEDS: u64 = 12;
+/// for groups of twelve (docs/validation.md#bbr-fair4-2026-11-28). Twelve were still a
+/// draw of a two-mode distribution (0.66–0.85 and 0.87–1.00): with BBR's lone segments
+/// without PSH (`psh_rule = "skb-tail-bursts"`, docs/deviations/simulator.md#sim-psh-paced)
+/// the median of seeds 1–48 moved from 0.897 to 0.900 but that of the twelve validate
+/// seeds from 0.908 to 0.937, past 20 % above a testbed median of 0.772 in the low mode
+/// (docs/validation.md#bbr-psh-pairs).
+pub const SIM_SEEDS: u64 = 48;
 
 /// The simulator's seeds when the testbed runs seeds 1..=reps: each testbed seed s and
 /// s + k·stride for k = 1, 2, … until there are at least [`SIM_SEEDS`], with the stride a
@@ -696,8 +701,16 @@ mod tests {
     /// foreground, no seed twice, at least SIM_SEEDS of them.
     #[test]
     fn simulator_seeds_have_the_testbed_seeds_phases() {
-        assert_eq!(sim_seeds(3), [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15]);
-        assert_eq!(sim_seeds(2), [1, 2, 5, 6, 9, 10, 13, 14, 17, 18, 21, 22]);
+        assert_eq!(
+            sim_seeds(3)[..12],
+            [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15]
+        );
+        assert_eq!(sim_seeds(3).len(), 48);
+        assert_eq!(
+            sim_seeds(2)[..12],
+            [1, 2, 5, 6, 9, 10, 13, 14, 17, 18, 21, 22]
+        );
+        assert_eq!(sim_seeds(2).len(), 48);
         for reps in [1, 4, 5, 12, 20] {
             let s = sim_seeds(reps);
             assert!(s.len() as u64 >= SIM_SEEDS.max(reps), "reps {reps}: {s:?}");
@@ -722,9 +735,9 @@ mod tests {
     /// Why the simulator runs [`SIM_SEEDS`] seeds: fair4/50ms/bbr's Jain's index is a
     /// distribution over the seeds (a latecomer that leaves STARTUP early, or whose SYN is
     /// lost, takes it to 0.76–0.85), so medians of three seeds spread wider than medians of
-    /// twelve, and those agree within 10 % (docs/validation.md#bbr-fair4-2026-11-28).
+    /// [`SIM_SEEDS`], and those agree within 10 % (docs/validation.md#bbr-fair4-2026-11-28).
     #[test]
-    fn fair4_bbr_median_over_twelve_simulated_seeds_is_steadier_than_over_three() {
+    fn fair4_bbr_median_over_the_simulated_seeds_is_steadier_than_over_three() {
         let c = cases(&quick_plan("bbr")).unwrap().remove(2);
         assert_eq!(c.id, "fair4/50ms/bbr");
         let jain: Vec<f64> = (1..=2 * SIM_SEEDS)
@@ -740,12 +753,12 @@ mod tests {
             hi / lo
         };
         let threes = spread(jain.chunks(3).map(median).collect());
-        let twelves = spread(jain.chunks(SIM_SEEDS as usize).map(median).collect());
+        let groups = spread(jain.chunks(SIM_SEEDS as usize).map(median).collect());
         assert!(
-            threes > twelves,
-            "threes {threes}, twelves {twelves}, {jain:?}"
+            threes > groups,
+            "threes {threes}, groups of {SIM_SEEDS} {groups}, {jain:?}"
         );
-        assert!(twelves < 1.1, "twelves {twelves}, {jain:?}");
+        assert!(groups < 1.1, "groups of {SIM_SEEDS} {groups}, {jain:?}");
     }
     #[test]
     fn rtts_pick_some_of_the_modes_rtts_and_name_any_other() {

@@ -510,6 +510,15 @@ fn psh_rule_defaults_to_skb_tail_and_names_the_allowed_rules() {
     );
     let s = parse("every.toml", &every).unwrap();
     assert_eq!(s.to_sim(1).flows[0].psh_rule, PshRule::EveryAck);
+    let bursts = GOOD.replace(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\npsh_rule = \"skb-tail-bursts\"",
+    );
+    let b = parse("bursts.toml", &bursts).unwrap();
+    assert_eq!(b.to_sim(1).flows[0].psh_rule, PshRule::SkbTailBursts);
+    assert!(serde_json::to_string(&b.flows[0])
+        .unwrap()
+        .contains("\"psh_rule\":\"skb-tail-bursts\""));
     assert!(serde_json::to_string(&s.flows[0])
         .unwrap()
         .contains("\"psh_rule\":\"every-ack\""));
@@ -519,7 +528,13 @@ fn psh_rule_defaults_to_skb_tail_and_names_the_allowed_rules() {
     );
     assert_mentions(
         &m,
-        &["flow[0].psh_rule", "every-segment", "every-ack", "skb-tail"],
+        &[
+            "flow[0].psh_rule",
+            "every-segment",
+            "every-ack",
+            "skb-tail",
+            "skb-tail-bursts",
+        ],
     );
 }
 

@@ -391,3 +391,42 @@ fn cubic_leaves_slow_start_on_the_ack_train_at_350_ms_as_the_kernel_does() {
         );
     }
 }
+
+/// BBR's min RTT after its first PROBE_RTT (cwnd 4) on the access link, 70 packets, with
+/// the sender's PSH rule `rule`. Linux 6.18 on the testbed: 53.56 ms
+/// (docs/validation.md#bbr-psh-pairs).
+fn bbr_min_rtt_after_probe_rtt_ms(rule: PshRule) -> f64 {
+    let mut c = adsl(12, 70);
+    c.measure.series_bin = Some(Dur::from_millis(100));
+    let mut f = flow("bg", "bbr");
+    f.psh_rule = rule;
+    c.flows.push(f);
+    let r = run(c);
+    let s = r.series.as_ref().unwrap();
+    let min_rtt = &s.flow_trace[0]
+        .iter()
+        .find(|(n, _)| n == "min_rtt_ms")
+        .expect("bbr traces min_rtt_ms")
+        .1;
+    // The last bin: 12 s, well after PROBE_RTT (10.05-10.3 s) refreshed the filter.
+    *min_rtt.last().unwrap()
+}
+
+/// Linux sends BBR's 2-segment skbs with PSH on the tail and a lone segment without it
+/// (the testbed's capture: 8 729 of 9 110 bursts `-P`, 372 lone `-`), so in PROBE_RTT the
+/// receiver ACKs pairs, and the pair's second segment, one serialisation behind the first
+/// with the skb's send time, sets the min RTT: 25 ms, two serialisations of 1.5 ms, the
+/// ACK's 0.5 ms at 1 Mbit/s and 25 ms. With PSH on every lone segment (`SkbTail`'s paced
+/// rule) each is ACKed at once and the flow stays in singles: one serialisation less.
+/// docs/deviations/simulator.md#sim-psh-paced.
+#[test]
+fn bbrs_probe_rtt_pairs_give_linuxs_min_rtt_only_with_psh_on_burst_tails() {
+    let tails = bbr_min_rtt_after_probe_rtt_ms(PshRule::SkbTailBursts);
+    let lone = bbr_min_rtt_after_probe_rtt_ms(PshRule::SkbTail);
+    assert!((tails - 53.56).abs() < 0.5, "skb-tail-bursts {tails} ms");
+    let serialisation = 1514.0 * 8.0 / 8e6 * 1e3;
+    assert!(
+        (tails - lone - serialisation).abs() < 0.3,
+        "skb-tail-bursts {tails} ms, skb-tail {lone} ms"
+    );
+}
