@@ -328,10 +328,7 @@ fn trace_tcp_and_quic_ledbat_plus_plus_beside_cubic() {
         .map(|r| r.metrics.series.as_ref().unwrap())
         .collect();
     let col = |s: &scavenger_sim::result::Series, name: &str, i: usize| {
-        s.flow_trace[0]
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or(f64::NAN, |(_, v)| v[i])
+        s.trace(0, name).map_or(f64::NAN, |v| v[i])
     };
     eprintln!("   t | tcp: bg Mb/s fg Mb/s bg cwnd fg cwnd queue qdelay phase | quic: bg Mb/s fg Mb/s bg cwnd fg cwnd queue");
     for i in 0..s[0].time_s.len() {
@@ -438,9 +435,7 @@ fn trace_the_foregrounds_slow_start_beside_tcp_and_quic() {
             let m = sim.run();
             let s = m.series.as_ref().unwrap();
             let fg = m.flows.iter().find(|f| f.name == "fg").unwrap();
-            let tr = |name: &str| -> &Vec<f64> {
-                &s.flow_trace[1].iter().find(|(n, _)| n == name).unwrap().1
-            };
+            let tr = |name: &str| -> &[f64] { s.trace(1, name).unwrap() };
             let bin_of = |t: f64| ((t / s.bin_s).ceil() as usize).min(s.time_s.len() - 1);
             let i0 = bin_of(fg.start_s);
             let found = tr("hystart_found");

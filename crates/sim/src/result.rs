@@ -132,6 +132,18 @@ pub struct Series {
     pub queue_pkts: Vec<u64>,
 }
 
+impl Series {
+    /// Flow `flow`'s trace variable `name`, one value per bin (`None` if the flow or its
+    /// algorithm has no such trace).
+    pub fn trace(&self, flow: usize, name: &str) -> Option<&[f64]> {
+        self.flow_trace
+            .get(flow)?
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
+    }
+}
+
 impl LinkResult {
     /// A bottleneck direction's result from its net-layer counters: `rate` over
     /// `duration` for the utilisation, `in_transit_bytes` still on the wire at the end

@@ -110,11 +110,7 @@ fn evarate_estimates_its_own_buffer_occupancy() {
     c.flows.push(flow("f", "evarate"));
     let r = run(c);
     let s = r.series.as_ref().unwrap();
-    let b = &s.flow_trace[0]
-        .iter()
-        .find(|(n, _)| n == "b_pkts")
-        .unwrap()
-        .1;
+    let b = s.trace(0, "b_pkts").unwrap();
     let est = mean(&b[100..300]);
     let act = mean(
         &s.queue_pkts[100..300]

@@ -357,10 +357,7 @@ fn cubic_hystart_exits_at_350_ms(seed: u64) -> [f64; 4] {
     let r = run(c);
     let s = r.series.expect("series");
     let last = |name: &str| -> f64 {
-        let (_, v) = s.flow_trace[0]
-            .iter()
-            .find(|(n, _)| n == name)
-            .unwrap_or_else(|| panic!("trace {name}"));
+        let v = s.trace(0, name).unwrap_or_else(|| panic!("trace {name}"));
         *v.last().expect("bins")
     };
     [
@@ -403,11 +400,7 @@ fn bbr_min_rtt_after_probe_rtt_ms(rule: PshRule) -> f64 {
     c.flows.push(f);
     let r = run(c);
     let s = r.series.as_ref().unwrap();
-    let min_rtt = &s.flow_trace[0]
-        .iter()
-        .find(|(n, _)| n == "min_rtt_ms")
-        .expect("bbr traces min_rtt_ms")
-        .1;
+    let min_rtt = s.trace(0, "min_rtt_ms").expect("bbr traces min_rtt_ms");
     // The last bin: 12 s, well after PROBE_RTT (10.05-10.3 s) refreshed the filter.
     *min_rtt.last().unwrap()
 }

@@ -41,11 +41,9 @@ fn steady(r: &SimResult) -> Vec<f64> {
 /// The last value of a trace variable of flow `i`.
 fn last_trace(r: &SimResult, i: usize, name: &str) -> f64 {
     let s = r.series.as_ref().unwrap();
-    let col = &s.flow_trace[i]
-        .iter()
-        .find(|(n, _)| n == name)
-        .unwrap_or_else(|| panic!("no trace {name}"))
-        .1;
+    let col = s
+        .trace(i, name)
+        .unwrap_or_else(|| panic!("no trace {name}"));
     *col.last().unwrap()
 }
 

@@ -233,11 +233,7 @@ fn detect(flows: Vec<FlowConfig>, secs: u64, events: &[Event]) -> (Metrics, SimR
     c.flows = flows;
     let r = run(c);
     let s = r.series.as_ref().unwrap();
-    let mode = &s.flow_trace[0]
-        .iter()
-        .find(|(n, _)| n == "mode")
-        .expect("mode trace")
-        .1;
+    let mode = s.trace(0, "mode").expect("mode trace");
     (metrics(&s.time_s, mode, events), r)
 }
 
@@ -545,12 +541,12 @@ fn trace_link_figures_depend_on_the_start_phase_with_or_without_the_handshake() 
         c.flows.push(f);
         let r = run(c);
         let s = r.series.as_ref().unwrap();
-        let mode = s.flow_trace[0].iter().find(|(n, _)| n == "mode").unwrap();
+        let mode = s.trace(0, "mode").unwrap();
         // Locked in: competitive in every 1 s bin of the last 10 s.
-        let n = mode.1.len();
+        let n = mode.len();
         (
             r.links[0].qdelay_ms.p95.unwrap_or(0.0),
-            mode.1[n - 10..].iter().all(|&m| m == 1.0),
+            mode[n - 10..].iter().all(|&m| m == 1.0),
         )
     };
     for hs in [false, true] {

@@ -560,12 +560,7 @@ fn mode_metrics(
         let m = c.entry((id.clone(), seed)).or_insert_with(|| {
             let res = scavenger_sim::run(s.to_sim(seed));
             let series = res.series?;
-            let mode = &series
-                .flow_trace
-                .first()?
-                .iter()
-                .find(|(n, _)| n == "mode")?
-                .1;
+            let mode = series.trace(0, "mode")?;
             Some(detection::metrics(&series.time_s, mode, &events(sc)))
         });
         out.push(m.clone()?);
