@@ -865,14 +865,15 @@ SCV_INLINE void scv_lpp_on_rto(struct scv_lpp_state *s, const struct scv_lpp_par
  * Ebb, our own LBE controller (docs/ebb.md; crates/cc/src/algorithms/ebb/), the default
  * variant: every boolean of EbbConfig at its default (probe_up, refill_guard, own_rate,
  * pace_cap, probe_hold, ss_own, ss_ack_rate on; drain_bytes, held_prev, refill_drain,
- * held_clean, stage_from_floor, stage_early, refill_pace_window, own_measured off),
+ * held_clean, stage_from_floor, refill_pace_window, own_measured off),
  * jitter_gain = 0, refill_growth = 0, refill_rounds = 1, probe_queue = 0,
  * bw_rounds = 10, foreign_samples = 8, foreign_in_hold off, stage_backoff = 0 and, since
- * variant 35 (docs/ebb.md#faster-yield), refill_backoff = 1 and stage_mean on fixed; the
- * other numbers are parameters (struct scv_ebb_params), and so are three booleans
- * measured on the testbed: refill_own and foreign_burst, off by default, and
- * refill_burst, on by default since the simulator sends the kernel's paced pairs
- * (docs/ebb.md#variants-deecf7c, #variants-104e573-tso).
+ * variant 35 (docs/ebb.md#faster-yield), stage_mean on fixed; the other numbers are
+ * parameters (struct scv_ebb_params), and so are four booleans: refill_own (off),
+ * foreign_burst (on since variant 37, docs/ebb.md#variant-37), refill_burst (on since
+ * the simulator sends the kernel's paced pairs, docs/ebb.md#variants-104e573-tso) and
+ * stage_early (on since variant 37), and refill_backoff (0 since variant 37, 1 in
+ * variant 35).
  * Bytes, nanoseconds and bit/s as the Rust version; the section of docs/ebb.md each
  * rule follows is named beside it. Where the Rust code computes in f64, this code
  * computes the exact rational in integers (floor where Rust truncates, round where
@@ -910,7 +911,8 @@ struct scv_ebb_params {
 	scv_s64 refill_own;      /* bool */
 	scv_s64 foreign_burst;   /* bool */
 	scv_s64 refill_burst;    /* bool */
-	scv_s64 _unused[2];
+	scv_s64 refill_backoff;  /* rounds; 0 = off */
+	scv_s64 stage_early;     /* bool */
 };
 
 SCV_INLINE void scv_ebb_defaults(struct scv_ebb_params *p)
@@ -927,8 +929,10 @@ SCV_INLINE void scv_ebb_defaults(struct scv_ebb_params *p)
 	p->refill_stage_ppm = 500000;
 	p->own_target = 3000000;
 	p->refill_own = 0;
-	p->foreign_burst = 0;
+	p->foreign_burst = 1;
 	p->refill_burst = 1;
+	p->refill_backoff = 0;
+	p->stage_early = 1;
 }
 
 /* The subset of crates/cc `AckSample` Ebb reads, in its units. */
@@ -975,11 +979,14 @@ struct scv_ebb_state {
 	scv_u32 slowdown_left, until_slowdown;
 	/* refill_backoff and stage_mean (docs/ebb.md#faster-yield): the round's RTT sum and
 	 * sample count, consecutive clean round ends, refills from the floor in a row that
-	 * ended in a yield to a foreign queue (at most 1), and whether the last refill from
-	 * the floor still waits for a probe at the BDP. */
+	 * ended in a yield to a foreign queue (at most refill_backoff), and whether the last
+	 * refill from the floor still waits for a probe at the BDP. */
 	scv_u64 round_rtt_sum;
+	/* stage_early (docs/ebb.md#stage-early): snd_nxt at a first refill stage and the
+	 * bytes after it that must come back clean; valid while has_stage_mark. */
+	scv_u64 stage_mark, stage_need;
 	scv_u32 round_samples, clean_run, failed_refills;
-	scv_u8 phase, hold, ss_queue, refill_unconfirmed, _pad[4];
+	scv_u8 phase, hold, ss_queue, refill_unconfirmed, has_stage_mark, _pad[3];
 };
 
 SCV_INLINE scv_u64 scv_min_u64(scv_u64 a, scv_u64 b) { return a < b ? a : b; }
@@ -1043,6 +1050,8 @@ SCV_INLINE void scv_ebb_init(struct scv_ebb_state *s, scv_u64 mss, scv_u64 initi
 	s->round_rtt_sum = 0;
 	s->round_samples = s->clean_run = s->failed_refills = 0;
 	s->refill_unconfirmed = 0;
+	s->stage_mark = s->stage_need = 0;
+	s->has_stage_mark = 0;
 }
 
 SCV_INLINE scv_u64 scv_ebb_floor(const struct scv_ebb_state *s, const struct scv_ebb_params *p)
@@ -1233,15 +1242,17 @@ SCV_INLINE void scv_ebb_restart_round(struct scv_ebb_state *s, const struct scv_
 	s->round_end = a->snd_nxt;
 	s->prev_start_cwnd = s->round_start_cwnd;
 	s->round_start_cwnd = s->cwnd;
+	s->has_stage_mark = 0;
 }
 
-/* Ebb::note_foreign_yield (refill_backoff = 1, docs/ebb.md#faster-yield): a yield to a
- * foreign queue after a refill from the floor not yet confirmed at the BDP. */
-SCV_INLINE void scv_ebb_note_foreign_yield(struct scv_ebb_state *s)
+/* Ebb::note_foreign_yield (refill_backoff, docs/ebb.md#faster-yield): a yield to a
+ * foreign queue after a refill from the floor not yet confirmed at the BDP; with
+ * stage_backoff fixed at 0 the count is capped at refill_backoff. */
+SCV_INLINE void scv_ebb_note_foreign_yield(struct scv_ebb_state *s, const struct scv_ebb_params *p)
 {
 	if (s->refill_unconfirmed) {
 		s->refill_unconfirmed = 0;
-		s->failed_refills = 1;
+		s->failed_refills = (scv_u32)scv_min_u64((scv_u64)s->failed_refills + 1, (scv_u64)p->refill_backoff);
 	}
 }
 
@@ -1257,7 +1268,7 @@ SCV_INLINE int scv_ebb_fast_yield(struct scv_ebb_state *s, const struct scv_ebb_
 		return 0;
 	if (!(p->foreign > 0 && scv_ebb_bdp(s) > 0 && q > scv_ebb_own_queue(s) + scv_ebb_foreign_allowance(s, p)))
 		return 0;
-	scv_ebb_note_foreign_yield(s);
+	scv_ebb_note_foreign_yield(s, p);
 	s->cwnd = scv_ebb_floor(s, p);
 	s->phase = SCV_EBB_YIELD;
 	scv_ebb_restart_round(s, a);
@@ -1280,7 +1291,7 @@ SCV_INLINE void scv_ebb_yield_to_queue(struct scv_ebb_state *s, const struct scv
 		scv_u64 wt = s->cwnd * t;
 		scv_u64 sq = ((wt / q) * t + ((wt % q) * t) / q) / q;
 		scv_u64 md = scv_muldiv(s->cwnd, (scv_u64)p->md_ppm, SCV_PPM);
-		scv_ebb_note_foreign_yield(s);
+		scv_ebb_note_foreign_yield(s, p);
 		s->cwnd = scv_max_u64(scv_min_u64(md, sq), scv_ebb_floor(s, p));
 	}
 	s->hold = 1;
@@ -1340,8 +1351,9 @@ SCV_INLINE scv_u64 scv_ebb_stage_bytes(const struct scv_ebb_state *s, const stru
 }
 
 /* Refill (docs/ebb.md#refill, #refill-stage): to the remembered BDP, in two stages from
- * below refill_stage of it. */
-SCV_INLINE void scv_ebb_refill(struct scv_ebb_state *s, const struct scv_ebb_params *p)
+ * below refill_stage of it; snd_nxt marks the first packet a first stage sends
+ * (stage_early). */
+SCV_INLINE void scv_ebb_refill(struct scv_ebb_state *s, const struct scv_ebb_params *p, scv_u64 snd_nxt)
 {
 	scv_u64 bdp = scv_ebb_bdp(s), stage = scv_ebb_stage_bytes(s, p);
 
@@ -1354,9 +1366,48 @@ SCV_INLINE void scv_ebb_refill(struct scv_ebb_state *s, const struct scv_ebb_par
 	 * round after the held one, as after a slow-start exit (docs/ebb.md#refill-own). */
 	if (p->refill_own && s->cwnd <= scv_ebb_floor(s, p))
 		s->ss_queue = 1;
-	s->cwnd = s->cwnd < stage ? stage : bdp;
+	if (s->cwnd < stage) {
+		/* stage_early (docs/ebb.md#stage-early): the first 8 segments sent after the
+		 * stage (HyStart's sample count), or the whole stage if smaller, tell an empty
+		 * link within a round. */
+		if (p->stage_early) {
+			s->stage_mark = snd_nxt;
+			s->stage_need = scv_min_u64((scv_u64)SCV_EBB_SS_SAMPLES * s->mss, stage);
+			s->has_stage_mark = 1;
+		}
+		s->cwnd = stage;
+	} else {
+		s->cwnd = bdp;
+	}
 	s->hold = 1;
 	s->phase = SCV_EBB_REFILL;
+}
+
+/* Ebb::early_stage (stage_early, docs/ebb.md#stage-early): within the round that carries
+ * the first stage's ACKs, once stage_need bytes sent after the stage came back, every one
+ * of their RTT samples within refill of base, on to the remembered BDP at once. Any
+ * sample with a queue ends the wait. 1 when it jumped. */
+SCV_INLINE int scv_ebb_early_stage(struct scv_ebb_state *s, const struct scv_ebb_params *p, const struct scv_ebb_ack *a)
+{
+	if (a->in_recovery || s->slowdown_left > 0 || s->phase != SCV_EBB_REFILL) {
+		s->has_stage_mark = 0;
+		return 0;
+	}
+	/* An ACK for a packet sent before the stage. */
+	if (a->snd_una <= s->stage_mark)
+		return 0;
+	if (!a->has_rtt || s->base == SCV_EBB_NONE)
+		return 0;
+	if (scv_sat_sub(a->rtt_ns, s->base) > scv_ebb_refill_threshold(s, p)) {
+		s->has_stage_mark = 0;
+		return 0;
+	}
+	if (a->snd_una - s->stage_mark < s->stage_need)
+		return 0;
+	s->cwnd = scv_max_u64(s->cwnd, scv_ebb_bdp(s));
+	s->phase = SCV_EBB_REFILL;
+	scv_ebb_restart_round(s, a);
+	return 1;
 }
 
 /* The round-end decision (Ebb::decide_round; docs/ebb.md#design). */
@@ -1414,6 +1465,10 @@ SCV_INLINE void scv_ebb_end_round(struct scv_ebb_state *s, const struct scv_ebb_
 			return;
 		}
 	}
+	/* Any decision ends the wait for an early second stage; a held round (the one right
+	 * after the first stage) keeps it (docs/ebb.md#stage-early). */
+	if (!s->hold || a->in_recovery)
+		s->has_stage_mark = 0;
 	if (a->in_recovery) {
 		s->hold = 1;
 		s->probe_added = 0;
@@ -1431,12 +1486,13 @@ SCV_INLINE void scv_ebb_end_round(struct scv_ebb_state *s, const struct scv_ebb_
 		s->hold = 1;
 		s->phase = SCV_EBB_YIELD;
 	} else if (q <= scv_ebb_refill_threshold(s, p) && s->cwnd < scv_ebb_bdp(s) && has_qmax && qmax <= t &&
-		   s->clean_run > s->failed_refills &&
+		   (p->refill_backoff == 0 ||
+		    s->clean_run > scv_min_u64(s->failed_refills, (scv_u64)p->refill_backoff)) &&
 		   (s->cwnd < scv_ebb_stage_bytes(s, p) || (has_mean && qmean <= scv_ebb_refill_threshold(s, p)))) {
-		/* refill_backoff = 1: one more clean round end after a failed refill; stage_mean:
-		 * the second stage needs the round's mean queue within refill
+		/* refill_backoff: one more clean round end per failed refill; stage_mean: the
+		 * second stage needs the round's mean queue within refill
 		 * (docs/ebb.md#faster-yield). */
-		scv_ebb_refill(s, p);
+		scv_ebb_refill(s, p, a->snd_nxt);
 	} else if (a->cwnd_limited) {
 		scv_ebb_probe(s, p, q, has_qmax, qmax, step, base);
 	}
@@ -1467,6 +1523,8 @@ SCV_INLINE void scv_ebb_on_ack(struct scv_ebb_state *s, const struct scv_ebb_par
 			s->cwnd += a->bytes_acked;
 		}
 	}
+	if (s->has_stage_mark && scv_ebb_early_stage(s, p, a))
+		return;
 	if (s->phase != SCV_EBB_SLOW_START && scv_ebb_fast_yield(s, p, a))
 		return;
 	if (a->snd_una >= s->round_end)

@@ -399,12 +399,12 @@ pub const SHIM_DEFAULT_STALE: Dur = Dur::from_millis(200);
 /// opening and closing sockets always do.
 pub const SHIM_DEFAULT_WAKE: Dur = Dur::from_micros(100);
 
-/// Ebb (docs/ebb.md), its default variant: the numeric parameters, and `refill_own`,
+/// Ebb (docs/ebb.md), its default variant: the numeric parameters, `refill_own`,
 /// `foreign_burst` and `refill_burst` (docs/ebb.md#refill-own, #foreign-burst, measured
-/// on the testbed). Its other booleans
-/// (variants of docs/ebb.md), `jitter_gain`, `refill_growth`, `refill_rounds`,
-/// `probe_queue`, `bw_rounds`, `foreign_samples`, `stage_backoff` and `refill_backoff` (1,
-/// docs/ebb.md#faster-yield) are fixed at their defaults in the BPF core
+/// on the testbed), and `refill_backoff` and `stage_early` (docs/ebb.md#variant-37). Its
+/// other booleans (variants of docs/ebb.md), `jitter_gain`, `refill_growth`,
+/// `refill_rounds`, `probe_queue`, `bw_rounds`, `foreign_samples` and `stage_backoff`
+/// are fixed at their defaults in the BPF core
 /// (bpf/scv_core.h, docs/kernel.md#native-ebb), so they are not in this table: setting
 /// one is refused as an unknown parameter of the native version.
 pub static EBB: Layout = Layout {
@@ -464,6 +464,14 @@ pub static EBB: Layout = Layout {
         },
         KParam {
             name: "refill_burst",
+            conv: Conv::Bool,
+        },
+        KParam {
+            name: "refill_backoff",
+            conv: Conv::Int,
+        },
+        KParam {
+            name: "stage_early",
             conv: Conv::Bool,
         },
     ],

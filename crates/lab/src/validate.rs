@@ -652,7 +652,10 @@ mod tests {
     /// it starts from the handshake's RTT (`bbr_init`), PROBE_RTT begins about 50 ms after
     /// 10 s, as the kernel's, and the foreground at 10 s finishes in 4.5-6.4 s with
     /// 227-302 retransmissions (kernel: 6.7-7.3 s, 183-203;
-    /// docs/validation.md#bbr-handshake-min-rtt).
+    /// docs/validation.md#bbr-handshake-min-rtt). With PSH on BBR's burst tails (the
+    /// default since 2026-11-29, docs/deviations/simulator.md#sim-psh-paced) BBR's
+    /// PROBE_RTT sends pairs, as the kernel's, and seed 1 gives 5.37 s and 159 (the bound
+    /// was 200 before).
     #[test]
     fn a_foreground_that_starts_at_bbrs_probe_rtt_loses_far_more() {
         let p = quick_plan("bbr");
@@ -669,7 +672,7 @@ mod tests {
             (f.completion_time_s.unwrap(), f.retransmits)
         };
         let (at_probe_rtt, lost) = fg(1);
-        assert!(lost > 200, "{at_probe_rtt} s, {lost} retransmissions");
+        assert!(lost > 150, "{at_probe_rtt} s, {lost} retransmissions");
         for seed in 2..=4 {
             let (t, l) = fg(seed);
             assert!(

@@ -497,10 +497,10 @@ fn psh_is_on_by_default_and_off_per_flow() {
 }
 
 #[test]
-fn psh_rule_defaults_to_skb_tail_and_names_the_allowed_rules() {
+fn psh_rule_defaults_to_skb_tail_bursts_and_names_the_allowed_rules() {
     use scavenger_sim::PshRule;
     let s = parse("good.toml", GOOD).unwrap();
-    assert_eq!(s.to_sim(1).flows[0].psh_rule, PshRule::SkbTail);
+    assert_eq!(s.to_sim(1).flows[0].psh_rule, PshRule::SkbTailBursts);
     assert!(!serde_json::to_string(&s.flows[0])
         .unwrap()
         .contains("psh_rule"));
@@ -510,15 +510,15 @@ fn psh_rule_defaults_to_skb_tail_and_names_the_allowed_rules() {
     );
     let s = parse("every.toml", &every).unwrap();
     assert_eq!(s.to_sim(1).flows[0].psh_rule, PshRule::EveryAck);
-    let bursts = GOOD.replace(
+    let tail = GOOD.replace(
         "algorithm = \"newreno\"",
-        "algorithm = \"newreno\"\npsh_rule = \"skb-tail-bursts\"",
+        "algorithm = \"newreno\"\npsh_rule = \"skb-tail\"",
     );
-    let b = parse("bursts.toml", &bursts).unwrap();
-    assert_eq!(b.to_sim(1).flows[0].psh_rule, PshRule::SkbTailBursts);
+    let b = parse("tail.toml", &tail).unwrap();
+    assert_eq!(b.to_sim(1).flows[0].psh_rule, PshRule::SkbTail);
     assert!(serde_json::to_string(&b.flows[0])
         .unwrap()
-        .contains("\"psh_rule\":\"skb-tail-bursts\""));
+        .contains("\"psh_rule\":\"skb-tail\""));
     assert!(serde_json::to_string(&s.flows[0])
         .unwrap()
         .contains("\"psh_rule\":\"every-ack\""));

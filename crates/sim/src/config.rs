@@ -61,9 +61,11 @@ pub struct FlowConfig {
     /// docs/deviations/simulator.md#sim-psh); `false` sends no PSH, as the simulator did
     /// before 2026-11-28 (kept for the tests docs/receiver.md lists as pinned to it).
     pub psh: bool,
-    /// Where an unpaced flow's PSH lands in its answer to an ACK: `SkbTail` (the default,
-    /// the testbed's captures) or `EveryAck` (fitted, the default before;
-    /// docs/deviations/simulator.md#sim-psh).
+    /// Where PSH lands: `SkbTailBursts` (the default, the testbed's captures: an unpaced
+    /// flow's answer of two or more segments and a paced flow's bursts of two or more
+    /// carry it on their tail; docs/deviations/simulator.md#sim-psh-paced), `SkbTail`
+    /// (paced flows mark every lone segment too, the default before) or `EveryAck`
+    /// (fitted, the default before that; docs/deviations/simulator.md#sim-psh).
     pub psh_rule: crate::sender::PshRule,
     /// Linux's `sk_gso_max_segs`: a paced sender sends up to `tcp_tso_segs` segments per
     /// pacing gap, capped by this (`crate::tso`). Default `GSO_MAX_SEGS` (a device with
@@ -166,7 +168,7 @@ impl FlowConfig {
             delack_timeout: Dur::from_millis(40),
             ack_model: crate::receiver::AckModel::Linux,
             psh: true,
-            psh_rule: crate::sender::PshRule::SkbTail,
+            psh_rule: crate::sender::PshRule::SkbTailBursts,
             gso_max_segs: crate::tso::GSO_MAX_SEGS,
             shim_lag: false,
             clock_offset: 0,

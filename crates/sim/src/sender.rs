@@ -72,13 +72,15 @@ pub enum PshRule {
     /// The last segment of an answer of two or more segments, none on a lone one: what
     /// the testbed's sender-side capture shows Linux 6.18 doing (one skb per answer, PSH
     /// on its tail), with the kernel's drop sharing at a full queue and its receiver's
-    /// delayed ACK for a lone segment at flight 1. The default (docs/validation.md#psh-flip).
-    #[default]
+    /// delayed ACK for a lone segment at flight 1 (docs/validation.md#psh-flip). A flow
+    /// paced by its algorithm puts PSH on the last segment the window allows, a lone paced
+    /// segment too: the default for 2026-11-28 to 2026-11-29, kept for comparison.
     SkbTail,
     /// `SkbTail`, and a flow paced by its algorithm puts PSH on the tail of each paced
     /// burst of two or more segments, none on a lone one (`Sender::paced_burst_tail`): the
-    /// testbed's capture of Linux's `tcp_bbr`. Not yet the default: it slows EvaRate's
-    /// hostile detection past Wang 2018's 3 s (docs/deviations/simulator.md#sim-psh-paced).
+    /// testbed's capture of Linux's `tcp_bbr`. The default since 2026-11-29
+    /// (docs/deviations/simulator.md#sim-psh-paced).
+    #[default]
     SkbTailBursts,
 }
 
@@ -332,6 +334,12 @@ impl Sender {
         self.cfg.total_segs.is_none_or(|n| self.nxt < n)
     }
 
+    /// Whether new segment `seg` of `len` bytes would end beyond the receiver's advertised
+    /// right edge, SND.UNA + SND.WND (RFC 9293 §3.8.6.2.1), when the flow honours it.
+    fn beyond_receive_window(&self, seg: u32, len: u32) -> bool {
+        self.cfg.receiver_window && seg as u64 * self.cfg.mss as u64 + len as u64 > self.snd_edge
+    }
+
     /// The lowest segment marked lost that is not being retransmitted (nor SACKed).
     fn next_retransmission(&mut self) -> Option<u32> {
         self.board.next_retransmission()
@@ -468,7 +476,11 @@ impl Sender {
         }
         let mss = self.cfg.mss as u64;
         let window_full = self.pipe + mss > self.send_window();
-        Some(self.burst_segs >= self.tso_segs() || window_full || !self.has_new_data())
+        // No further new segment now: none left, or the next lies beyond the receive window
+        // (the same edge `next_packet` stops at).
+        let no_next =
+            !self.has_new_data() || self.beyond_receive_window(self.nxt, self.seg_len(self.nxt));
+        Some(self.burst_segs >= self.tso_segs() || window_full || no_next)
     }
 
     /// The next packet the sender may transmit at `now`, if any. The caller loops until
@@ -504,11 +516,7 @@ impl Sender {
         // below SND.NXT, inside it). The receive window, not cwnd, is the limit then, so the
         // round is not cwnd-limited (Linux tcp_is_cwnd_limited looks at cwnd only). One
         // segment may go when nothing is outstanding (a zero-window probe stand-in).
-        if self.cfg.receiver_window
-            && !retrans
-            && self.nxt > self.una
-            && seg as u64 * self.cfg.mss as u64 + len as u64 > self.snd_edge
-        {
+        if !retrans && self.nxt > self.una && self.beyond_receive_window(seg, len) {
             self.cwnd_limited = false;
             return None;
         }

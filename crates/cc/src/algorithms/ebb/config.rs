@@ -211,7 +211,8 @@ pub(super) static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "stage_early",
         kind: ParamKind::Bool,
-        default: ParamValue::Bool(false),
+        // On since variant 37 (docs/ebb.md#variant-37).
+        default: ParamValue::Bool(true),
         unit: "",
         doc: "with refill_stage, the second stage is taken within the round that carries the first stage's ACKs, as soon as the first min(8 segments, stage) bytes sent after the stage all came back with at most refill of queue",
         source: "docs/ebb.md#stage-early (HyStart's 8 samples)",
@@ -286,7 +287,8 @@ pub(super) static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "foreign_burst",
         kind: ParamKind::Bool,
-        default: ParamValue::Bool(false),
+        // On since variant 37 (docs/ebb.md#variant-37).
+        default: ParamValue::Bool(true),
         unit: "",
         doc: "the foreign-queue test (and the own-queue tests beside it) allow one segment's transmission at the remembered rate beyond `foreign`: on the testbed the kernel sent paced segments in back-to-back pairs, ACKed once per pair",
         source: "docs/ebb.md#foreign-burst",
@@ -327,9 +329,10 @@ pub(super) static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "refill_backoff",
         kind: ParamKind::Int { min: 0, max: 16 },
-        default: ParamValue::Int(1),
+        // 1 in variant 35, 0 since variant 37 (docs/ebb.md#variant-37).
+        default: ParamValue::Int(0),
         unit: "rounds",
-        doc: "each refill from the floor that ends in a yield to a foreign queue before Ebb holds the BDP makes the next refill wait one more clean round end, at most this many (1 since variant 35); 0 = off",
+        doc: "each refill from the floor that ends in a yield to a foreign queue before Ebb holds the BDP makes the next refill wait one more clean round end, at most this many (1 in variant 35, 0 since variant 37); 0 = off",
         source: "docs/ebb.md#faster-yield",
     },
     ParamSpec {
@@ -500,8 +503,8 @@ pub struct EbbConfig {
     /// foreign queue: 0, off (docs/ebb.md#faster-yield).
     pub stage_backoff: u32,
     /// Extra clean round ends a refill waits after refills that ended in a yield to a
-    /// foreign queue, one per such refill, at most this many: 1 since variant 35
-    /// (docs/ebb.md#faster-yield).
+    /// foreign queue, one per such refill, at most this many: 1 in variant 35, 0 (off)
+    /// since variant 37 (docs/ebb.md#faster-yield, docs/ebb.md#variant-37).
     pub refill_backoff: u32,
     /// The second refill stage needs the round's mean queue within `refill`: on since
     /// variant 35 (docs/ebb.md#faster-yield).
@@ -552,7 +555,7 @@ impl Default for EbbConfig {
             held_clean: false,
             refill_stage: 0.5,
             stage_from_floor: false,
-            stage_early: false,
+            stage_early: true,
             refill_pace_window: false,
             refill_rounds: 1,
             own_target: Dur::from_millis(3),
@@ -560,12 +563,12 @@ impl Default for EbbConfig {
             ss_ack_rate: true,
             own_measured: false,
             refill_own: false,
-            foreign_burst: false,
+            foreign_burst: true,
             refill_burst: true,
             foreign_samples: 8,
             foreign_in_hold: false,
             stage_backoff: 0,
-            refill_backoff: 1,
+            refill_backoff: 0,
             stage_mean: true,
             fail_rate: false,
             fail_rate_clean: false,

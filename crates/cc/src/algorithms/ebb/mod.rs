@@ -54,8 +54,9 @@
 //! - with `own_target` (3 ms since variant 25 of docs/ebb.md#variants-dc5dd47), a queue
 //!   within target that Ebb's own window explains is drained from `own_target` to half of
 //!   it, so that the buffer a starting foreground meets holds less of Ebb
-//!   (docs/ebb.md#own-target). Measured and off: `stage_early` (the second refill stage
-//!   within the round of the first stage's ACKs; #stage-early), `refill_pace_window` (a
+//!   (docs/ebb.md#own-target). With `stage_early` (on since variant 37), the second
+//!   refill stage is taken within the round of the first stage's ACKs, once 8 segments
+//!   of them saw no queue (#stage-early). Measured and off: `refill_pace_window` (a
 //!   refill below the BDP paced at cwnd/base; #refill-pace), `refill_rounds` (consecutive
 //!   empty rounds before a refill; #refill-rounds).
 //! - at a slow-start exit on delay (variant 29 of docs/ebb.md#variants-a78dcdd), with
@@ -64,12 +65,16 @@
 //!   first decision after the exit is slow start's own overshoot, drained and never read
 //!   as foreign (docs/ebb.md#ss-own). Measured and off: `own_measured` (own queue at most
 //!   the last round's queue plus the window's growth; docs/ebb.md#own-measured).
-//! - since variant 35 (docs/ebb.md#faster-yield), a refill from the floor that ends in a
-//!   yield to a foreign queue before a probe at the BDP has failed, and the next refill
-//!   needs a second clean round end in a row (`refill_backoff`); a refill from at or
-//!   above the first stage needs the round's mean queue, not only its minimum, within
-//!   `refill` (`stage_mean`): beside a foreground holding the other half of the link the
-//!   queue touches empty once a round. Measured and off: `foreign_samples` (the foreign
+//! - since variant 35 (docs/ebb.md#faster-yield), a refill from at or above the first
+//!   stage needs the round's mean queue, not only its minimum, within `refill`
+//!   (`stage_mean`): beside a foreground holding the other half of the link the queue
+//!   touches empty once a round. In variant 35 a refill from the floor that ended in a
+//!   yield to a foreign queue before a probe at the BDP had failed, and the next refill
+//!   needed a second clean round end in a row (`refill_backoff = 1`); off since variant 37.
+//! - since variant 37 (docs/ebb.md#variant-37, made for the kernel's PSH on paced bursts,
+//!   which ACKs a lone paced segment late), the foreign test allows one segment's
+//!   transmission at `C` beyond `foreign` (`foreign_burst`): Linux sends paced pairs and
+//!   the receiver ACKs each pair once, so every RTT sample is a pair's second segment's. Measured and off: `foreign_samples` (the foreign
 //!   test on fewer than 8 samples), `foreign_in_hold` (the foreign test in held rounds),
 //!   `stage_backoff` (a smaller first stage after a failed refill).
 //! - measured and off (docs/ebb.md#latecomers): `fail_rate` (a failed refill lowers the
