@@ -1522,6 +1522,38 @@ mod tests {
         assert_eq!(lone, [(2, false), (3, true)]);
     }
 
+    #[test]
+    fn a_paced_burst_cut_by_the_receive_window_carries_psh_on_its_tail() {
+        use scavenger_cc::Time;
+        // Bursts of 4 (min_tso 4), cwnd 10, the receiver's window 6 segments: 0-3 at 0
+        // (PSH on 3, the burst is full), then 4-5, where the window's right edge (6 000)
+        // ends the burst (PSH on 5).
+        let mut s = sender(Box::new(Paced {
+            linux: true,
+            cwnd: 10,
+            min_tso: 4,
+        }));
+        s.cfg.psh_rule = crate::sender::PshRule::SkbTailBursts;
+        s.cfg.receiver_window = true;
+        s.snd_edge = 6 * MSS;
+        assert_eq!(
+            burst(&mut s, Time::ZERO),
+            [(0, false), (1, false), (2, false), (3, true)]
+        );
+        let t = s.next_send_time();
+        assert_eq!(burst(&mut s, t), [(4, false), (5, true)]);
+        // The cumulative ACK of 0-1 with 3 SACKed and a 6-segment window: the edge moves
+        // to 8 000, so 6-7 may go, while cwnd and pipe (2, 4, 5) would allow more. The
+        // burst ends at the edge, not at the window, and its tail carries PSH as the
+        // segment `next_packet` stops after (deviations/simulator.md#sim-psh-paced).
+        let mut a = sack_ack(2, &[(3, 4)]);
+        a.wnd = 6 * MSS as u32;
+        s.on_ack(Time(50_000_000), &a);
+        let t = s.next_send_time().max(Time(50_000_000));
+        assert_eq!(burst(&mut s, t), [(6, false), (7, true)]);
+        assert_eq!(s.next_packet(s.next_send_time().max(t)), None);
+    }
+
     /// A window of 100 segments paced at `bps` by the algorithm, which leaves
     /// `min_tso_segs` at the trait's default (the sysctl's 2), as every paced
     /// algorithm but BBR does.
