@@ -242,12 +242,16 @@ fn detect(flows: Vec<FlowConfig>, secs: u64, events: &[Event]) -> (Metrics, SimR
 /// leave before the queue it left behind is gone.
 fn drain_s(r: &SimResult, at_s: f64) -> f64 {
     let s = r.series.as_ref().unwrap();
-    let i = s
-        .time_s
+    s.queue_pkts[bin_at(r, at_s)] as f64 * 1500.0 * 8.0 / 32e6
+}
+
+/// The last series bin ending at or before `at_s` (the first bin if none does).
+fn bin_at(r: &SimResult, at_s: f64) -> usize {
+    let s = r.series.as_ref().unwrap();
+    s.time_s
         .iter()
         .rposition(|&t| t <= at_s + 1e-9)
-        .unwrap_or(0);
-    s.queue_pkts[i] as f64 * 1500.0 * 8.0 / 32e6
+        .unwrap_or(0)
 }
 
 /// Seconds from a join at `at_s` until the queue stands `HOSTILE_STD_PKTS` packets above
@@ -258,11 +262,7 @@ fn drain_s(r: &SimResult, at_s: f64) -> f64 {
 /// (docs/reproduction.md#wang2018-join-visible). Panics if it never does.
 fn visible_s(r: &SimResult, at_s: f64) -> f64 {
     let s = r.series.as_ref().unwrap();
-    let i = s
-        .time_s
-        .iter()
-        .rposition(|&t| t <= at_s + 1e-9)
-        .unwrap_or(0);
+    let i = bin_at(r, at_s);
     let at_join = s.queue_pkts[i] as f64;
     let j = (i..s.time_s.len())
         .find(|&j| s.queue_pkts[j] as f64 >= at_join + HOSTILE_STD_PKTS)
