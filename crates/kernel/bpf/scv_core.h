@@ -869,11 +869,10 @@ SCV_INLINE void scv_lpp_on_rto(struct scv_lpp_state *s, const struct scv_lpp_par
  * jitter_gain = 0, refill_growth = 0, refill_rounds = 1, probe_queue = 0,
  * bw_rounds = 10, foreign_samples = 8, foreign_in_hold off, stage_backoff = 0 and, since
  * variant 35 (docs/ebb.md#faster-yield), stage_mean on fixed; the other numbers are
- * parameters (struct scv_ebb_params), and so are four booleans: refill_own (off),
- * foreign_burst (on since variant 37, docs/ebb.md#variant-37), refill_burst (on since
- * the simulator sends the kernel's paced pairs, docs/ebb.md#variants-104e573-tso) and
- * stage_early (on since variant 37), and refill_backoff (0 since variant 37, 1 in
- * variant 35).
+ * parameters (struct scv_ebb_params), and so are four booleans: refill_own and
+ * foreign_burst (off), refill_burst (on since the simulator sends the kernel's paced
+ * pairs, docs/ebb.md#variants-104e573-tso) and stage_early (on since variant 37,
+ * docs/ebb.md#variant-37), and refill_backoff (0 since variant 37, 1 in variant 35).
  * Bytes, nanoseconds and bit/s as the Rust version; the section of docs/ebb.md each
  * rule follows is named beside it. Where the Rust code computes in f64, this code
  * computes the exact rational in integers (floor where Rust truncates, round where
@@ -929,7 +928,7 @@ SCV_INLINE void scv_ebb_defaults(struct scv_ebb_params *p)
 	p->refill_stage_ppm = 500000;
 	p->own_target = 3000000;
 	p->refill_own = 0;
-	p->foreign_burst = 1;
+	p->foreign_burst = 0;
 	p->refill_burst = 1;
 	p->refill_backoff = 0;
 	p->stage_early = 1;

@@ -19,10 +19,10 @@ fn ebb(cwnd_segs: u64, cap_mbps: u64) -> Ebb {
     // tests of other rules script one refill round; the staged refill has its own tests.
     // The drain of an own queue within target (own_target, variant 25) is off here too:
     // the tests of the other rules script queues of 1-4 ms; own_target has its own test.
-    // The three defaults of variant 37 (docs/ebb.md#variant-37) are at variant 35's values
-    // here, as the tests of the rules they change were scripted: no segment's allowance in
-    // the foreign test (foreign_burst), the second stage at a round end (stage_early), and
-    // one more clean round after a failed refill (refill_backoff = 1); each has its own test.
+    // The two defaults of variant 37 (docs/ebb.md#variant-37) are at variant 35's values
+    // here, as the tests of the rules they change were scripted: the second stage at a
+    // round end (stage_early) and one more clean round after a failed refill
+    // (refill_backoff = 1); each has its own test. foreign_burst is off, as by default.
     let cfg = EbbConfig {
         refill_stage: 0.0,
         own_target: Dur::ZERO,
