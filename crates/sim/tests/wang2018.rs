@@ -254,26 +254,23 @@ fn bin_at(r: &SimResult, at_s: f64) -> usize {
         .unwrap_or(0)
 }
 
-/// Seconds from a join at `at_s` until the queue stands `HOSTILE_STD_PKTS` packets above
-/// where it stood at the join (the first series bin that does): the joiner's share of the
-/// buffer before then is smaller than the occupancy spread EvaRate calls hostile
-/// (Wang 2018 §4.4.6, std(B') > 50 packets), so no detector keyed to it can see the join
-/// earlier. How soon a joining CUBIC gets there depends on how HyStart ends its slow start
-/// (docs/reproduction.md#wang2018-join-visible). Panics if it never does.
+/// Seconds from a join at `at_s` until the queue stands EvaRate's default `hostile_std`
+/// (50) packets above where it stood at the join (the first series bin that does): the
+/// joiner's share of the buffer before then is smaller than the occupancy spread EvaRate
+/// calls hostile (Wang 2018 §4.4.6, std(B') > 50 packets), so no detector keyed to it can
+/// see the join earlier. How soon a joining CUBIC gets there depends on how HyStart ends
+/// its slow start (docs/deviations/studies-wang2018.md#wang2018-join-visible). Panics if
+/// it never does.
 fn visible_s(r: &SimResult, at_s: f64) -> f64 {
+    let hostile = EvaRateConfig::default().hostile_std;
     let s = r.series.as_ref().unwrap();
     let i = bin_at(r, at_s);
     let at_join = s.queue_pkts[i] as f64;
     let j = (i..s.time_s.len())
-        .find(|&j| s.queue_pkts[j] as f64 >= at_join + HOSTILE_STD_PKTS)
-        .unwrap_or_else(|| {
-            panic!("the queue never rose by {HOSTILE_STD_PKTS} packets after {at_s} s")
-        });
+        .find(|&j| s.queue_pkts[j] as f64 >= at_join + hostile)
+        .unwrap_or_else(|| panic!("the queue never rose by {hostile} packets after {at_s} s"));
     s.time_s[j] - at_s
 }
-
-/// EvaRate's default `hostile_std` (Wang 2018 §4.4.6).
-const HOSTILE_STD_PKTS: f64 = 50.0;
 
 fn report(name: &str, m: &Metrics, events: &[Event]) {
     let d: Vec<String> = events
@@ -337,9 +334,9 @@ fn join_leave(test: FlowConfig) -> (Metrics, SimResult) {
     )
 }
 
-/// Wang 2018's 3 s bound, counted from when the event can be seen in the queue: after a
-/// join, from when the joiner's queue stands 50 packets above the queue at the join
-/// (`visible_s`); after a leave, from when the departed CUBIC flow's standing queue (up
+/// Wang 2018's 3 s bound, counted from when the event can be seen in the queue
+/// (docs/deviations/studies-wang2018.md#wang2018-join-visible): after a join, from when
+/// the joiner's queue stands 50 packets above the queue at the join (`visible_s`); after a leave, from when the departed CUBIC flow's standing queue (up
 /// to 2000 packets, 0.75 s at 32 Mbit/s) has drained, since no delay-based detector can
 /// see the leave before that.
 fn assert_switches_within_3_s(name: &str, m: &Metrics, r: &SimResult) {
