@@ -178,6 +178,12 @@ pub struct FlowSpec {
     /// record.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shim_lag: Option<bool>,
+    /// `pacing_credit = true`: Linux's pacing credit, a paced burst that leaves late is
+    /// followed by the next one up to half its length sooner
+    /// (docs/deviations/simulator.md#sim-pacing-credit). Off by default (opt-in until the
+    /// paced algorithms are re-measured with it); `None` is left out of the record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pacing_credit: Option<bool>,
     /// `transport = "tcp" | "quic"`: the simulator's TCP model, or two quinn-proto
     /// endpoints with the algorithm inside quinn (docs/quic.md, "QUIC in the
     /// simulator"). Left out of the record for TCP, so TCP records keep their keys.
@@ -201,12 +207,13 @@ impl Transport {
 
     /// The flow keys that configure the simulator's TCP model and mean nothing to quinn
     /// (its initial window, pacing, ACK policy and ECN are its own).
-    const TCP_ONLY: [&'static str; 13] = [
+    const TCP_ONLY: [&'static str; 14] = [
         "handshake",
         "psh",
         "psh_rule",
         "gso_max_segs",
         "shim_lag",
+        "pacing_credit",
         "initial_window",
         "pacing",
         "delayed_ack",
@@ -1114,6 +1121,7 @@ fn parse_flow(
         "psh_rule",
         "gso_max_segs",
         "shim_lag",
+        "pacing_credit",
         "clock_offset",
         "ecn",
         "deadline",
@@ -1255,6 +1263,13 @@ fn parse_flow(
             "a datagram (kind = \"cbr\") flow has no congestion window; remove `shim_lag`",
         ));
     }
+    let pacing_credit = f.bool("pacing_credit")?;
+    if pacing_credit.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
+        return Err(f.err(
+            "pacing_credit",
+            "a datagram (kind = \"cbr\") flow has no TCP pacing; remove `pacing_credit`",
+        ));
+    }
     let stop = f.dur("stop")?;
     if let Some(st) = stop {
         if st <= start {
@@ -1330,6 +1345,7 @@ fn parse_flow(
         psh_rule,
         gso_max_segs,
         shim_lag,
+        pacing_credit,
         clock_offset_ns,
         ecn: f.bool("ecn")?.unwrap_or(false),
         kind,
@@ -1553,6 +1569,9 @@ impl Scenario {
                 }
                 if let Some(l) = f.shim_lag {
                     fc.shim_lag = l;
+                }
+                if let Some(c) = f.pacing_credit {
+                    fc.pacing_credit = c;
                 }
                 fc.clock_offset = f.clock_offset_ns;
                 fc.ecn = f.ecn;

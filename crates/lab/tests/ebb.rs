@@ -218,3 +218,41 @@ fn ebb_alone_on_a_600ms_path_learns_the_link_at_the_slow_start_exit() {
         "with {with}, ACK rate only {ack_rate_only}, without {without}"
     );
 }
+
+/// Ebb alone on the testbed acceptance link at 350 ms (8/1 Mbit/s, 470 packets,
+/// examples/testbed/ebb-alone-350ms.toml) for `secs`, with or without Linux's pacing
+/// credit: delivered bytes.
+fn alone_350ms_delivered(secs: &str, credit: bool) -> u64 {
+    let text = format!(
+        "duration = \"{secs}\"\n[link]\nrate = \"8Mbit\"\nreverse_rate = \"1Mbit\"\n\
+         delay = \"175ms\"\nbuffer = \"470 packets\"\n[[flow]]\nname = \"bg\"\n\
+         algorithm = \"ebb\"\npacing_credit = {credit}\n"
+    );
+    let r = run_scenario(&parse("ebb-350.toml", &text).unwrap(), 1);
+    flow(&r, "bg").delivered_bytes
+}
+
+#[test]
+fn with_linuxs_pacing_credit_ebb_at_350ms_loses_the_restore_after_its_first_slowdown() {
+    // Native scv_ebb on the testbed (docs/ebb.md#pacing-credit): after the first slowdown
+    // (2.8-3.5 s) the restored window holds for one RTT, then the foreign test reads its
+    // own pairs' queue (base + 3 ms: one segment of the pair and one the credit put
+    // ahead) and Ebb goes to the floor, refilling and yielding every 3 RTTs until 8.75 s
+    // (link utilisation 0.01-0.50 per 350 ms; over 60 s 0.840 of the link). Linux's
+    // pacing credit is what puts the extra segment in the queue: the simulator shows the
+    // kernel's pattern with it and holds the restore without it.
+    let share = |credit| {
+        let bytes = alone_350ms_delivered("8500ms", credit) - alone_350ms_delivered("4s", credit);
+        bytes as f64 * 8.0 / 4.5 / (8e6 * 1448.0 / 1500.0)
+    };
+    let (with, without) = (share(true), share(false));
+    eprintln!("4-8.5 s share of the link: {with:.3} with the credit, {without:.3} without");
+    assert!(
+        with < 0.5,
+        "with the credit, 4-8.5 s: {with:.3} of the link"
+    );
+    assert!(
+        without > 0.9,
+        "without the credit, 4-8.5 s: {without:.3} of the link"
+    );
+}

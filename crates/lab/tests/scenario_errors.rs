@@ -611,3 +611,38 @@ fn shim_lag_is_off_by_default_and_takes_a_bool() {
     );
     assert_mentions(&m, &["flow[0].shim_lag"]);
 }
+
+#[test]
+fn pacing_credit_is_off_by_default_takes_a_bool_and_no_datagram_flow_has_it() {
+    let s = parse("good.toml", GOOD).unwrap();
+    assert!(!s.to_sim(1).flows[0].pacing_credit);
+    assert!(!serde_json::to_string(&s.flows[0])
+        .unwrap()
+        .contains("pacing_credit"));
+    let on = GOOD.replace(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\npacing_credit = true",
+    );
+    let s = parse("on.toml", &on).unwrap();
+    assert!(s.to_sim(1).flows[0].pacing_credit);
+    assert!(serde_json::to_string(&s.flows[0])
+        .unwrap()
+        .contains("\"pacing_credit\":true"));
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "algorithm = \"newreno\"\npacing_credit = 1",
+    );
+    assert_mentions(&m, &["flow[0].pacing_credit"]);
+    let m = error_with(
+        "algorithm = \"newreno\"",
+        "kind = \"cbr\"\nrate = \"64kbit\"\npacket_size = 160\nstop = \"8s\"\npacing_credit = true",
+    );
+    assert_mentions(
+        &m,
+        &[
+            "flow[0].pacing_credit",
+            "datagram",
+            "remove `pacing_credit`",
+        ],
+    );
+}

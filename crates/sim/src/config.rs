@@ -76,6 +76,12 @@ pub struct FlowConfig {
     /// kernel shim does (docs/deviations/kernel.md#kernel-shim-decision-lag): for comparing
     /// with algorithms run through `scv_shim` (`scavenger validate`). Default `false`.
     pub shim_lag: bool,
+    /// Linux's pacing credit (`tcp_update_skb_after_send`, 6.x): a paced burst that left
+    /// after its earliest departure time, after an idle or window-limited gap, is followed
+    /// by the next one up to half its length sooner, so ACK-clocked bursts of a paced flow
+    /// leave at up to twice the pacing rate (docs/deviations/simulator.md#sim-pacing-credit).
+    /// Default `false` (opt-in until the paced algorithms are re-measured with it).
+    pub pacing_credit: bool,
     /// Receiver clock minus true time, ns.
     pub clock_offset: i64,
     /// Which way the data goes: `Forward` uses the forward link for data and the reverse
@@ -171,6 +177,7 @@ impl FlowConfig {
             psh_rule: crate::sender::PshRule::SkbTailBursts,
             gso_max_segs: crate::tso::GSO_MAX_SEGS,
             shim_lag: false,
+            pacing_credit: false,
             clock_offset: 0,
             direction: Direction::Forward,
             ecn: false,

@@ -32,6 +32,7 @@ fn the_simulators_sender_produces_the_conformance_stream() {
         psh_rule: crate::sender::PshRule::EveryAck,
         gso_max_segs: crate::tso::GSO_MAX_SEGS,
         shim_lag: false,
+        pacing_credit: false,
     };
     let mut s = Sender::new(cfg, Box::new(recorder.clone()), Time::ZERO);
     send_all(&mut s, Time::ZERO);

@@ -59,6 +59,10 @@ pub struct SenderConfig {
     /// The kernel shim's decision lag (`FlowConfig::shim_lag`): the window answering an
     /// ACK is the algorithm's window from before that ACK.
     pub shim_lag: bool,
+    /// Linux's pacing credit (`FlowConfig::pacing_credit`): a paced burst that leaves
+    /// after its earliest departure time is followed by the next one up to half its
+    /// length sooner (`tcp_update_skb_after_send`).
+    pub pacing_credit: bool,
 }
 
 /// Where an unpaced sender's PSH lands in the segments that answer an ACK
@@ -198,6 +202,9 @@ pub struct Sender {
     burst_at: Time,
     burst_bytes: u64,
     burst_segs: u32,
+    /// With `pacing_credit`: how late the burst being sent left after its earliest
+    /// departure time (Linux's `tcp_wstamp_ns − prior_wstamp`).
+    burst_credit: Dur,
     cwnd_limited: bool,
     app_limited: bool,
     rto_deadline: Option<Time>,
@@ -255,6 +262,7 @@ impl Sender {
             burst_at: now,
             burst_bytes: 0,
             burst_segs: 0,
+            burst_credit: Dur::ZERO,
             cwnd_limited: false,
             app_limited: false,
             rto_deadline: None,
@@ -594,13 +602,24 @@ impl Sender {
             // departure is the whole burst's length after the first:
             // tcp_update_skb_after_send's skb->len / sk_pacing_rate.
             if !in_burst {
+                self.burst_credit = if self.cfg.pacing_credit {
+                    now.since(self.next_send)
+                } else {
+                    Dur::ZERO
+                };
                 self.burst_at = now;
                 self.burst_bytes = 0;
                 self.burst_segs = 0;
             }
             self.burst_bytes += paced;
             self.burst_segs += 1;
-            self.next_send = now + rate.tx_time(self.burst_bytes);
+            // Linux tcp_update_skb_after_send (6.x): `len_ns -= min(len_ns / 2, credit)`,
+            // where credit is how far the clock had passed the earliest departure time
+            // when the skb left ("take into account OS jitter"): after an idle or
+            // window-limited gap the next burst may follow at up to twice the rate.
+            let len = rate.tx_time(self.burst_bytes);
+            let forgiven = Dur((len.nanos() / 2).min(self.burst_credit.nanos()));
+            self.next_send = self.burst_at + (len - forgiven);
         }
         pkt.psh = if retrans {
             self.seg(seg).psh
@@ -1237,6 +1256,7 @@ mod tests {
             psh_rule: crate::sender::PshRule::EveryAck,
             gso_max_segs: crate::tso::GSO_MAX_SEGS,
             shim_lag: false,
+            pacing_credit: false,
         };
         crate::sender::Sender::new(cfg, cc, scavenger_cc::Time::ZERO)
     }
@@ -1448,6 +1468,47 @@ mod tests {
         let mut s = paced_sender(false, 10);
         s.next_packet(Time::ZERO).unwrap();
         assert_eq!(s.next_send_time(), Time(12_000_000));
+    }
+
+    #[test]
+    fn with_the_pacing_credit_a_late_burst_is_followed_up_to_half_its_gap_sooner() {
+        use scavenger_cc::Time;
+        // Linux tcp_update_skb_after_send (6.x): credit = tcp_wstamp_ns − prior_wstamp,
+        // the time the clock had passed the earliest departure when the skb left, and
+        // len_ns −= min(len_ns / 2, credit). One segment of 1448 B at 1 Mbit/s is
+        // 11.584 ms; a window of 10, paced.
+        for credit in [false, true] {
+            let mut s = paced_sender(true, 10);
+            s.cfg.pacing_credit = credit;
+            // On time (the first departure, earliest 0): no credit, a full gap.
+            s.next_packet(Time::ZERO).unwrap();
+            assert_eq!(s.next_send_time(), Time(11_584_000), "credit {credit}");
+            // 2 ms late: 2 ms of the next gap forgiven.
+            s.next_packet(Time(13_584_000)).unwrap();
+            let expect = if credit {
+                13_584_000 + 9_584_000
+            } else {
+                13_584_000 + 11_584_000
+            };
+            assert_eq!(s.next_send_time(), Time(expect), "credit {credit}");
+            // 100 ms late (an idle gap): at most half the gap, 5.792 ms.
+            let late = Time(expect + 100_000_000);
+            s.next_packet(late).unwrap();
+            let gap = if credit { 5_792_000 } else { 11_584_000 };
+            assert_eq!(
+                s.next_send_time(),
+                Time(late.nanos() + gap),
+                "credit {credit}"
+            );
+            // Sent exactly at its earliest departure: no credit again.
+            let t = s.next_send_time();
+            s.next_packet(t).unwrap();
+            assert_eq!(
+                s.next_send_time(),
+                Time(t.nanos() + 11_584_000),
+                "credit {credit}"
+            );
+        }
     }
 
     #[test]

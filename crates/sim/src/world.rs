@@ -463,6 +463,7 @@ impl Simulation {
             psh: fc.psh,
             psh_rule: fc.psh_rule,
             shim_lag: fc.shim_lag,
+            pacing_credit: fc.pacing_credit,
             gso_max_segs: fc.gso_max_segs,
         };
         let mut sender = Sender::new(scfg, cc, self.now);

@@ -415,6 +415,11 @@ fn plan_flows(sc: &Scenario, shim: bool) -> Result<KernelPlan, RunError> {
                 "{who}: shim_lag (the simulator's copy of the shim's decision lag; this flow does not run through the shim)"
             ));
         }
+        if f.pacing_credit == Some(false) {
+            ignored.push(format!(
+                "{who}: pacing_credit = false (the kernel's pacing always takes tcp_update_skb_after_send's credit)"
+            ));
+        }
         if f.start_jitter.is_some_and(|j| j > Dur::ZERO) {
             ignored.push(format!(
                 "{who}: start_jitter (the testbed starts each flow at `start`; the kernel's and the threads' own timing is its jitter)"
