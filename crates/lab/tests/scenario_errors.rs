@@ -589,50 +589,37 @@ fn gso_max_segs_defaults_to_gso_and_takes_1_to_65535() {
     }
 }
 
-#[test]
-fn shim_lag_is_off_by_default_and_takes_a_bool() {
+/// A boolean flow key that is off by default: off in the simulator's flow and left out
+/// of the record when unset; `KEY = true` reaches the simulator (read by `get`) and the
+/// record; a value that is not a bool is an error naming the key.
+fn assert_off_by_default_bool_key(key: &str, get: fn(&scavenger_sim::FlowConfig) -> bool) {
     let s = parse("good.toml", GOOD).unwrap();
-    assert!(!s.to_sim(1).flows[0].shim_lag);
-    assert!(!serde_json::to_string(&s.flows[0])
-        .unwrap()
-        .contains("shim_lag"));
+    assert!(!get(&s.to_sim(1).flows[0]), "{key}");
+    assert!(!serde_json::to_string(&s.flows[0]).unwrap().contains(key));
     let on = GOOD.replace(
         "algorithm = \"newreno\"",
-        "algorithm = \"newreno\"\nshim_lag = true",
+        &format!("algorithm = \"newreno\"\n{key} = true"),
     );
     let s = parse("on.toml", &on).unwrap();
-    assert!(s.to_sim(1).flows[0].shim_lag);
+    assert!(get(&s.to_sim(1).flows[0]), "{key}");
     assert!(serde_json::to_string(&s.flows[0])
         .unwrap()
-        .contains("\"shim_lag\":true"));
+        .contains(&format!("\"{key}\":true")));
     let m = error_with(
         "algorithm = \"newreno\"",
-        "algorithm = \"newreno\"\nshim_lag = \"yes\"",
+        &format!("algorithm = \"newreno\"\n{key} = \"yes\""),
     );
-    assert_mentions(&m, &["flow[0].shim_lag"]);
+    assert_mentions(&m, &[&format!("flow[0].{key}")]);
+}
+
+#[test]
+fn shim_lag_is_off_by_default_and_takes_a_bool() {
+    assert_off_by_default_bool_key("shim_lag", |f| f.shim_lag);
 }
 
 #[test]
 fn pacing_credit_is_off_by_default_takes_a_bool_and_no_datagram_flow_has_it() {
-    let s = parse("good.toml", GOOD).unwrap();
-    assert!(!s.to_sim(1).flows[0].pacing_credit);
-    assert!(!serde_json::to_string(&s.flows[0])
-        .unwrap()
-        .contains("pacing_credit"));
-    let on = GOOD.replace(
-        "algorithm = \"newreno\"",
-        "algorithm = \"newreno\"\npacing_credit = true",
-    );
-    let s = parse("on.toml", &on).unwrap();
-    assert!(s.to_sim(1).flows[0].pacing_credit);
-    assert!(serde_json::to_string(&s.flows[0])
-        .unwrap()
-        .contains("\"pacing_credit\":true"));
-    let m = error_with(
-        "algorithm = \"newreno\"",
-        "algorithm = \"newreno\"\npacing_credit = 1",
-    );
-    assert_mentions(&m, &["flow[0].pacing_credit"]);
+    assert_off_by_default_bool_key("pacing_credit", |f| f.pacing_credit);
     let m = error_with(
         "algorithm = \"newreno\"",
         "kind = \"cbr\"\nrate = \"64kbit\"\npacket_size = 160\nstop = \"8s\"\npacing_credit = true",
