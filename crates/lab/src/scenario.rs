@@ -1092,6 +1092,24 @@ fn flow_path(
 }
 
 /// Parses one `[[flow]]` (expanded `count` times) and returns its base name and members.
+/// A TCP-model key set on a datagram flow (`kind = "cbr"`) is an error naming the key and
+/// what such a flow lacks.
+fn refuse_on_datagram(
+    f: &Fields,
+    kind: &FlowKind,
+    key: &str,
+    present: bool,
+    lacks: &str,
+) -> Result<(), InputError> {
+    if present && matches!(kind, FlowKind::Cbr { .. }) {
+        return Err(f.err(
+            key,
+            format!("a datagram (kind = \"cbr\") flow {lacks}; remove `{key}`"),
+        ));
+    }
+    Ok(())
+}
+
 fn parse_flow(
     f: &Fields,
     hosts: &[HostSpec],
@@ -1229,47 +1247,47 @@ fn parse_flow(
         }
     }
     let handshake = f.bool("handshake")?;
-    if handshake.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
-        return Err(f.err(
-            "handshake",
-            "a datagram (kind = \"cbr\") flow opens no connection; remove `handshake`",
-        ));
-    }
+    refuse_on_datagram(
+        f,
+        &kind,
+        "handshake",
+        handshake.is_some(),
+        "opens no connection",
+    )?;
     let psh = f.bool("psh")?;
-    if psh.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
-        return Err(f.err(
-            "psh",
-            "a datagram (kind = \"cbr\") flow sends no TCP segments; remove `psh`",
-        ));
-    }
+    refuse_on_datagram(f, &kind, "psh", psh.is_some(), "sends no TCP segments")?;
     let psh_rule = PshRuleChoice::parse(f)?;
-    if psh_rule.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
-        return Err(f.err(
-            "psh_rule",
-            "a datagram (kind = \"cbr\") flow sends no TCP segments; remove `psh_rule`",
-        ));
-    }
+    refuse_on_datagram(
+        f,
+        &kind,
+        "psh_rule",
+        psh_rule.is_some(),
+        "sends no TCP segments",
+    )?;
     let gso_max_segs = f.int("gso_max_segs", 1, 65_535)?.map(|n| n as u32);
-    if gso_max_segs.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
-        return Err(f.err(
-            "gso_max_segs",
-            "a datagram (kind = \"cbr\") flow sends no TCP segments; remove `gso_max_segs`",
-        ));
-    }
+    refuse_on_datagram(
+        f,
+        &kind,
+        "gso_max_segs",
+        gso_max_segs.is_some(),
+        "sends no TCP segments",
+    )?;
     let shim_lag = f.bool("shim_lag")?;
-    if shim_lag.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
-        return Err(f.err(
-            "shim_lag",
-            "a datagram (kind = \"cbr\") flow has no congestion window; remove `shim_lag`",
-        ));
-    }
+    refuse_on_datagram(
+        f,
+        &kind,
+        "shim_lag",
+        shim_lag.is_some(),
+        "has no congestion window",
+    )?;
     let pacing_credit = f.bool("pacing_credit")?;
-    if pacing_credit.is_some() && matches!(kind, FlowKind::Cbr { .. }) {
-        return Err(f.err(
-            "pacing_credit",
-            "a datagram (kind = \"cbr\") flow has no TCP pacing; remove `pacing_credit`",
-        ));
-    }
+    refuse_on_datagram(
+        f,
+        &kind,
+        "pacing_credit",
+        pacing_credit.is_some(),
+        "has no TCP pacing",
+    )?;
     let stop = f.dur("stop")?;
     if let Some(st) = stop {
         if st <= start {

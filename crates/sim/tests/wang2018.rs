@@ -336,9 +336,10 @@ fn join_leave(test: FlowConfig) -> (Metrics, SimResult) {
 
 /// Wang 2018's 3 s bound, counted from when the event can be seen in the queue
 /// (docs/deviations/studies-wang2018.md#wang2018-join-visible): after a join, from when
-/// the joiner's queue stands 50 packets above the queue at the join (`visible_s`); after a leave, from when the departed CUBIC flow's standing queue (up
-/// to 2000 packets, 0.75 s at 32 Mbit/s) has drained, since no delay-based detector can
-/// see the leave before that.
+/// the joiner's queue stands 50 packets above the queue at the join (`visible_s`); after
+/// a leave, from when the departed CUBIC flow's standing queue (up to 2000 packets,
+/// 0.75 s at 32 Mbit/s) has drained, since no delay-based detector can see the leave
+/// before that.
 fn assert_switches_within_3_s(name: &str, m: &Metrics, r: &SimResult) {
     for (e, d) in JOIN_LEAVE.iter().zip(&m.delays).skip(1) {
         let d = d.unwrap_or_else(|| {
